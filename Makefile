@@ -1,0 +1,55 @@
+# Two entry points for a new user (see README):
+#   make repro   set everything up, then run the pipeline (dvc repro) on the embedded demo
+#   make test    set everything up, then lint, type-check and run the test suite
+# Re-running either is cheap: installation is guarded by a stamp file that is only
+# rebuilt when pyproject.toml changes.
+
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.prescient-installed
+
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+export MPLBACKEND := Agg
+export TOKENIZERS_PARALLELISM := false
+# llama-cpp-python is an sdist; the LLaVA target does not build here and is not needed.
+export CMAKE_ARGS := -DLLAVA_BUILD=OFF
+
+.PHONY: install params repro test lint typecheck unit bench clean-venv
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip wheel setuptools
+	$(PY) -m pip install -e '.[local-llm,dev]'
+	$(VENV)/bin/dvc config --local core.analytics false 2>/dev/null || true
+	touch $(STAMP)
+
+# conf/ is the single source of truth; params.yaml is composed from it (as dvc exp run does).
+params: $(STAMP)
+	$(PY) -m prescient params compose
+
+repro: $(STAMP) params
+	$(VENV)/bin/dvc repro
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy
+
+unit: $(STAMP)
+	$(VENV)/bin/pytest
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(PY) bench/run_all.py
+
+clean-venv:
+	rm -rf $(VENV)

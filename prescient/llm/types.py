@@ -1,0 +1,65 @@
+"""The records every stage exchanges with the LLM gateway.
+
+This is the contract between stages and ``prescient.llm.gateway``: a stage builds
+``LLMRequest`` objects, calls ``Gateway.complete_many`` and gets one ``LLMResult`` per
+request, in order, with failures marked rather than raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One chat completion to make.
+
+    Attributes:
+        model: registry name of the model (a key of ``params["models"]``, i.e. a file
+            ``conf/model/<name>.yaml``), not the litellm string.
+        messages: OpenAI-style chat messages, ``{"role": ..., "content": ...}``.
+        template: name of the prompt template that produced the messages (audit only).
+        template_version: its version (audit only).
+        params: generation parameters overriding the model's defaults for this request
+            (temperature, max_tokens, seed, stop, ...). Part of the ledger key.
+        tags: caller's identifiers (question id, article id, step); stored in the ledger
+            for auditing, never part of the key.
+    """
+
+    model: str
+    messages: Sequence[Mapping[str, str]]
+    template: str = ""
+    template_version: str = ""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    tags: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    """The outcome of one request.
+
+    Attributes:
+        request: the request this answers.
+        key: the ledger key (sha256 of the canonical request).
+        ok: True when the model returned a response.
+        text: the response text (None when the call failed).
+        error: why it failed, after the last retry (None when ok).
+        finish_reason: as reported by the provider.
+        usage: token counts (prompt_tokens, completion_tokens, total_tokens).
+        cost: USD when litellm knows the price, else None.
+        latency_s: wall time of the successful attempt.
+        from_ledger: True when served from the ledger without calling the model.
+    """
+
+    request: LLMRequest
+    key: str
+    ok: bool
+    text: str | None
+    error: str | None = None
+    finish_reason: str | None = None
+    usage: Mapping[str, int] = field(default_factory=dict)
+    cost: float | None = None
+    latency_s: float | None = None
+    from_ledger: bool = False
