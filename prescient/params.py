@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from omegaconf import OmegaConf
 
@@ -28,7 +28,7 @@ def compose(root: str | Path = ".", overrides: Sequence[str] = ()) -> dict[str, 
         cfg = hydra_compose(config_name=CONFIG_NAME, overrides=list(overrides))
     obj = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(obj, dict)
-    return obj
+    return cast(dict[str, Any], obj)
 
 
 def compose_to_file(root: str | Path = ".", overrides: Sequence[str] = ()) -> Path:
@@ -46,4 +46,4 @@ def load(path: str | Path = PARAMS_FILE) -> dict[str, Any]:
     obj = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
     if not isinstance(obj, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
-    return obj
+    return cast(dict[str, Any], obj)
