@@ -1,0 +1,55 @@
+"""The promises the repository makes to a new user and to CI."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert block is not None
+    commands = [line.split("#")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    assert commands == ["make repro", "make test"]
+    assert text.index("```bash") < text.index("##")
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert re.search(r"^make test$", ci, re.M)
+
+
+def test_dvc_config_is_offline_and_composes_with_hydra() -> None:
+    cfg = (ROOT / ".dvc" / "config").read_text()
+    assert re.search(r"analytics = false", cfg)
+    assert re.search(r"check_update = false", cfg)
+    assert re.search(r"\[hydra\]\s*\n\s*enabled = true", cfg)
+
+
+def test_importing_the_package_sets_offline_defaults_before_litellm() -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"LITELLM_LOCAL_MODEL_COST_MAP", "HF_HUB_OFFLINE", "MPLBACKEND"}
+    }
+    code = (
+        "import prescient, os, sys; "
+        "assert 'litellm' not in sys.modules; "
+        "print(os.environ['LITELLM_LOCAL_MODEL_COST_MAP'], os.environ['HF_HUB_OFFLINE'], os.environ['MPLBACKEND'])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", "1", "Agg"]
+
+
+def test_no_shared_corpus_file_is_tracked() -> None:
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert "rtqa" not in files
