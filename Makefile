@@ -10,6 +10,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.prescient-installed
 
+# Stage commands in dvc.yaml call `python`: it must be the project's interpreter.
+export VIRTUAL_ENV := $(CURDIR)/$(VENV)
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export MPLBACKEND := Agg
