@@ -343,12 +343,16 @@ class Gateway:
 
 
 def _cost(resp: Any) -> float | None:
-    import litellm
+    """USD cost when litellm knows the price: it already computed it for its own logging."""
+    hidden = getattr(resp, "_hidden_params", None) or {}
+    value = hidden.get("response_cost") if isinstance(hidden, dict) else None
+    if value is None:
+        import litellm
 
-    try:
-        value = litellm.completion_cost(completion_response=resp)
-    except Exception:  # unknown price: not an error
-        return None
+        try:
+            value = litellm.completion_cost(completion_response=resp)
+        except Exception:  # unknown price: not an error
+            return None
     return float(value) if value else None
 
 
