@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from prescient.qa.select import SelectSettings, day_seed, hot_topic_clusters, select_articles
+from tests.conftest import SHARED_NEWS
+
+TOPICS = {
+    "bridge": "The harbour bridge vote in Port Velden council approved funding for the bridge repairs and the bridge toll",
+    "vaccine": "Brightwell vaccine trial results show the vaccine reduced illness; regulators will review the vaccine data",
+    "football": "The Gulls beat the Rangers in the league match; the striker scored twice and the league leaders extended",
+}
+FILLER = [
+    "A bakery in Ellisford won a regional prize for its rye bread recipe and plans a second shop",
+    "The weather office expects a mild autumn with light winds along the northern coast this week",
+    "A new bicycle lane opened downtown after two years of planning and public consultations with residents",
+    "The museum extended its opening hours for the summer season to welcome more visiting families",
+    "Local chess club celebrates fifty years with a tournament drawing players from six towns",
+]
+
+
+def day_frame(day: dt.date, n_per_topic: int = 3, prefix: str = "") -> pd.DataFrame:
+    rows = []
+    for topic, text in TOPICS.items():
+        for i in range(n_per_topic):
+            rows.append(
+                (
+                    f"{prefix}{day}-{topic}-{i}",
+                    day,
+                    f"{topic} story {i}",
+                    f"{text} (angle {i}, outlet {i * 7})",
+                )
+            )
+    for i, text in enumerate(FILLER):
+        rows.append((f"{prefix}{day}-filler-{i}", day, f"filler {i}", text))
+    return pd.DataFrame(rows, columns=["article_id", "date", "title", "text"])
+
+
+def test_hot_topics_come_from_distinct_clusters_and_random_fills_the_rest() -> None:
+    day = dt.date(2024, 5, 2)
+    out, m = select_articles(day_frame(day), SelectSettings(), base_seed=1)
+    hot = out[out["selection"] == "hot_topic"]
+    assert len(hot) == 3 and len(out) == 6
+    assert {aid.split("-")[3] for aid in hot["article_id"]} == set(TOPICS)
+    assert hot["cluster_size"].tolist() == [3, 3, 3]
+    assert out["article_id"].is_unique
+    assert m["clusters_per_day"] == {"3": 1} and m["hot_topic_padded_with_random"] == 0
+
+
+def test_fewer_clusters_are_padded_with_random_articles_and_counted() -> None:
+    day = dt.date(2024, 5, 2)
+    df = day_frame(day)
+    df = df[~df["article_id"].str.contains("football|vaccine")]
+    out, m = select_articles(df, SelectSettings(), base_seed=1)
+    assert (out["selection"] == "hot_topic").sum() == 1
+    assert len(out) == 6 and out["padded"].sum() == 2
+    assert m["hot_topic_padded_with_random"] == 2
+
+
+def test_small_days_take_what_there_is() -> None:
+    day = dt.date(2024, 5, 2)
+    out, m = select_articles(day_frame(day, n_per_topic=1).head(4), SelectSettings(), base_seed=1)
+    assert len(out) == 4 and m["days_with_fewer_than_target_candidates"] == 1
+
+
+def test_selection_is_deterministic_and_independent_of_other_days() -> None:
+    d1, d2 = dt.date(2024, 5, 2), dt.date(2024, 5, 3)
+    one = select_articles(day_frame(d1), SelectSettings(), base_seed=7)[0]
+    both = select_articles(
+        pd.concat([day_frame(d2), day_frame(d1)]), SelectSettings(), base_seed=7
+    )[0]
+    again = select_articles(
+        pd.concat([day_frame(d1), day_frame(d2)]), SelectSettings(), base_seed=7
+    )[0]
+    same_day = both[both["date"] == d1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(same_day, one)
+    pd.testing.assert_frame_equal(both, again)
+    assert day_seed(7, d1) != day_seed(8, d1) != day_seed(7, d2)
+
+
+def test_date_range_limits_the_days() -> None:
+    df = pd.concat([day_frame(dt.date(2024, 5, d)) for d in (1, 2, 3)])
+    out, m = select_articles(
+        df, SelectSettings(date_start=dt.date(2024, 5, 2), date_end=dt.date(2024, 5, 2)), 1
+    )
+    assert m["days"] == 1 and set(out["date"]) == {dt.date(2024, 5, 2)}
+
+
+def test_incoherent_clusters_are_dropped() -> None:
+    texts = [
+        TOPICS["bridge"] + f" reported by outlet{i} with commentary{i}" for i in range(3)
+    ] + FILLER
+    good, bad = hot_topic_clusters(texts, SelectSettings(min_coherence=0.99))
+    assert good == [] and len(bad) == 1
+    good, bad = hot_topic_clusters(texts, SelectSettings())
+    assert len(good) == 1 and good[0].members == (0, 1, 2) and good[0].coherence > 0.3
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not SHARED_NEWS.exists(), reason="../shared news corpus is absent")
+def test_selection_on_one_real_month() -> None:
+    """June 2022 of shared_news: every day selected, clusters found on most days."""
+    from prescient.corpus.ingest import IngestSettings, ingest_rows
+    from prescient.corpus.readers import read_rows
+
+    cols = {f: f for f in ("date", "title", "text", "url", "source_domain")}
+    window = IngestSettings(date_start=dt.date(2022, 6, 1), date_end=dt.date(2022, 6, 30))
+    articles, _ = ingest_rows(read_rows(SHARED_NEWS, "jsonl", cols), window)
+    out, m = select_articles(articles, SelectSettings(), base_seed=20240501)
+    assert m["days"] == 30
+    assert m["articles_selected"] >= 6 * 29
+    assert out.groupby("date")["article_id"].nunique().min() >= 5
+    days_without = m["clusters_per_day"].get("0", 0)
+    assert days_without <= 6, m["clusters_per_day"]
