@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from prescient.llm.ledger import read_entries, request_key
+from prescient.llm.ledger import iter_lines, read_entries, request_key
 
 
 def _files(paths: list[str]) -> list[Path]:
@@ -20,7 +20,11 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def stats(paths: list[str]) -> dict[str, Any]:
-    """Per model: entries, successes, failures by reason, tokens and cost."""
+    """Per model: entries, successes, failures by reason, tokens and cost.
+
+    ``failed`` counts recorded failures (a rerun that then succeeded leaves its failure
+    in the audit trail); ``unresolved`` counts requests that have no success yet.
+    """
     per: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
             "entries": 0,
@@ -32,9 +36,12 @@ def stats(paths: list[str]) -> dict[str, Any]:
             "failures": Counter(),
         }
     )
+    answered: set[tuple[str, str]] = set()
+    failed: set[tuple[str, str]] = set()
     for f in _files(paths):
         for e in read_entries(f):
             m = per[str(e.get("model"))]
+            (failed if e.get("error") else answered).add((str(e.get("model")), str(e["key"])))
             m["entries"] += 1
             if e.get("error"):
                 m["failed"] += 1
@@ -45,27 +52,35 @@ def stats(paths: list[str]) -> dict[str, Any]:
             m["prompt_tokens"] += int(usage.get("prompt_tokens", 0))
             m["completion_tokens"] += int(usage.get("completion_tokens", 0))
             m["cost_usd"] += float(e.get("cost") or 0.0)
-    return {k: {**v, "failures": dict(v["failures"])} for k, v in sorted(per.items())}
+    unresolved = Counter(model for model, key in failed - answered)
+    return {
+        k: {**v, "failures": dict(v["failures"]), "unresolved": unresolved[k]}
+        for k, v in sorted(per.items())
+    }
 
 
 def verify(paths: list[str]) -> tuple[int, list[str]]:
-    """Re-hash every entry; returns (entries checked, problems)."""
-    problems, n = [], 0
+    """Re-hash every entry and look for damage; returns (entries checked, problems).
+
+    A problem is an entry whose key does not match its own request (edited by hand, or
+    written by a different key rule), a line that is not a ledger entry, or a torn last
+    line (harmless: readers skip it and the next write cuts it, but worth knowing).
+    """
+    problems: list[str] = []
+    n = 0
     for f in _files(paths):
-        for i, e in enumerate(read_entries(f), start=1):
+        for lineno, e, problem in iter_lines(f):
+            if e is None:
+                problems.append(f"{f}:{lineno}: {problem}")
+                continue
             n += 1
             expected = request_key(
-                e.get("litellm_model", ""), e.get("messages", []), e.get("params", {})
+                str(e.get("litellm_model", "")), e.get("messages") or [], e.get("params") or {}
             )
             if expected != e.get("key"):
                 problems.append(
-                    f"{f} entry {i}: key {e.get('key')} does not match its request ({expected})"
+                    f"{f}:{lineno}: key {e.get('key')} does not match its request ({expected})"
                 )
-        raw = f.read_bytes()
-        if raw and not raw.endswith(b"\n"):
-            problems.append(
-                f"{f}: ends with a partial line (an interrupted write; the next run repairs it)"
-            )
     return n, problems
 
 

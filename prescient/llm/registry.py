@@ -1,10 +1,21 @@
-"""The model registry: ``conf/model/<name>.yaml`` entries, composed into ``params["models"]``."""
+"""The model registry: ``conf/model/<name>.yaml`` entries, composed into ``params["models"]``.
+
+Requests name models by their registry name; the registry says which litellm model
+string that is, where it is served, which environment variable holds its key, its
+default generation parameters, its limits, and the dates the analysis needs
+(``knowledge_cutoff``, ``release_date``).
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+# Providers implemented in this process by prescient.llm.providers (no network, no key,
+# no price). ``scripted`` is for tests only and never appears in conf/model.
+IN_PROCESS_PROVIDERS = frozenset({"local", "baseline", "scripted"})
 
 
 class ModelConfigError(ValueError):
@@ -18,13 +29,16 @@ class ModelSpec:
     Attributes:
         name: registry name (the file stem), used everywhere in the project.
         litellm_model: the litellm model string, ``provider/model``.
-        params: default generation parameters (temperature, max_tokens, seed, ...).
+        display_name: the name tables and figures show.
+        params: default generation parameters (temperature, max_tokens, seed, ...);
+            part of the ledger key.
         api_base: endpoint for self-hosted or OpenAI-compatible servers.
         api_key_env: name of the environment variable holding the key (never the key).
         concurrency: requests in flight at once for this model.
         rpm: requests per minute (None: unlimited).
-        timeout_s: per-request timeout.
-        knowledge_cutoff / release_date: ISO dates or None when unknown.
+        timeout_s: per-attempt timeout (None: the gateway's ``llm.timeout_s``).
+        knowledge_cutoff: ISO date (YYYY-MM-DD) or None when unknown.
+        release_date: ISO date or None when unknown.
     """
 
     name: str
@@ -35,31 +49,63 @@ class ModelSpec:
     api_key_env: str | None = None
     concurrency: int = 4
     rpm: float | None = None
-    timeout_s: float = 120.0
+    timeout_s: float | None = None
     knowledge_cutoff: str | None = None
     release_date: str | None = None
 
+    @property
+    def provider(self) -> str:
+        """The litellm provider prefix (``openai``, ``local``, ``baseline``, ...)."""
+        return self.litellm_model.split("/", 1)[0]
+
     @classmethod
     def from_dict(cls, name: str, d: Mapping[str, Any]) -> ModelSpec:
-        if not d.get("litellm_model"):
-            raise ModelConfigError(f"conf/model/{name}.yaml: litellm_model is required")
+        """Validate one ``conf/model/<name>.yaml`` entry.
+
+        Raises:
+            ModelConfigError: naming the file and the field at fault.
+        """
+        where = f"conf/model/{name}.yaml"
+        if d.get("name") not in (None, name):
+            raise ModelConfigError(f"{where}: name {d['name']!r} differs from its key {name!r}")
+        model = str(d.get("litellm_model") or "")
+        if "/" not in model:
+            raise ModelConfigError(
+                f"{where}: litellm_model must be 'provider/model' (got {model!r})"
+            )
+        concurrency = int(d["concurrency"]) if d.get("concurrency") is not None else 1
+        if concurrency < 1:
+            raise ModelConfigError(f"{where}: concurrency must be >= 1")
+        rpm = d.get("rpm")
+        if rpm is not None and float(rpm) <= 0:
+            raise ModelConfigError(f"{where}: rpm must be positive or null")
+        timeout = d.get("timeout_s")
         return cls(
             name=name,
-            litellm_model=str(d["litellm_model"]),
+            litellm_model=model,
             display_name=str(d.get("display_name") or name),
             params=dict(d.get("params") or {}),
-            api_base=d.get("api_base"),
-            api_key_env=d.get("api_key_env"),
-            concurrency=max(1, int(d.get("concurrency") or 1)),
-            rpm=float(d["rpm"]) if d.get("rpm") else None,
-            timeout_s=float(d.get("timeout_s") or 120.0),
-            knowledge_cutoff=_iso(d.get("knowledge_cutoff")),
-            release_date=_iso(d.get("release_date")),
+            api_base=d.get("api_base") or None,
+            api_key_env=d.get("api_key_env") or None,
+            concurrency=concurrency,
+            rpm=float(rpm) if rpm is not None else None,
+            timeout_s=float(timeout) if timeout is not None else None,
+            knowledge_cutoff=_iso_date(d.get("knowledge_cutoff"), where, "knowledge_cutoff"),
+            release_date=_iso_date(d.get("release_date"), where, "release_date"),
         )
 
 
-def _iso(value: Any) -> str | None:
-    return None if value is None else str(value)
+def _iso_date(value: Any, where: str, what: str) -> str | None:
+    if value is None:
+        return None
+    text = value.isoformat() if isinstance(value, dt.date) else str(value)
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise ModelConfigError(
+            f"{where}: {what} must be YYYY-MM-DD or null (got {value!r})"
+        ) from exc
+    return text
 
 
 def load_registry(params: Mapping[str, Any]) -> dict[str, ModelSpec]:

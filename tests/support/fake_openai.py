@@ -1,10 +1,28 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions API.
 
-Tests and benchmarks point litellm at it (``openai/<model>`` with ``api_base``), so
-requests go through litellm, the OpenAI client and the network stack. Faults are queued
-and consumed one per request: ``429`` (with Retry-After), ``500``, ``hang`` (no answer
-for ``hang_s``), ``malformed`` (200 with a body that is not JSON) and ``truncated``
-(a body shorter than its Content-Length).
+Tests and benchmarks point litellm at it (``openai/<model>`` or ``hosted_vllm/<model>``
+with ``api_base=server.url``), so requests go through litellm, its HTTP client and the
+network stack. Use it from any test::
+
+    from tests.support.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(latency_s=0.05, answer=lambda messages: "Yes") as server:
+        spec = ModelSpec(name="m", litellm_model="openai/m", api_base=server.url)
+        ...
+        assert server.requests == 3
+
+Faults are queued and consumed one per request, in arrival order:
+
+- ``"429"``: rate limited, with a ``Retry-After: <retry_after>`` header;
+- ``"500"``: a server error;
+- ``"400"``: a bad request (a client error, which must not be retried);
+- ``"hang"``: no answer for ``hang_s`` seconds (then a 500), to trigger client timeouts;
+- ``"malformed"``: status 200 with a body that is not JSON;
+- ``"truncated"``: status 200 whose body is shorter than its Content-Length.
+
+``python -m tests.support.fake_openai [latency_s]`` runs one standalone (it prints its
+URL; ``GET /stats`` returns the request count), so a benchmark can keep it out of the
+measured process.
 """
 
 from __future__ import annotations
@@ -18,22 +36,61 @@ from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+Answer = Callable[[list[dict[str, Any]]], str]
+
+
+def echo(messages: list[dict[str, Any]]) -> str:
+    """The default answer: the first 40 characters of the last message, prefixed."""
+    return f"echo: {str(messages[-1]['content'])[:40]}" if messages else "echo:"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # The default backlog of 5 drops connections when 64 clients connect at once, and a
+    # dropped SYN costs the client a one-second retransmit: not what a benchmark measures.
+    request_queue_size = 512
+
 
 class FakeOpenAI:
+    """The server; a context manager that starts and stops it.
+
+    Args:
+        latency_s: time each request takes before it is answered.
+        answer: response text for the request's messages (default: :func:`echo`).
+        hang_s: how long a ``"hang"`` fault keeps the client waiting.
+        retry_after: the ``Retry-After`` header value a ``"429"`` fault sends.
+
+    Attributes:
+        requests: POSTs received (every attempt, faults included).
+        max_inflight: the most requests it was handling at once.
+        auth_headers: the ``Authorization`` header of every request.
+        bodies: the JSON body of every request.
+        timings: ``(received, answered)`` wall-clock times of every request.
+    """
+
     def __init__(
         self,
         latency_s: float = 0.0,
-        answer: Callable[[list[dict[str, str]]], str] | None = None,
+        answer: Answer | None = None,
         hang_s: float = 5.0,
+        retry_after: str = "0",
     ) -> None:
         self.latency_s = latency_s
         self.hang_s = hang_s
-        self.answer = answer or (lambda messages: f"echo: {messages[-1]['content'][:40]}")
+        self.retry_after = retry_after
+        self.answer: Answer = answer or echo
         self.faults: deque[str] = deque()
         self.requests = 0
+        self.inflight = 0
+        self.max_inflight = 0
         self.auth_headers: list[str] = []
         self.bodies: list[dict[str, Any]] = []
+        self.timings: list[tuple[float, float]] = []  # (received, answered), time.time()
         self._lock = threading.Lock()
+        self.httpd = _Server(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -47,26 +104,46 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:
                 """``/stats``: how many completions were asked for (for out-of-process use)."""
-                self._send(200, {"requests": server.requests})
+                stats = {
+                    "requests": server.requests,
+                    "max_inflight": server.max_inflight,
+                    "timings": server.timings if self.path.endswith("timings") else None,
+                }
+                self._send(200, stats)
 
             def do_POST(self) -> None:
+                received = time.time()
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server._lock:
                     server.requests += 1
+                    n = server.requests
+                    server.inflight += 1
+                    server.max_inflight = max(server.max_inflight, server.inflight)
                     server.auth_headers.append(self.headers.get("Authorization", ""))
                     server.bodies.append(body)
                     fault = server.faults.popleft() if server.faults else None
-                if server.latency_s:
-                    time.sleep(server.latency_s)
+                try:
+                    if server.latency_s:
+                        time.sleep(server.latency_s)
+                    self._respond(fault, body, n)
+                finally:
+                    with server._lock:
+                        server.inflight -= 1
+                        server.timings.append((received, time.time()))
+
+            def _respond(self, fault: str | None, body: dict[str, Any], n: int) -> None:
                 if fault == "429":
                     self._send(
                         429,
-                        {"error": {"message": "rate limited", "type": "rate_limit"}},
-                        {"Retry-After": "0"},
+                        {"error": {"message": "rate limited", "type": "rate_limit_error"}},
+                        {"Retry-After": server.retry_after},
                     )
                 elif fault == "500":
                     self._send(500, {"error": {"message": "boom", "type": "server_error"}})
+                elif fault == "400":
+                    msg = {"message": "bad request", "type": "invalid_request_error"}
+                    self._send(400, {"error": msg})
                 elif fault == "hang":
                     time.sleep(server.hang_s)
                     self._send(500, {"error": {"message": "too late"}})
@@ -77,32 +154,15 @@ class FakeOpenAI:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", "500")
                     self.end_headers()
-                    self.wfile.write(b'{"id": "x", "choices": [')
-                    self.wfile.flush()
+                    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                        self.wfile.write(b'{"id": "x", "choices": [')
+                        self.wfile.flush()
                     self.close_connection = True
+                elif fault is not None:
+                    raise ValueError(f"unknown fault {fault!r}")
                 else:
                     text = server.answer(body.get("messages", []))
-                    self._send(
-                        200,
-                        {
-                            "id": f"chatcmpl-{server.requests}",
-                            "object": "chat.completion",
-                            "created": int(time.time()),
-                            "model": body.get("model", "fake"),
-                            "choices": [
-                                {
-                                    "index": 0,
-                                    "message": {"role": "assistant", "content": text},
-                                    "finish_reason": "stop",
-                                }
-                            ],
-                            "usage": {
-                                "prompt_tokens": 10,
-                                "completion_tokens": 3,
-                                "total_tokens": 13,
-                            },
-                        },
-                    )
+                    self._send(200, completion(n, body.get("model", "fake"), text))
 
             def _send(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
                 self._raw(status, json.dumps(obj).encode(), "application/json", headers)
@@ -110,26 +170,26 @@ class FakeOpenAI:
             def _raw(
                 self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
             ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
                 # The client may have given up (a timeout test): nothing to report then.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.send_response(status)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
                     self.wfile.write(data)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        return Handler
 
     @property
     def url(self) -> str:
+        """The ``api_base`` to give litellm (``http://127.0.0.1:<port>/v1``)."""
         host, port = self.httpd.server_address[:2]
         return f"http://{host!s}:{port}/v1"
 
     def queue(self, faults: Iterable[str]) -> None:
+        """Inject faults for the next requests, one each, in order."""
         with self._lock:
             self.faults.extend(faults)
 
@@ -142,8 +202,26 @@ class FakeOpenAI:
         self.httpd.server_close()
 
 
+def completion(n: int, model: str, text: str) -> dict[str, Any]:
+    """An OpenAI chat.completion object answering ``text``."""
+    return {
+        "id": f"chatcmpl-{n}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+    }
+
+
 def main() -> None:
-    """Run standalone (for subprocess tests): prints the URL, serves until killed."""
+    """Run standalone (for subprocess tests and benchmarks): prints the URL, serves until killed."""
     import sys
 
     latency = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0

@@ -1,0 +1,311 @@
+"""The gateway through litellm and a real loopback HTTP server: ledger, faults, limits, keys."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prescient.llm.gateway import Gateway, GatewaySettings
+from prescient.llm.ledger import read_entries
+from prescient.llm.registry import ModelConfigError, ModelSpec
+from prescient.llm.types import LLMRequest
+from tests.support.fake_openai import FakeOpenAI
+
+SECRET = "sk-test-0123456789-very-secret"
+
+
+def make_gateway(
+    server: FakeOpenAI,
+    ledger: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    concurrency: int = 8,
+    timeout_s: float = 5.0,
+    max_tries: int = 4,
+    rpm: float | None = None,
+    provider: str = "openai",
+) -> Gateway:
+    monkeypatch.setenv("PRESCIENT_TEST_KEY", SECRET)
+    spec = ModelSpec(
+        name="fake",
+        litellm_model=f"{provider}/fake-model",
+        api_base=server.url,
+        api_key_env="PRESCIENT_TEST_KEY",
+        params={"temperature": 0.0, "max_tokens": 16},
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+        rpm=rpm,
+    )
+    settings = GatewaySettings(
+        max_tries=max_tries, backoff_base_s=0.01, backoff_max_s=2.0, progress=False
+    )
+    return Gateway({"fake": spec}, ledger, stage="test", settings=settings)
+
+
+def req(i: int, **params: Any) -> LLMRequest:
+    return LLMRequest(
+        "fake",
+        [{"role": "user", "content": f"question {i}"}],
+        template="t",
+        template_version="1",
+        params=params,
+        tags={"question_id": i},
+    )
+
+
+@pytest.mark.parametrize("provider", ["openai", "hosted_vllm"])
+def test_rerun_makes_zero_requests_and_any_param_change_misses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str
+) -> None:
+    ledger = tmp_path / "l.jsonl"
+    with FakeOpenAI() as server:
+        first = make_gateway(server, ledger, monkeypatch, provider=provider).complete_many(
+            [req(i) for i in range(6)]
+        )
+        assert [r.text for r in first] == [f"echo: question {i}" for i in range(6)]
+        assert server.requests == 6 and not any(r.from_ledger for r in first)
+        assert [r.usage for r in first] == [
+            {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}
+        ] * 6
+        assert server.bodies[0]["max_tokens"] == 16 and server.bodies[0]["temperature"] == 0
+
+        again = make_gateway(server, ledger, monkeypatch, provider=provider).complete_many(
+            [req(i) for i in range(6)]
+        )
+        assert server.requests == 6, "a rerun must not reach the server"
+        assert all(r.from_ledger for r in again)
+        assert [(r.text, r.key, r.usage) for r in again] == [
+            (r.text, r.key, r.usage) for r in first
+        ]
+
+        changed = make_gateway(server, ledger, monkeypatch, provider=provider).complete_many(
+            [req(0, temperature=0.7), req(1, max_tokens=17), req(2, seed=3)]
+        )
+        assert server.requests == 9 and not any(r.from_ledger for r in changed)
+    entries = list(read_entries(ledger))
+    assert len(entries) == 9
+    e = entries[0]
+    assert e["model"] == "fake" and e["litellm_model"] == f"{provider}/fake-model"
+    assert e["template"] == "t" and e["template_version"] == "1"
+    assert e["tags"] == {"question_id": e["tags"]["question_id"]}
+    assert e["params"] == {"temperature": 0.0, "max_tokens": 16}
+    assert e["finish_reason"] == "stop" and e["error"] is None and e["tries"] == 1
+    assert e["latency_s"] >= 0 and e["timestamp"].endswith("+00:00")
+
+
+def test_results_keep_order_and_duplicates_cost_one_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI(latency_s=0.02) as server:
+        order = [3, 1, 3, 2, 0, 1]
+        out = make_gateway(server, tmp_path / "l.jsonl", monkeypatch).complete_many(
+            [req(i) for i in order]
+        )
+        assert [r.text for r in out] == [f"echo: question {i}" for i in order]
+        assert [r.request.tags["question_id"] for r in out] == order
+        assert server.requests == 4
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "malformed", "truncated"])
+def test_transient_faults_are_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    with FakeOpenAI() as server:
+        server.queue([fault, fault])
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+        (res,) = gw.complete_many([req(1)])
+        assert res.ok and res.text == "echo: question 1"
+        assert server.requests == 3 and gw.stats.retries == 2
+        entries = list(read_entries(tmp_path / "l.jsonl"))
+        assert len(entries) == 1 and entries[0]["tries"] == 3 and entries[0]["error"] is None
+
+
+def test_retry_after_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI(retry_after="0.8") as server:
+        server.queue(["429"])
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+        start = time.perf_counter()
+        (res,) = gw.complete_many([req(1)])
+        elapsed = time.perf_counter() - start
+        assert res.ok and server.requests == 2
+        # The gateway's own backoff would be ~0.01 s; the server asked for 0.8 s.
+        assert 0.8 <= elapsed < 3.0
+
+
+def test_client_errors_are_not_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI() as server:
+        server.queue(["400"])
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+        (res,) = gw.complete_many([req(1)])
+        assert not res.ok and res.error and res.error.startswith("BadRequestError")
+        assert server.requests == 1 and gw.stats.calls == 1
+
+
+def test_persistent_failure_is_recorded_not_cached_and_retried_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI() as server:
+        server.queue(["500"] * 3)
+        # One at a time, so the first request meets all three faults.
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, max_tries=3, concurrency=1)
+        ok_and_failed = gw.complete_many([req(2), req(3)])
+        failed = next(r for r in ok_and_failed if not r.ok)
+        assert failed.text is None and failed.error and "InternalServerError" in failed.error
+        assert sum(r.ok for r in ok_and_failed) == 1 and gw.stats.failures == 1
+        entries = list(read_entries(tmp_path / "l.jsonl"))
+        bad = [e for e in entries if e["error"]]
+        assert len(bad) == 1 and bad[0]["response"] is None and bad[0]["tries"] == 3
+        before = server.requests
+        rerun = make_gateway(server, tmp_path / "l.jsonl", monkeypatch).complete_many(
+            [req(2), req(3)]
+        )
+        assert all(r.ok for r in rerun)
+        assert server.requests - before == 1  # only the failed one is asked again
+        assert [r.from_ledger for r in rerun] == [r.ok for r in ok_and_failed]
+
+
+def test_hanging_server_times_out_and_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI(hang_s=3.0) as server:
+        server.queue(["hang", "hang"])
+        start = time.perf_counter()
+        (res,) = make_gateway(
+            server, tmp_path / "l.jsonl", monkeypatch, timeout_s=0.4, max_tries=2
+        ).complete_many([req(1)])
+        assert not res.ok and res.error and "Timeout" in res.error
+        assert server.requests == 2 and time.perf_counter() - start < 2.5
+
+
+def test_concurrency_limit_is_respected_and_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI(latency_s=0.1) as server:
+        start = time.perf_counter()
+        out = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, concurrency=3).complete_many(
+            [req(i) for i in range(12)]
+        )
+        elapsed = time.perf_counter() - start
+        assert all(r.ok for r in out)
+        assert server.max_inflight == 3
+        assert 0.4 <= elapsed < 1.5  # 4 waves of 0.1 s, not 12 in a row
+
+
+def test_requests_per_minute_are_paced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAI() as server:
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, concurrency=32, rpm=600)
+        start = time.perf_counter()
+        gw.complete_many([req(i) for i in range(20)])  # 10/s, burst 10: ~1 s
+        first = time.perf_counter() - start
+        gw.complete_many([req(i) for i in range(20, 25)])  # the bucket remembers: ~0.5 s
+        second = time.perf_counter() - start - first
+        assert 0.9 <= first < 2.0 and 0.4 <= second < 1.2
+        assert server.requests == 25
+
+
+def test_keys_come_from_the_environment_and_never_reach_ledger_or_logs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    for name in ("LiteLLM", "httpx", "openai", "aiohttp"):  # the most verbose they get
+        caplog.set_level(logging.DEBUG, logger=name)
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    for name in ("", "LiteLLM", "litellm", "httpx", "openai"):
+        logging.getLogger(name).addHandler(handler)
+    try:
+        with FakeOpenAI() as server:
+            server.queue(["500", "429", "hang"])
+            gw = make_gateway(
+                server, tmp_path / "l.jsonl", monkeypatch, timeout_s=0.3, max_tries=3, concurrency=1
+            )
+            results = gw.complete_many([req(1), req(2)])
+            gw.close()
+            assert set(server.auth_headers) == {f"Bearer {SECRET}"}
+    finally:
+        for name in ("", "LiteLLM", "litellm", "httpx", "openai"):
+            logging.getLogger(name).removeHandler(handler)
+    assert any(not r.ok for r in results)  # errors were produced and logged
+    texts = {
+        "ledger": (tmp_path / "l.jsonl").read_text(),
+        "captured logs": caplog.text,
+        "log stream": stream.getvalue(),
+        "errors": repr([r.error for r in results]),
+    }
+    assert "failed" in caplog.text
+    # litellm's own debug records were captured too (they describe every request).
+    assert any(r.name == "LiteLLM" and r.levelno == logging.DEBUG for r in caplog.records)
+    for where, text in texts.items():
+        assert SECRET not in text, f"the key leaked into the {where}"
+        assert SECRET[:12] not in text, f"part of the key leaked into the {where}"
+
+
+def test_missing_key_stops_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI() as server:
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+        monkeypatch.delenv("PRESCIENT_TEST_KEY")
+        with pytest.raises(
+            ModelConfigError, match="set the environment variable PRESCIENT_TEST_KEY"
+        ):
+            gw.complete_many([req(1)])
+        with pytest.raises(ModelConfigError, match="not in the registry"):
+            gw.complete_many([LLMRequest("nope", [{"role": "user", "content": "x"}])])
+        assert server.requests == 0
+
+
+def test_callable_from_inside_an_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI() as server:
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+
+        async def caller() -> tuple[list[str | None], list[str | None]]:
+            sync_inside_loop = gw.complete_many([req(1)])  # e.g. from a notebook
+            native = await gw.acomplete_many([req(1), req(2)])
+            return [r.text for r in sync_inside_loop], [r.text for r in native]
+
+        sync_texts, async_texts = asyncio.run(caller())
+        assert sync_texts == ["echo: question 1"]
+        assert async_texts == ["echo: question 1", "echo: question 2"]
+        assert server.requests == 2
+
+
+def test_progress_bar_reports_hits_and_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with FakeOpenAI() as server:
+        make_gateway(server, tmp_path / "l.jsonl", monkeypatch).complete_many([req(1)])
+        server.queue(["500"])
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, max_tries=1)
+        gw.settings = GatewaySettings(max_tries=1, progress=True)
+        gw.complete_many([req(1), req(2)], desc="demo batch")
+    err = capsys.readouterr().err
+    assert "demo batch" in err and "2/2" in err and "hits=1" in err and "failed=1" in err
+
+
+def test_concurrent_batches_on_one_loop_share_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI(latency_s=0.05) as server:
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, concurrency=2)
+
+        async def both() -> list[list[Any]]:
+            return list(
+                await asyncio.gather(
+                    gw.acomplete_many([req(i) for i in range(6)]),
+                    gw.acomplete_many([req(i) for i in range(6, 12)]),
+                )
+            )
+
+        first, second = asyncio.run(both())
+        assert [r.text for r in first + second] == [f"echo: question {i}" for i in range(12)]
+        assert server.max_inflight == 2 and server.requests == 12
+        assert gw.complete_many([]) == []

