@@ -17,6 +17,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "prescient.params_cli",
     "prescient.llm.cli",
+    "prescient.annotation.cli",
 )
 
 

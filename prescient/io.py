@@ -7,11 +7,12 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -60,6 +61,28 @@ def frame_checksum(df: pd.DataFrame) -> str:
     """
     h = hashlib.sha256()
     h.update(json.dumps([[c, str(t)] for c, t in df.dtypes.items()]).encode())
-    row_hashes = pd.util.hash_pandas_object(df, index=False).to_numpy()
+    hashable = df.copy(deep=False)
+    for c in df.columns:
+        if df[c].dtype == object:  # list cells (choices, context ids) as JSON text
+            hashable[c] = [
+                json.dumps([str(x) for x in v]) if isinstance(v, list | tuple | np.ndarray) else v
+                for v in df[c]
+            ]
+    row_hashes = pd.util.hash_pandas_object(hashable, index=False).to_numpy()
     h.update(row_hashes.tobytes())
     return h.hexdigest()
+
+
+def typed_frame(
+    schema: Mapping[str, str], rows: Mapping[str, Sequence[Any]] | None = None
+) -> pd.DataFrame:
+    """A table with exactly ``schema``'s columns (name -> pandas dtype), in its order.
+
+    ``rows`` maps each column to its values (None: an empty table with the same types),
+    so empty and full outputs of a stage always share one Parquet schema.
+    """
+    rows = rows or {c: [] for c in schema}
+    return pd.DataFrame(
+        {c: pd.Series(list(rows[c]), dtype=dtype) for c, dtype in schema.items()},
+        columns=list(schema),
+    )

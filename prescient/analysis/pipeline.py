@@ -1,0 +1,348 @@
+"""The whole analysis as one pure function: frames in, named tables and metrics out.
+
+The ``analyze`` stage only reads files, calls :func:`run_analysis` and writes what it
+returns, so everything here is testable on small hand-built tables.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from prescient.analysis import dataset
+from prescient.analysis.freshbench import freshbench
+from prescient.analysis.monthly import monthly_accuracy
+from prescient.analysis.schema import (
+    ModelInfo,
+    cell_order,
+    count_errors,
+    models_frame,
+    month_label,
+    normalize_scores,
+    resolve_models,
+)
+from prescient.analysis.settings import AnalysisSettings
+from prescient.analysis.slope import slopes_table
+from prescient.analysis.yearly import table3, yearly_averages
+
+logger = logging.getLogger(__name__)
+
+# Every CSV the analyze stage writes to reports/tables (dvc.yaml lists the same files).
+TABLE_NAMES: tuple[str, ...] = (
+    "monthly_accuracy",
+    "yearly_accuracy",
+    "table3",
+    "slopes",
+    "freshbench_bias",
+    "freshbench_degeneration",
+    "freshbench_decline",
+    "freshbench_skipped",
+    "models",
+    "cells",
+    "dataset_summary",
+    "dataset_questions_by_month",
+    "dataset_mc_types",
+    "dataset_categories",
+    "dataset_categories_by_month",
+    "anderson_schooler",
+    "anderson_schooler_fit",
+    "notes",
+    "provenance",
+)
+# Tables also rendered as Markdown (reports/tables/<name>.md).
+MARKDOWN_NAMES: tuple[str, ...] = (
+    "table3",
+    "freshbench_bias",
+    "freshbench_degeneration",
+    "freshbench_decline",
+)
+
+
+@dataclass
+class AnalysisResult:
+    """Everything the analysis produces.
+
+    Attributes:
+        tables: name -> table (written as ``reports/tables/<name>.csv``).
+        metrics: the DVC metrics document (headline numbers per model and cell).
+        notes: human-readable caveats: gaps, skipped models, excluded rows.
+        models: the model dates used.
+    """
+
+    tables: dict[str, pd.DataFrame]
+    metrics: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+    models: dict[str, ModelInfo] = field(default_factory=dict)
+
+
+def _num(x: object, digits: int = 6) -> float | None:
+    """A JSON-safe rounded float (None for NaN: DVC metrics cannot hold NaN)."""
+    if x is None:
+        return None
+    value = float(x)  # type: ignore[arg-type]
+    return None if math.isnan(value) or math.isinf(value) else round(value, digits)
+
+
+def cell_summary(scores: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
+    """Per evaluation cell: scored questions by type, months covered, failed calls."""
+    cols = ["model", "setting", "rag_cutoff", "cell", "n", "n_tf", "n_mc", "n_errors"]
+    cols += ["first_month", "last_month"]
+    if scores.empty:
+        out = errors.assign(setting="", rag_cutoff="", n=0, n_tf=0, n_mc=0)
+        return out.assign(first_month="", last_month="").reindex(columns=cols)
+    keys = ["model", "setting", "rag_cutoff", "cell"]
+    g = scores.groupby(keys, as_index=False).agg(
+        n=("question_id", "size"),
+        n_tf=("qtype", lambda s: int((s == "tf").sum())),
+        n_mc=("qtype", lambda s: int((s == "mc").sum())),
+        first=("month", "min"),
+        last=("month", "max"),
+    )
+    g["first_month"] = [month_label(int(m)) for m in g["first"]]
+    g["last_month"] = [month_label(int(m)) for m in g["last"]]
+    g = g.merge(errors, on=["model", "cell"], how="left")
+    g["n_errors"] = g["n_errors"].fillna(0).astype(int)
+    return cell_order(g)[cols]
+
+
+def pooled_accuracy(scores: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy over all months per cell and type (``all`` pools TF and MC)."""
+    df = pd.concat([scores.assign(qtype="all"), scores], ignore_index=True)
+    df = df.assign(answered=~df["refused"], correct_answered=df["correct"] & ~df["refused"])
+    g = df.groupby(["model", "cell", "qtype"], as_index=False, sort=False).agg(
+        n=("correct", "size"),
+        n_correct=("correct", "sum"),
+        n_refused=("refused", "sum"),
+        n_answered=("answered", "sum"),
+        n_correct_answered=("correct_answered", "sum"),
+    )
+    g["accuracy"] = g["n_correct"] / g["n"]
+    g["refusal_rate"] = g["n_refused"] / g["n"]
+    answered = g["n_answered"].where(g["n_answered"] > 0)
+    g["accuracy_excl_refusals"] = g["n_correct_answered"] / answered
+    return g
+
+
+def _headline(t3: pd.DataFrame) -> dict[str, Any]:
+    """First-year vs last-year mean accuracy over models (closed-book), per type."""
+    out: dict[str, Any] = {}
+    years = sorted(int(c[4:]) for c in t3.columns if c.startswith("acc_"))
+    closed = t3.loc[t3["setting"] == "closed_book"]
+    if len(years) < 2 or closed.empty:
+        return out
+    first, last = years[0], years[-1]
+    for qtype, grp in closed.groupby("qtype"):
+        both = grp[[f"acc_{first}", f"acc_{last}"]].dropna()
+        if both.empty:
+            continue
+        a, b = float(both[f"acc_{first}"].mean()), float(both[f"acc_{last}"].mean())
+        out[str(qtype)] = {
+            "first_year": first,
+            "last_year": last,
+            "models": len(both),
+            "first_year_accuracy_pct": _num(a),
+            "last_year_accuracy_pct": _num(b),
+            "change_pct": _num(100.0 * (b - a) / a) if a > 0 else None,
+        }
+    return out
+
+
+def run_analysis(
+    raw_scores: pd.DataFrame,
+    questions: pd.DataFrame | None,
+    articles: pd.DataFrame | None,
+    registry: Mapping[str, Mapping[str, Any]] | None,
+    settings: AnalysisSettings,
+) -> AnalysisResult:
+    """Compute every table of the analysis stage.
+
+    Args:
+        raw_scores: the scores table (evaluation schema; see
+            :func:`prescient.analysis.schema.normalize_scores`).
+        questions: the questions table, or None when analysing scores without it (the
+            dataset statistics are then empty and a note says why).
+        articles: the ingested articles (for Fig. 2's titles), or None.
+        registry: ``params["models"]``: model name -> entry with ``knowledge_cutoff`` and
+            ``release_date``.
+        settings: the analysis settings.
+    """
+    notes: list[str] = []
+    scores = normalize_scores(raw_scores, exclude_errors=settings.exclude_errors)
+    errors = count_errors(raw_scores)
+    n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
+    if n_errors:
+        verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
+        notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
+    if scores.empty:
+        notes.append("The scores table has no scored rows: every accuracy table is empty.")
+    infos = resolve_models(raw_scores, registry)
+    models = {i.model: i for i in infos}
+
+    monthly = monthly_accuracy(scores, settings.moving_average)
+    yearly = yearly_averages(monthly)
+    t3 = table3(monthly, models, settings.bootstrap, settings.seed)
+    slopes = slopes_table(monthly, settings.slope)
+    fresh = freshbench(scores, models, settings.freshbench)
+    cells = cell_summary(scores, errors)
+    pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
+
+    if not monthly.empty:
+        n_months = monthly["month_index"].nunique()
+        gaps = monthly.loc[monthly["n"] == 0]
+        if not gaps.empty:
+            notes.append(
+                f"{len(gaps)} of {len(monthly)} series-months have no questions; they are "
+                "gaps (empty cells, breaks in curves), not zeros."
+            )
+        ma = settings.moving_average
+        if monthly["accuracy_ma"].isna().all():
+            notes.append(
+                f"No series has {ma.min_periods} months with data in a {ma.window}-month "
+                f"window ({n_months} calendar months in the data): moving averages are empty."
+            )
+        if slopes.empty or slopes["slope_pp_per_month"].isna().all():
+            notes.append(
+                f"Fig. 6 slopes need {settings.slope.start_months} months from the first "
+                "defined moving average with at least "
+                f"{settings.slope.min_points} defined months; none qualifies."
+            )
+    for row in fresh.skipped.itertuples(index=False):
+        notes.append(f"FreshBench tests skipped for {row.model} ({row.anchor}): {row.reason}.")
+    for info in infos:
+        if info.knowledge_cutoff is None:
+            notes.append(
+                f"{info.model} has no knowledge cutoff: Table 3 pre/post-cutoff YoY left empty."
+            )
+
+    tables: dict[str, pd.DataFrame] = {
+        "monthly_accuracy": monthly,
+        "yearly_accuracy": yearly,
+        "table3": t3,
+        "slopes": slopes,
+        "freshbench_bias": fresh.bias,
+        "freshbench_degeneration": fresh.degeneration,
+        "freshbench_decline": fresh.decline,
+        "freshbench_skipped": fresh.skipped,
+        "models": models_frame(infos),
+        "cells": cells,
+    }
+    tables.update(_dataset_tables(questions, articles, settings, notes))
+
+    metrics = _metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
+    for note in notes:
+        logger.info("note: %s", note)
+    return AnalysisResult(tables=tables, metrics=metrics, notes=notes, models=models)
+
+
+def _dataset_tables(
+    questions: pd.DataFrame | None,
+    articles: pd.DataFrame | None,
+    settings: AnalysisSettings,
+    notes: list[str],
+) -> dict[str, pd.DataFrame]:
+    q = questions if questions is not None else pd.DataFrame(columns=["qtype", "resolution_date"])
+    if questions is None:
+        notes.append("No questions table: dataset statistics are empty.")
+    counts = dataset.question_counts(q)
+    summary = pd.DataFrame({"key": list(counts), "value": [str(v) for v in counts.values()]})
+    sources: dict[str, tuple[Any, Any]] = {}
+    a_s = settings.anderson_schooler
+    if articles is not None and not articles.empty:
+        arts = articles
+        if a_s.titles == "question_articles" and "article_id" in q.columns:
+            arts = articles.loc[articles["article_id"].isin(set(q["article_id"].dropna()))]
+        elif a_s.titles == "question_articles":
+            notes.append(
+                "The questions table has no article_id: Anderson-Schooler uses every "
+                "article title instead of those questions were generated from."
+            )
+        sources["article titles"] = (arts["date"], arts["title"])
+    elif articles is None:
+        notes.append("No articles table: the Anderson-Schooler title panel is empty.")
+    if not q.empty and "question" in q.columns:
+        for qtype, label in (("tf", "TF questions"), ("mc", "MC questions")):
+            part = q.loc[q["qtype"].astype(str).str.lower() == qtype]
+            sources[label] = (part["resolution_date"], part["question"])
+    points, fits = dataset.anderson_schooler(sources, a_s.window_days, a_s.drop_stopwords)
+    for row in fits.itertuples(index=False):
+        if row.status != "ok":
+            notes.append(f"Anderson-Schooler ({row.source}): {row.status}.")
+    return {
+        "dataset_summary": summary,
+        "dataset_questions_by_month": dataset.questions_by_month(q),
+        "dataset_mc_types": dataset.mc_type_table(q),
+        "dataset_categories": dataset.category_table(q),
+        "dataset_categories_by_month": dataset.categories_by_month(q),
+        "anderson_schooler": points,
+        "anderson_schooler_fit": fits,
+    }
+
+
+def _metrics(
+    scores: pd.DataFrame,
+    n_errors: int,
+    cells: pd.DataFrame,
+    pooled: pd.DataFrame,
+    t3: pd.DataFrame,
+    slopes: pd.DataFrame,
+    decline: pd.DataFrame,
+    tables: dict[str, pd.DataFrame],
+) -> dict[str, Any]:
+    """Headline numbers per model x cell x type, nested for ``dvc metrics diff``.
+
+    Accuracies and rates are percentages; keys name the model and cell, so switching a
+    model or a RAG cutoff shows as added/removed metrics, not as silently changed ones.
+    """
+    models: dict[str, Any] = {}
+
+    def slot(rec: dict[Any, Any]) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = (
+            models.get(str(rec["model"]), {}).get(str(rec["cell"]), {}).get(str(rec["qtype"]))
+        )
+        return found
+
+    for rec in pooled.to_dict("records") if not pooled.empty else []:
+        models.setdefault(str(rec["model"]), {}).setdefault(str(rec["cell"]), {})[
+            str(rec["qtype"])
+        ] = {
+            "n": int(rec["n"]),
+            "accuracy": _num(100.0 * rec["accuracy"]),
+            "refusal_rate": _num(100.0 * rec["refusal_rate"]),
+            "accuracy_excl_refusals": _num(100.0 * rec["accuracy_excl_refusals"]),
+        }
+    for rec in t3.to_dict("records"):
+        entry = slot(rec)
+        if entry is not None:
+            for regime in ("pre", "post", "all"):
+                entry[f"yoy_{regime}"] = _num(rec[f"yoy_{regime}"])
+    if not slopes.empty:
+        defined = slopes.dropna(subset=["slope_pp_per_month"])
+        for rec in defined.groupby(["model", "cell", "qtype"]).tail(1).to_dict("records"):
+            entry = slot(rec)
+            if entry is not None:
+                entry["last_slope_pp_per_month"] = _num(rec["slope_pp_per_month"])
+    release = decline.loc[decline["anchor"] == "release_date"] if not decline.empty else decline
+    for rec in release.to_dict("records"):
+        entry = slot(rec)
+        if entry is not None:
+            entry["freshbench_pct_decline"] = _num(rec["pct_decline"])
+    summary = dict(
+        zip(tables["dataset_summary"]["key"], tables["dataset_summary"]["value"], strict=True)
+    )
+    months = sorted(int(m) for m in scores["month"].unique()) if not scores.empty else []
+    return {
+        "scored_rows": len(scores),
+        "failed_calls": n_errors,
+        "models": len(models),
+        "cells": len(cells),
+        "months_span": (months[-1] - months[0] + 1) if months else 0,
+        "months_with_scores": len(months),
+        "questions": {k: int(summary[k]) for k in ("n_questions", "n_tf", "n_mc") if k in summary},
+        "headline_closed_book": _headline(t3),
+        "accuracy": models,
+    }

@@ -1,0 +1,155 @@
+"""Scoring predictions: per-item parsing (no model calls) and per-cell aggregation.
+
+Per item (:func:`score_predictions`): the predictions' columns plus ``parsed_answer``
+(choice index or null), ``correct``, ``refused``, ``parse_failed`` and ``parse_rule``.
+Refusals and parse failures are incorrect. Rows whose call failed (``error`` set) have
+no answer: they are neither correct, refused nor parse failures, and the aggregates
+leave them out of every rate and report their number (``n_errors``).
+
+Per cell (:func:`cell_metrics`): accuracy, accuracy excluding refusals, refusal rate and
+parse-failure rate per model x setting x RAG cutoff, for all questions and per type.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from prescient.evaluation.parsing import parse_answer
+from prescient.evaluation.run import PREDICTION_COLUMNS
+
+SCORE_COLUMNS = (
+    *PREDICTION_COLUMNS,
+    "parsed_answer",
+    "correct",
+    "refused",
+    "parse_failed",
+    "parse_rule",
+)
+
+
+class ScoringError(ValueError):
+    """Predictions that cannot be scored against the question table."""
+
+
+def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """Parse and score every prediction.
+
+    Args:
+        predictions: rows with the predictions schema (any number of cells).
+        questions: the normalised question table (choices, answer_index).
+
+    Raises:
+        ScoringError: a prediction names a question the table does not have, or its
+            question type disagrees with the table.
+    """
+    ids = questions["question_id"].astype(str).tolist()
+    table_qtype = dict(zip(ids, questions["qtype"].astype(str), strict=True))
+    table_choices = dict(zip(ids, questions["choices"].tolist(), strict=True))
+    table_answer = dict(zip(ids, questions["answer_index"].astype(int).tolist(), strict=True))
+    unknown = sorted(set(predictions["question_id"].astype(str)) - set(ids))
+    if unknown:
+        raise ScoringError(
+            f"{len(unknown)} predicted question ids are not in the question table, "
+            f"e.g. {unknown[:5]}: re-run the evaluation on the current questions"
+        )
+    parsed_answer: list[int | None] = []
+    correct: list[bool] = []
+    refused: list[bool] = []
+    failed: list[bool] = []
+    rules: list[str | None] = []
+    for qid, qtype, text, err in zip(
+        predictions["question_id"].astype(str),
+        predictions["qtype"].astype(str),
+        predictions["raw_response"],
+        predictions["error"],
+        strict=True,
+    ):
+        if table_qtype[qid] != qtype:
+            raise ScoringError(
+                f"question {qid}: predicted as {qtype}, table says {table_qtype[qid]}"
+            )
+        if isinstance(err, str) and err:
+            parsed_answer.append(None)
+            correct.append(False)
+            refused.append(False)
+            failed.append(False)
+            rules.append(None)
+            continue
+        choices = [str(c) for c in table_choices[qid]]
+        p = parse_answer(None if pd.isna(text) else str(text), qtype, choices)
+        parsed_answer.append(p.index)
+        correct.append(p.index is not None and p.index == table_answer[qid])
+        refused.append(p.refused)
+        failed.append(p.parse_failed)
+        rules.append(p.rule)
+    out = predictions.reset_index(drop=True).copy()
+    out["parsed_answer"] = pd.Series(parsed_answer, dtype="Int64")
+    out["correct"] = pd.Series(correct, dtype="bool")
+    out["refused"] = pd.Series(refused, dtype="bool")
+    out["parse_failed"] = pd.Series(failed, dtype="bool")
+    out["parse_rule"] = pd.Series(rules, dtype="string")
+    return out[list(SCORE_COLUMNS)]
+
+
+def cell_label(setting: str, rag_cutoff: Any) -> str:
+    """``closed_book``, ``gold``, ``rag@dynamic``, ``rag@2024-12-01`` (as the analysis)."""
+    if rag_cutoff is None or (isinstance(rag_cutoff, float) and math.isnan(rag_cutoff)):
+        return str(setting)
+    if rag_cutoff is pd.NA:
+        return str(setting)
+    return f"{setting}@{rag_cutoff}"
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 6) if den else None
+
+
+def summarize(group: pd.DataFrame) -> dict[str, Any]:
+    """Counts and rates of one group of scored rows."""
+    ok = group.loc[group["error"].isna()]
+    n, n_ok = len(group), len(ok)
+    n_correct = int(ok["correct"].sum())
+    n_refused = int(ok["refused"].sum())
+    n_failed = int(ok["parse_failed"].sum())
+    return {
+        "n": n,
+        "n_errors": n - n_ok,
+        "n_correct": n_correct,
+        "n_refused": n_refused,
+        "n_parse_failed": n_failed,
+        "accuracy": _rate(n_correct, n_ok),
+        "accuracy_excl_refusals": _rate(n_correct, n_ok - n_refused),
+        "refusal_rate": _rate(n_refused, n_ok),
+        "parse_failure_rate": _rate(n_failed, n_ok),
+    }
+
+
+def cell_metrics(scores: pd.DataFrame) -> dict[str, Any]:
+    """``{model: {cell: {all|tf|mc: summary}}}`` plus grid totals (DVC metrics)."""
+    cells: dict[str, dict[str, Any]] = {}
+    labels = [
+        cell_label(s, c) for s, c in zip(scores["setting"], scores["rag_cutoff"], strict=True)
+    ]
+    frame = scores.assign(_cell=labels)
+    for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
+        per: dict[str, Any] = {"all": summarize(group)}
+        for qtype in ("tf", "mc"):
+            part = group.loc[group["qtype"] == qtype]
+            if len(part):
+                per[qtype] = summarize(part)
+        cells.setdefault(str(model), {})[str(cell)] = per
+    return {"cells": cells, "total": summarize(scores)}
+
+
+def parse_rule_counts(scores: pd.DataFrame) -> Mapping[str, Mapping[str, int]]:
+    """How each model's answers were read (``lead``, ``marker``, ..., ``unparsed``)."""
+    out: dict[str, dict[str, int]] = {}
+    counts = scores.groupby(["model", "parse_rule"]).size()
+    for key, n in counts.items():
+        model, rule = key if isinstance(key, tuple) else (key, "")
+        out.setdefault(str(model), {})[str(rule)] = int(n)
+    return out

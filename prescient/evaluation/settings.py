@@ -1,0 +1,121 @@
+"""Evaluation settings and the names of the grid's cells.
+
+The grid is models x settings, where a setting is one plain string so that DVC's
+``matrix`` can iterate over it and name each cell after it
+(``evaluate@smollm2_135m-rag_2024-12-01``):
+
+- ``closed_book``: the question alone;
+- ``gold``: the question and its source article (a reading-comprehension upper bound);
+- ``rag_<cutoff>``: the question and the top BM25 articles visible under RAG cutoff
+  ``<cutoff>``, either ``dynamic`` (no cutoff beyond the visibility rule) or a
+  ``YYYY-MM-DD`` date.
+
+Spelling the cutoff into the setting keeps one list for DVC to iterate, so adding a
+cutoff adds cells without touching the existing ones.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from prescient.retrieval.visibility import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
+
+CLOSED_BOOK = "closed_book"
+RAG = "rag"
+GOLD = "gold"
+KINDS = (CLOSED_BOOK, RAG, GOLD)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One evaluation setting.
+
+    Attributes:
+        kind: ``closed_book``, ``rag`` or ``gold`` (the ``setting`` column of results).
+        rag_cutoff: for ``rag``: the cutoff date, or None for ``dynamic``.
+    """
+
+    kind: str
+    rag_cutoff: dt.date | None = None
+
+    @property
+    def name(self) -> str:
+        """The cell's setting string: ``closed_book``, ``gold``, ``rag_dynamic``, ..."""
+        return f"{RAG}_{format_rag_cutoff(self.rag_cutoff)}" if self.kind == RAG else self.kind
+
+    @property
+    def cutoff_label(self) -> str | None:
+        """The ``rag_cutoff`` column value: ``dynamic``/``YYYY-MM-DD`` for rag, else None."""
+        return format_rag_cutoff(self.rag_cutoff) if self.kind == RAG else None
+
+
+def parse_setting(text: str) -> Setting:
+    """``closed_book`` | ``gold`` | ``rag_dynamic`` | ``rag_YYYY-MM-DD`` -> Setting.
+
+    Raises:
+        ValueError: anything else, with the accepted forms.
+    """
+    value = str(text).strip()
+    if value in (CLOSED_BOOK, GOLD):
+        return Setting(value)
+    if value.startswith(f"{RAG}_"):
+        cutoff = value[len(RAG) + 1 :]
+        try:
+            return Setting(RAG, parse_rag_cutoff(cutoff))
+        except ValueError:
+            pass
+    raise ValueError(
+        f"unknown evaluation setting {text!r}: use {CLOSED_BOOK}, {GOLD}, "
+        f"{RAG}_{DYNAMIC} or {RAG}_YYYY-MM-DD"
+    )
+
+
+def parse_settings(values: Iterable[str]) -> list[Setting]:
+    """Parse a list of settings; duplicates are an error (two cells, one output file)."""
+    out = [parse_setting(v) for v in values]
+    names = [s.name for s in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"eval.settings lists {dup} more than once")
+    return out
+
+
+def cell_name(model: str, setting: Setting) -> str:
+    """``<model>-<setting>``: the DVC cell suffix and the file stem of its outputs."""
+    return f"{model}-{setting.name}"
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """Params section ``eval``.
+
+    Attributes:
+        models: registry names evaluated.
+        settings: the settings of the grid.
+        generation: generation parameters sent with every request (temperature,
+            max_tokens, ...); they override the model's defaults and are part of the
+            ledger key.
+    """
+
+    models: tuple[str, ...]
+    settings: tuple[Setting, ...]
+    generation: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_params(cls, d: Mapping[str, Any]) -> EvalSettings:
+        models = tuple(str(m) for m in d.get("models") or ())
+        if len(set(models)) != len(models):
+            raise ValueError(f"eval.models lists a model twice: {list(models)}")
+        return cls(
+            models=models,
+            settings=tuple(parse_settings(d.get("settings") or ())),
+            generation=dict(d.get("generation") or {}),
+        )
+
+    @property
+    def rag_cutoffs(self) -> list[dt.date | None]:
+        """The RAG cutoffs of the grid, in settings order."""
+        return [s.rag_cutoff for s in self.settings if s.kind == RAG]

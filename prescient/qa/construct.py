@@ -1,0 +1,856 @@
+"""Question construction (Daily Oracle, SPEC.md 1.3): four LLM steps, then categories.
+
+Per selected article: (1) a summary and the key point of the day's new event; articles
+without one stop there. (2) Four questions: two "Will ...?" TF questions (the first
+answered Yes, the second No) and two open questions with short answers. (3) Three wrong
+options for each open question, shuffled with the correct answer into four MC choices.
+(4) A seven-principle filter, each principle scored 0/1/2; pairs whose total reaches the
+threshold are accepted. (5) A category for each accepted question, and the MC type from
+its leading words. A leakage audit then flags (and optionally drops) questions that give
+each other's answers away.
+
+Each step is one batch of requests through a completion function (the gateway's
+``complete_many``), so hosted models get concurrency and the local model keeps the
+article prefix cached between an article's consecutive requests. Nothing is dropped
+silently: every selected article gets one ``kind="article"`` row and every generated
+question one ``kind="question"`` row in the candidates table, with a status, the step
+where its fate was decided, a reason and, for replies that could not be parsed, the raw
+text. Accepted questions form the questions table.
+
+Determinism: question ids hash the article id, the slot and the question text; MC
+choices are ordered by hashes of the base seed, the question id and the choice index;
+every model reply comes from the ledger on a rerun. An article's rows therefore depend
+only on the article, its day (leakage audit) and earlier days (near-duplicates).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from prescient.llm.types import LLMRequest, LLMResult
+from prescient.qa import leakage
+from prescient.qa.parse import (
+    CATEGORIES,
+    PRINCIPLES,
+    accepted,
+    mc_type,
+    normalize,
+    parse_category,
+    parse_distractors,
+    parse_filter,
+    parse_generation,
+    parse_summary,
+    total_score,
+    yes_no,
+)
+from prescient.qa.prompts import STEPS, PromptTemplate
+
+logger = logging.getLogger(__name__)
+
+Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
+"""A batch completion function: ``Gateway.complete_many(requests, desc)``."""
+
+PAPER_ACCEPT_THRESHOLD = 13
+"""The paper's filter threshold: a total of at least 13 of 14 points."""
+
+TF_SLOTS = (1, 2)
+MC_SLOTS = (3, 4)
+TF_EXPECTED = {1: "Yes", 2: "No"}
+N_DISTRACTORS = 3
+TF_CHOICES = ("Yes", "No")
+
+# Article statuses.
+GENERATED = "generated"
+NO_NEW_EVENT = "no_new_event"
+# Question statuses.
+ACCEPTED = "accepted"
+FILTERED_OUT = "filtered_out"
+INVALID = "invalid"
+LEAKAGE_DROPPED = "leakage_dropped"
+# Either kind.
+PARSE_ERROR = "parse_error"
+LLM_ERROR = "llm_error"
+MISSING_ARTICLE = "missing_article"
+
+PROVENANCE_COLUMNS: tuple[str, ...] = tuple(
+    f"{step}_{what}" for step in STEPS for what in ("model", "template")
+)
+
+QUESTION_COLUMNS: tuple[str, ...] = (
+    "question_id",
+    "qtype",
+    "question",
+    "choices",
+    "answer_index",
+    "answer",
+    "resolution_date",
+    "article_id",
+    "selection",
+    "slot",
+    "category",
+    "mc_type",
+    *PRINCIPLES,
+    "filter_total",
+    "leakage_flags",
+    "leakage_flagged",
+    *PROVENANCE_COLUMNS,
+)
+"""Columns of questions.parquet, one row per accepted question."""
+
+CANDIDATE_COLUMNS: tuple[str, ...] = (
+    "kind",
+    "article_id",
+    "resolution_date",
+    "selection",
+    "question_id",
+    "slot",
+    "qtype",
+    "question",
+    "answer",
+    "choices",
+    "answer_index",
+    "status",
+    "step",
+    "reason",
+    "summary",
+    "keypoint",
+    *PRINCIPLES,
+    "filter_total",
+    "category",
+    "mc_type",
+    *leakage.AUDIT_COLUMNS,
+    "raw_response",
+    *PROVENANCE_COLUMNS,
+)
+"""Columns of qa_candidates.parquet: every article and every generated question."""
+
+
+@dataclass(frozen=True)
+class ConstructSettings:
+    """Parameters of stage ``construct`` (params section ``construct``; conf/config.yaml).
+
+    Attributes:
+        templates: step -> template file stem in the prompt directory.
+        models: step -> model registry name (``params["models"]`` key).
+        gen: step -> generation parameters for that step's requests (max_tokens, ...),
+            overriding the model's defaults; part of the ledger key.
+        accept_threshold: minimum filter total (paper: 13 of 14).
+        require_question_mark: reject questions without "?" before filtering (as the
+            paper's code does).
+        article_max_chars: cut article texts to this many characters in prompts (None:
+            whole articles, as in the paper).
+        date_start, date_end: inclusive range of selected days to construct from.
+        leakage: the leakage audit's settings.
+    """
+
+    templates: Mapping[str, str]
+    models: Mapping[str, str]
+    gen: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    accept_threshold: int = PAPER_ACCEPT_THRESHOLD
+    require_question_mark: bool = True
+    article_max_chars: int | None = None
+    date_start: dt.date | None = None
+    date_end: dt.date | None = None
+    leakage: leakage.LeakageSettings = field(default_factory=leakage.LeakageSettings)
+
+    @classmethod
+    def from_params(cls, d: Mapping[str, Any]) -> ConstructSettings:
+        def day(key: str) -> dt.date | None:
+            v = d.get(key)
+            return None if v is None else dt.date.fromisoformat(str(v))
+
+        models = dict(d.get("models") or {})
+        templates = dict(d.get("templates") or {})
+        for name, mapping in (("models", models), ("templates", templates)):
+            absent = [s for s in STEPS if not mapping.get(s)]
+            if absent:
+                raise ValueError(f"construct.{name} names nothing for steps {absent}")
+        max_chars = d.get("article_max_chars")
+        return cls(
+            templates={s: str(templates[s]) for s in STEPS},
+            models={s: str(models[s]) for s in STEPS},
+            gen={s: dict((d.get("gen") or {}).get(s) or {}) for s in STEPS},
+            accept_threshold=int(d.get("accept_threshold", PAPER_ACCEPT_THRESHOLD)),
+            require_question_mark=bool(d.get("require_question_mark", True)),
+            article_max_chars=int(max_chars) if max_chars else None,
+            date_start=day("date_start"),
+            date_end=day("date_end"),
+            leakage=leakage.LeakageSettings.from_params(d.get("leakage")),
+        )
+
+
+# --- ids and seeded choices -----------------------------------------------------------
+
+
+def question_id(article_id: str, slot: int, question: str) -> str:
+    """A stable id: the article, the question's slot and its text."""
+    return hashlib.sha256(f"{article_id}\x1f{slot}\x1f{question}".encode()).hexdigest()[:16]
+
+
+def shuffle_choices(
+    answer: str, distractors: Sequence[str], base_seed: int, qid: str
+) -> tuple[list[str], int]:
+    """The MC choices in a seeded order, and the index of the correct answer.
+
+    The order sorts the choices by a hash of (base seed, question id, original index):
+    a uniformly random permutation per question that depends on nothing else, and that
+    no library version can change.
+    """
+    items = [answer, *distractors]
+    order = sorted(
+        range(len(items)),
+        key=lambda i: hashlib.sha256(f"{base_seed}:{qid}:{i}".encode()).hexdigest(),
+    )
+    return [items[i] for i in order], order.index(0)
+
+
+# --- prompt values --------------------------------------------------------------------
+
+
+def date_values(day: dt.date) -> dict[str, str]:
+    """Date placeholders: ``date`` (ISO), ``date_long`` (ISO + weekday), ``month_year``."""
+    return {
+        "date": day.isoformat(),
+        "date_long": f"{day.isoformat()}, {day.strftime('%A')}",
+        "month_year": day.strftime("%B %Y"),
+    }
+
+
+def filter_sections(template: PromptTemplate) -> dict[str, str]:
+    """``rubric`` and ``output_format`` text rendered from the filter's ``principles``.
+
+    The rubric lists each principle with its description, the meaning of 2, 1 and 0
+    points and any zero-point examples; the output format has one block per principle
+    (heading, one-sentence reasoning, points), in the paper's layout.
+    """
+    principles = template.extras.get("principles")
+    if not isinstance(principles, Mapping) or tuple(principles) != PRINCIPLES:
+        raise ValueError(
+            f"{template.source}: `principles` must map exactly {PRINCIPLES}, in that order"
+        )
+    rubric: list[str] = []
+    output: list[str] = []
+    for i, key in enumerate(PRINCIPLES, 1):
+        p = principles[key]
+        rubric.append(f"{i}. {p['name']}: {' '.join(str(p['description']).split())}")
+        for pts in (2, 1, 0):
+            text = (p.get("points") or {}).get(pts)
+            if text:
+                rubric.append(f"   - {pts} point{'s' if pts != 1 else ''}: {text}")
+        for ex in p.get("zero_examples") or []:
+            rubric.append(
+                f"   - Example of 0 points: {ex['question']} (Reasoning: {ex['reasoning']})"
+            )
+        output += [f"## {p['name']}", "- Reasoning: <one sentence>", "- Point: <0, 1 or 2>"]
+    return {"rubric": "\n".join(rubric), "output_format": "\n".join(output)}
+
+
+# --- records --------------------------------------------------------------------------
+
+
+@dataclass
+class _Article:
+    article_id: str
+    date: dt.date
+    selection: str
+    title: str = ""
+    text: str = ""
+    status: str = ""
+    step: str = "summary"
+    reason: str | None = None
+    summary: str | None = None
+    keypoint: str | None = None
+    raw_response: str | None = None
+
+
+@dataclass
+class _Question:
+    article: _Article
+    slot: int
+    question: str
+    answer: str | None
+    qtype: str | None
+    question_id: str
+    status: str = ""
+    step: str = "generate"
+    reason: str | None = None
+    choices: list[str] | None = None
+    answer_index: int | None = None
+    scores: dict[str, int] = field(default_factory=dict)
+    filter_total: int | None = None
+    category: str | None = None
+    raw_response: str | None = None
+    audit: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> bool:
+        return not self.status
+
+
+@dataclass
+class ConstructResult:
+    """The stage's three outputs."""
+
+    questions: pd.DataFrame
+    candidates: pd.DataFrame
+    metrics: dict[str, Any]
+
+
+class _Steps:
+    """Runs the steps over all articles, keeping per-step request accounting."""
+
+    def __init__(
+        self,
+        templates: Mapping[str, PromptTemplate],
+        s: ConstructSettings,
+        base_seed: int,
+        complete: Complete,
+    ) -> None:
+        self.t = templates
+        self.s = s
+        self.seed = base_seed
+        self.complete = complete
+        self.calls: dict[str, Counter[str]] = {step: Counter() for step in STEPS}
+        self.filter_values = filter_sections(templates["filter"])
+
+    def _values(self, a: _Article) -> dict[str, str]:
+        text = a.text
+        if self.s.article_max_chars and len(text) > self.s.article_max_chars:
+            text = text[: self.s.article_max_chars].rstrip() + " [...]"
+        return {"title": a.title, "text": text, **date_values(a.date)}
+
+    def _request(self, step: str, values: Mapping[str, str], tags: dict[str, Any]) -> LLMRequest:
+        t = self.t[step]
+        return LLMRequest(
+            model=self.s.models[step],
+            messages=t.render(values),
+            template=t.name,
+            template_version=t.version,
+            params=dict(self.s.gen.get(step) or {}),
+            tags={"step": step, **tags},
+        )
+
+    def _run(self, step: str, requests: list[LLMRequest]) -> list[LLMResult]:
+        if not requests:
+            return []
+        logger.info("step %s: %d requests to %s", step, len(requests), self.s.models[step])
+        results = self.complete(requests, f"construct:{step}")
+        c = self.calls[step]
+        c["requests"] += len(results)
+        c["from_ledger"] += sum(r.from_ledger for r in results)
+        c["failed"] += sum(not r.ok for r in results)
+        return results
+
+    # step 1
+    def summary(self, articles: list[_Article]) -> None:
+        reqs = [
+            self._request("summary", self._values(a), {"article_id": a.article_id})
+            for a in articles
+        ]
+        for a, res in zip(articles, self._run("summary", reqs), strict=True):
+            if not res.ok:
+                a.status, a.reason = LLM_ERROR, f"summary: {res.error}"
+                continue
+            parsed = parse_summary(
+                res.text, bool(self.t["summary"].extras.get("reply_is_keypoint"))
+            )
+            a.summary, a.keypoint = parsed.summary, parsed.keypoint
+            if not parsed.ok:
+                a.status, a.reason, a.raw_response = (
+                    PARSE_ERROR,
+                    f"summary: {parsed.error}",
+                    res.text,
+                )
+            elif parsed.no_new_event:
+                a.status, a.reason = NO_NEW_EVENT, "the key point reports no new event"
+
+    # step 2
+    def generate(self, articles: list[_Article]) -> list[_Question]:
+        todo = [a for a in articles if not a.status]
+        reqs = [
+            self._request(
+                "generate",
+                {**self._values(a), "keypoint": a.keypoint or ""},
+                {"article_id": a.article_id},
+            )
+            for a in todo
+        ]
+        questions: list[_Question] = []
+        for a, res in zip(todo, self._run("generate", reqs), strict=True):
+            a.step = "generate"
+            if not res.ok:
+                a.status, a.reason = LLM_ERROR, f"generate: {res.error}"
+                continue
+            parsed = parse_generation(res.text)
+            if not parsed.ok:
+                a.status, a.reason, a.raw_response = (
+                    PARSE_ERROR,
+                    f"generate: {parsed.error}",
+                    res.text,
+                )
+                continue
+            a.status = GENERATED
+            slots = {p.slot for p in parsed.pairs}
+            missing = [k for k in (*TF_SLOTS, *MC_SLOTS) if k not in slots]
+            a.reason = f"no question in slot(s) {missing}" if missing else None
+            seen: set[str] = set()
+            for pair in parsed.pairs:
+                q = self._validate(a, pair.slot, pair.question, pair.answer, seen)
+                if q.status == INVALID:
+                    q.raw_response = res.text
+                questions.append(q)
+        return questions
+
+    def _validate(
+        self, a: _Article, slot: int, question: str, answer: str | None, seen: set[str]
+    ) -> _Question:
+        qtype = "tf" if slot in TF_SLOTS else "mc" if slot in MC_SLOTS else None
+        q = _Question(a, slot, question, answer, qtype, question_id(a.article_id, slot, question))
+        key = normalize(question)
+
+        def invalid(reason: str) -> _Question:
+            q.status, q.step, q.reason = INVALID, "validate", reason
+            return q
+
+        if qtype is None:
+            return invalid(f"extra_question: slot {slot} beyond the four asked for")
+        if key in seen:
+            return invalid("duplicate_question: repeats an earlier question of the article")
+        seen.add(key)
+        if not answer:
+            return invalid("missing_answer")
+        if self.s.require_question_mark and "?" not in question:
+            return invalid("no_question_mark")
+        if qtype == "tf":
+            yn = yes_no(answer)
+            if yn is None:
+                return invalid(f"tf_answer_not_yes_no: {answer[:80]}")
+            q.answer, q.choices, q.answer_index = yn, list(TF_CHOICES), TF_CHOICES.index(yn)
+        else:
+            if yes_no(answer) is not None and len(answer.split()) <= 2:
+                return invalid(f"mc_answer_is_yes_no: {answer[:80]}")
+            q.answer = answer.rstrip(".").strip() or answer
+        return q
+
+    # step 3
+    def distract(self, questions: list[_Question]) -> None:
+        todo = [q for q in questions if q.pending and q.qtype == "mc"]
+        reqs = [
+            self._request(
+                "distract",
+                {**self._values(q.article), "question": q.question, "answer": q.answer or ""},
+                {"article_id": q.article.article_id, "question_id": q.question_id, "slot": q.slot},
+            )
+            for q in todo
+        ]
+        for q, res in zip(todo, self._run("distract", reqs), strict=True):
+            q.step = "distract"
+            if not res.ok:
+                q.status, q.reason = LLM_ERROR, f"distract: {res.error}"
+                continue
+            parsed = parse_distractors(res.text, q.answer or "", N_DISTRACTORS)
+            if not parsed.ok:
+                q.status, q.reason, q.raw_response = (
+                    PARSE_ERROR,
+                    f"distract: {parsed.error}",
+                    res.text,
+                )
+                continue
+            q.choices, q.answer_index = shuffle_choices(
+                q.answer or "", parsed.options, self.seed, q.question_id
+            )
+
+    # step 4
+    def filter(self, questions: list[_Question]) -> None:
+        todo = [q for q in questions if q.pending]
+        reqs = [
+            self._request(
+                "filter",
+                {
+                    **self._values(q.article),
+                    **self.filter_values,
+                    "question": q.question,
+                    "answer": q.answer or "",
+                },
+                {"article_id": q.article.article_id, "question_id": q.question_id, "slot": q.slot},
+            )
+            for q in todo
+        ]
+        for q, res in zip(todo, self._run("filter", reqs), strict=True):
+            q.step = "filter"
+            if not res.ok:
+                q.status, q.reason = LLM_ERROR, f"filter: {res.error}"
+                continue
+            parsed = parse_filter(res.text)
+            q.scores = dict(parsed.scores)
+            if not parsed.ok:
+                q.status, q.reason, q.raw_response = (
+                    PARSE_ERROR,
+                    f"filter: {parsed.error}",
+                    res.text,
+                )
+                continue
+            q.filter_total = total_score(parsed.scores)
+            if accepted(q.filter_total, self.s.accept_threshold):
+                q.status = ACCEPTED
+            else:
+                q.status = FILTERED_OUT
+                q.reason = f"below_threshold: total {q.filter_total} < {self.s.accept_threshold}"
+
+    # leakage audit
+    def audit(self, questions: list[_Question]) -> dict[str, Any]:
+        pool = [q for q in questions if q.status == ACCEPTED]
+        frame = pd.DataFrame(
+            {
+                "question_id": [q.question_id for q in pool],
+                "article_id": [q.article.article_id for q in pool],
+                "resolution_date": [q.article.date for q in pool],
+                "qtype": [q.qtype for q in pool],
+                "question": [q.question for q in pool],
+                "answer": [q.answer for q in pool],
+            }
+        )
+        flags = leakage.audit(frame, self.s.leakage)
+        for q, (_, row) in zip(pool, flags.iterrows(), strict=True):
+            q.audit = {str(k): v for k, v in row.items()}
+            if self.s.leakage.drop_flagged and row["leakage_flagged"]:
+                q.status, q.step = LEAKAGE_DROPPED, "leakage"
+                q.reason = f"leakage: {row['leakage_flags']}"
+        summary = leakage.summarize(flags, frame["qtype"])
+        summary["dropped"] = sum(q.status == LEAKAGE_DROPPED for q in pool)
+        summary["drop_flagged"] = self.s.leakage.drop_flagged
+        return summary
+
+    # step 5
+    def categorize(self, questions: list[_Question]) -> None:
+        todo = [q for q in questions if q.status == ACCEPTED]
+        categories = "\n".join(f"- {c}" for c in CATEGORIES)
+        reqs = [
+            self._request(
+                "categorize",
+                {"question": q.question, "categories": categories},
+                {"article_id": q.article.article_id, "question_id": q.question_id, "slot": q.slot},
+            )
+            for q in todo
+        ]
+        for q, res in zip(todo, self._run("categorize", reqs), strict=True):
+            if not res.ok:
+                q.reason = f"categorize: {res.error}"
+                continue
+            category, error = parse_category(res.text)
+            q.category = category
+            if error:
+                q.reason, q.raw_response = f"categorize: {error}", res.text
+
+
+# --- the whole construction -----------------------------------------------------------
+
+
+def _articles(
+    selected: pd.DataFrame, articles: pd.DataFrame, s: ConstructSettings
+) -> tuple[list[_Article], int]:
+    """The selected articles inside the date window, with their text, in a stable order."""
+    sel = selected.copy()
+    in_window = pd.Series(True, index=sel.index)
+    if s.date_start:
+        in_window &= sel["date"] >= s.date_start
+    if s.date_end:
+        in_window &= sel["date"] <= s.date_end
+    outside = int((~in_window).sum())
+    sel = sel[in_window].sort_values(["date", "article_id"], kind="stable")
+    by_id = articles.drop_duplicates("article_id").set_index("article_id")
+    out = []
+    for row in sel.itertuples(index=False):
+        aid = str(row.article_id)
+        a = _Article(aid, _as_date(row.date), str(row.selection))
+        if aid in by_id.index:
+            a.title = str(by_id.at[aid, "title"])
+            a.text = str(by_id.at[aid, "text"])
+        else:
+            a.status, a.step = MISSING_ARTICLE, "load"
+            a.reason = "the selected article id is not in the articles table"
+        out.append(a)
+    return out, outside
+
+
+def _as_date(value: Any) -> dt.date:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    return pd.Timestamp(value).date()
+
+
+def build_questions(
+    selected: pd.DataFrame,
+    articles: pd.DataFrame,
+    templates: Mapping[str, PromptTemplate],
+    s: ConstructSettings,
+    base_seed: int,
+    complete: Complete,
+) -> ConstructResult:
+    """Run the construction steps for every selected article in the window.
+
+    Args:
+        selected: stage ``select``'s table (article_id, date, selection, ...).
+        articles: the articles table (article_id, title, text, ...).
+        templates: step -> prompt template (see :mod:`prescient.qa.prompts`).
+        s: settings.
+        base_seed: ``base.seed``; MC choice order derives from it and the question id.
+        complete: the batch completion function (``Gateway.complete_many``).
+
+    Returns:
+        The questions table, the candidates table and the metrics.
+    """
+    arts, outside = _articles(selected, articles, s)
+    steps = _Steps(templates, s, base_seed, complete)
+    steps.summary([a for a in arts if not a.status])
+    questions = steps.generate(arts)
+    steps.distract(questions)
+    steps.filter(questions)
+    leak = steps.audit(questions)
+    steps.categorize(questions)
+    provenance = {
+        **{f"{st}_model": s.models[st] for st in STEPS},
+        **{f"{st}_template": templates[st].label for st in STEPS},
+    }
+    candidates = _candidates_frame(arts, questions, provenance)
+    accepted_rows = candidates[candidates["status"] == ACCEPTED]
+    questions_df = _questions_frame(accepted_rows)
+    metrics = construct_metrics(candidates, s, steps.calls, leak, outside, templates)
+    return ConstructResult(questions_df, candidates, metrics)
+
+
+def _candidates_frame(
+    arts: list[_Article], questions: list[_Question], provenance: Mapping[str, str]
+) -> pd.DataFrame:
+    rows: list[dict[str, Any]] = []
+    for a in arts:
+        rows.append(
+            {
+                "kind": "article",
+                "article_id": a.article_id,
+                "resolution_date": a.date,
+                "selection": a.selection,
+                "status": a.status,
+                "step": a.step,
+                "reason": a.reason,
+                "summary": a.summary,
+                "keypoint": a.keypoint,
+                "raw_response": a.raw_response,
+                **provenance,
+            }
+        )
+    for q in questions:
+        row: dict[str, Any] = {
+            "kind": "question",
+            "article_id": q.article.article_id,
+            "resolution_date": q.article.date,
+            "selection": q.article.selection,
+            "question_id": q.question_id,
+            "slot": q.slot,
+            "qtype": q.qtype,
+            "question": q.question,
+            "answer": q.answer,
+            "choices": q.choices,
+            "answer_index": q.answer_index,
+            "status": q.status,
+            "step": q.step,
+            "reason": q.reason,
+            **{k: q.scores.get(k) for k in PRINCIPLES},
+            "filter_total": q.filter_total,
+            "category": q.category,
+            "mc_type": mc_type(q.question) if q.qtype == "mc" else None,
+            **q.audit,
+            "raw_response": q.raw_response,
+            **provenance,
+        }
+        if q.qtype != "mc":
+            row["distract_model"] = row["distract_template"] = None
+        rows.append(row)
+    df = pd.DataFrame.from_records(rows, columns=list(CANDIDATE_COLUMNS))
+    df["_kind"] = (df["kind"] == "question").astype(int)
+    df = df.sort_values(
+        ["resolution_date", "article_id", "_kind", "slot"], kind="stable", na_position="first"
+    ).drop(columns="_kind")
+    for c in ("slot", "answer_index", "filter_total", *PRINCIPLES):
+        df[c] = df[c].astype("Int64")
+    for c in (
+        "leak_answer_in_article_sibling",
+        "leak_answer_in_day_sibling",
+        "leak_near_duplicate",
+        "leak_phrase",
+        "leakage_flagged",
+    ):
+        df[c] = df[c].astype("boolean")
+    df["leak_near_duplicate_similarity"] = df["leak_near_duplicate_similarity"].astype("Float64")
+    return df.reset_index(drop=True)
+
+
+def _questions_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    out = rows.loc[:, list(QUESTION_COLUMNS)].copy()
+    for c in ("slot", "answer_index", "filter_total", *PRINCIPLES):
+        out[c] = out[c].astype("int64")
+    out["leakage_flagged"] = out["leakage_flagged"].astype(bool)
+    return out.reset_index(drop=True)
+
+
+# --- metrics --------------------------------------------------------------------------
+
+
+def _counts(values: pd.Series) -> dict[str, int]:
+    return {str(k): int(v) for k, v in values.value_counts(dropna=False).sort_index().items()}
+
+
+def _reason_kind(reason: Any) -> str:
+    text = str(reason or "")
+    return text.split(":", 1)[0] if ":" in text else text
+
+
+def construct_metrics(
+    candidates: pd.DataFrame,
+    s: ConstructSettings,
+    calls: Mapping[str, Counter[str]],
+    leak: Mapping[str, Any],
+    outside_window: int,
+    templates: Mapping[str, PromptTemplate],
+) -> dict[str, Any]:
+    """Counts per step and reason, score distributions, acceptance, categories, MC types."""
+    arts = candidates[candidates["kind"] == "article"]
+    qs = candidates[candidates["kind"] == "question"]
+    acc = qs[qs["status"] == ACCEPTED]
+    scored = qs[qs["filter_total"].notna()]
+    in_slots = qs[qs["slot"].isin([*TF_SLOTS, *MC_SLOTS])]
+    generated_articles = int((arts["status"] == GENERATED).sum())
+    invalid = qs[qs["status"] == INVALID]
+    mc_ok = qs[(qs["qtype"] == "mc") & qs["choices"].notna()]
+    tf = qs[(qs["qtype"] == "tf") & qs["answer_index"].notna()]
+    per_day = acc.groupby("resolution_date").size()
+    days = sorted(set(arts["resolution_date"]))
+    per_day_all = per_day.reindex(days, fill_value=0) if days else per_day
+    by_month = (
+        acc.assign(month=[d.strftime("%Y-%m") for d in acc["resolution_date"]])
+        .groupby("month")
+        .size()
+    )
+    paper_pass = int((scored["filter_total"] >= PAPER_ACCEPT_THRESHOLD).sum())
+
+    def step_errors(step: str, kind: pd.DataFrame) -> dict[str, int]:
+        here = kind[kind["step"] == step]
+        return {
+            PARSE_ERROR: int((here["status"] == PARSE_ERROR).sum()),
+            LLM_ERROR: int((here["status"] == LLM_ERROR).sum()),
+        }
+
+    return {
+        "window": {
+            "date_start": s.date_start.isoformat() if s.date_start else None,
+            "date_end": s.date_end.isoformat() if s.date_end else None,
+            "selected_outside_window": outside_window,
+        },
+        "articles": {
+            "total": len(arts),
+            "days": len(days),
+            "by_status": _counts(arts["status"]),
+        },
+        "steps": {
+            "summary": {
+                **dict(calls["summary"]),
+                NO_NEW_EVENT: int((arts["status"] == NO_NEW_EVENT).sum()),
+                **step_errors("summary", arts),
+            },
+            "generate": {
+                **dict(calls["generate"]),
+                "articles_with_questions": generated_articles,
+                "questions_parsed": len(qs),
+                "questions_in_slots_1_4": len(in_slots),
+                "slots_left_empty": 4 * generated_articles - len(in_slots),
+                **step_errors("generate", arts),
+            },
+            "validate": {
+                "invalid": len(invalid),
+                "by_reason": _counts(invalid["reason"].map(_reason_kind)),
+            },
+            "distract": {**dict(calls["distract"]), **step_errors("distract", qs)},
+            "filter": {
+                **dict(calls["filter"]),
+                "scored": len(scored),
+                ACCEPTED: int(scored["status"].isin([ACCEPTED, LEAKAGE_DROPPED]).sum()),
+                FILTERED_OUT: int((qs["status"] == FILTERED_OUT).sum()),
+                **step_errors("filter", qs),
+            },
+            "categorize": {
+                **dict(calls["categorize"]),
+                "categorized": int(acc["category"].notna().sum()),
+                "uncategorized": int(acc["category"].isna().sum()),
+            },
+        },
+        "questions": {
+            "candidates": len(qs),
+            "by_status": _counts(qs["status"]),
+            "by_reason": _counts(qs.loc[qs["reason"].notna(), "reason"].map(_reason_kind)),
+            ACCEPTED: len(acc),
+            "accepted_by_qtype": _counts(acc["qtype"]),
+            "acceptance_rate": round(len(acc) / len(qs), 4) if len(qs) else None,
+            "acceptance_rate_of_scored": round(
+                int(scored["status"].isin([ACCEPTED, LEAKAGE_DROPPED]).sum()) / len(scored), 4
+            )
+            if len(scored)
+            else None,
+            "per_day": {
+                "days": len(days),
+                "mean": round(float(per_day_all.mean()), 3) if len(per_day_all) else 0.0,
+                "min": int(per_day_all.min()) if len(per_day_all) else 0,
+                "max": int(per_day_all.max()) if len(per_day_all) else 0,
+                "days_without_questions": int((per_day_all == 0).sum()),
+            },
+            "by_month": {str(k): int(v) for k, v in by_month.items()},
+        },
+        "threshold": {
+            "accept_threshold": s.accept_threshold,
+            "paper_threshold": PAPER_ACCEPT_THRESHOLD,
+            "relaxed": s.accept_threshold < PAPER_ACCEPT_THRESHOLD,
+            "scored_at_or_above_paper_threshold": paper_pass,
+        },
+        "scores": {
+            **{
+                k: {
+                    "counts": {str(v): int((scored[k] == v).sum()) for v in (0, 1, 2)},
+                    "mean": round(float(scored[k].mean()), 3) if len(scored) else None,
+                }
+                for k in PRINCIPLES
+            },
+            "filter_total": _counts(scored["filter_total"].astype(int)) if len(scored) else {},
+        },
+        "categories": _counts(acc["category"].fillna("(uncategorized)")),
+        "mc_types": _counts(acc.loc[acc["qtype"] == "mc", "mc_type"]),
+        "answer_position": {
+            "mc": {str(i): int((mc_ok["answer_index"] == i).sum()) for i in range(4)},
+            "mc_accepted": {
+                str(i): int(((acc["qtype"] == "mc") & (acc["answer_index"] == i)).sum())
+                for i in range(4)
+            },
+        },
+        "tf_answers": {
+            "Yes": int((tf["answer"] == "Yes").sum()),
+            "No": int((tf["answer"] == "No").sum()),
+            "differs_from_slot_design": int(
+                sum(
+                    TF_EXPECTED.get(int(slot)) != ans
+                    for slot, ans in zip(tf["slot"], tf["answer"], strict=True)
+                )
+            ),
+        },
+        "leakage": dict(leak),
+        "models": dict(s.models),
+        "templates": {st: templates[st].label for st in STEPS},
+        "llm_calls": {st: dict(calls[st]) for st in STEPS},
+    }

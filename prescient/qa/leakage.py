@@ -1,0 +1,260 @@
+"""Leakage audit of generated questions (beyond the paper; SPEC.md section 4).
+
+Questions generated from the same day's news give each other away: an open question's
+answer may be spelled out in a sibling question (a related project found a quarter of
+its answers verbatim in another question of the same day), the same event comes back as
+a near-duplicate question on a later day, and phrases such as "according to the
+article" point at a source the forecaster never sees. This module measures those per
+question; whether flagged questions are dropped is the caller's switch.
+
+Every flag of a question depends only on its own day and the days before it, so adding
+later days never changes the flags (and hence the rows) of earlier days.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prescient.qa.parse import normalize
+
+FLAG_ANSWER_IN_ARTICLE_SIBLING = "answer_in_article_sibling"
+FLAG_ANSWER_IN_DAY_SIBLING = "answer_in_day_sibling"
+FLAG_NEAR_DUPLICATE = "near_duplicate"
+FLAG_PHRASE = "source_phrase"
+FLAGS: tuple[str, ...] = (
+    FLAG_ANSWER_IN_ARTICLE_SIBLING,
+    FLAG_ANSWER_IN_DAY_SIBLING,
+    FLAG_NEAR_DUPLICATE,
+    FLAG_PHRASE,
+)
+"""Flag names, as they appear in ``leakage_flags`` and the metrics."""
+
+AUDIT_COLUMNS: tuple[str, ...] = (
+    "leak_answer_in_article_sibling",
+    "leak_answer_in_day_sibling",
+    "leak_near_duplicate",
+    "leak_near_duplicate_of",
+    "leak_near_duplicate_similarity",
+    "leak_phrase",
+    "leakage_flags",
+    "leakage_flagged",
+)
+
+
+@dataclass(frozen=True)
+class LeakageSettings:
+    """Parameters of the audit (params ``construct.leakage``; see conf/config.yaml).
+
+    Attributes:
+        drop_flagged: drop flagged questions from questions.parquet (default: keep and flag).
+        answer_overlap: share of an answer's distinctive words that must occur in a
+            sibling question for the answer to count as leaked (the whole answer as a
+            phrase always counts).
+        near_duplicate_threshold: TF-IDF cosine similarity from which a question
+            duplicates an earlier day's question.
+        near_duplicate_window_days: how many earlier days to compare with (None: all).
+        phrases: phrases (case-insensitive, whole words) that refer to a source.
+    """
+
+    drop_flagged: bool = False
+    answer_overlap: float = 0.5
+    near_duplicate_threshold: float = 0.8
+    near_duplicate_window_days: int | None = 30
+    phrases: tuple[str, ...] = ("according to", "the article", "this article", "the report")
+
+    @classmethod
+    def from_params(cls, d: Mapping[str, Any] | None) -> LeakageSettings:
+        d = d or {}
+        window = d.get("near_duplicate_window_days", 30)
+        return cls(
+            drop_flagged=bool(d.get("drop_flagged", False)),
+            answer_overlap=float(d.get("answer_overlap", 0.5)),
+            near_duplicate_threshold=float(d.get("near_duplicate_threshold", 0.8)),
+            near_duplicate_window_days=None if window is None else int(window),
+            phrases=tuple(str(p) for p in d.get("phrases", cls.phrases)),
+        )
+
+
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def distinctive_words(answer: str, own_question: str) -> list[str]:
+    """The words of an answer that could give it away: not stop words, not in its question.
+
+    Words the question already contains are no clue (a sibling repeating them reveals
+    nothing); single letters are too common to count.
+    """
+    stop = _stop_words()
+    own = set(normalize(own_question).split())
+    words = []
+    for w in normalize(answer).split():
+        if w in stop or w in own or (len(w) < 2 and not w.isdigit()) or w in words:
+            continue
+        words.append(w)
+    return words
+
+
+def answer_leaks(answer: str, own_question: str, other_question: str, overlap: float) -> bool:
+    """Whether ``other_question`` gives away ``answer`` (of ``own_question``).
+
+    True when the whole answer occurs in it as a phrase, or when at least ``overlap`` of
+    the answer's distinctive words occur in it (so "Joe Biden" leaks through "Will Biden
+    sign ...?", and "$1.27 per mile" through "... a rate of 1.27 dollars a mile ...").
+    """
+    target = normalize(answer)
+    other = normalize(other_question)
+    words = distinctive_words(answer, own_question)
+    if not target or not other or not words:
+        return False
+    if re.search(rf"(?<![a-z0-9]){re.escape(target)}(?![a-z0-9])", other):
+        return True
+    present = set(other.split())
+    return sum(w in present for w in words) / len(words) >= overlap
+
+
+def phrase_hits(question: str, phrases: Sequence[str]) -> list[str]:
+    """The source-referring phrases a question contains."""
+    low = " ".join(question.lower().split())
+    return [p for p in phrases if re.search(rf"\b{re.escape(p.lower())}\b", low)]
+
+
+def _near_duplicates(
+    pool: pd.DataFrame, threshold: float, window: int | None
+) -> tuple[list[str | None], list[float | None]]:
+    """For each question, the most similar question of an earlier day (within the window)
+    when its cosine similarity reaches ``threshold``.
+
+    The TF-IDF model of day d is fitted on day d and its window only, so the result for
+    a day does not depend on later days.
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    match: list[str | None] = [None] * len(pool)
+    score: list[float | None] = [None] * len(pool)
+    dates = pool["resolution_date"].tolist()
+    days = sorted(set(dates))
+    texts = pool["question"].astype(str).tolist()
+    ids = pool["question_id"].astype(str).tolist()
+    for day in days:
+        lo = day - dt.timedelta(days=window) if window is not None else None
+        today = [i for i, d in enumerate(dates) if d == day]
+        earlier = [i for i, d in enumerate(dates) if d < day and (lo is None or d >= lo)]
+        if not earlier:
+            continue
+        docs = [texts[i] for i in earlier + today]
+        try:
+            x = TfidfVectorizer(sublinear_tf=True).fit_transform(docs)
+        except ValueError:  # no words at all
+            continue
+        sims = cosine_similarity(x[len(earlier) :], x[: len(earlier)])
+        for row, i in enumerate(today):
+            j = int(np.argmax(sims[row]))
+            if sims[row, j] >= threshold:
+                match[i] = ids[earlier[j]]
+                score[i] = round(float(sims[row, j]), 4)
+    return match, score
+
+
+def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
+    """Leakage flags for every question of ``pool``.
+
+    Args:
+        pool: the questions that would be published together, with columns
+            question_id, article_id, resolution_date (datetime.date), qtype, question,
+            answer (the correct answer's text).
+        s: audit settings.
+
+    Returns:
+        A frame with ``pool``'s index and the ``AUDIT_COLUMNS``: one boolean per check,
+        the near-duplicate's question id and similarity, ``leakage_flags`` (flag names,
+        comma-separated, empty when clean) and ``leakage_flagged``. Only open (MC)
+        questions are checked for leaked answers: a Yes/No answer cannot leak as text.
+    """
+    out = pd.DataFrame(index=pool.index)
+    if pool.empty:
+        for c in AUDIT_COLUMNS:
+            out[c] = pd.Series(dtype=object)
+        return out
+    rows = pool.reset_index(drop=True)
+    n = len(rows)
+    qtypes = rows["qtype"].astype(str).tolist()
+    questions = rows["question"].astype(str).tolist()
+    answers = rows["answer"].astype(str).tolist()
+    article_ids = rows["article_id"].astype(str).tolist()
+    in_article = [False] * n
+    in_day = [False] * n
+    for idx in rows.groupby("resolution_date", sort=True).indices.values():
+        for i in idx:
+            if qtypes[i] != "mc":
+                continue
+            for j in idx:
+                if j == i or not answer_leaks(
+                    answers[i], questions[i], questions[j], s.answer_overlap
+                ):
+                    continue
+                if article_ids[j] == article_ids[i]:
+                    in_article[i] = True
+                else:
+                    in_day[i] = True
+    dup_of, dup_sim = _near_duplicates(
+        rows, s.near_duplicate_threshold, s.near_duplicate_window_days
+    )
+    phrase = [bool(phrase_hits(str(q), s.phrases)) for q in rows["question"]]
+    flags = []
+    for i in range(n):
+        names = [
+            name
+            for name, hit in (
+                (FLAG_ANSWER_IN_ARTICLE_SIBLING, in_article[i]),
+                (FLAG_ANSWER_IN_DAY_SIBLING, in_day[i]),
+                (FLAG_NEAR_DUPLICATE, dup_of[i] is not None),
+                (FLAG_PHRASE, phrase[i]),
+            )
+            if hit
+        ]
+        flags.append(",".join(names))
+    out["leak_answer_in_article_sibling"] = in_article
+    out["leak_answer_in_day_sibling"] = in_day
+    out["leak_near_duplicate"] = [d is not None for d in dup_of]
+    out["leak_near_duplicate_of"] = pd.Series(dup_of, index=pool.index, dtype=object)
+    out["leak_near_duplicate_similarity"] = pd.Series(dup_sim, index=pool.index, dtype="Float64")
+    out["leak_phrase"] = phrase
+    out["leakage_flags"] = flags
+    out["leakage_flagged"] = [bool(f) for f in flags]
+    return out
+
+
+def summarize(flags: pd.DataFrame, qtype: pd.Series) -> dict[str, Any]:
+    """Counts of each flag (and of MC answers leaked) for the metrics."""
+    total = len(flags)
+    mc = int((qtype == "mc").sum())
+    if total == 0:
+        return {"audited": 0, "flagged": 0, "by_flag": {f: 0 for f in FLAGS}}
+    by_flag = {
+        FLAG_ANSWER_IN_ARTICLE_SIBLING: int(flags["leak_answer_in_article_sibling"].sum()),
+        FLAG_ANSWER_IN_DAY_SIBLING: int(flags["leak_answer_in_day_sibling"].sum()),
+        FLAG_NEAR_DUPLICATE: int(flags["leak_near_duplicate"].sum()),
+        FLAG_PHRASE: int(flags["leak_phrase"].sum()),
+    }
+    leaked_mc = int(
+        (flags["leak_answer_in_article_sibling"] | flags["leak_answer_in_day_sibling"]).sum()
+    )
+    return {
+        "audited": total,
+        "flagged": int(flags["leakage_flagged"].sum()),
+        "by_flag": by_flag,
+        "mc_audited": mc,
+        "mc_answers_leaked": leaked_mc,
+        "mc_answer_leak_rate": round(leaked_mc / mc, 4) if mc else None,
+    }

@@ -1,0 +1,617 @@
+"""Parsers for the replies of the question-construction steps.
+
+Real models do not follow output templates faithfully: they add prose before and after,
+wrap labels in markdown, number things their own way, drop or add fields, and write
+scores as words. Every parser here therefore looks for the *content* (labels, options,
+points) wherever it appears, and returns an explicit ``error`` instead of raising when
+nothing usable is there, so the stage can keep the raw reply with a reason.
+
+One function owns each rule: the categories and their aliases, the MC question type,
+the Yes/No reading of a TF answer and the 0/1/2 reading of a score all live here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+PRINCIPLES: tuple[str, ...] = (
+    "correctness",
+    "only_answerable_on_date",
+    "no_new_information",
+    "objectivity",
+    "clear_time_element",
+    "public_interest",
+    "not_obvious",
+)
+"""The seven filter principles, in the paper's order; also the score column names."""
+
+CATEGORIES: tuple[str, ...] = (
+    "Science & Tech",
+    "Healthcare & Biology",
+    "Economics & Business",
+    "Environment & Energy",
+    "Politics & Governance",
+    "Education & Research",
+    "Arts & Recreation",
+    "Security & Defense",
+    "Social Sciences",
+    "Sports",
+    "Other",
+)
+"""The eleven question categories (SPEC.md 1.3), spelled as the prompt lists them."""
+
+MC_TYPES: tuple[str, ...] = ("What", "Who", "Which", "Where", "How much", "How many", "Other")
+"""MC question types by leading phrase (paper Fig. 1a: What will, Who will, Which ... will,
+How many, How much, Where); ``Other`` for anything else (When, How, a statement)."""
+
+# --- shared helpers -----------------------------------------------------------------
+
+_MD_EMPHASIS = re.compile(r"(\*\*|__|`+)")
+_LEADING_MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|[-*•]\s+)+")
+_QUOTES = "\"'“”‘’«»`"
+
+
+def clean_line(line: str) -> str:
+    """A line without markdown emphasis, heading marks, quote marks or list bullets."""
+    line = _MD_EMPHASIS.sub("", line)
+    line = _LEADING_MARKUP.sub("", line)
+    return line.strip()
+
+
+def strip_quotes(text: str) -> str:
+    """Text without surrounding quote marks (paired, or an unmatched opening one)."""
+    t = text.strip()
+    for _ in range(3):
+        if len(t) > 2 and t.endswith(".") and t[-2] in _QUOTES:
+            t = t[:-1]
+        if len(t) >= 2 and t[0] in _QUOTES and t[-1] in _QUOTES:
+            t = t[1:-1].strip()
+        elif t and t[0] in _QUOTES and t.count(t[0]) == 1:
+            t = t[1:].strip()
+        else:
+            break
+    return t
+
+
+def normalize(text: str) -> str:
+    """Lowercase words and numbers only: the form answers and options are compared in."""
+    return " ".join(re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()))
+
+
+def yes_no(answer: str | None) -> str | None:
+    """``Yes`` or ``No`` when a TF answer says so (first word, any case or markup)."""
+    if not answer:
+        return None
+    words = normalize(answer).split()
+    if not words:
+        return None
+    if words[0] in {"yes", "true", "correct"}:
+        return "Yes"
+    if words[0] in {"no", "false", "incorrect"}:
+        return "No"
+    return None
+
+
+# --- step 1: summary and key point ---------------------------------------------------
+
+_LABEL_WORDS = r"summary|key[\s_-]*points?|main[\s_-]*point|new[\s_-]*event"
+_SUMMARY_LABEL = re.compile(
+    rf"(?im)(?<![a-z])({_LABEL_WORDS})\s*\**\s*[:：]|^[ \t]*({_LABEL_WORDS})[ \t]*$"
+)
+_NO_NEW_EVENT = re.compile(r"(?i)\bno\s+(?:new\s+)?(?:event|news)s?\b(?:\s+(?:is\s+)?reported)?")
+
+
+@dataclass(frozen=True)
+class SummaryReply:
+    """Step 1 parsed: the summary, the key point, and whether there is a new event."""
+
+    summary: str | None
+    keypoint: str | None
+    no_new_event: bool
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+_REPORTS_PREAMBLE = re.compile(
+    r"(?i)^(?:this|the)\s+(?:article|report|story)\s+reports?\s+(?:on\s+)?"
+    r"(?:a\s+)?(?:new\s+)?(?:event|development)?[\s,]*(?:[:,-]|which\s+is)?\s*"
+)
+
+
+def parse_summary(text: str | None, bare_is_keypoint: bool = False) -> SummaryReply:
+    """Summary and key point from a step-1 reply.
+
+    Labels may carry markdown, a different spelling (``Keypoint``, ``Key Points``) or sit
+    on one line; the first of each is used (small models repeat them). The summary is
+    the first paragraph after its label, the key point the first line after its label,
+    so trailing chatter is dropped. A reply that only says there is no new event counts
+    as such even without labels. With ``bare_is_keypoint`` (templates that ask for the
+    key point alone), an unlabelled reply's first line is the key point.
+    """
+    if not text or not text.strip():
+        return SummaryReply(None, None, False, "empty reply")
+    clean = "\n".join(clean_line(line) for line in text.splitlines())
+    marks = list(_SUMMARY_LABEL.finditer(clean))
+    fields: dict[str, str] = {}
+    for i, m in enumerate(marks):
+        word = (m.group(1) or m.group(2)).lower()
+        kind = "summary" if word.startswith("summ") else "keypoint"
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(clean)
+        segment = clean[m.end() : end].strip()
+        if kind == "summary":
+            value = " ".join(re.split(r"\n\s*\n", segment, maxsplit=1)[0].split())
+        else:
+            value = segment.split("\n", 1)[0].strip()
+        if kind not in fields and value:
+            fields[kind] = strip_quotes(value)
+    summary, keypoint = fields.get("summary"), fields.get("keypoint")
+    if keypoint is not None and _NO_NEW_EVENT.match(keypoint):
+        return SummaryReply(summary, keypoint, True)
+    if keypoint is None:
+        if not marks and _NO_NEW_EVENT.match(clean.strip()):
+            return SummaryReply(None, clean.strip().split("\n", 1)[0], True)
+        if bare_is_keypoint and not marks:
+            # A template that asks for the key point alone (one sentence, no labels):
+            # the reply's first line is the key point, without a "This article reports
+            # a new event:" opening.
+            first = clean.strip().split("\n", 1)[0]
+            body = _REPORTS_PREAMBLE.sub("", first).strip()
+            if body:
+                body = body[0].upper() + body[1:]
+                return SummaryReply(None, strip_quotes(body), bool(_NO_NEW_EVENT.match(body)))
+        return SummaryReply(summary, None, False, "no key point found")
+    return SummaryReply(summary, keypoint, False)
+
+
+# --- step 2: four question-answer pairs ----------------------------------------------
+
+_NUMBER_PREFIX = re.compile(r"^\(?(\d{1,2})[.)]\s+(.*)$")
+_SEP = r"[:.)\-–]"
+
+
+def _label_patterns(long: str, short: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(
+        re.compile(p, re.IGNORECASE)
+        for p in (
+            rf"^{long}\s*#?\s*(\d+)?\s*{_SEP}\s*(.*)$",  # Question 1: ... / Question: ...
+            rf"^{long}\s*#?\s*(\d+)(?:\s+(.*))?$",  # Question 1 ... / Question 1
+            rf"^(?:{short})(\d+)\s*{_SEP}?\s*(.*)$",  # Q1: ... / A1 ...
+            rf"^(?:{short})()\s*{_SEP}\s*(.*)$",  # Q: ... / A: ...
+        )
+    )
+
+
+_Q_PATTERNS = _label_patterns("question", "q")
+_A_PATTERNS = _label_patterns("answer", "ans|a")
+
+
+def _match_label(line: str, patterns: tuple[re.Pattern[str], ...]) -> tuple[int | None, str] | None:
+    for pattern in patterns:
+        m = pattern.match(line)
+        if m:
+            return (int(m.group(1)) if m.group(1) else None), (m.group(2) or "").strip()
+    return None
+
+
+_INLINE_ANSWER = re.compile(
+    r"^(?P<q>.*?\?)[\s\"'”’)]*(?:(?:[-–—:]\s*)?\(?\s*(?:answer|ans)\s*\d*\s*[:：]\s*|[-–—]\s+)(?P<a>.+)$",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(r"^(?:will|what|who|whom|whose|where|which|how)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QAPair:
+    """One generated question-answer pair.
+
+    Attributes:
+        slot: position in the article's question list (1-4 in the paper's design; the
+            model's own number when it gave a usable one, else the next free number).
+        question: the question text, quotes and labels removed.
+        answer: the answer text, or None when the reply has no answer for it.
+    """
+
+    slot: int
+    question: str
+    answer: str | None
+
+
+@dataclass(frozen=True)
+class GenerationReply:
+    """Step 2 parsed: the pairs in slot order, or an error when there are none."""
+
+    pairs: tuple[QAPair, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _split_inline_answer(text: str) -> tuple[str, str | None]:
+    m = _INLINE_ANSWER.match(text)
+    if m:
+        return m.group("q").strip(), m.group("a").strip()
+    q, mark, rest = text.partition("?")
+    if mark and yes_no(rest) is not None and len(rest.split()) <= 3:
+        return q + "?", rest.strip()
+    return text, None
+
+
+@dataclass
+class _Item:
+    label: int | None
+    question: str
+    answer: str | None = None
+    answer_from_label: bool = False
+    awaiting_answer: bool = False
+
+
+def _question_complete(q: str) -> bool:
+    return strip_quotes(q).endswith("?")
+
+
+def parse_generation(text: str | None) -> GenerationReply:
+    """Question-answer pairs from a step-2 reply.
+
+    Accepts ``Question 1:``/``Q1:``/``**Question 1**:``/``1.`` numbered lines, a label
+    alone on its line with the text below, answers on the same line or the next, and an
+    unlabelled answer line after a complete question (a later labelled answer overrides
+    it). Prose around the pairs is ignored; more than four pairs are all returned (the
+    stage records the extras), fewer are returned as they are.
+    """
+    if not text or not text.strip():
+        return GenerationReply((), "empty reply")
+    items: list[_Item] = []
+    current: _Item | None = None
+    for raw in text.splitlines():
+        line = clean_line(raw)
+        if not line:
+            continue
+        number: int | None = None
+        nm = _NUMBER_PREFIX.match(line)
+        if nm and (
+            _match_label(nm.group(2), _Q_PATTERNS) or _match_label(nm.group(2), _A_PATTERNS)
+        ):
+            number, line = int(nm.group(1)), nm.group(2)
+        qm, am = _match_label(line, _Q_PATTERNS), _match_label(line, _A_PATTERNS)
+        if qm:
+            label = qm[0] or number
+            question, answer = _split_inline_answer(qm[1])
+            current = _Item(label, question, answer, answer is not None)
+            items.append(current)
+        elif am:
+            if current is None or current.answer_from_label:
+                continue
+            body = am[1]
+            current.answer, current.answer_from_label = (body or None), bool(body)
+            current.awaiting_answer = not body
+        elif nm and ("?" in nm.group(2) or _QUESTION_START.match(nm.group(2))):
+            question, answer = _split_inline_answer(nm.group(2).strip())
+            current = _Item(int(nm.group(1)), question, answer, answer is not None)
+            items.append(current)
+        elif current is not None and current.awaiting_answer:
+            current.answer, current.answer_from_label = line, True
+            current.awaiting_answer = False
+        elif current is not None and current.answer is None:
+            if _question_complete(current.question):
+                current.answer = line  # an unlabelled answer line
+            else:  # a question wrapped over several lines, or a label on its own line
+                current.question = f"{current.question} {line}".strip()
+    pairs: list[QAPair] = []
+    used: set[int] = set()
+    for item in items:
+        question = strip_quotes(item.question)
+        if not question:
+            continue
+        slot = item.label if item.label and item.label not in used else max(used, default=0) + 1
+        used.add(slot)
+        answer = strip_quotes(item.answer) if item.answer else None
+        pairs.append(QAPair(slot, question, answer or None))
+    if not pairs:
+        return GenerationReply((), "no questions found")
+    return GenerationReply(tuple(sorted(pairs, key=lambda p: p.slot)))
+
+
+# --- step 3: distractors --------------------------------------------------------------
+
+_OPTION = re.compile(r"^\(?([a-hA-H]|[1-9])\s*[).:\]]\s*(.+)$")
+_HEADING = re.compile(r"(?i)^(?:wrong|noising|misleading|incorrect|distract\w*|other)\b.*:$")
+_NOT_AN_OPTION = re.compile(r"(?i)^(?:question|correct\s+answer|answer|note|here|sure)\b")
+
+
+@dataclass(frozen=True)
+class DistractorReply:
+    """Step 3 parsed: ``n`` distinct wrong options, or an error with what was found."""
+
+    options: tuple[str, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _clean_option(text: str) -> str:
+    opt = strip_quotes(re.sub(r"\s+", " ", text))
+    if opt.endswith("."):
+        last = opt.split()[-1][:-1] if opt.split() else ""
+        if "." not in last or re.fullmatch(r"[$€£]?\d[\d,]*\.\d+%?", last):
+            opt = opt[:-1].rstrip()
+    return strip_quotes(opt)
+
+
+def parse_distractors(text: str | None, answer: str, n: int = 3) -> DistractorReply:
+    """``n`` distinct wrong options from a step-3 reply.
+
+    Options are labelled lines (``(b)``, ``b)``, ``B.``, ``2.``), else bullets, else short
+    plain lines. Options labelled (b)-(h) are preferred when there are enough of them, so
+    an echoed ``(a) <correct answer>`` is never taken for a wrong one; the correct
+    answer itself, headings, echoes of the question and duplicates are always skipped.
+    A reply with fewer than ``n`` usable options is an error.
+    """
+    if not text or not text.strip():
+        return DistractorReply((), "empty reply")
+    labelled: list[tuple[str, str]] = []
+    bullets: list[str] = []
+    plain: list[str] = []
+    for raw in text.splitlines():
+        bullet = bool(re.match(r"^\s*[-*•]\s+", raw))
+        line = clean_line(raw)
+        if not line or _HEADING.match(line):
+            continue
+        m = _OPTION.match(line)
+        if m:
+            labelled.append((m.group(1).lower(), m.group(2)))
+        elif bullet:
+            bullets.append(line)
+        elif not _NOT_AN_OPTION.match(line) and not line.endswith(":") and len(line.split()) <= 15:
+            plain.append(line)
+    later = [t for label, t in labelled if label not in {"a", "1"}]
+    pool = later if len(later) >= n else [t for _, t in labelled] or bullets or plain
+    target = normalize(answer)
+    options: list[str] = []
+    seen = {target}
+    for raw_opt in pool:
+        opt = _clean_option(raw_opt)
+        key = normalize(opt)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        options.append(opt)
+    if len(options) < n:
+        return DistractorReply(tuple(options), f"found {len(options)} usable wrong options of {n}")
+    return DistractorReply(tuple(options[:n]))
+
+
+# --- step 4: the seven-principle filter ------------------------------------------------
+
+PRINCIPLE_HEADINGS: Mapping[str, str] = {
+    "not_obvious": r"(?:answer\s+(?:is\s+)?)?(?:not\s+(?:too\s+)?|non[\s-]*)?obvious(?:ness)?\b",
+    "only_answerable_on_date": (
+        r"(?:only\s+)?(?:answerable|guessable)|non[\s-]*answerab|not\s+answerable"
+        r"|publi\w*\s+date"
+    ),
+    "no_new_information": (
+        r"(?:no|absence\s+of|without)\s+(?:new\s+)?(?:info|leak)|new\s+info"
+        r"|(?:information\s+)?leak"
+    ),
+    "objectivity": r"objectiv",
+    "clear_time_element": (
+        r"(?:inclusion\s+of\s+(?:a\s+)?)?clear\s+(?:time|temporal)|(?:time|temporal)\s+element"
+    ),
+    "public_interest": r"public\s+interest",
+    "correctness": r"(?:answer\s+)?correct(?:ness)?\b|accura",
+}
+"""How a principle's heading may begin (checked in this order, most specific first)."""
+
+_HEAD_PREFIX = re.compile(
+    r"(?i)^(?:\(?\d+[.)]\s*|principle\s*\d*\s*[:.)\-–]?\s*|category\s*[:\-–]\s*)"
+)
+_HEAD_SPLIT = re.compile(r"\s*(?::|\(|\s[-–—]\s|[–—=])\s*")
+_SCORE_WORDS = {"zero": 0, "one": 1, "two": 2, "0": 0, "1": 1, "2": 2}
+_SCORE_TOKEN = r"(zero|one|two|[0-9]+(?:\.[0-9]+)?)"
+_LABELLED_SCORE = re.compile(
+    rf"(?i)\b(?:points?|scores?|rating|grade)(?:\s+(?:awarded|given))?"
+    rf"[\s:=\-\[(]*(?:(?:of|is|was)\s+)?[\s:=\-\[(]*{_SCORE_TOKEN}\b(?!\s*/\s*[3-9])"
+)
+_FRACTION_SCORE = re.compile(rf"(?i)(?<![\d.]){_SCORE_TOKEN}\s*/\s*2\b")
+_N_POINTS = re.compile(rf"(?i)(?<![\d.]){_SCORE_TOKEN}\s*points?\b")
+_BARE_SCORE = re.compile(rf"(?i)^[\s:=\-–(\[]*{_SCORE_TOKEN}[\s)\].]*(?:points?)?[\s.]*$")
+_KEYED_SCORE = re.compile(
+    r"(?i)[\"']?\b(" + "|".join(PRINCIPLES) + r")\b[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)"
+)
+
+
+@dataclass(frozen=True)
+class FilterReply:
+    """Step 4 parsed: a 0/1/2 score per principle found; ``missing`` lists the others."""
+
+    scores: Mapping[str, int]
+    missing: tuple[str, ...] = ()
+    invalid: Mapping[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def score_value(token: str) -> int | None:
+    """0, 1 or 2 from a score token (digits or words); None for anything else."""
+    return _SCORE_WORDS.get(token.strip().lower())
+
+
+def _heading(line: str) -> tuple[str, str] | None:
+    """``(principle, rest of line)`` when ``line`` starts with a principle's name."""
+    text = _HEAD_PREFIX.sub("", line)
+    parts = _HEAD_SPLIT.split(text, maxsplit=1)
+    head = parts[0].strip().lower()
+    if not head or len(head.split()) > 8 or "," in head:
+        return None
+    for key, pattern in PRINCIPLE_HEADINGS.items():
+        if re.match(pattern, head):
+            rest = text[len(parts[0]) :].lstrip(" :-–—=(")
+            return key, rest
+    return None
+
+
+def _find_score(segment: str) -> str | None:
+    for pattern in (_LABELLED_SCORE, _FRACTION_SCORE, _N_POINTS):
+        m = pattern.search(segment)
+        if m:
+            return m.group(1)
+    for line in segment.splitlines():
+        m = _BARE_SCORE.match(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _sections(text: str, principles: Sequence[str]) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for raw in text.splitlines():
+        line = clean_line(raw)
+        if not line:
+            continue
+        found = _heading(line)
+        if found is not None and found[0] in principles:
+            key, rest = found
+            if key == current:  # the name repeated inside its own section
+                sections[key].append(rest)
+                continue
+            if key in sections:  # a second block (another question): stop reading
+                current = None
+                continue
+            current = key
+            sections[key] = [rest] if rest else []
+            continue
+        if current is not None:
+            sections[current].append(line)
+    return sections
+
+
+def parse_filter(text: str | None, principles: Sequence[str] = PRINCIPLES) -> FilterReply:
+    """A 0/1/2 score for each principle from a step-4 reply.
+
+    Each principle's section starts at a line that begins with its name (markdown,
+    numbered, or ``Name: 2`` on one line) and runs to the next principle's heading; its
+    score is the first ``Point: 2`` / ``Score: two`` / ``2/2`` / ``2 points`` / bare
+    ``2`` in it. ``key: 2`` pairs with the project's principle keys (JSON-like replies)
+    are read too. A score outside 0-2 or a missing principle makes the reply an error,
+    with the scores that were found kept for the audit. Totals the model writes itself
+    are ignored: the total is always the sum of the seven scores.
+    """
+    if not text or not text.strip():
+        return FilterReply({}, tuple(principles), {}, "empty reply")
+    tokens: dict[str, str] = {}
+    for m in _KEYED_SCORE.finditer(text):
+        tokens.setdefault(m.group(1).lower(), m.group(2))
+    for key, lines in _sections(text, principles).items():
+        token = _find_score("\n".join(lines))
+        if token is not None:
+            tokens.setdefault(key, token)
+    scores: dict[str, int] = {}
+    invalid: dict[str, str] = {}
+    for key, token in tokens.items():
+        value = score_value(token)
+        if value is None:
+            invalid[key] = token
+        else:
+            scores[key] = value
+    missing = tuple(k for k in principles if k not in scores and k not in invalid)
+    if missing or invalid:
+        parts = []
+        if missing:
+            parts.append(f"no score for {', '.join(missing)}")
+        if invalid:
+            parts.append("out of range: " + ", ".join(f"{k}={v}" for k, v in invalid.items()))
+        return FilterReply(scores, missing, invalid, "; ".join(parts))
+    return FilterReply(scores)
+
+
+def total_score(scores: Mapping[str, int]) -> int:
+    """The filter total: the sum of the seven principle scores (0-14)."""
+    return int(sum(scores[k] for k in PRINCIPLES))
+
+
+def accepted(total: int | None, threshold: int) -> bool:
+    """The filter's accept rule: a total of at least ``threshold`` (paper: 13 of 14)."""
+    return total is not None and total >= threshold
+
+
+# --- step 5: categories and MC types -------------------------------------------------
+
+CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "Science & Tech": (r"scien", r"tech"),
+    "Healthcare & Biology": (r"health", r"biolog", r"medic"),
+    "Economics & Business": (r"econom", r"business", r"financ"),
+    "Environment & Energy": (r"environment", r"energy", r"climate"),
+    "Politics & Governance": (r"politic", r"governance", r"government"),
+    "Education & Research": (r"educat", r"research"),
+    "Arts & Recreation": (r"\barts?\b", r"recreation", r"entertainment"),
+    "Security & Defense": (r"security", r"defen[cs]e", r"militar"),
+    "Social Sciences": (r"social",),
+    "Sports": (r"sport",),
+    "Other": (r"\bother\b",),
+}
+"""Words that identify a category in a free-form reply."""
+
+
+def _category_key(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\band\b", "&", text.lower())).strip(" .:\"'*")
+
+
+_CATEGORY_KEYS = {_category_key(c): c for c in CATEGORIES}
+
+
+def parse_category(text: str | None) -> tuple[str | None, str | None]:
+    """``(category, error)`` from a step-5 reply.
+
+    An exact category name (any case, "and" for "&") wins; otherwise the category whose
+    name or alias occurs earliest in the reply. ``(None, reason)`` when none occurs.
+    """
+    if not text or not text.strip():
+        return None, "empty reply"
+    for line in text.splitlines():
+        key = _category_key(clean_line(line).removeprefix("Category:").strip())
+        if key in _CATEGORY_KEYS:
+            return _CATEGORY_KEYS[key], None
+    low = text.lower()
+    best: tuple[int, int, str] | None = None
+    for rank, cat in enumerate(CATEGORIES):
+        positions = [
+            m.start()
+            for pattern in (re.escape(cat.lower()), *CATEGORY_ALIASES[cat])
+            for m in [re.search(pattern, low)]
+            if m
+        ]
+        if positions and (best is None or (min(positions), rank) < best[:2]):
+            best = (min(positions), rank, cat)
+    if best is None:
+        return None, "no category named"
+    return best[2], None
+
+
+_MC_LEAD = re.compile(r"(?i)\b(how\s+many|how\s+much|what|which|who|whom|whose|where)\b")
+
+
+def mc_type(question: str) -> str:
+    """The MC question type from its leading question word (paper Fig. 1a).
+
+    The first question word counts, so a leading time clause ("By May 2024, which ...")
+    does not hide it; a question without one is ``Other``.
+    """
+    m = _MC_LEAD.search(question)
+    if not m:
+        return "Other"
+    word = " ".join(m.group(1).lower().split())
+    if word in {"whom", "whose"}:
+        word = "who"
+    return {"how many": "How many", "how much": "How much"}.get(word, word.capitalize())

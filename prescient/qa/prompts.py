@@ -1,0 +1,181 @@
+"""Versioned prompt templates for question construction (conf/prompts/construct/*.yaml).
+
+A template file holds ``name``, ``version``, ``system`` and ``user`` (Python format
+strings with ``{placeholders}``; literal braces are doubled) and may hold worked
+``examples`` (earlier chat turns, literal text) and step-specific data such as the
+filter's ``principles``. The stage reads the files directly and lists
+the directory as a DVC dependency, rather than composing them into params.yaml: the
+prompt texts would swamp params.yaml, and the human-evaluation stage reads the filter
+rubric from the same file. ``name@version`` is recorded in every ledger entry and output
+row, so a changed prompt is visible in the data as well as in the ledger key.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+STEPS: tuple[str, ...] = ("summary", "generate", "distract", "filter", "categorize")
+"""The LLM steps of question construction, in pipeline order."""
+
+STEP_FIELDS: Mapping[str, frozenset[str]] = {
+    "summary": frozenset({"title", "date", "date_long", "month_year", "text"}),
+    "generate": frozenset({"title", "date", "date_long", "month_year", "text", "keypoint"}),
+    "distract": frozenset(
+        {"title", "date", "date_long", "month_year", "text", "question", "answer"}
+    ),
+    "filter": frozenset(
+        {
+            "title",
+            "date",
+            "date_long",
+            "month_year",
+            "text",
+            "question",
+            "answer",
+            "rubric",
+            "output_format",
+        }
+    ),
+    "categorize": frozenset({"question", "categories"}),
+}
+"""Placeholders each step may use (all values the stage supplies for it)."""
+
+
+class TemplateError(ValueError):
+    """A template file is missing, malformed, or uses a placeholder its step lacks."""
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """One prompt template.
+
+    Attributes:
+        name: template name (recorded with each request and output row).
+        version: template version; bump it when the text changes.
+        system: system message (may be empty: then only a user message is sent).
+        user: user message.
+        extras: any other keys of the file (e.g. the filter's ``principles``).
+        source: the file it was read from.
+    """
+
+    name: str
+    version: str
+    system: str
+    user: str
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        """``name@version``, the template's identity in output rows."""
+        return f"{self.name}@{self.version}"
+
+    @property
+    def examples(self) -> list[dict[str, str]]:
+        """Worked examples sent as earlier chat turns (``examples`` in the file: a list of
+        ``{user, assistant}``; literal text, no placeholders). Small models follow a
+        format they have seen answered far better than one they are told about."""
+        return list(self.extras.get("examples") or [])
+
+    def fields(self) -> set[str]:
+        """The placeholders the template uses."""
+        names: set[str] = set()
+        for text in (self.system, self.user):
+            for _, name, _, _ in string.Formatter().parse(text):
+                if name is not None:
+                    if not name.isidentifier():
+                        raise TemplateError(
+                            f"{self.source or self.name}: placeholder {{{name}}} is not a plain name"
+                        )
+                    names.add(name)
+        return names
+
+    def render(self, values: Mapping[str, Any]) -> list[dict[str, str]]:
+        """Chat messages with the placeholders filled in.
+
+        Raises:
+            TemplateError: a placeholder has no value.
+        """
+        missing = self.fields() - set(values)
+        if missing:
+            raise TemplateError(f"{self.label}: no value for {sorted(missing)}")
+        messages = []
+        if self.system.strip():
+            messages.append({"role": "system", "content": self.system.format_map(values)})
+        for ex in self.examples:
+            messages.append({"role": "user", "content": ex["user"]})
+            messages.append({"role": "assistant", "content": ex["assistant"]})
+        messages.append({"role": "user", "content": self.user.format_map(values)})
+        return messages
+
+
+def load_template(path: str | Path, step: str | None = None) -> PromptTemplate:
+    """Read and check one template file.
+
+    Raises:
+        TemplateError: the file lacks a field, or uses a placeholder ``step`` cannot fill.
+    """
+    import yaml
+
+    path = Path(path)
+    try:
+        obj = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TemplateError(f"{path}: cannot read template: {exc}") from exc
+    if not isinstance(obj, dict):
+        raise TemplateError(f"{path}: expected a mapping")
+    missing = [k for k in ("name", "version", "user") if not obj.get(k)]
+    if missing:
+        raise TemplateError(f"{path}: missing {missing}")
+    source = obj.pop("principles_from", None)
+    if source is not None:
+        # A variant of the filter (e.g. a compact one for small models) reuses another
+        # template's rubric, so the principles, which annotators also see, stay one text.
+        other = path.with_name(f"{source}.yaml")
+        if other == path:
+            raise TemplateError(f"{path}: `principles_from` names the file itself")
+        base = load_template(other)
+        for key in ("principles", "scale"):
+            if key in base.extras and key not in obj:
+                obj[key] = base.extras[key]
+    template = PromptTemplate(
+        name=str(obj["name"]),
+        version=str(obj["version"]),
+        system=str(obj.get("system") or ""),
+        user=str(obj["user"]),
+        extras={k: v for k, v in obj.items() if k not in {"name", "version", "system", "user"}},
+        source=str(path),
+    )
+    examples = obj.get("examples") or []
+    if not isinstance(examples, list) or not all(
+        isinstance(ex, dict)
+        and set(ex) == {"user", "assistant"}
+        and all(isinstance(v, str) and v.strip() for v in ex.values())
+        for ex in examples
+    ):
+        raise TemplateError(
+            f"{path}: `examples` must be a list of {{user: <text>, assistant: <text>}} turns"
+        )
+    if step is not None:
+        unknown = template.fields() - STEP_FIELDS[step]
+        if unknown:
+            raise TemplateError(
+                f"{path}: placeholders {sorted(unknown)} are not available to step {step!r} "
+                f"(available: {sorted(STEP_FIELDS[step])}); double literal braces"
+            )
+    return template
+
+
+def load_templates(prompt_dir: str | Path, names: Mapping[str, str]) -> dict[str, PromptTemplate]:
+    """The template of every step: ``names`` maps step -> file stem in ``prompt_dir``."""
+    unknown = set(names) - set(STEPS)
+    if unknown:
+        raise TemplateError(f"unknown construction steps {sorted(unknown)}; steps are {STEPS}")
+    absent = [s for s in STEPS if s not in names]
+    if absent:
+        raise TemplateError(f"no template named for steps {absent}")
+    return {step: load_template(Path(prompt_dir) / f"{names[step]}.yaml", step) for step in STEPS}

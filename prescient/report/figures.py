@@ -1,0 +1,705 @@
+"""The paper's figures, drawn with matplotlib from the analysis tables.
+
+Every figure is a pure function ``tables -> Figure`` listed in :data:`FIGURES` under its
+file stem, so the ``plot`` stage, dvc.yaml and the report agree on one list. Shared
+conventions: one colour per model everywhere (:func:`model_colours`); monthly points
+with Wilson 95% bars and a shaded band, the moving average as the bold line; a model's
+knowledge cutoff as a dashed vertical line in its colour; months where no series of a
+panel has questions shaded grey and labelled "no questions"; a panel without any data
+says so in words instead of staying blank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.dates as mdates  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+from prescient.analysis.stats import wilson_interval  # noqa: E402
+
+Tables = Mapping[str, pd.DataFrame]
+GAP_COLOUR = "#d9d9d9"
+# The "up to the day before resolution" RAG setting (not a shade of the dated cutoffs).
+DYNAMIC_COLOUR = "#c51b7d"
+# Series with at most this many months show their Wilson intervals as error bars.
+FEW_MONTHS = 6
+DPI = 110
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One figure: its file stem, caption and drawing function."""
+
+    name: str
+    caption: str
+    draw: Callable[[Tables], Figure]
+
+
+def model_colours(models: list[str]) -> dict[str, Any]:
+    """A stable colour per model: sorted names mapped onto tab10 (tab20 beyond ten)."""
+    names = sorted(dict.fromkeys(models))
+    cmap = matplotlib.colormaps["tab10" if len(names) <= 10 else "tab20"]
+    return {m: cmap(i % cmap.N) for i, m in enumerate(names)}
+
+
+def _all_models(tables: Tables) -> list[str]:
+    models = tables.get("models")
+    if models is not None and not models.empty:
+        return [str(m) for m in models["model"]]
+    monthly = tables.get("monthly_accuracy")
+    return [] if monthly is None or monthly.empty else sorted(set(monthly["model"]))
+
+
+def _cutoffs(tables: Tables, column: str = "knowledge_cutoff") -> dict[str, pd.Timestamp]:
+    models = tables.get("models")
+    if models is None or models.empty:
+        return {}
+    return {
+        str(r["model"]): pd.Timestamp(r[column])
+        for r in models.to_dict("records")
+        if str(r.get(column, "") or "")
+    }
+
+
+def _month_ts(months: pd.Series, day: int = 15) -> pd.Series:
+    """Mid-month dates of ``YYYY-MM`` labels: points sit inside their month's span."""
+    return pd.to_datetime(months.astype(str) + f"-{day:02d}")
+
+
+def _no_data(ax: Axes, message: str) -> None:
+    ax.text(
+        0.5,
+        0.5,
+        message,
+        ha="center",
+        va="center",
+        wrap=True,
+        fontsize=10,
+        color="#555555",
+        transform=ax.transAxes,
+        bbox={"boxstyle": "round", "facecolor": "#f4f4f4", "edgecolor": GAP_COLOUR},
+    )
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _new(rows: int, cols: int, width: float, height: float) -> tuple[Figure, np.ndarray]:
+    fig = Figure(figsize=(width, height), dpi=DPI, layout="constrained")
+    axes = np.atleast_2d(np.asarray(fig.subplots(rows, cols, squeeze=False)))
+    return fig, axes
+
+
+def _month_axis(ax: Axes, months: pd.Series) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """Limit the x axis to the calendar months of a panel; ticks on month starts."""
+    starts = pd.to_datetime(pd.Series(sorted(set(months.astype(str)))) + "-01")
+    first, last = starts.iloc[0], starts.iloc[-1] + pd.offsets.MonthBegin(1)
+    ax.set_xlim(float(mdates.date2num(first)), float(mdates.date2num(last)))
+    span = len(starts)
+    if span <= 24:
+        locator: mdates.DateLocator = mdates.MonthLocator(interval=max(1, math.ceil(span / 8)))
+    else:
+        locator = mdates.AutoDateLocator(minticks=3, maxticks=8)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    return first, last
+
+
+class TimePanel:
+    """One monthly panel: calendar, gap shading, series offsets, cutoff lines, legend."""
+
+    def __init__(self, ax: Axes, panel: pd.DataFrame, n_series: int) -> None:
+        self.ax = ax
+        self.first, self.last = _month_axis(ax, panel["month"])
+        self.few = int(panel.loc[panel["n"] > 0, "month"].nunique()) <= FEW_MONTHS
+        self.n_series = max(1, n_series)
+        self.drawn = 0
+        self.cutoff_drawn = False
+        self.cutoff_outside: list[str] = []
+        self.empty_series: list[str] = []
+        self.gaps = self._shade_gaps(panel)
+
+    def _shade_gaps(self, panel: pd.DataFrame) -> bool:
+        """Shade calendar months where no series of the panel has questions."""
+        per_month = panel.groupby("month")["n"].sum()
+        empty = [m for m, n in per_month.items() if n == 0]
+        for m in empty:
+            start = pd.Timestamp(f"{m}-01")
+            self.ax.axvspan(
+                float(mdates.date2num(start)),
+                float(mdates.date2num(start + pd.offsets.MonthBegin(1))),
+                color=GAP_COLOUR,
+                alpha=0.5,
+                lw=0,
+            )
+        return bool(empty)
+
+    def series(
+        self,
+        series: pd.DataFrame,
+        colour: Any,
+        label: str,
+        value: str = "accuracy",
+        low: str | None = "ci_low",
+        high: str | None = "ci_high",
+        linestyle: str = "-",
+    ) -> None:
+        """Monthly points with Wilson intervals, plus the moving average as a bold line.
+
+        With many months the interval is a faint band; with a few months (a band between
+        isolated months would invent values in between) it is an error bar, and the
+        series are nudged apart by a few days so coinciding points stay visible.
+        """
+        ax = self.ax
+        if series["n"].sum() == 0:  # named in the legend as having no scores here
+            self.empty_series.append(label)
+            self.drawn += 1
+            return
+        x = _month_ts(series["month"])
+        if self.few and self.n_series > 1:
+            shift = (self.drawn - (self.n_series - 1) / 2) * min(4.0, 20.0 / self.n_series)
+            x = x + pd.to_timedelta(shift, unit="D")
+        self.drawn += 1
+        y = 100.0 * series[value].astype(float)
+        ma = 100.0 * series[f"{value}_ma"].astype(float)
+        has_ma = bool(np.isfinite(ma).any())
+        point_label = None if has_ma else f"{label} (monthly)"
+        if low and high:
+            lo = 100.0 * series[low].astype(float)
+            hi = 100.0 * series[high].astype(float)
+            if self.few:
+                ax.errorbar(
+                    x,
+                    y,
+                    yerr=[(y - lo).clip(lower=0), (hi - y).clip(lower=0)],
+                    fmt="o",
+                    ms=4.5,
+                    color=colour,
+                    alpha=0.85,
+                    elinewidth=1.2,
+                    capsize=3,
+                    label=point_label,
+                )
+            else:
+                ax.fill_between(x, lo, hi, color=colour, alpha=0.10, lw=0)
+                ax.plot(x, y, "o", ms=2.5, color=colour, alpha=0.45, label=point_label)
+        else:
+            size = 4.5 if self.few else 2.5
+            ax.plot(x, y, "o", ms=size, color=colour, alpha=0.6, label=point_label)
+        if has_ma:
+            ax.plot(x, ma, color=colour, lw=2.0, ls=linestyle, label=label)
+
+    def cutoff(self, date: pd.Timestamp | None, colour: Any, name: str, style: str = "--") -> None:
+        """A vertical line at a cutoff inside the calendar; outside it, a legend note."""
+        if date is None:
+            return
+        if self.first <= date < self.last:
+            self.ax.axvline(float(mdates.date2num(date)), color=colour, ls=style, lw=1.3)
+            self.cutoff_drawn = self.cutoff_drawn or style == "--"
+        elif style == "--":
+            self.cutoff_outside.append(f"{name}: {date:%Y-%m-%d}")
+
+    def finish(self, ylabel: str, top: float | None = None) -> None:
+        ax = self.ax
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel("Resolution month")
+        ax.set_ylim(-2 if top is None else -0.02 * top, 102 if top is None else top)
+        ax.grid(alpha=0.3)
+        handles, labels = ax.get_legend_handles_labels()
+        if self.cutoff_drawn:
+            handles.append(Line2D([], [], color="black", ls="--", lw=1.3))
+            labels.append("knowledge cutoff")
+        if self.cutoff_outside:
+            handles.append(Line2D([], [], color="none"))
+            labels.append("cutoff outside the range: " + "; ".join(self.cutoff_outside))
+        if self.gaps:
+            handles.append(Patch(color=GAP_COLOUR, alpha=0.5))
+            labels.append("no questions")
+        if self.empty_series:
+            handles.append(Line2D([], [], color="none"))
+            labels.append("no scores: " + ", ".join(self.empty_series))
+        # below the axes, so the legend never hides a point
+        ax.legend(
+            handles,
+            labels,
+            fontsize=8,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+            ncol=2,
+            frameon=False,
+        )
+
+
+def _model_label(model: str, cutoffs: Mapping[str, pd.Timestamp]) -> str:
+    cut = cutoffs.get(model)
+    return f"{model} (K {cut:%Y-%m})" if cut is not None else f"{model} (K unknown)"
+
+
+def _curve_panels(tables: Tables, setting: str, title: str) -> Figure:
+    """Fig. 3 / 5: one panel per question type, one curve per model."""
+    monthly = tables.get("monthly_accuracy", pd.DataFrame())
+    colours = model_colours(_all_models(tables))
+    cutoffs = _cutoffs(tables)
+    fig, axes = _new(1, 2, 12, 4.6)
+    data = monthly.loc[monthly["setting"] == setting] if not monthly.empty else monthly
+    for ax, qtype in zip(axes[0], ("tf", "mc"), strict=True):
+        panel = data.loc[data["qtype"] == qtype] if not data.empty else data
+        ax.set_title(f"{qtype.upper()} questions")
+        if panel.empty or panel["n"].sum() == 0:
+            _no_data(ax, f"No {setting.replace('_', '-')} {qtype.upper()} scores")
+            continue
+        groups = list(panel.groupby(["model", "cell"], sort=False))
+        tp = TimePanel(ax, panel, len(groups))
+        for (model, _cell), series in groups:
+            tp.series(series, colours.get(str(model), "black"), _model_label(str(model), cutoffs))
+        for model in panel["model"].unique():
+            tp.cutoff(cutoffs.get(str(model)), colours.get(str(model), "black"), str(model))
+        tp.finish("Accuracy (%)")
+    fig.suptitle(title + "\n" + _ma_window_note(tables), fontsize=11)
+    return fig
+
+
+def _ma_window_note(tables: Tables) -> str:
+    monthly = tables.get("monthly_accuracy", pd.DataFrame())
+    if monthly.empty or monthly["accuracy_ma"].notna().any():
+        return "bold lines: moving average; points: monthly values with Wilson 95% intervals"
+    return "points: monthly values with Wilson 95% intervals; too few months for a moving average"
+
+
+def fig3_closed_book(tables: Tables) -> Figure:
+    return _curve_panels(tables, "closed_book", "Closed-book accuracy by resolution month")
+
+
+def fig5_gold(tables: Tables) -> Figure:
+    return _curve_panels(tables, "gold", "Gold-article accuracy by resolution month")
+
+
+def fig4_rag_cutoffs(tables: Tables) -> Figure:
+    """One row per model with RAG cells; one curve per RAG cutoff plus closed-book."""
+    monthly = tables.get("monthly_accuracy", pd.DataFrame())
+    rag = monthly.loc[monthly["setting"] == "rag"] if not monthly.empty else monthly
+    models = list(dict.fromkeys(rag["model"])) if not rag.empty else []
+    cutoffs = _cutoffs(tables)
+    colours = model_colours(_all_models(tables))
+    fig, axes = _new(max(1, len(models)), 2, 12, 4.2 * max(1, len(models)))
+    title = "Constrained open-book (RAG) accuracy by RAG cutoff (dotted verticals: RAG cutoffs)"
+    if not models:
+        for ax in axes[0]:
+            _no_data(ax, "No RAG scores: run the evaluation with rag cutoffs")
+        fig.suptitle(title)
+        return fig
+    for row, model in enumerate(models):
+        cells = sorted(
+            rag.loc[rag["model"] == model, "rag_cutoff"].unique(),
+            key=lambda c: (c == "dynamic", c),
+        )
+        dated = [c for c in cells if c != "dynamic"]
+        cmap = matplotlib.colormaps["viridis"]
+        shade: dict[str, Any] = {
+            c: cmap(0.1 + 0.75 * i / max(1, len(dated) - 1)) for i, c in enumerate(dated)
+        }
+        shade["dynamic"] = DYNAMIC_COLOUR
+        for ax, qtype in zip(axes[row], ("tf", "mc"), strict=True):
+            ax.set_title(f"{model}: {qtype.upper()} questions")
+            panel = rag.loc[(rag["model"] == model) & (rag["qtype"] == qtype)]
+            if panel["n"].sum() == 0:
+                _no_data(ax, f"No RAG {qtype.upper()} scores for {model}")
+                continue
+            closed = monthly.loc[
+                (monthly["model"] == model)
+                & (monthly["setting"] == "closed_book")
+                & (monthly["qtype"] == qtype)
+            ]
+            has_closed = not closed.empty and closed["n"].sum() > 0
+            tp = TimePanel(ax, panel, len(cells) + int(has_closed))
+            if has_closed:
+                tp.series(
+                    closed, colours.get(model, "grey"), "closed-book", "accuracy", None, None, ":"
+                )
+            for cut in cells:
+                series = panel.loc[panel["rag_cutoff"] == cut]
+                label = "RAG up to the day before" if cut == "dynamic" else f"RAG cutoff {cut}"
+                tp.series(series, shade[cut], label)
+                if cut != "dynamic":
+                    tp.cutoff(pd.Timestamp(cut), shade[cut], f"RAG {cut}", ":")
+            tp.cutoff(cutoffs.get(model), colours.get(model, "black"), f"{model} K")
+            tp.finish("Accuracy (%)")
+    fig.suptitle(title)
+    return fig
+
+
+def fig6_slopes(tables: Tables) -> Figure:
+    """Expanding-window weighted slope of the MC moving average, one panel per model."""
+    slopes = tables.get("slopes", pd.DataFrame())
+    closed = (
+        slopes.loc[(slopes["setting"] == "closed_book") & (slopes["qtype"] == "mc")]
+        if not slopes.empty
+        else slopes
+    )
+    closed = closed.dropna(subset=["slope_pp_per_month"]) if not closed.empty else closed
+    models = list(dict.fromkeys(closed["model"])) if not closed.empty else []
+    colours = model_colours(_all_models(tables))
+    cutoffs = _cutoffs(tables)
+    cols = min(2, max(1, len(models)))
+    rows = max(1, math.ceil(len(models) / cols))
+    fig, axes = _new(rows, cols, 6.2 * cols, 3.8 * rows)
+    flat = list(axes.ravel())
+    if not models:
+        _no_data(
+            flat[0],
+            "No slopes: the expanding window needs its first 10 months of\n"
+            "moving-average closed-book MC accuracy",
+        )
+        for ax in flat[1:]:
+            ax.set_visible(False)
+        fig.suptitle("Slope of MC accuracy over an expanding window")
+        return fig
+    for ax, model in zip(flat, models, strict=False):
+        s = closed.loc[closed["model"] == model]
+        x = _month_ts(s["window_end"])
+        ax.plot(x, s["slope_pp_per_month"], "-o", ms=3, color=colours.get(model, "black"))
+        ax.axhline(0.0, color="black", lw=0.8)
+        first, last = _month_axis(ax, s["window_end"])
+        cut = cutoffs.get(model)
+        if cut is not None and first <= cut < last:
+            ax.axvline(float(mdates.date2num(cut)), color=colours.get(model, "black"), ls="--")
+        ax.set_title(_model_label(model, cutoffs))
+        ax.set_xlabel("Last month of the window")
+        ax.set_ylabel("Slope (pp / month)")
+        ax.grid(alpha=0.3)
+    for ax in flat[len(models) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        "Slope of closed-book MC moving-average accuracy over an expanding window\n"
+        "(weights decay^(k-t); dashed: knowledge cutoff)",
+        fontsize=11,
+    )
+    return fig
+
+
+def _refusal_figure(tables: Tables, setting: str, title: str) -> Figure:
+    """Accuracy excluding refusals and refusal rate, TF and MC (Fig. 9-11)."""
+    monthly = tables.get("monthly_accuracy", pd.DataFrame())
+    colours = model_colours(_all_models(tables))
+    cutoffs = _cutoffs(tables)
+    data = monthly.loc[monthly["setting"] == setting] if not monthly.empty else monthly
+    fig, axes = _new(2, 2, 12, 8)
+    styles = ["-", "--", "-.", ":"]
+    rows = (
+        ("accuracy_excl_refusals", "Accuracy excl. refusals (%)", "excl_ci_low", "excl_ci_high"),
+        ("refusal_rate", "Refusal rate (%)", "refusal_ci_low", "refusal_ci_high"),
+    )
+    for col, qtype in enumerate(("tf", "mc")):
+        panel = data.loc[data["qtype"] == qtype] if not data.empty else data
+        for row, (value, ylabel, low, high) in enumerate(rows):
+            ax = axes[row, col]
+            ax.set_title(f"{qtype.upper()}: {ylabel.split(' (')[0].lower()}")
+            if panel.empty or panel["n"].sum() == 0:
+                _no_data(ax, f"No {setting.replace('_', '-')} {qtype.upper()} scores")
+                continue
+            groups = list(panel.groupby(["model", "cell"], sort=False))
+            tp = TimePanel(ax, panel, len(groups))
+            for (model, cell), series in groups:
+                cuts = list(dict.fromkeys(panel.loc[panel["model"] == model, "cell"]))
+                label = str(model) if len(cuts) == 1 else f"{model} {cell}"
+                tp.series(
+                    series,
+                    colours.get(str(model), "black"),
+                    label,
+                    value,
+                    low,
+                    high,
+                    styles[cuts.index(cell) % len(styles)],
+                )
+            for model in panel["model"].unique():
+                tp.cutoff(cutoffs.get(str(model)), colours.get(str(model), "black"), str(model))
+            top = None
+            if value == "refusal_rate":  # rates are small: do not waste the panel on 0-100
+                peak = 100.0 * float(np.nanmax(panel[high].to_numpy(dtype=float), initial=0.0))
+                top = max(5.0, min(100.0, 1.15 * peak))
+            tp.finish(ylabel, top=top)
+    fig.suptitle(title + "\n" + _ma_window_note(tables), fontsize=11)
+    return fig
+
+
+def fig9_refusals_closed_book(tables: Tables) -> Figure:
+    return _refusal_figure(tables, "closed_book", "Closed-book: refusals and accuracy without them")
+
+
+def fig10_refusals_rag(tables: Tables) -> Figure:
+    return _refusal_figure(tables, "rag", "RAG: refusals and accuracy without them")
+
+
+def fig11_refusals_gold(tables: Tables) -> Figure:
+    return _refusal_figure(tables, "gold", "Gold article: refusals and accuracy without them")
+
+
+def category_colours(count: int) -> list[Any]:
+    """Colours for ``count`` labels in table order: Set3 (tab20 beyond twelve), a palette
+    apart from the models' tab10 so a category never looks like a model."""
+    cmap = matplotlib.colormaps["Set3" if count <= 12 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(count)]
+
+
+def _pie(ax: Axes, table: pd.DataFrame, label: str, title: str) -> None:
+    ax.set_title(title)
+    if table.empty or table["n"].sum() == 0:
+        _no_data(ax, f"No {title.lower()} in the questions table")
+        return
+    wedges, _texts, _autotexts = ax.pie(
+        table["n"],
+        colors=category_colours(len(table)),
+        autopct=lambda pct: f"{pct:.1f}%" if pct >= 4 else "",
+        startangle=90,
+        counterclock=False,
+        wedgeprops={"linewidth": 0.8, "edgecolor": "white"},
+        textprops={"fontsize": 8},
+    )
+    ax.legend(
+        wedges,
+        [f"{name} ({n})" for name, n in zip(table[label], table["n"], strict=True)],
+        fontsize=8,
+        loc="center left",
+        bbox_to_anchor=(1.0, 0.5),
+    )
+    ax.set_aspect("equal")
+
+
+def fig1_dataset_pies(tables: Tables) -> Figure:
+    fig, axes = _new(1, 2, 13, 5)
+    _pie(
+        axes[0, 0],
+        tables.get("dataset_mc_types", pd.DataFrame()),
+        "mc_type",
+        "MC question types",
+    )
+    _pie(
+        axes[0, 1],
+        tables.get("dataset_categories", pd.DataFrame()),
+        "category",
+        "Question categories",
+    )
+    fig.suptitle("Questions by MC type and by category")
+    return fig
+
+
+def fig8_categories_by_month(tables: Tables) -> Figure:
+    data = tables.get("dataset_categories_by_month", pd.DataFrame())
+    fig, axes = _new(1, 1, 12, 5)
+    ax = axes[0, 0]
+    ax.set_title("Share of questions per category and resolution month")
+    if data.empty or data["n"].sum() == 0:
+        _no_data(ax, "No categorised questions")
+        return fig
+    # pivot, not pivot_table: a month without questions (all NaN) must stay a row
+    wide = data.pivot(index="month", columns="category", values="share_pct")
+    order = list(tables.get("dataset_categories", pd.DataFrame()).get("category", wide.columns))
+    wide = wide[[c for c in order if c in wide.columns]]
+    x = np.arange(len(wide))
+    bottom = np.zeros(len(wide))
+    colours = category_colours(len(wide.columns))
+    for i, cat in enumerate(wide.columns):
+        values = wide[cat].fillna(0.0).to_numpy()
+        ax.bar(x, values, bottom=bottom, color=colours[i], label=cat, width=0.9)
+        bottom += values
+    empty = wide.isna().all(axis=1).to_numpy()
+    for gap in np.flatnonzero(empty):
+        ax.bar(x[gap], 100, color=GAP_COLOUR, alpha=0.5, width=0.9, hatch="//")
+    step = max(1, len(x) // 12)
+    ax.set_xticks(x[::step], [str(m) for m in wide.index[::step]], rotation=45, ha="right")
+    ax.set_xlabel("Resolution month")
+    ax.set_ylabel("Share of the month's questions (%)")
+    ax.set_ylim(0, 100)
+    handles, labels = ax.get_legend_handles_labels()
+    if empty.any():
+        handles.append(Patch(color=GAP_COLOUR, alpha=0.5, hatch="//"))
+        labels.append("no questions")
+    ax.legend(handles, labels, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    return fig
+
+
+def fig2_anderson_schooler(tables: Tables) -> Figure:
+    points = tables.get("anderson_schooler", pd.DataFrame())
+    fits = tables.get("anderson_schooler_fit", pd.DataFrame())
+    fig, axes = _new(1, 3, 15, 4.6)
+    sources = ["article titles", "TF questions", "MC questions"]
+    for ax, source in zip(axes[0], sources, strict=True):
+        ax.set_title(source.capitalize() if source[0].islower() else source)
+        fit = fits.loc[fits["source"] == source] if not fits.empty else fits
+        pts = points.loc[points["source"] == source] if not points.empty else points
+        if pts.empty:
+            reason = str(fit["status"].iloc[0]) if not fit.empty else "no documents"
+            _no_data(ax, f"Not computed: {reason}")
+            continue
+        ax.scatter(
+            pts["frequency"], pts["probability"], s=12, alpha=0.7, color="#1f77b4", label="words"
+        )
+        f = fit.iloc[0] if not fit.empty else None
+        if f is not None and np.isfinite(float(f["slope"])):
+            xs = np.array([pts["frequency"].min(), pts["frequency"].max()], dtype=float)
+            ax.plot(
+                xs,
+                float(f["slope"]) * xs + float(f["intercept"]),
+                color="#d62728",
+                label=f"linear fit, R² = {float(f['r2']):.3f}",
+            )
+        ax.set_xlabel("Days with the word in the past window")
+        ax.set_ylabel("P(word appears the next day)")
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle("Word recurrence (Anderson & Schooler): past frequency vs next-day probability")
+    return fig
+
+
+def _months_after(anchor: pd.Timestamp, date: str) -> int:
+    d = pd.Timestamp(date)
+    return (d.year - anchor.year) * 12 + d.month - anchor.month
+
+
+def fig_freshbench(tables: Tables) -> Figure:
+    """Closed-book accuracy (TF and MC pooled) per FreshBench window around release."""
+    bias = tables.get("freshbench_bias", pd.DataFrame())
+    degen = tables.get("freshbench_degeneration", pd.DataFrame())
+    fig, axes = _new(1, 1, 12, 4.8)
+    ax = axes[0, 0]
+    ax.set_title("Closed-book accuracy by period relative to release (TF and MC pooled)")
+    sel = {"setting": "closed_book", "qtype": "all", "anchor": "release_date"}
+
+    def pick(df: pd.DataFrame) -> pd.DataFrame:
+        if df.empty:
+            return df
+        mask = np.ones(len(df), dtype=bool)
+        for k, v in sel.items():
+            mask &= (df[k] == v).to_numpy()
+        return df.loc[mask]
+
+    b, d = pick(bias), pick(degen)
+    if b.empty and d.empty:
+        _no_data(ax, "No closed-book model with a release date (see the skipped list)")
+        return fig
+    colours = model_colours(_all_models(tables))
+    models = list(dict.fromkeys([*b.get("model", []), *d.get("model", [])]))
+    offsets = np.linspace(-0.8, 0.8, max(1, len(models)))
+    any_points = False
+    for off, model in zip(offsets, models, strict=True):
+        xs, ys, ns = [], [], []
+        mb = b.loc[b["model"] == model]
+        for row in mb.to_dict("records"):
+            lo_m, hi_m = (int(v) for v in str(row["window"]).split("-"))
+            xs.append(-(lo_m + hi_m) / 2)
+            ys.append(float(row["acc_past"]))
+            ns.append(int(row["n_past"]))
+        if not mb.empty:
+            first = mb.iloc[0]
+            lo_m, hi_m = (int(v) for v in str(first["present_window"]).split("-"))
+            xs.append(-(lo_m + hi_m) / 2)
+            ys.append(float(first["acc_present"]))
+            ns.append(int(first["n_present"]))
+        for row in d.loc[d["model"] == model].to_dict("records"):
+            anchor = pd.Timestamp(str(row["anchor_date"]))
+            start, end = (
+                _months_after(anchor, str(row[c])) for c in ("period_start", "period_end")
+            )
+            xs.append((start + end) / 2)
+            ys.append(float(row["acc_future"]))
+            ns.append(int(row["n_future"]))
+        arr_n = np.asarray(ns, dtype=float)
+        arr_y = np.asarray(ys, dtype=float)
+        keep = arr_n > 0
+        if not keep.any():
+            continue
+        any_points = True
+        k = np.round(arr_y[keep] * arr_n[keep])
+        lo, hi = wilson_interval(k, arr_n[keep])
+        y = 100.0 * arr_y[keep]
+        ax.errorbar(
+            np.asarray(xs)[keep] + off,
+            y,
+            yerr=[y - 100.0 * lo, 100.0 * hi - y],
+            fmt="o",
+            capsize=3,
+            color=colours.get(model, "black"),
+            label=model,
+        )
+    if not any_points:
+        _no_data(ax, "No questions fall in any FreshBench window")
+        return fig
+    ax.axvline(0.0, color="black", ls="--", lw=1.2, label="release")
+    ax.set_xlabel(
+        "Months relative to release (window midpoints; present window = 0-20 months before)"
+    )
+    ax.set_ylabel("Accuracy (%) with Wilson 95% CI")
+    ax.set_ylim(-2, 102)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+FIGURES: tuple[FigureSpec, ...] = (
+    FigureSpec(
+        "fig1_dataset_pies", "Fig. 1: MC question types and question categories.", fig1_dataset_pies
+    ),
+    FigureSpec(
+        "fig2_anderson_schooler",
+        "Fig. 2: probability that a word appears on the next day against the number of past "
+        "days it appeared on, with the least-squares line and R².",
+        fig2_anderson_schooler,
+    ),
+    FigureSpec(
+        "fig3_closed_book",
+        "Fig. 3: closed-book accuracy per resolution month, moving average, Wilson 95% "
+        "intervals and knowledge cutoffs.",
+        fig3_closed_book,
+    ),
+    FigureSpec(
+        "fig4_rag_cutoffs",
+        "Fig. 4: RAG accuracy per RAG cutoff against closed-book, with RAG and knowledge cutoffs.",
+        fig4_rag_cutoffs,
+    ),
+    FigureSpec("fig5_gold", "Fig. 5: gold-article accuracy per resolution month.", fig5_gold),
+    FigureSpec(
+        "fig6_slopes",
+        "Fig. 6: slope of the weighted regression of closed-book MC moving-average accuracy "
+        "on time, over an expanding window.",
+        fig6_slopes,
+    ),
+    FigureSpec(
+        "fig8_categories_by_month",
+        "Fig. 8: category shares per resolution month.",
+        fig8_categories_by_month,
+    ),
+    FigureSpec(
+        "fig9_refusals_closed_book",
+        "Fig. 9: closed-book accuracy excluding refusals and refusal rate.",
+        fig9_refusals_closed_book,
+    ),
+    FigureSpec(
+        "fig10_refusals_rag",
+        "Fig. 10: RAG accuracy excluding refusals and refusal rate.",
+        fig10_refusals_rag,
+    ),
+    FigureSpec(
+        "fig11_refusals_gold",
+        "Fig. 11: gold-article accuracy excluding refusals and refusal rate.",
+        fig11_refusals_gold,
+    ),
+    FigureSpec(
+        "freshbench_periods",
+        "FreshBench periods: closed-book accuracy in the windows before release and the "
+        "periods after it.",
+        fig_freshbench,
+    ),
+)

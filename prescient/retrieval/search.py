@@ -1,0 +1,254 @@
+"""Leakage-free retrieval of news articles for forecasting questions.
+
+:class:`ArticleIndex` indexes the ingested corpus once, in date order, and answers each
+(question, RAG cutoff) with BM25 statistics of exactly the articles the visibility rule
+(:mod:`prescient.retrieval.visibility`) lets that question see. Because the corpus is
+sorted by date and the visible window always ends at a date, the visible articles are a
+prefix of the index, which :class:`~prescient.retrieval.bm25.PrefixBM25` scores exactly.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm import tqdm
+
+from prescient import io
+from prescient.retrieval.bm25 import BM25Params, PrefixBM25
+from prescient.retrieval.tokenize import Tokenizer
+from prescient.retrieval.visibility import (
+    VisibleWindow,
+    format_rag_cutoff,
+    parse_rag_cutoff,
+    visible_window,
+)
+
+logger = logging.getLogger(__name__)
+
+RETRIEVAL_SCHEMA: dict[str, str] = {
+    "question_id": "string",
+    "rag_cutoff": "string",
+    "rank": "int32",
+    "article_id": "string",
+    "score": "float64",
+    "article_date": "date32[pyarrow]",
+    "window_end": "date32[pyarrow]",
+}
+RETRIEVAL_COLUMNS: tuple[str, ...] = tuple(RETRIEVAL_SCHEMA)
+
+
+@dataclass(frozen=True)
+class RetrievalSettings:
+    """Params section ``retrieval`` (see conf/config.yaml for the meaning of each)."""
+
+    top_k: int = 5
+    gap_days: int = 1
+    corpus_start: dt.date | None = None
+    fields: tuple[str, ...] = ("title", "text")
+    bm25: BM25Params = field(default_factory=BM25Params)
+    tokenizer: Tokenizer = field(default_factory=Tokenizer)
+
+    @classmethod
+    def from_params(cls, d: Mapping[str, Any] | None) -> RetrievalSettings:
+        d = d or {}
+        bm = d.get("bm25") or {}
+        start = d.get("corpus_start")
+        fields = tuple(str(f) for f in (d.get("fields") or ("title", "text")))
+        if not fields:
+            raise ValueError("retrieval.fields must name at least one article column")
+        return cls(
+            top_k=int(d.get("top_k", 5)),
+            gap_days=int(d.get("gap_days", 1)),
+            corpus_start=parse_rag_cutoff(start) if start is not None else None,
+            fields=fields,
+            bm25=BM25Params(
+                k1=float(bm.get("k1", 1.5)),
+                b=float(bm.get("b", 0.75)),
+                epsilon=float(bm.get("epsilon", 0.25)),
+            ),
+            tokenizer=Tokenizer.from_params(d.get("tokenizer")),
+        )
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One retrieved article."""
+
+    article_id: str
+    date: dt.date
+    score: float
+
+
+def _as_date(value: Any) -> dt.date:
+    if isinstance(value, pd.Timestamp):
+        return value.date()
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, np.datetime64):
+        return pd.Timestamp(value).date()
+    return dt.date.fromisoformat(str(value)[:10])
+
+
+def _day_array(values: Iterable[Any]) -> np.ndarray:
+    return np.array([np.datetime64(_as_date(v), "D") for v in values], dtype="datetime64[D]")
+
+
+class ArticleIndex:
+    """The corpus, indexed once, searchable under any visibility window.
+
+    Args:
+        articles: the ingested corpus (``article_id``, ``date`` and the text fields).
+        settings: retrieval settings (fields, tokenizer, BM25 parameters, corpus start,
+            gap).
+        progress: show a progress bar while indexing.
+    """
+
+    def __init__(
+        self,
+        articles: pd.DataFrame,
+        settings: RetrievalSettings | None = None,
+        *,
+        progress: bool = False,
+    ) -> None:
+        self.settings = s = settings or RetrievalSettings()
+        missing = [c for c in ("article_id", "date", *s.fields) if c not in articles.columns]
+        if missing:
+            raise ValueError(f"articles table lacks columns {missing}")
+        days = _day_array(articles["date"])
+        keep = np.ones(len(articles), dtype=bool)
+        if s.corpus_start is not None:
+            keep = days >= np.datetime64(s.corpus_start, "D")
+        ids = articles["article_id"].astype(str).to_numpy()
+        # Date order defines the prefixes; article_id makes it total.
+        order = np.lexsort((ids, days))
+        order = order[keep[order]]
+        self.article_ids = ids[order]
+        self.dates = days[order]
+        self.start: dt.date | None = (
+            s.corpus_start
+            if s.corpus_start is not None
+            else (_as_date(self.dates[0]) if len(self.dates) else None)
+        )
+        self.position = {a: i for i, a in enumerate(self.article_ids)}
+        if len(self.position) != len(self.article_ids):
+            raise ValueError("articles table has duplicate article_id values")
+        texts = [articles[f].to_numpy()[order] for f in s.fields]
+        checkpoints = np.searchsorted(self.dates, np.unique(self.dates), side="left")
+        self.bm25 = PrefixBM25(
+            self._tokenized(texts),
+            s.bm25,
+            checkpoints=[*checkpoints.tolist(), len(self.dates)],
+            progress=progress,
+        )
+
+    def _tokenized(self, texts: Sequence[np.ndarray]) -> Iterator[list[str]]:
+        tok = self.settings.tokenizer
+        for i in range(len(self.article_ids)):
+            parts = [t[i] for t in texts]
+            yield tok("\n".join(str(p) for p in parts if isinstance(p, str) and p))
+
+    def __len__(self) -> int:
+        return len(self.article_ids)
+
+    def window(self, resolution_date: dt.date, rag_cutoff: dt.date | None) -> VisibleWindow:
+        """The visibility window of a question (the one rule, with this index's start)."""
+        return visible_window(
+            resolution_date,
+            rag_cutoff,
+            gap_days=self.settings.gap_days,
+            corpus_start=self.start,
+        )
+
+    def visible_count(self, window: VisibleWindow) -> int:
+        """How many indexed articles the window shows: they are the first that many."""
+        if window.start is not None and window.start != self.start:
+            raise ValueError(f"window starts {window.start}, the index starts {self.start}")
+        return int(np.searchsorted(self.dates, np.datetime64(window.end, "D"), side="left"))
+
+    def search(
+        self,
+        query: str,
+        window: VisibleWindow,
+        k: int | None = None,
+        exclude_ids: Iterable[str] = (),
+    ) -> list[Retrieved]:
+        """Top ``k`` articles for ``query`` among those ``window`` shows.
+
+        Args:
+            query: the question text (tokenized like the articles).
+            window: from :meth:`window`.
+            k: number of results (default ``settings.top_k``).
+            exclude_ids: articles never to return (the question's gold article).
+        """
+        n = self.visible_count(window)
+        exclude = {self.position[a] for a in exclude_ids if a in self.position}
+        hits = self.bm25.search(
+            self.settings.tokenizer(query),
+            n,
+            self.settings.top_k if k is None else k,
+            exclude=exclude,
+        )
+        return [
+            Retrieved(str(self.article_ids[h.doc]), _as_date(self.dates[h.doc]), h.score)
+            for h in hits
+        ]
+
+    def retrieve_table(
+        self,
+        questions: pd.DataFrame,
+        rag_cutoffs: Sequence[dt.date | None],
+        *,
+        progress: bool = False,
+    ) -> pd.DataFrame:
+        """Retrieval results for every question under every RAG cutoff.
+
+        Args:
+            questions: ``question_id``, ``question``, ``resolution_date`` and optionally
+                ``article_id`` (the gold article, never returned).
+            rag_cutoffs: cutoff dates; None is the ``dynamic`` setting.
+            progress: show a progress bar.
+
+        Returns:
+            Columns :data:`RETRIEVAL_COLUMNS`: ``rag_cutoff`` is ``dynamic`` or
+            ``YYYY-MM-DD``; ``rank`` starts at 1; ``window_end`` is the exclusive end of
+            the question's visibility window (every ``article_date`` is before it).
+        """
+        gold = (
+            questions["article_id"].tolist()
+            if "article_id" in questions.columns
+            else [None] * len(questions)
+        )
+        res_dates = [_as_date(d) for d in questions["resolution_date"]]
+        rows: dict[str, list[Any]] = {c: [] for c in RETRIEVAL_COLUMNS}
+        total = len(questions) * len(rag_cutoffs)
+        with tqdm(total=total, desc="retrieve", unit="query", disable=not progress) as bar:
+            for cutoff in rag_cutoffs:
+                label = format_rag_cutoff(cutoff)
+                for qid, text, res, g in zip(
+                    questions["question_id"], questions["question"], res_dates, gold, strict=True
+                ):
+                    win = self.window(res, cutoff)
+                    excl = [g] if isinstance(g, str) and g else []
+                    for rank, hit in enumerate(self.search(str(text), win, exclude_ids=excl), 1):
+                        rows["question_id"].append(str(qid))
+                        rows["rag_cutoff"].append(label)
+                        rows["rank"].append(rank)
+                        rows["article_id"].append(hit.article_id)
+                        rows["score"].append(hit.score)
+                        rows["article_date"].append(hit.date)
+                        rows["window_end"].append(win.end)
+                    bar.update(1)
+        return retrieval_frame(rows)
+
+
+def retrieval_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
+    """A retrieval table with the canonical column types (also when empty)."""
+    return io.typed_frame(RETRIEVAL_SCHEMA, rows)

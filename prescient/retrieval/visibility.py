@@ -1,0 +1,98 @@
+"""The visibility rule: which articles a question may see (SPEC.md 1.5).
+
+This module is the only place that decides it. A question resolved on ``resolution_date``
+and evaluated under RAG cutoff ``rag_cutoff`` may see the articles dated in the half-open
+window::
+
+    [corpus_start, min(resolution_date - gap, rag_cutoff))
+
+With the default ``gap`` of one day this is the paper's formula and code,
+``[01/01/2019, min(d_res - 1, d_R))``: the last visible day is the earlier of
+``resolution_date - 2 days`` and ``rag_cutoff - 1 day``. The paper's prose ("up to the
+day before") would be ``gap = 0``; we follow the formula because it is what produced the
+published numbers and because it keeps a full day between the newest evidence and the
+event, so an article published late on the day before (or time-zone skew in the crawl)
+cannot carry the answer. A negative gap would let articles of the resolution day itself
+in, so it is rejected: no setting of this rule lets an article dated on or after the
+resolution date reach a prompt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+# The rag_cutoff value meaning "no cutoff other than the visibility rule itself".
+DYNAMIC = "dynamic"
+
+
+@dataclass(frozen=True)
+class VisibleWindow:
+    """Articles with ``start <= date < end`` are visible (``start`` None: no lower bound)."""
+
+    start: dt.date | None
+    end: dt.date
+
+    def contains(self, date: dt.date) -> bool:
+        """True when an article dated ``date`` may be shown for the question."""
+        return (self.start is None or date >= self.start) and date < self.end
+
+
+def visible_window(
+    resolution_date: dt.date,
+    rag_cutoff: dt.date | None = None,
+    *,
+    gap_days: int = 1,
+    corpus_start: dt.date | None = None,
+) -> VisibleWindow:
+    """The half-open window of article dates a question may see.
+
+    Args:
+        resolution_date: the question's resolution date (its source article's day).
+        rag_cutoff: the RAG cutoff date, exclusive; None for the ``dynamic`` setting.
+        gap_days: days between the window's exclusive end and the resolution date
+            (1 reproduces the paper; must be >= 0).
+        corpus_start: first day of the retrieval corpus (inclusive); None: no bound.
+
+    Returns:
+        The window. It may be empty (``end <= start``) for questions resolved at the
+        very start of the corpus or for cutoffs before it.
+
+    Raises:
+        ValueError: ``gap_days`` is negative.
+    """
+    if gap_days < 0:
+        raise ValueError(
+            f"gap_days must be >= 0 (got {gap_days}): a negative gap would show articles "
+            "published on or after the resolution date"
+        )
+    end = resolution_date - dt.timedelta(days=gap_days)
+    if rag_cutoff is not None:
+        end = min(end, rag_cutoff)
+    return VisibleWindow(start=corpus_start, end=end)
+
+
+def parse_rag_cutoff(value: object) -> dt.date | None:
+    """``dynamic`` (or None) -> None; a date or ``YYYY-MM-DD`` string -> that date.
+
+    Raises:
+        ValueError: neither ``dynamic`` nor an ISO date.
+    """
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    text = str(value).strip()
+    if text.lower() == DYNAMIC:
+        return None
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError as exc:
+        raise ValueError(f"rag cutoff {value!r} is neither {DYNAMIC!r} nor YYYY-MM-DD") from exc
+
+
+def format_rag_cutoff(cutoff: dt.date | None) -> str:
+    """The inverse of :func:`parse_rag_cutoff`: ``dynamic`` or ``YYYY-MM-DD``."""
+    return DYNAMIC if cutoff is None else cutoff.isoformat()

@@ -1,0 +1,102 @@
+"""Stage ``agreement``: Table 4 from the annotators' files and the LLM filter's scores.
+
+Params: ``base.seed``, ``annotation.accept_threshold``, ``annotation.agreement``.
+Reads the packets' manifest, every ``<annotator>.jsonl`` in the ratings directory and
+the filter scores in qa_candidates; writes the Table 4 CSV and Markdown and the metrics
+JSON. With no annotation file yet it writes a report that says so (and which packets
+await annotation) and no statistic; with invalid files it fails listing every
+offending row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from prescient import io, params
+from prescient.annotation.agreement import AgreementSettings, awaiting_report, compute_agreement
+from prescient.annotation.principles import PRINCIPLES
+from prescient.annotation.ratings import AnnotationError, load_ratings, ratings_files
+from prescient.annotation.sample import scored_candidates
+
+logger = logging.getLogger("stages.agreement")
+
+
+def write_outputs(
+    table: pd.DataFrame, markdown: str, metrics: dict[str, object], args: argparse.Namespace
+) -> None:
+    with io.atomic_open(args.table_csv) as fh:
+        table.to_csv(fh, index=False, float_format="%.6f", lineterminator="\n")
+    with io.atomic_open(args.table_md) as fh:
+        fh.write(markdown)
+    io.write_json(args.metrics, metrics)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--packets", default="data/annotations/packets")
+    ap.add_argument("--ratings", default="data/annotations/ratings")
+    ap.add_argument("--candidates", default="data/interim/qa_candidates.parquet")
+    ap.add_argument("--table-csv", default="reports/tables/human_agreement.csv")
+    ap.add_argument("--table-md", default="reports/tables/human_agreement.md")
+    ap.add_argument("--metrics", default="reports/metrics/agreement.json")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    p = params.load(args.params)
+    settings = AgreementSettings.from_params(p["annotation"], p["base"]["seed"])
+    manifest = json.loads((Path(args.packets) / "manifest.json").read_text(encoding="utf-8"))
+    item_ids: list[str] = list(manifest["item_ids"])
+    ratings_dir = Path(args.ratings)
+    files = ratings_files(ratings_dir)
+    found = [f.name.removesuffix(".jsonl") for f in files]
+
+    if not files:
+        metrics, markdown, table = awaiting_report(manifest, found, str(ratings_dir))
+        write_outputs(table, markdown, metrics, args)
+        logger.warning(
+            "no annotation file in %s: %d packets await annotation; no statistic reported",
+            ratings_dir,
+            len(metrics["packets_awaiting"]),
+        )
+        return 0
+
+    try:
+        annotators = load_ratings(ratings_dir, item_ids)
+    except AnnotationError as exc:
+        logger.error("%s", exc.summary)
+        for problem in exc.problems:
+            logger.error("  %s", problem)
+        return 2
+
+    scored = scored_candidates(pd.read_parquet(args.candidates))
+    llm_scores = scored.set_index("question_id")[list(PRINCIPLES)]
+    try:
+        result = compute_agreement(annotators, item_ids, llm_scores, settings)
+    except ValueError as exc:
+        logger.error("%s (were the packets drawn from another qa_candidates?)", exc)
+        return 2
+    metrics = result.metrics()
+    metrics["packets_awaiting"] = [a for a in manifest["annotators"] if a not in set(found)]
+    write_outputs(result.table(), result.markdown(), metrics, args)
+    logger.info(
+        "%d annotators, %d items (%d rated by all): mean Fleiss' kappa %s, mean accuracy %s, "
+        "accept-decision accuracy %s",
+        len(annotators),
+        result.n_items,
+        result.n_items_complete,
+        f"{result.kappa_average:.3f}",
+        f"{result.accuracy_average:.3f}",
+        f"{result.decision_accuracy:.3f}",
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Stage ``construct``: selected articles -> forecasting questions, through the LLM gateway.
+
+Params: ``base.seed``, ``construct``, ``llm`` and the ``models.<name>`` entries the
+construction steps use. Prompt templates are read from ``--prompts`` (a DVC dependency).
+Writes data/processed/questions.parquet (accepted questions),
+data/interim/qa_candidates.parquet (every article and question with its status) and
+reports/metrics/construct.json; every model reply goes to the ledger
+data/llm/construct.jsonl, so a rerun only pays for requests it has not seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+
+import pandas as pd
+
+from prescient import io, params
+from prescient.llm.gateway import Gateway
+from prescient.qa.construct import ConstructSettings, build_questions
+from prescient.qa.prompts import load_templates
+
+logger = logging.getLogger("stages.construct")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--selected", default="data/interim/selected.parquet")
+    ap.add_argument("--articles", default="data/interim/articles.parquet")
+    ap.add_argument("--prompts", default="conf/prompts/construct")
+    ap.add_argument("--questions", default="data/processed/questions.parquet")
+    ap.add_argument("--candidates", default="data/interim/qa_candidates.parquet")
+    ap.add_argument("--ledger", default="data/llm/construct.jsonl")
+    ap.add_argument("--metrics", default="reports/metrics/construct.json")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    start = time.perf_counter()
+    p = params.load(args.params)
+    settings = ConstructSettings.from_params(p["construct"])
+    templates = load_templates(args.prompts, settings.templates)
+    selected = pd.read_parquet(args.selected)
+    articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])
+    with Gateway.from_params(p, stage="construct", ledger_path=args.ledger) as gateway:
+        result = build_questions(
+            selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
+        )
+    io.write_parquet(args.candidates, result.candidates)
+    io.write_parquet(args.questions, result.questions)
+    io.write_json(args.metrics, result.metrics)
+    q = result.metrics["questions"]
+    logger.info(
+        "%d articles -> %d candidate questions -> %d accepted (threshold %d) in %.0fs",
+        result.metrics["articles"]["total"],
+        q["candidates"],
+        q["accepted"],
+        settings.accept_threshold,
+        time.perf_counter() - start,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

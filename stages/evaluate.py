@@ -1,0 +1,78 @@
+"""Stage ``evaluate`` (one DVC matrix cell): a model answers every question in one setting.
+
+Params: ``models.<model>`` (the model's registry entry) and ``eval.generation``; the
+cell's setting and model come from the command line (the matrix item), so each cell
+depends only on its own model, its own setting's context table and the prompts.
+
+Output: ``data/processed/predictions/<model>-<setting>.parquet`` (raw responses; columns
+in prescient.evaluation.run.PREDICTION_COLUMNS) and the cell's gateway ledger
+``data/llm/evaluate/<model>-<setting>.jsonl`` (persisted, so a rerun costs nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from prescient import io, params
+from prescient.evaluation.prompts import load_prompts
+from prescient.evaluation.run import run_cell
+from prescient.evaluation.settings import parse_setting
+
+logger = logging.getLogger("stages.evaluate")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--model", required=True, help="registry name (conf/model/<name>.yaml)")
+    ap.add_argument("--setting", required=True, help="closed_book | gold | rag_<cutoff>")
+    ap.add_argument("--questions", default="data/interim/eval_questions.parquet")
+    ap.add_argument("--contexts", required=True, help="the setting's context table")
+    ap.add_argument("--prompts", default="conf/prompts/eval")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ledger", required=True)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    from prescient.llm.gateway import Gateway
+
+    p = params.load(args.params)
+    try:
+        setting = parse_setting(args.setting)
+        prompt = load_prompts(args.prompts)[setting.kind]
+        if args.model not in (p.get("models") or {}):
+            raise ValueError(
+                f"model {args.model!r} is not in the registry (params.models): add "
+                f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
+            )
+        gateway = Gateway.from_params(p, stage="evaluate", ledger_path=args.ledger)
+    except (ValueError, FileNotFoundError) as exc:  # ModelConfigError is a ValueError
+        logger.error("%s", exc)
+        return 2
+    questions = pd.read_parquet(args.questions)
+    contexts = pd.read_parquet(args.contexts)
+    with gateway:
+        predictions = run_cell(
+            gateway,
+            args.model,
+            setting,
+            questions,
+            contexts,
+            prompt,
+            p["eval"].get("generation") or {},
+        )
+    # The ledger is a declared output even when the cell made no call (e.g. no gold
+    # article for any question).
+    Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.ledger).touch()
+    io.write_parquet(args.out, predictions)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""Stage ``report``: reports/index.html, one self-contained page with the run's
+provenance and every table and figure of the analysis."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from prescient import io, params
+from prescient.analysis.pipeline import TABLE_NAMES
+from prescient.report.build import build_report
+from prescient.report.figures import FIGURES
+from prescient.report.provenance import git_state
+from prescient.report.tables import read_tables
+
+logger = logging.getLogger("stages.report")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--tables", default="reports/tables")
+    ap.add_argument("--figures", default="reports/figures")
+    ap.add_argument("--ingest-metrics", default="reports/metrics/ingest.json")
+    ap.add_argument("--out", default="reports/index.html")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    p = params.load(args.params)
+    tables = read_tables(args.tables, TABLE_NAMES)
+    figures: dict[str, bytes | None] = {}
+    for spec in FIGURES:
+        path = Path(args.figures) / f"{spec.name}.png"
+        figures[spec.name] = path.read_bytes() if path.exists() else None
+        if not path.exists():
+            logger.warning("figure %s missing: the page says so in its place", path)
+    ingest_path = Path(args.ingest_metrics)
+    ingest = json.loads(ingest_path.read_text()) if ingest_path.exists() else None
+    page = build_report(tables, figures, git_state(Path.cwd()), p, ingest)
+    with io.atomic_open(args.out) as fh:
+        fh.write(page)
+    logger.info("wrote %s (%.1f kB)", args.out, len(page.encode()) / 1024)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

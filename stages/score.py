@@ -1,0 +1,82 @@
+"""Stage ``score``: parse and score every evaluation cell, without calling any model.
+
+Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid; files of
+cells no longer in it are ignored).
+
+Outputs: ``data/processed/scores.parquet`` (all cells: the prediction columns plus
+parsed_answer, correct, refused, parse_failed, parse_rule) and
+``reports/metrics/evaluate.json`` (accuracy, refusal and parse-failure rates per model x
+setting x RAG cutoff, overall and per question type).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from prescient import io, params
+from prescient.evaluation.scoring import (
+    ScoringError,
+    cell_metrics,
+    parse_rule_counts,
+    score_predictions,
+)
+from prescient.evaluation.settings import EvalSettings, cell_name
+
+logger = logging.getLogger("stages.score")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--questions", default="data/interim/eval_questions.parquet")
+    ap.add_argument("--predictions", default="data/processed/predictions")
+    ap.add_argument("--out", default="data/processed/scores.parquet")
+    ap.add_argument("--metrics", default="reports/metrics/evaluate.json")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    grid = EvalSettings.from_params(params.load(args.params)["eval"])
+    paths = [
+        Path(args.predictions) / f"{cell_name(m, s)}.parquet"
+        for m in grid.models
+        for s in grid.settings
+    ]
+    missing = [str(x) for x in paths if not x.exists()]
+    if missing:
+        logger.error(
+            "predictions missing for %d cells (run the evaluate stage): %s", len(missing), missing
+        )
+        return 2
+    predictions = pd.concat([pd.read_parquet(x) for x in paths], ignore_index=True)
+    questions = pd.read_parquet(args.questions)
+    try:
+        scores = score_predictions(predictions, questions)
+    except ScoringError as exc:
+        logger.error("%s", exc)
+        return 2
+    metrics = {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}
+    io.write_parquet(args.out, scores)
+    io.write_json(args.metrics, metrics)
+    for model, cells in metrics["cells"].items():
+        for cell, m in cells.items():
+            a = m["all"]
+            logger.info(
+                "%-22s %-16s n=%d acc=%s refused=%s parse_failed=%s errors=%d",
+                model,
+                cell,
+                a["n"],
+                a["accuracy"],
+                a["refusal_rate"],
+                a["parse_failure_rate"],
+                a["n_errors"],
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""Stage construct on the demo corpus, through the real gateway and ledger, with a scripted
+model that answers each step the way real models do (clean, chatty, malformed, failing).
+
+Checks the accounting (every selected article and every generated question is accounted
+for), the questions table's contract, reruns that cost nothing, and that adding days only
+pays for the new articles while the old days' questions stay byte-identical.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from prescient import params
+from prescient.llm.providers import register_script
+from prescient.qa.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
+from prescient.qa.parse import CATEGORIES, PRINCIPLES
+from stages import construct as construct_stage
+from stages import ingest as ingest_stage
+from stages import select as select_stage
+from tests.conftest import ROOT
+
+CALLS: Counter[str] = Counter()
+WINDOW = ("2024-01-01", "2024-12-31")
+SPLIT = "2024-06-30"
+
+
+def _h(text: str) -> int:
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16)
+
+
+def _field(text: str, label: str) -> str:
+    found = re.findall(rf"^{label}: (.*)$", text, re.M)  # the last: examples come first
+    return found[-1].strip() if found else ""
+
+
+def scripted(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) -> str:
+    """Answers by step, deterministically from the prompt, with every kind of trouble."""
+    text = str(messages[-1]["content"])
+    title = _field(text, "Title")
+    if "# Output" in text and "Key point: <one sentence" in text:
+        CALLS["summary"] += 1
+        k = _h(title) % 10
+        if k == 0:
+            return "Summary: An explainer on tram timetables.\nKey point: No new event reported."
+        if k in (1, 3):
+            return "I am sorry, I cannot summarise this."  # no key point: parse_error
+        if k == 2:
+            raise RuntimeError("scripted outage")  # the call fails: llm_error
+        return f"Sure!\n\n**Summary:** {title}.\n\n**Key point:** {title} happened."
+    if "question-answer pairs" in text:
+        CALLS["generate"] += 1
+        stem = title.split(":")[0][:40] or "the plan"
+        leak = f" in Town {_h(title) % 97}" if _h(title) % 3 == 0 else ""
+        pairs = [
+            # a third of the articles give question 3's answer away in question 1
+            f"Question 1: Will {stem} go ahead{leak} by December 2024?\nAnswer 1: Yes",
+            f"Question 2: Will {stem} be cancelled in December 2024?\nAnswer 2: No",
+            f"Question 3: Which town will host {stem} in December 2024?\nAnswer 3: Town {_h(title) % 97}",
+            f"Question 4: How many people will attend {stem} in December 2024\nAnswer 4: {_h(title) % 500}",
+        ]
+        if _h(title) % 4 == 0:
+            pairs.append(f"Question 5: Will {stem} be repeated in 2025?\nAnswer 5: No")
+        return "Here are the questions:\n\n" + "\n".join(pairs)
+    if "Wrong answers" in text:
+        CALLS["distract"] += 1
+        question = _field(text, "Question")
+        if _h(question) % 9 == 0:
+            return "(b) Town 1000"  # too few options: parse_error
+        return "(b) Town 1001\n(c) Town 1002\n(d) Town 1003"
+    if "- Point: <0, 1 or 2>" in text:
+        CALLS["filter"] += 1
+        question = _field(text, "Question")
+        k = _h(question) % 6
+        points = ["2"] * 7
+        if k == 0:
+            points[5] = "one"
+        elif k == 1:
+            points[1] = points[6] = "1"
+        elif k == 2:
+            return "This question is fine."  # no scores: parse_error
+        return (
+            "\n".join(f"## P{i}\n- Point: {p}" for i, p in enumerate(points))
+            .replace("## P0", "## Correctness")
+            .replace("## P1", "## Only answerable on the publication date")
+            .replace("## P2", "## No new information")
+            .replace("## P3", "## Objectivity")
+            .replace("## P4", "## Clear time element")
+            .replace("## P5", "## Public interest")
+            .replace("## P6", "## Not obvious")
+        )
+    CALLS["categorize"] += 1
+    return f"Category: {CATEGORIES[_h(text) % len(CATEGORIES)]}"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Demo corpus ingested and selected once; each test copies the outputs."""
+    root = tmp_path_factory.mktemp("construct")
+    p = params.compose(ROOT)
+    p["corpus"]["path"] = str(ROOT / p["corpus"]["path"])
+    (root / "params.yaml").write_text(yaml.safe_dump(p))
+    for stage, argv in (
+        (ingest_stage, ["--out", "articles.parquet", "--metrics", "ingest.json"]),
+        (select_stage, ["--out", "selected.parquet", "--metrics", "select.json"]),
+    ):
+        args = ["--params", str(root / "params.yaml")]
+        args += [str(root / a) if a.endswith((".parquet", ".json")) else a for a in argv]
+        if stage is select_stage:
+            args += ["--articles", str(root / "articles.parquet")]
+        assert stage.main(args) == 0
+    return root
+
+
+def _project(base: Path, tmp: Path, **construct: Any) -> Path:
+    p = params.compose(ROOT)
+    name = register_script("construct_test", scripted)
+    p["models"]["scripted_construct"] = {"litellm_model": name, "params": {}, "concurrency": 4}
+    p["construct"]["models"] = dict.fromkeys(p["construct"]["models"], "scripted_construct")
+    # The paper-structured templates (the script recognises their steps).
+    p["construct"]["templates"] = {step: step for step in p["construct"]["templates"]}
+    p["construct"]["date_start"], p["construct"]["date_end"] = WINDOW
+    p["construct"].update(construct)
+    p["llm"]["progress"] = False
+    (tmp / "params.yaml").write_text(yaml.safe_dump(p))
+    return tmp
+
+
+def _run(project: Path) -> int:
+    return construct_stage.main(
+        [
+            "--params",
+            str(project / "params.yaml"),
+            "--selected",
+            str(project.parent / "selected.parquet")
+            if (project.parent / "selected.parquet").exists()
+            else str(project / "selected.parquet"),
+            "--articles",
+            str(project / "articles.parquet"),
+            "--prompts",
+            str(ROOT / "conf" / "prompts" / "construct"),
+            "--questions",
+            str(project / "questions.parquet"),
+            "--candidates",
+            str(project / "qa_candidates.parquet"),
+            "--ledger",
+            str(project / "construct.jsonl"),
+            "--metrics",
+            str(project / "construct.json"),
+        ]
+    )
+
+
+@pytest.fixture
+def project(base: Path, tmp_path: Path) -> Path:
+    for name in ("articles.parquet", "selected.parquet"):
+        (tmp_path / name).write_bytes((base / name).read_bytes())
+    CALLS.clear()
+    return _project(base, tmp_path)
+
+
+def test_accounting_and_contract(project: Path) -> None:
+    assert _run(project) == 0
+    selected = pd.read_parquet(project / "selected.parquet")
+    d = pd.to_datetime(selected["date"]).dt.date.astype(str)
+    in_window = selected[(d >= WINDOW[0]) & (d <= WINDOW[1])]
+    cands = pd.read_parquet(project / "qa_candidates.parquet")
+    questions = pd.read_parquet(project / "questions.parquet")
+    metrics = yaml.safe_load((project / "construct.json").read_text())
+
+    assert list(cands.columns) == list(CANDIDATE_COLUMNS)
+    assert list(questions.columns) == list(QUESTION_COLUMNS)
+    # Every selected article in the window has exactly one article row.
+    arts = cands[cands["kind"] == "article"]
+    assert sorted(arts["article_id"]) == sorted(in_window["article_id"])
+    assert metrics["window"]["selected_outside_window"] == len(selected) - len(in_window)
+    statuses = Counter(arts["status"])
+    assert set(statuses) <= {"generated", "no_new_event", "parse_error", "llm_error"}
+    for s in ("no_new_event", "parse_error", "llm_error"):
+        assert statuses[s] > 0, f"the script produces {s}; the stage must record it: {statuses}"
+    assert arts.loc[arts["status"] == "parse_error", "raw_response"].notna().all()
+    assert arts.loc[arts["status"] != "generated", "reason"].notna().all()
+    # Every generated question has a status, and a reason unless accepted.
+    qs = cands[cands["kind"] == "question"]
+    assert set(qs["article_id"]) <= set(arts.loc[arts["status"] == "generated", "article_id"])
+    assert qs["status"].isin(["accepted", "filtered_out", "invalid", "parse_error"]).all()
+    assert qs.loc[qs["status"] != "accepted", "reason"].notna().all()
+    reasons = Counter(qs["reason"].dropna().str.split(":").str[0])
+    assert reasons["extra_question"] > 0 and reasons["no_question_mark"] > 0
+    assert reasons["below_threshold"] > 0 and reasons["distract"] > 0 and reasons["filter"] > 0
+    assert metrics["questions"]["candidates"] == len(qs)
+    assert sum(metrics["questions"]["by_status"].values()) == len(qs)
+    assert sum(metrics["articles"]["by_status"].values()) == len(arts)
+    # The accepted questions are exactly the questions table.
+    acc = qs[qs["status"] == "accepted"]
+    assert sorted(acc["question_id"]) == sorted(questions["question_id"])
+    assert metrics["questions"]["accepted"] == len(questions) > 0
+    assert questions["question_id"].is_unique
+    for row in questions.itertuples():
+        choices = list(row.choices)
+        assert row.answer == choices[row.answer_index]
+        if row.qtype == "tf":
+            assert choices == ["Yes", "No"]
+        else:
+            assert row.qtype == "mc" and len(choices) == 4 and len(set(choices)) == 4
+            assert row.mc_type in {"Which", "How many"}
+        assert row.filter_total == sum(getattr(row, k) for k in PRINCIPLES) >= 13
+        assert row.category in CATEGORIES
+        assert row.summary_model == "scripted_construct"
+        assert row.filter_template.startswith("filter@")
+    # TF slot design: question 1 answered Yes, question 2 No.
+    tf = questions[questions["qtype"] == "tf"]
+    assert set(zip(tf["slot"], tf["answer"], strict=True)) <= {(1, "Yes"), (2, "No")}
+    # MC answer positions are spread by the seeded shuffle.
+    positions = metrics["answer_position"]["mc"]
+    assert sum(1 for v in positions.values() if v) >= 3
+    assert set(metrics["scores"]) == {*PRINCIPLES, "filter_total"}
+
+
+def test_rerun_costs_nothing_and_is_byte_identical(project: Path) -> None:
+    assert _run(project) == 0
+    first = {n: (project / n).read_bytes() for n in ("questions.parquet", "qa_candidates.parquet")}
+    calls = sum(CALLS.values())
+    assert calls > 0
+    failed = int(
+        (pd.read_parquet(project / "qa_candidates.parquet")["status"] == "llm_error").sum()
+    )
+    assert failed > 0
+    assert _run(project) == 0
+    # Served by the ledger, except the failed calls: a failure is never cached, so they
+    # are tried again (and fail again: the script raises for them every time).
+    assert sum(CALLS.values()) == calls + failed
+    for name, data in first.items():
+        assert (project / name).read_bytes() == data, name
+    m = yaml.safe_load((project / "construct.json").read_text())
+    calls_by_step = m["llm_calls"]
+    assert calls_by_step["summary"]["from_ledger"] == calls_by_step["summary"]["requests"] - failed
+    assert all(
+        c["from_ledger"] == c["requests"] for k, c in calls_by_step.items() if k != "summary"
+    )
+
+
+def test_added_days_only_pay_for_new_articles(base: Path, project: Path) -> None:
+    early = _project(base, project, date_end=SPLIT)
+    assert _run(early) == 0
+    old = pd.read_parquet(early / "questions.parquet")
+    old_calls = Counter(CALLS)
+    old_failed = int(
+        (pd.read_parquet(early / "qa_candidates.parquet")["status"] == "llm_error").sum()
+    )
+    assert len(old) > 0
+    full = _project(base, project)  # the whole window, same ledger
+    assert _run(full) == 0
+    new = pd.read_parquet(full / "questions.parquet")
+    kept = new[new["resolution_date"].astype(str) <= SPLIT].reset_index(drop=True)
+    pd.testing.assert_frame_equal(kept, old)
+    selected = pd.read_parquet(full / "selected.parquet")
+    d = pd.to_datetime(selected["date"]).dt.date.astype(str)
+    new_articles = int(((d > SPLIT) & (d <= WINDOW[1])).sum())
+    # New articles, plus the old failed calls tried again (failures are never cached).
+    assert CALLS["summary"] - old_calls["summary"] == new_articles + old_failed
+
+
+def test_leakage_switch_drops_flagged_questions(project: Path) -> None:
+    assert _run(project) == 0
+    flagged = pd.read_parquet(project / "questions.parquet")["leakage_flagged"]
+    assert flagged.any() and not flagged.all()
+    _project(project.parent / project.name, project, leakage={"drop_flagged": True})
+    assert _run(project) == 0
+    kept = pd.read_parquet(project / "questions.parquet")
+    assert len(kept) == int((~flagged).sum())
+    cands = pd.read_parquet(project / "qa_candidates.parquet")
+    assert (cands["status"] == "leakage_dropped").sum() == int(flagged.sum())

@@ -1,0 +1,88 @@
+"""reports/index.html in real headless Chromium: it loads offline with every figure
+decoded and every table present, logs no console error and requests nothing outside
+the file itself; a screenshot is kept in the test's tmp dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from prescient.report.figures import FIGURES
+from tests.fixtures.analysis.frames import MULTI_YEAR_REGISTRY, multi_year, sparse_demo
+from tests.fixtures.analysis.run import run_stages
+from tests.support.browser import launch_browser
+
+pytestmark = pytest.mark.browser
+
+
+def _visit(html: Path, screenshot: Path) -> dict[str, Any]:
+    """Open a page and record console messages, page errors, requests and the DOM facts."""
+    seen: dict[str, Any] = {"console": [], "errors": [], "requests": []}
+    with launch_browser() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("console", lambda m: seen["console"].append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+        page.on("request", lambda r: seen["requests"].append(r.url))
+        # Nothing may leave the machine, even if the page asked for it.
+        page.route(
+            "**/*",
+            lambda route: (
+                route.continue_() if route.request.url.startswith("file://") else route.abort()
+            ),
+        )
+        page.goto(html.as_uri(), wait_until="load")
+        seen["img_widths"] = page.eval_on_selector_all(
+            "figure img", "imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)"
+        )
+        seen["table_rows"] = page.evaluate(
+            "() => Object.fromEntries([...document.querySelectorAll('table[id]')]"
+            ".map(t => [t.id, t.tBodies[0].rows.length]))"
+        )
+        seen["title"] = page.title()
+        page.screenshot(path=str(screenshot), full_page=True)
+    seen["external"] = [u for u in seen["requests"] if not u.startswith(("file://", "data:"))]
+    seen["bad_console"] = [c for c in seen["console"] if c.startswith(("error", "warning"))]
+    return seen
+
+
+def test_report_renders_in_chromium(tmp_path: Path) -> None:
+    scores, questions, articles = multi_year()
+    run = run_stages(tmp_path / "run", scores, questions, articles, MULTI_YEAR_REGISTRY)
+    shot = tmp_path / "report.png"
+    seen = _visit(run.html, shot)
+    assert seen["errors"] == []
+    assert seen["bad_console"] == []
+    assert seen["external"] == []
+    assert seen["requests"] == [run.html.as_uri()]
+    assert seen["title"] == "Prescient report"
+    assert len(seen["img_widths"]) == len(FIGURES)
+    assert all(w >= 600 for w in seen["img_widths"]), seen["img_widths"]
+    rows = seen["table_rows"]
+    assert rows["models"] == 3
+    assert rows["table3"] == 3 * 4 * 2 - 3 * 2  # cells x types; gamma-1b has one cell
+    assert rows["monthly-accuracy"] == 18 * 60
+    assert shot.stat().st_size > 100_000
+
+
+def test_sparse_report_renders_in_chromium(tmp_path: Path) -> None:
+    scores, questions, articles = sparse_demo()
+    run = run_stages(tmp_path / "run", scores, questions, articles, {})
+    seen = _visit(run.html, tmp_path / "sparse.png")
+    assert seen["errors"] == [] and seen["bad_console"] == [] and seen["external"] == []
+    assert all(w > 0 for w in seen["img_widths"])
+    assert seen["table_rows"]["freshbench-skipped"] == 3
+
+
+def test_the_check_catches_an_external_reference(tmp_path: Path) -> None:
+    """Negative control: the same checks flag a page that reaches for the network."""
+    page = tmp_path / "leaky.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>x</title>'
+        '<link rel="icon" href="data:,"></head>'
+        '<body><img src="https://example.invalid/pixel.png"></body></html>'
+    )
+    seen = _visit(page, tmp_path / "leaky.png")
+    assert seen["external"] == ["https://example.invalid/pixel.png"]
+    assert seen["bad_console"]

@@ -1,0 +1,179 @@
+"""The analyze -> plot -> report stages end to end on fixture tables: every table and
+figure is written, numbers survive the CSV round trip, reruns are byte-identical, and
+sparse, empty or malformed inputs give labelled gaps or one clear error."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from prescient.analysis.pipeline import MARKDOWN_NAMES, TABLE_NAMES
+from prescient.report.figures import FIGURES
+from prescient.report.provenance import params_digest
+from prescient.report.tables import read_tables
+from stages import analyze
+from tests.conftest import ROOT
+from tests.fixtures.analysis.frames import (
+    MULTI_YEAR_REGISTRY,
+    multi_year,
+    score_rows,
+    scores_frame,
+    sparse_demo,
+)
+from tests.fixtures.analysis.run import INGEST_METRICS, Run, run_stages
+
+
+@pytest.fixture(scope="module")
+def multi(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    scores, questions, articles = multi_year()
+    return run_stages(
+        tmp_path_factory.mktemp("multi"), scores, questions, articles, MULTI_YEAR_REGISTRY
+    )
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_every_table_and_figure_is_written(multi: Run) -> None:
+    for name in TABLE_NAMES:
+        assert (multi.tables / f"{name}.csv").is_file(), name
+    for name in MARKDOWN_NAMES:
+        text = (multi.tables / f"{name}.md").read_text()
+        assert text.startswith("# ") and "| --- |" in text
+    for spec in FIGURES:
+        width, height = _png_size(multi.figures / f"{spec.name}.png")
+        assert width >= 600 and height >= 300, spec.name
+
+
+def test_metrics_match_the_scores(multi: Run) -> None:
+    metrics = json.loads(multi.metrics.read_text())
+    scores = pd.read_parquet(multi.root / "scores.parquet")
+    cell = scores.query("model == 'alpha-7b' and setting == 'closed_book' and qtype == 'mc'")
+    entry = metrics["accuracy"]["alpha-7b"]["closed_book"]["mc"]
+    assert entry["n"] == len(cell)
+    assert entry["accuracy"] == pytest.approx(100 * cell["correct"].mean(), abs=1e-4)
+    assert entry["refusal_rate"] == pytest.approx(100 * cell["refused"].mean(), abs=1e-4)
+    assert set(metrics["accuracy"]["alpha-7b"]) == {
+        "closed_book",
+        "gold",
+        "rag@2022-01-01",
+        "rag@dynamic",
+    }
+    assert (
+        metrics["accuracy"]["gamma-1b"]["closed_book"]["tf"]["freshbench_pct_decline"] is not None
+    )
+    assert metrics["questions"] == {"n_questions": 708, "n_tf": 354, "n_mc": 354}
+    assert metrics["months_span"] == 60 and metrics["months_with_scores"] == 59
+
+
+def test_tables_round_trip_through_csv(multi: Run) -> None:
+    tables = read_tables(multi.tables)
+    monthly = tables["monthly_accuracy"]
+    assert monthly["rag_cutoff"].tolist()[:1] == [""]
+    gap = monthly.query("month == '2021-07'")
+    assert (gap["n"] == 0).all() and gap["accuracy"].isna().all()
+    t3 = tables["table3"].set_index(["model", "cell", "qtype"])
+    row = t3.loc[("alpha-7b", "closed_book", "tf")]
+    jan = monthly.query("model == 'alpha-7b' and cell == 'closed_book' and qtype == 'tf'")
+    jan = jan[jan["month"].str.startswith("2020")]
+    assert row["acc_2020"] == pytest.approx(100 * jan["accuracy"].mean())
+    assert row["knowledge_cutoff"] == "2022-03-31"
+    assert row["yoy_all_low"] <= row["yoy_all_high"]
+    models = tables["models"].set_index("model")
+    assert models.loc["gamma-1b", "source"] == "scores table"
+    assert models.loc["beta-2b", "release_date"] == ""
+    skipped = tables["freshbench_skipped"]
+    assert skipped.to_dict("records") == [
+        {"model": "beta-2b", "anchor": "release_date", "reason": "no release date"}
+    ]
+
+
+def test_report_is_self_contained_and_complete(multi: Run) -> None:
+    page = multi.html.read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<script" not in page
+    assert page.count('src="data:image/png;base64,') == len(FIGURES)
+    for spec in FIGURES:
+        assert f'id="{spec.name}"' in page
+    for table_id in ("table3", "freshbench-bias", "freshbench-degeneration", "freshbench-decline",
+                     "freshbench-skipped", "slopes", "monthly-accuracy", "models", "cells",
+                     "question-counts", "anderson-schooler-fit", "dataset-categories"):  # fmt: skip
+        assert f'id="{table_id}"' in page, table_id
+    assert INGEST_METRICS["checksum"] in page
+    assert params_digest(yaml.safe_load((multi.root / "params.yaml").read_text())) in page
+    assert "2022-03-31" in page and "2023-06-30" in page  # model cutoffs
+    assert ">708<" in page  # question count
+
+
+def test_reruns_are_byte_identical(multi: Run, tmp_path: Path) -> None:
+    scores, questions, articles = multi_year()
+    again = run_stages(tmp_path / "again", scores, questions, articles, MULTI_YEAR_REGISTRY)
+    for name in TABLE_NAMES:
+        if name == "provenance":  # holds the scratch path of the scores file
+            continue
+        assert (again.tables / f"{name}.csv").read_bytes() == (
+            multi.tables / f"{name}.csv"
+        ).read_bytes(), name
+    assert again.metrics.read_bytes() == multi.metrics.read_bytes()
+    for spec in FIGURES:
+        assert (again.figures / f"{spec.name}.png").read_bytes() == (
+            multi.figures / f"{spec.name}.png"
+        ).read_bytes(), spec.name
+
+
+def test_sparse_demo_gives_labelled_gaps(tmp_path: Path) -> None:
+    scores, questions, articles = sparse_demo()
+    registry = {"smollm2_135m": {"knowledge_cutoff": None, "release_date": "2024-11-01"}}
+    run = run_stages(tmp_path, scores, questions, articles, registry)
+    page = run.html.read_text()
+    assert "moving averages are empty" in page
+    assert "needs more than 100 days with documents, has 3" in page
+    assert "no knowledge cutoff" in page
+    assert 'class="gap"' in page
+    tables = read_tables(run.tables)
+    assert tables["slopes"].empty
+    decline = tables["freshbench_decline"].query("model == 'smollm2_135m' and qtype == 'tf'")
+    # released 2024-11-01, questions from March-April 2024: no post-release questions
+    assert decline.iloc[0]["status"] == "no post-anchor questions"
+
+
+def test_empty_scores_still_build_a_report(tmp_path: Path) -> None:
+    run = run_stages(tmp_path, scores_frame([]), None, None, {})
+    page = run.html.read_text()
+    assert "The scores table has no scored rows" in page
+    assert "No rows: nothing to report." in page
+    assert json.loads(run.metrics.read_text())["scored_rows"] == 0
+
+
+def test_bad_inputs_fail_with_one_clear_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    params = tmp_path / "params.yaml"
+    params.write_text((ROOT / "params.yaml").read_text())
+    args = [
+        "--params",
+        str(params),
+        "--tables",
+        str(tmp_path / "t"),
+        "--metrics",
+        str(tmp_path / "m.json"),
+    ]
+    assert analyze.main([*args, "--scores", str(tmp_path / "missing.parquet")]) == 2
+    assert "not found" in caplog.text
+    bad = scores_frame(score_rows("m", "closed_book", None, "2024-01-01", "tf", "c")).drop(
+        columns=["correct"]
+    )
+    bad.to_parquet(tmp_path / "bad.parquet")
+    assert analyze.main([*args, "--scores", str(tmp_path / "bad.parquet")]) == 2
+    assert "lacks required columns ['correct']" in caplog.text
+    assert not (tmp_path / "t").exists()

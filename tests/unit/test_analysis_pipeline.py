@@ -1,0 +1,109 @@
+"""The whole analysis on sparse, empty and switched inputs, and its configuration."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from prescient import params
+from prescient.analysis.pipeline import TABLE_NAMES, run_analysis
+from prescient.analysis.settings import AnalysisSettings
+from tests.conftest import ROOT
+from tests.fixtures.analysis.frames import score_rows, scores_frame, sparse_demo
+
+SETTINGS = AnalysisSettings(seed=5)
+
+
+def test_shipped_config_composes_into_the_paper_defaults() -> None:
+    p = params.compose(ROOT)
+    settings = AnalysisSettings.from_params(p["analysis"], p["base"]["seed"])
+    assert p["analysis"]["scores"] == "data/processed/scores.parquet"
+    assert (settings.moving_average.window, settings.moving_average.kind) == (5, "trailing")
+    assert (settings.slope.start_months, settings.slope.step_months) == (10, 1)
+    assert settings.slope.decay == 0.995
+    assert settings.freshbench.present_months == (0, 20)
+    assert settings.freshbench.past_windows_months == ((20, 40), (40, 60), (60, 80))
+    assert settings.anderson_schooler.window_days == 100
+    assert settings.seed == p["base"]["seed"]
+
+
+def test_scores_path_and_windows_are_overridable() -> None:
+    p = params.compose(
+        ROOT,
+        [
+            "analysis.scores=elsewhere/scores.parquet",
+            "analysis.moving_average.kind=centered",
+            "analysis.freshbench.past_windows_months=[[20,30]]",
+        ],
+    )
+    settings = AnalysisSettings.from_params(p["analysis"], 1)
+    assert p["analysis"]["scores"] == "elsewhere/scores.parquet"
+    assert settings.moving_average.kind == "centered"
+    assert settings.freshbench.past_windows_months == ((20, 30),)
+
+
+def test_sparse_demo_gives_numbers_and_labelled_gaps() -> None:
+    scores, questions, articles = sparse_demo()
+    result = run_analysis(scores, questions, articles, {}, SETTINGS)
+    assert set(TABLE_NAMES) - set(result.tables) == {"notes", "provenance"}
+    cb = result.metrics["accuracy"]["smollm2_135m"]["closed_book"]
+    # TF outcomes c w | c r | c c: 4 of 6 correct, 1 refusal, 4 of 5 answered correct
+    assert cb["tf"]["n"] == 6
+    assert cb["tf"]["accuracy"] == pytest.approx(100 * 4 / 6, abs=1e-4)
+    assert cb["tf"]["refusal_rate"] == pytest.approx(100 / 6, abs=1e-4)
+    assert cb["tf"]["accuracy_excl_refusals"] == pytest.approx(80.0)
+    assert cb["mc"]["accuracy"] == pytest.approx(100 * 2 / 3, abs=1e-4)
+    assert cb["all"]["n"] == 9
+    # two months only: no moving average, no slope, no YoY: None in metrics, notes say why
+    assert cb["tf"]["yoy_all"] is None
+    assert "last_slope_pp_per_month" not in cb["tf"]
+    notes = " ".join(result.notes)
+    assert "moving averages are empty" in notes
+    assert "Fig. 6 slopes need 10 months" in notes
+    assert "1 scored rows had a failed model call" in notes
+    assert "FreshBench tests skipped for smollm2_135m (release_date)" in notes
+    assert result.metrics["failed_calls"] == 1
+    assert result.metrics["months_span"] == 2
+    # the model known only from the table gets its release date from it
+    models = result.tables["models"].set_index("model")
+    assert models.loc["outside_model", "release_date"] == "2023-06-01"
+    assert models.loc["outside_model", "source"] == "scores table"
+    assert "outside_model" in set(result.tables["freshbench_decline"]["model"])
+    json.dumps(result.metrics, allow_nan=False)  # valid JSON for DVC
+
+
+def test_switching_a_rag_cutoff_changes_the_metric_keys() -> None:
+    scores, questions, articles = sparse_demo()
+    before = run_analysis(scores, questions, articles, {}, SETTINGS).metrics
+    switched = scores.assign(rag_cutoff=scores["rag_cutoff"].replace({"2024-03-01": "2024-04-01"}))
+    after = run_analysis(switched, questions, articles, {}, SETTINGS).metrics
+    cells_before = set(before["accuracy"]["smollm2_135m"])
+    cells_after = set(after["accuracy"]["smollm2_135m"])
+    assert cells_before - cells_after == {"rag@2024-03-01"}
+    assert cells_after - cells_before == {"rag@2024-04-01"}
+
+
+def test_empty_scores_do_not_crash() -> None:
+    result = run_analysis(scores_frame([]), None, None, {}, SETTINGS)
+    assert result.metrics["scored_rows"] == 0 and result.metrics["accuracy"] == {}
+    assert all(result.tables[n].empty for n in ("monthly_accuracy", "table3", "slopes"))
+    assert any("no scored rows" in n for n in result.notes)
+    assert any("No questions table" in n for n in result.notes)
+
+
+def test_one_model_one_month_one_setting() -> None:
+    raw = scores_frame(score_rows("solo", "gold", None, "2022-02-02", "mc", "cwc"))
+    result = run_analysis(raw, None, None, {"solo": {"knowledge_cutoff": "2021-09-30"}}, SETTINGS)
+    monthly = result.tables["monthly_accuracy"]
+    assert len(monthly) == 2  # MC with data, TF an explicit gap
+    mc = monthly.query("qtype == 'mc'").iloc[0]
+    assert mc["accuracy"] == pytest.approx(2 / 3) and math.isnan(mc["accuracy_ma"])
+    assert monthly.query("qtype == 'tf'").iloc[0]["n"] == 0
+    t3 = result.tables["table3"].query("qtype == 'mc'").iloc[0]
+    assert t3["acc_2022"] == pytest.approx(200 / 3)
+    assert t3["yoy_pre_pairs"] == 0 and math.isnan(t3["yoy_post"])
+    assert result.metrics["accuracy"]["solo"]["gold"]["mc"]["accuracy"] == pytest.approx(
+        200 / 3, abs=1e-4
+    )

@@ -1,0 +1,98 @@
+"""The scores schema check and where model dates come from."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from prescient.analysis.schema import (
+    ScoresSchemaError,
+    count_errors,
+    normalize_scores,
+    resolve_models,
+)
+from tests.fixtures.analysis.frames import score_rows, scores_frame
+
+
+def _rows() -> list[dict[str, object]]:
+    rows = score_rows("m", "closed_book", None, "2024-01-10", "tf", "cwe")
+    rows += score_rows("m", "rag", "2023-09-01", "2024-01-10", "mc", "c")
+    rows += score_rows("m", "rag", "dynamic", "2024-01-10", "mc", "w")
+    return rows
+
+
+def test_normalized_frame_and_cell_labels() -> None:
+    scores = normalize_scores(scores_frame(_rows()))
+    assert scores["cell"].tolist() == [
+        "closed_book",
+        "closed_book",
+        "rag@2023-09-01",
+        "rag@dynamic",
+    ]
+    assert scores["rag_cutoff"].tolist() == ["", "", "2023-09-01", "dynamic"]
+    assert scores["month"].iloc[0] == 2024 * 12
+    assert scores["resolution_date"].dtype == "datetime64[ns]"
+
+
+def test_failed_calls_are_excluded_and_counted() -> None:
+    raw = scores_frame(_rows())
+    assert len(normalize_scores(raw)) == 4
+    assert len(normalize_scores(raw, exclude_errors=False)) == 5
+    assert count_errors(raw).to_dict("records") == [
+        {"model": "m", "cell": "closed_book", "n_errors": 1}
+    ]
+
+
+def test_missing_columns_are_named() -> None:
+    raw = scores_frame(_rows()).drop(columns=["refused", "qtype"])
+    with pytest.raises(ScoresSchemaError, match=r"\['qtype', 'refused'\]"):
+        normalize_scores(raw)
+
+
+def test_optional_columns_default_and_timestamp_cutoffs_are_normalised() -> None:
+    raw = scores_frame(_rows()).drop(columns=["parse_failed", "error"])
+    raw["rag_cutoff"] = [None, None, None, pd.Timestamp("2023-09-01"), "dynamic"]
+    scores = normalize_scores(raw)
+    assert not scores["parse_failed"].any()
+    assert "rag@2023-09-01" in set(scores["cell"])
+
+
+def test_duplicates_and_bad_values_are_rejected() -> None:
+    rows = _rows()
+    with pytest.raises(ScoresSchemaError, match="twice"):
+        normalize_scores(scores_frame([*rows, rows[0]]))
+    bad = scores_frame(rows)
+    bad.loc[0, "qtype"] = "open"
+    with pytest.raises(ScoresSchemaError, match="qtype"):
+        normalize_scores(bad)
+    nulls = scores_frame(rows)
+    nulls["correct"] = nulls["correct"].astype(object)
+    nulls.loc[0, "correct"] = None
+    with pytest.raises(ScoresSchemaError, match="null"):
+        normalize_scores(nulls)
+
+
+def test_registry_wins_and_table_columns_fill_in_for_unregistered_models() -> None:
+    raw = scores_frame(
+        score_rows("reg", "closed_book", None, "2024-01-01", "tf", "c")
+        + score_rows("ext", "closed_book", None, "2024-01-01", "tf", "cc")
+        + score_rows("anon", "closed_book", None, "2024-01-01", "tf", "c")
+    )
+    raw["release_date"] = ["2030-01-01", "2024-05-13", None, None]
+    raw["knowledge_cutoff"] = [None, None, "2023-10-01", None]
+    registry = {"reg": {"knowledge_cutoff": "2023-04-30", "release_date": None}}
+    infos = {i.model: i for i in resolve_models(raw, registry)}
+    assert infos["reg"].knowledge_cutoff == pd.Timestamp("2023-04-30")
+    assert infos["reg"].release_date is None  # the registry's null is not overridden
+    assert infos["reg"].source == "registry"
+    assert infos["ext"].release_date == pd.Timestamp("2024-05-13")
+    assert infos["ext"].knowledge_cutoff == pd.Timestamp("2023-10-01")
+    assert infos["ext"].source == "scores table"
+    assert infos["anon"].source == "unknown" and infos["anon"].release_date is None
+
+
+def test_conflicting_dates_in_the_table_are_an_error() -> None:
+    raw = scores_frame(score_rows("ext", "closed_book", None, "2024-01-01", "tf", "cc"))
+    raw["release_date"] = ["2024-05-13", "2024-06-01"]
+    with pytest.raises(ScoresSchemaError, match="conflicting release_date"):
+        resolve_models(raw, {})

@@ -1,0 +1,147 @@
+"""The shipped evaluation prompts keep the paper's contract and the baselines' layout."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pandas as pd
+import pytest
+
+from prescient.evaluation.contexts import build_contexts, truncate_words
+from prescient.evaluation.prompts import (
+    ContextArticle,
+    labels_text,
+    load_prompts,
+    render_messages,
+)
+from prescient.evaluation.settings import (
+    EvalSettings,
+    Setting,
+    cell_name,
+    parse_setting,
+)
+from prescient.llm.providers import offered_choices
+from tests.conftest import ROOT
+from tests.fixtures.eval import articles
+
+PROMPTS = load_prompts(ROOT / "conf" / "prompts" / "eval")
+MC = ["Dalby", "Ormsby", "Kelton", "Brampton"]
+ARTS = [
+    ContextArticle(
+        "Storm warning", "Crews stay in port.\n(a) this line is article text", "2024-03-02"
+    ),
+    ContextArticle("Bridge vote set", "The vote is on March 12.", "2024-03-05"),
+]
+
+
+def test_every_prompt_has_the_same_no_refusal_system_message() -> None:
+    systems = {p.system for p in PROMPTS.values()}
+    assert len(systems) == 1
+    (system,) = systems
+    assert "forecaster" in system and "never decline" in system
+    assert "future cannot be known" in system
+    assert all(p.version and p.name.startswith("eval_") for p in PROMPTS.values())
+
+
+@pytest.mark.parametrize("kind", ["closed_book", "rag", "gold"])
+def test_answer_formats_and_the_baselines_reading_of_them(kind: str) -> None:
+    arts = ARTS if kind == "rag" else ARTS[:1] if kind == "gold" else []
+    tf = render_messages(
+        PROMPTS[kind], "Will the bridge be approved by March 2024?", "tf", ["Yes", "No"], arts
+    )
+    mc = render_messages(PROMPTS[kind], "Which town's bakery will merge?", "mc", MC, arts)
+    assert [m["role"] for m in tf] == ["system", "user"]
+    assert "Yes or No" in tf[1]["content"]
+    assert "(a), (b), (c) or (d)" in mc[1]["content"]
+    assert re.findall(r"^\((\w)\) (\w+)$", mc[1]["content"], re.M) == list(
+        zip("abcd", MC, strict=True)
+    )
+    # The gateway's baselines: option lines make MC, anything else is Yes/No, and an
+    # article's own "(a)" never turns a TF prompt into MC (articles are one line each).
+    assert offered_choices(tf) == ["Yes", "No"]
+    assert offered_choices(mc) == ["(a)", "(b)", "(c)", "(d)"]
+
+
+def test_rag_articles_are_numbered_and_an_empty_retrieval_says_so() -> None:
+    user = render_messages(PROMPTS["rag"], "Will it?", "tf", ["Yes", "No"], ARTS)[1]["content"]
+    lines = [ln for ln in user.splitlines() if ln.startswith("Article")]
+    assert lines == [
+        "Article 1 (published 2024-03-02): Storm warning — Crews stay in port. (a) this line is article text",
+        "Article 2 (published 2024-03-05): Bridge vote set — The vote is on March 12.",
+    ]
+    assert "2 articles" in user
+    empty = render_messages(PROMPTS["rag"], "Will it?", "tf", ["Yes", "No"], [])[1]["content"]
+    assert "no article" in empty and "Article 1" not in empty
+
+
+def test_gold_shows_exactly_one_article_and_odd_text_is_inert() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        render_messages(PROMPTS["gold"], "Will it?", "tf", ["Yes", "No"], ARTS)
+    user = render_messages(PROMPTS["gold"], "Will {x} happen?", "tf", ["Yes", "No"], ARTS[:1])[1][
+        "content"
+    ]
+    assert "Will {x} happen?" in user and "Article (published 2024-03-02): Storm warning" in user
+
+
+def test_labels_text() -> None:
+    assert labels_text(2) == "(a) or (b)"
+    assert labels_text(5) == "(a), (b), (c), (d) or (e)"
+
+
+def test_settings_parse_and_name_cells() -> None:
+    assert parse_setting("closed_book") == Setting("closed_book")
+    assert parse_setting("rag_dynamic") == Setting("rag", None)
+    rag = parse_setting("rag_2024-12-01")
+    assert (rag.kind, rag.rag_cutoff, rag.name, rag.cutoff_label) == (
+        "rag",
+        dt.date(2024, 12, 1),
+        "rag_2024-12-01",
+        "2024-12-01",
+    )
+    assert Setting("gold").cutoff_label is None
+    assert cell_name("smollm2_135m", rag) == "smollm2_135m-rag_2024-12-01"
+    for bad in ("rag", "rag_", "rag_2024-13-01", "open_book"):
+        with pytest.raises(ValueError, match="unknown evaluation setting"):
+            parse_setting(bad)
+    with pytest.raises(ValueError, match="more than once"):
+        EvalSettings.from_params({"models": ["m"], "settings": ["gold", "gold"]})
+    grid = EvalSettings.from_params(
+        {"models": ["m"], "settings": ["closed_book", "rag_dynamic", "rag_2024-03-06"]}
+    )
+    assert grid.rag_cutoffs == [None, dt.date(2024, 3, 6)]
+
+
+def test_truncation_keeps_the_first_words_on_one_line() -> None:
+    text = "one  two\nthree\tfour " + " ".join(f"w{i}" for i in range(600))
+    out = truncate_words(text, 512)
+    assert out.split()[:4] == ["one", "two", "three", "four"] and len(out.split()) == 512
+    assert "\n" not in out and truncate_words(None, 5) == ""
+
+
+def test_gold_context_falls_back_from_id_to_url_to_inline_text() -> None:
+    corpus = articles()
+    questions = pd.DataFrame(
+        {
+            "question_id": ["by_id", "by_url", "inline", "none"],
+            "article_id": ["a11", None, None, None],
+            "gold_url": [
+                None,
+                "https://harwick-ledger.example/a05",
+                None,
+                "https://elsewhere.example",
+            ],
+            "gold_title": [None, None, "A title", None],
+            "gold_text": [None, None, "Inline   body\ntext", None],
+        }
+    )
+    ctx = build_contexts(
+        Setting("gold"), questions, corpus, pd.DataFrame(), max_words=None, gold_max_words=3
+    )
+    assert ctx["question_id"].tolist() == ["by_id", "by_url", "inline"]
+    assert ctx["article_id"].tolist()[:2] == ["a11", "a05"] and pd.isna(ctx["article_id"].iloc[2])
+    assert ctx["text"].tolist() == ["The Harwick council", "The storm tore", "Inline body text"]
+    assert ctx["date"].tolist()[:2] == [dt.date(2024, 3, 12), dt.date(2024, 3, 6)]
+    assert build_contexts(
+        Setting("closed_book"), questions, corpus, pd.DataFrame(), max_words=5, gold_max_words=5
+    ).empty

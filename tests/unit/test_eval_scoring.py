@@ -1,0 +1,127 @@
+"""Scoring: per-item parsing and per-cell rates, against numbers worked out by hand."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import pytest
+
+from prescient.evaluation.run import prediction_frame
+from prescient.evaluation.scoring import (
+    SCORE_COLUMNS,
+    ScoringError,
+    cell_label,
+    cell_metrics,
+    score_predictions,
+)
+
+D = dt.date(2024, 3, 12)
+QUESTIONS = pd.DataFrame(
+    {
+        "question_id": ["t1", "t2", "m1", "m2"],
+        "qtype": ["tf", "tf", "mc", "mc"],
+        "choices": [["Yes", "No"], ["Yes", "No"], ["a", "b", "c", "d"], ["w", "x", "y", "z"]],
+        "answer_index": [0, 1, 2, 3],
+    }
+)
+
+
+def preds(
+    model: str,
+    setting: str,
+    cutoff: str | None,
+    responses: list[str | None],
+    errors: list[str | None],
+) -> pd.DataFrame:
+    n = len(responses)
+    return prediction_frame(
+        {
+            "model": [model] * n,
+            "setting": [setting] * n,
+            "rag_cutoff": [cutoff] * n,
+            "question_id": ["t1", "t2", "m1", "m2"][:n],
+            "qtype": ["tf", "tf", "mc", "mc"][:n],
+            "resolution_date": [D] * n,
+            "raw_response": responses,
+            "error": errors,
+            "template": ["eval_x"] * n,
+            "template_version": ["1"] * n,
+            "context_article_ids": [[] for _ in range(n)],
+        }
+    )
+
+
+def test_item_scores_and_cell_rates_by_hand() -> None:
+    frame = pd.concat(
+        [
+            # t1 right, t2 refused, m1 right via "(c)", m2 unparseable.
+            preds(
+                "m",
+                "closed_book",
+                None,
+                ["Yes", "As an AI I cannot say.", "(c)", "hmm"],
+                [None] * 4,
+            ),
+            # t1 wrong, t2 failed call (excluded), m1 right by text, m2 right.
+            preds(
+                "m",
+                "rag",
+                "dynamic",
+                ["No", None, "It will be c.", "(d)"],
+                [None, "Timeout", None, None],
+            ),
+        ],
+        ignore_index=True,
+    )
+    scores = score_predictions(frame, QUESTIONS)
+    assert list(scores.columns) == list(SCORE_COLUMNS)
+    assert scores["parsed_answer"].tolist()[:4] == [0, pd.NA, 2, pd.NA]
+    assert scores["correct"].tolist() == [True, False, True, False, False, False, True, True]
+    assert scores["refused"].tolist() == [False, True, False, False, False, False, False, False]
+    assert scores["parse_failed"].tolist() == [
+        False,
+        False,
+        False,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
+    m = cell_metrics(scores)["cells"]["m"]
+    cb = m["closed_book"]["all"]
+    assert (
+        cb["n"],
+        cb["n_errors"],
+        cb["accuracy"],
+        cb["refusal_rate"],
+        cb["parse_failure_rate"],
+    ) == (
+        4,
+        0,
+        0.5,
+        0.25,
+        0.25,
+    )
+    assert cb["accuracy_excl_refusals"] == pytest.approx(2 / 3, abs=1e-6)
+    assert m["closed_book"]["tf"]["accuracy"] == 0.5 and m["closed_book"]["mc"]["accuracy"] == 0.5
+    rag = m["rag@dynamic"]["all"]
+    # The failed call leaves 3 answered questions, 2 of them right.
+    assert (rag["n"], rag["n_errors"], rag["n_correct"]) == (4, 1, 2)
+    assert rag["accuracy"] == pytest.approx(2 / 3, abs=1e-6)
+    assert m["rag@dynamic"]["tf"]["accuracy"] == 0.0
+
+
+def test_unknown_questions_and_type_mismatches_are_errors() -> None:
+    frame = preds("m", "gold", None, ["Yes"], [None])
+    with pytest.raises(ScoringError, match="not in the question table"):
+        score_predictions(frame.assign(question_id="nope"), QUESTIONS)
+    with pytest.raises(ScoringError, match="predicted as mc"):
+        score_predictions(frame.assign(qtype="mc"), QUESTIONS)
+
+
+def test_cell_labels_match_the_analysis() -> None:
+    assert cell_label("closed_book", None) == "closed_book"
+    assert cell_label("gold", pd.NA) == "gold"
+    assert cell_label("rag", "2024-12-01") == "rag@2024-12-01"

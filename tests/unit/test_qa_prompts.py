@@ -1,0 +1,62 @@
+"""The shipped construction templates load, render, and keep one rubric."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prescient.qa.construct import filter_sections
+from prescient.qa.parse import PRINCIPLES
+from prescient.qa.prompts import STEP_FIELDS, STEPS, TemplateError, load_template, load_templates
+from tests.conftest import ROOT
+
+PROMPTS = ROOT / "conf" / "prompts" / "construct"
+
+
+def _values(step: str) -> dict[str, str]:
+    return {name: f"<{name}>" for name in STEP_FIELDS[step]}
+
+
+@pytest.mark.parametrize("path", sorted(PROMPTS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_template_loads_and_renders(path: Path) -> None:
+    step = next(s for s in STEPS if path.stem.startswith(s))
+    t = load_template(path, step)
+    assert t.label == f"{t.name}@{t.version}" and t.name == path.stem
+    values = _values(step)
+    if step == "filter":
+        values.update(filter_sections(t))
+    messages = t.render(values)
+    assert messages[-1]["role"] == "user"
+    roles = [m["role"] for m in messages if m["role"] != "system"]
+    assert roles == ["user", "assistant"] * len(t.examples) + ["user"]
+    # Every placeholder the template uses was filled in.
+    assert not any("{" + f + "}" in m["content"] for m in messages for f in t.fields())
+
+
+def test_compact_filter_shares_the_paper_filters_rubric() -> None:
+    paper = load_template(PROMPTS / "filter.yaml", "filter")
+    compact = load_template(PROMPTS / "filter_compact.yaml", "filter")
+    assert compact.extras["principles"] == paper.extras["principles"]
+    assert tuple(compact.extras["principles"]) == PRINCIPLES
+
+
+def test_configured_templates_load() -> None:
+    from prescient import params
+
+    names = params.compose(ROOT)["construct"]["templates"]
+    assert set(load_templates(PROMPTS, names)) == set(STEPS)
+
+
+def test_malformed_examples_are_rejected(tmp_path: Path) -> None:
+    bad = tmp_path / "summary_bad.yaml"
+    bad.write_text("name: x\nversion: '1'\nuser: '{text}'\nexamples:\n  - user: only a question\n")
+    with pytest.raises(TemplateError, match="examples"):
+        load_template(bad, "summary")
+
+
+def test_unknown_placeholder_is_rejected(tmp_path: Path) -> None:
+    bad = tmp_path / "categorize_bad.yaml"
+    bad.write_text("name: x\nversion: '1'\nuser: '{question} {text}'\n")
+    with pytest.raises(TemplateError, match="not available"):
+        load_template(bad, "categorize")

@@ -1,0 +1,164 @@
+"""ArticleIndex: dated retrieval equals rank-bm25 on exactly the visible articles and
+never shows an article dated on or after the resolution date, nor the gold article."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rank_bm25 import BM25Okapi
+
+from prescient.retrieval.search import RETRIEVAL_COLUMNS, ArticleIndex, RetrievalSettings
+from prescient.retrieval.tokenize import Tokenizer
+
+WORDS = ["tariff", "storm", "vote", "merger", "river", "rates", "strike", "summit"]
+DAY0 = dt.date(2024, 1, 1)
+
+
+@st.composite
+def corpora(draw: st.DrawFn) -> pd.DataFrame:
+    n = draw(st.integers(1, 30))
+    rows = []
+    for i in range(n):
+        rows.append(
+            {
+                "article_id": f"a{i:03d}",
+                "date": DAY0 + dt.timedelta(days=draw(st.integers(0, 12))),
+                "title": " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=3))),
+                "text": " ".join(draw(st.lists(st.sampled_from(WORDS), max_size=10))),
+            }
+        )
+    df = pd.DataFrame(rows)
+    # Any input order: the index sorts by (date, article_id) itself.
+    return df.sample(frac=1.0, random_state=draw(st.integers(0, 1000))).reset_index(drop=True)
+
+
+def reference(
+    articles: pd.DataFrame, visible: pd.Series, query: str, exclude: set[str], k: int
+) -> list[tuple[str, float]]:
+    """rank-bm25 built on exactly the visible articles; ties: later (date, id) first."""
+    tok = Tokenizer.from_params(None)
+    vis = articles.loc[visible].sort_values(["date", "article_id"]).reset_index(drop=True)
+    docs = [
+        tok(f"{t}\n{x}") if t else tok(x) for t, x in zip(vis["title"], vis["text"], strict=True)
+    ]
+    try:
+        ref = BM25Okapi(docs)
+    except ZeroDivisionError:
+        return []
+    q = tok(query)
+    scores = ref.get_scores(q)
+    cand = [
+        i
+        for i in range(len(docs))
+        if any(t in ref.doc_freqs[i] for t in q) and vis["article_id"][i] not in exclude
+    ]
+    cand.sort(key=lambda i: (-scores[i], -i))
+    return [(vis["article_id"][i], float(scores[i])) for i in cand[:k]]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(articles=corpora(), data=st.data())
+def test_search_is_rank_bm25_on_the_visible_articles_and_never_leaks(
+    articles: pd.DataFrame, data: st.DataObject
+) -> None:
+    gap = data.draw(st.integers(0, 2), label="gap")
+    index = ArticleIndex(articles, RetrievalSettings(gap_days=gap))
+    for _ in range(3):
+        res = DAY0 + dt.timedelta(days=data.draw(st.integers(0, 14), label="res"))
+        cutoff = data.draw(
+            st.none() | st.integers(0, 14).map(lambda d: DAY0 + dt.timedelta(days=d)),
+            label="cutoff",
+        )
+        # A gold article: usually one published on the resolution day, as in Daily Oracle;
+        # sometimes an older one (imported benchmarks), which must be excluded explicitly.
+        gold = data.draw(st.sampled_from(sorted(articles["article_id"])), label="gold")
+        query = " ".join(data.draw(st.lists(st.sampled_from([*WORDS, "unseen"]), max_size=5)))
+        window = index.window(res, cutoff)
+        hits = index.search(query, window, k=5, exclude_ids=[gold])
+
+        assert all(h.date < res for h in hits)
+        assert all(h.date < window.end for h in hits)
+        assert all(cutoff is None or h.date < cutoff for h in hits)
+        assert gold not in {h.article_id for h in hits}
+        visible = articles["date"].map(window.contains)
+        expected = reference(articles, visible, query, {gold}, 5)
+        assert [(h.article_id, h.score) for h in hits] == expected
+
+
+def test_boundary_days_reach_or_miss_the_index() -> None:
+    """Articles dated res-2, res-1, res and the cutoff day, one query that matches all."""
+    res = dt.date(2024, 6, 10)
+    dates = {
+        "before": res - dt.timedelta(days=2),
+        "day_before": res - dt.timedelta(days=1),
+        "same_day": res,
+        "after": res + dt.timedelta(days=1),
+    }
+    articles = pd.DataFrame(
+        {
+            "article_id": list(dates),
+            "date": list(dates.values()),
+            "title": ["storm"] * 4,
+            "text": ["river storm"] * 4,
+        }
+    )
+    index = ArticleIndex(articles)
+    got = {h.article_id for h in index.search("storm", index.window(res, None))}
+    assert got == {"before"}
+    index0 = ArticleIndex(articles, RetrievalSettings(gap_days=0))
+    assert {h.article_id for h in index0.search("storm", index0.window(res, None))} == {
+        "before",
+        "day_before",
+    }
+    # A cutoff on res - 2 hides the article of that day too.
+    assert index.search("storm", index.window(res, res - dt.timedelta(days=2))) == []
+
+
+def test_corpus_start_drops_older_articles_from_the_statistics() -> None:
+    articles = pd.DataFrame(
+        {
+            "article_id": ["old", "new1", "new2"],
+            "date": [dt.date(2018, 12, 31), dt.date(2019, 1, 1), dt.date(2019, 1, 2)],
+            "title": ["", "", ""],
+            "text": ["storm river", "storm", "vote"],
+        }
+    )
+    index = ArticleIndex(articles, RetrievalSettings(corpus_start=dt.date(2019, 1, 1)))
+    assert len(index) == 2 and index.start == dt.date(2019, 1, 1)
+    hits = index.search("storm", index.window(dt.date(2019, 2, 1), None))
+    (expected,) = reference(articles, articles["article_id"] != "old", "storm", set(), 5)
+    assert [(h.article_id, h.score) for h in hits] == [expected]
+
+
+def test_retrieve_table_schema_and_rows() -> None:
+    articles = pd.DataFrame(
+        {
+            "article_id": ["a", "b", "c"],
+            "date": [dt.date(2024, 1, 1), dt.date(2024, 1, 5), dt.date(2024, 1, 9)],
+            "title": ["storm hits river", "vote on tariff", "storm again"],
+            "text": ["storm", "tariff vote", "storm river"],
+        }
+    )
+    questions = pd.DataFrame(
+        {
+            "question_id": ["q1", "q2"],
+            "question": ["Will the storm flood the river?", "Will the tariff vote pass?"],
+            "resolution_date": [dt.date(2024, 1, 9), dt.date(2024, 1, 9)],
+            "article_id": ["c", "c"],
+        }
+    )
+    index = ArticleIndex(articles)
+    table = index.retrieve_table(questions, [None, dt.date(2024, 1, 3)])
+    assert list(table.columns) == list(RETRIEVAL_COLUMNS)
+    assert table[["question_id", "rag_cutoff", "rank", "article_id"]].values.tolist() == [
+        ["q1", "dynamic", 1, "a"],
+        ["q2", "dynamic", 1, "b"],
+        ["q1", "2024-01-03", 1, "a"],
+    ]
+    assert table["window_end"].tolist() == [dt.date(2024, 1, 8)] * 2 + [dt.date(2024, 1, 3)]
+    assert (np.array(table["article_date"].tolist()) < np.array(table["window_end"].tolist())).all()
+    assert str(table["article_date"].dtype) == "date32[day][pyarrow]"
