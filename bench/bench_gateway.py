@@ -8,6 +8,10 @@ embedded model's speed for a ~500-token prompt and a 100-token answer.
 
     .venv/bin/python bench/bench_gateway.py                 # everything
     .venv/bin/python bench/bench_gateway.py --skip-local --providers hosted_vllm
+    .venv/bin/python bench/bench_gateway.py --skip-local --transport litellm   # litellm only
+
+With ``--transport auto`` (the default, as in ``llm.transport``) these OpenAI-compatible
+providers go through the direct client; ``litellm`` measures litellm's own path.
 """
 
 from __future__ import annotations
@@ -66,10 +70,12 @@ class RemoteServer:
         self.proc.wait()
 
 
+TRANSPORT = ["auto"]
+
+
 def gateway(spec: ModelSpec, ledger: Path) -> Gateway:
-    return Gateway(
-        {spec.name: spec}, ledger, stage="bench", settings=GatewaySettings(progress=False)
-    )
+    settings = GatewaySettings(progress=False, transport=TRANSPORT[0])
+    return Gateway({spec.name: spec}, ledger, stage="bench", settings=settings)
 
 
 def throughput(
@@ -215,10 +221,18 @@ def main() -> int:
         action="store_false",
         help="skip the bare-aiohttp reference runs at concurrency 32",
     )
+    ap.add_argument(
+        "--transport",
+        choices=["auto", "litellm"],
+        default="auto",
+        help="llm.transport: auto (direct client for these providers) or litellm",
+    )
     args = ap.parse_args()
+    TRANSPORT[0] = args.transport
     os.environ.setdefault("OPENAI_API_KEY", "bench-unused")
     print(
-        f"loopback server latency {1000 * LATENCY:.0f} ms; {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
+        f"loopback server latency {1000 * LATENCY:.0f} ms; transport {args.transport}; "
+        f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
     )
     with tempfile.TemporaryDirectory() as d, RemoteServer(LATENCY) as server:
         tmp = Path(d)

@@ -6,6 +6,7 @@ import asyncio
 import io
 import logging
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,25 @@ def make_gateway(
         rpm=rpm,
     )
     settings = GatewaySettings(
-        max_tries=max_tries, backoff_base_s=0.01, backoff_max_s=2.0, progress=False
+        max_tries=max_tries,
+        backoff_base_s=0.01,
+        backoff_max_s=2.0,
+        progress=False,
+        transport=TRANSPORT[0],
     )
     return Gateway({"fake": spec}, ledger, stage="test", settings=settings)
+
+
+TRANSPORT = ["auto"]
+
+
+@pytest.fixture(autouse=True, params=["auto", "litellm"])
+def transport(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Every test runs on both transports: the direct client (``auto`` for these
+    OpenAI-compatible providers) and litellm; behaviour must not differ."""
+    TRANSPORT[0] = request.param
+    yield request.param
+    TRANSPORT[0] = "auto"
 
 
 def req(i: int, **params: Any) -> LLMRequest:
@@ -239,8 +256,9 @@ def test_keys_come_from_the_environment_and_never_reach_ledger_or_logs(
         "errors": repr([r.error for r in results]),
     }
     assert "failed" in caplog.text
-    # litellm's own debug records were captured too (they describe every request).
-    assert any(r.name == "LiteLLM" and r.levelno == logging.DEBUG for r in caplog.records)
+    if TRANSPORT[0] == "litellm":
+        # litellm's own debug records were captured too (they describe every request).
+        assert any(r.name == "LiteLLM" and r.levelno == logging.DEBUG for r in caplog.records)
     for where, text in texts.items():
         assert SECRET not in text, f"the key leaked into the {where}"
         assert SECRET[:12] not in text, f"part of the key leaked into the {where}"
@@ -309,3 +327,39 @@ def test_concurrent_batches_on_one_loop_share_the_limit(
         assert [r.text for r in first + second] == [f"echo: question {i}" for i in range(12)]
         assert server.max_inflight == 2 and server.requests == 12
         assert gw.complete_many([]) == []
+
+
+def test_switching_transport_keeps_every_ledger_hit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    other = "litellm" if transport == "auto" else "auto"
+    with FakeOpenAI() as server:
+        first = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+        assert all(r.ok for r in first.complete_many([req(1), req(2)]))
+        first.close()
+        TRANSPORT[0] = other
+        again = make_gateway(server, tmp_path / "l.jsonl", monkeypatch).complete_many(
+            [req(1), req(2)]
+        )
+        assert all(r.from_ledger for r in again) and server.requests == 2
+
+
+def test_both_transports_price_a_known_model_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    with FakeOpenAI() as server:
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
+        spec = gw.models["fake"]
+        gw.models["fake"] = ModelSpec(**{**spec.__dict__, "litellm_model": "openai/gpt-4o-mini"})
+        (res,) = gw.complete_many([req(1)])
+    assert res.ok and res.usage["prompt_tokens"] > 0
+    import litellm
+
+    expected = sum(
+        litellm.cost_per_token(
+            model="gpt-4o-mini",
+            prompt_tokens=res.usage["prompt_tokens"],
+            completion_tokens=res.usage["completion_tokens"],
+        )
+    )
+    assert res.cost == pytest.approx(expected)
