@@ -40,11 +40,21 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     p = params.load(args.params)
-    settings = ConstructSettings.from_params(p["construct"])
-    templates = load_templates(args.prompts, settings.templates)
+    gateway = None
+    try:
+        settings = ConstructSettings.from_params(p["construct"])
+        templates = load_templates(args.prompts, settings.templates)
+        gateway = Gateway.from_params(p, stage="construct", ledger_path=args.ledger)
+        # Unknown models and unset key variables stop here, before any call is made.
+        gateway.check(list(settings.models.values()))
+    except (ValueError, FileNotFoundError) as exc:  # ModelConfigError, TemplateError too
+        logger.error("%s", exc)
+        if gateway is not None:
+            gateway.close()
+        return 2
     selected = pd.read_parquet(args.selected)
     articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])
-    with Gateway.from_params(p, stage="construct", ledger_path=args.ledger) as gateway:
+    with gateway:
         result = build_questions(
             selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
         )

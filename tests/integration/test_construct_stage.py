@@ -279,3 +279,16 @@ def test_leakage_switch_drops_flagged_questions(project: Path) -> None:
     assert len(kept) == int((~flagged).sum())
     cands = pd.read_parquet(project / "qa_candidates.parquet")
     assert (cands["status"] == "leakage_dropped").sum() == int(flagged.sum())
+
+
+def test_a_model_without_its_key_stops_before_any_call(
+    project: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    p["construct"]["models"]["generate"] = "gpt_4o"
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert _run(project) == 2
+    assert "OPENAI_API_KEY" in caplog.text
+    assert sum(CALLS.values()) == 0
+    assert not (project / "questions.parquet").exists()
