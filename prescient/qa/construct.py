@@ -97,6 +97,7 @@ QUESTION_COLUMNS: tuple[str, ...] = (
     "slot",
     "category",
     "mc_type",
+    "distractor_source",
     *PRINCIPLES,
     "filter_total",
     "leakage_flags",
@@ -126,6 +127,7 @@ CANDIDATE_COLUMNS: tuple[str, ...] = (
     "filter_total",
     "category",
     "mc_type",
+    "distractor_source",
     *leakage.AUDIT_COLUMNS,
     "raw_response",
     *PROVENANCE_COLUMNS,
@@ -149,6 +151,10 @@ class ConstructSettings:
             whole articles, as in the paper).
         date_start, date_end: inclusive range of selected days to construct from.
         leakage: the leakage audit's settings.
+        distractor_fallback: None (the paper: a reply with fewer than three usable wrong
+            options is a parse error) or ``answer_pool``: fill the missing options with
+            answers of other open questions of the same or earlier days (same MC type
+            first, seeded order), recorded per question in ``distractor_source``.
     """
 
     templates: Mapping[str, str]
@@ -160,6 +166,7 @@ class ConstructSettings:
     date_start: dt.date | None = None
     date_end: dt.date | None = None
     leakage: leakage.LeakageSettings = field(default_factory=leakage.LeakageSettings)
+    distractor_fallback: str | None = None
 
     @classmethod
     def from_params(cls, d: Mapping[str, Any]) -> ConstructSettings:
@@ -184,7 +191,22 @@ class ConstructSettings:
             date_start=day("date_start"),
             date_end=day("date_end"),
             leakage=leakage.LeakageSettings.from_params(d.get("leakage")),
+            distractor_fallback=_fallback(d.get("distractor_fallback")),
         )
+
+
+DISTRACTOR_FALLBACKS = ("answer_pool",)
+
+
+def _fallback(value: Any) -> str | None:
+    if value is None:
+        return None
+    if value not in DISTRACTOR_FALLBACKS:
+        raise ValueError(
+            f"construct.distractor_fallback must be null or one of {DISTRACTOR_FALLBACKS} "
+            f"(got {value!r})"
+        )
+    return str(value)
 
 
 # --- ids and seeded choices -----------------------------------------------------------
@@ -289,6 +311,7 @@ class _Question:
     category: str | None = None
     raw_response: str | None = None
     audit: dict[str, Any] = field(default_factory=dict)
+    distractor_source: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -451,22 +474,38 @@ class _Steps:
             )
             for q in todo
         ]
+        pool = self._answer_pool(questions) if self.s.distractor_fallback else None
         for q, res in zip(todo, self._run("distract", reqs), strict=True):
             q.step = "distract"
             if not res.ok:
                 q.status, q.reason = LLM_ERROR, f"distract: {res.error}"
                 continue
             parsed = parse_distractors(res.text, q.answer or "", N_DISTRACTORS)
-            if not parsed.ok:
+            options, source = list(parsed.options), "llm"
+            if not parsed.ok and pool is not None:
+                extra = _from_pool(q, options, pool, self.seed)
+                if len(options) + len(extra) >= N_DISTRACTORS:
+                    source = "llm+answer_pool" if options else "answer_pool"
+                    options = [*options, *extra][:N_DISTRACTORS]
+            if len(options) < N_DISTRACTORS:
                 q.status, q.reason, q.raw_response = (
                     PARSE_ERROR,
-                    f"distract: {parsed.error}",
+                    f"distract: {parsed.error}"
+                    + ("; the answer pool has too few answers" if pool is not None else ""),
                     res.text,
                 )
                 continue
+            q.distractor_source = source
+            if source != "llm":
+                q.raw_response = res.text  # what the model wrote, for the audit
             q.choices, q.answer_index = shuffle_choices(
-                q.answer or "", parsed.options, self.seed, q.question_id
+                q.answer or "", options, self.seed, q.question_id
             )
+
+    @staticmethod
+    def _answer_pool(questions: list[_Question]) -> list[_Question]:
+        """Open questions with an answer that passed validation: the fallback's source."""
+        return [q for q in questions if q.qtype == "mc" and q.answer and q.pending]
 
     # step 4
     def filter(self, questions: list[_Question]) -> None:
@@ -549,6 +588,41 @@ class _Steps:
             q.category = category
             if error:
                 q.reason, q.raw_response = f"categorize: {error}", res.text
+
+
+def _from_pool(
+    q: _Question, have: Sequence[str], pool: Sequence[_Question], seed: int
+) -> list[str]:
+    """Wrong options for ``q`` from other open questions' answers.
+
+    Only answers of the same or earlier days are used, so adding later days never changes
+    an earlier question; answers of the same MC type come first (numbers for "How many",
+    people for "Who"), each group in an order seeded by the base seed and the question id.
+    Answers equal to the correct one, to an option already held, or from the question's
+    own article are skipped.
+    """
+    kind = mc_type(q.question)
+    seen = {normalize(q.answer or ""), *(normalize(o) for o in have)}
+    ranked = sorted(
+        (
+            (
+                mc_type(o.question) != kind,
+                hashlib.sha256(f"{seed}:{q.question_id}:{o.question_id}".encode()).hexdigest(),
+                o.answer or "",
+            )
+            for o in pool
+            if o.article.date <= q.article.date and o.article.article_id != q.article.article_id
+        ),
+    )
+    out: list[str] = []
+    for _, _, answer in ranked:
+        key = normalize(answer)
+        if key and key not in seen:
+            seen.add(key)
+            out.append(answer)
+        if len(have) + len(out) >= N_DISTRACTORS:
+            break
+    return out
 
 
 # --- the whole construction -----------------------------------------------------------
@@ -669,6 +743,7 @@ def _candidates_frame(
             "filter_total": q.filter_total,
             "category": q.category,
             "mc_type": mc_type(q.question) if q.qtype == "mc" else None,
+            "distractor_source": q.distractor_source,
             **q.audit,
             "raw_response": q.raw_response,
             **provenance,
@@ -779,7 +854,13 @@ def construct_metrics(
                 "invalid": len(invalid),
                 "by_reason": _counts(invalid["reason"].map(_reason_kind)),
             },
-            "distract": {**dict(calls["distract"]), **step_errors("distract", qs)},
+            "distract": {
+                **dict(calls["distract"]),
+                **step_errors("distract", qs),
+                "fallback": s.distractor_fallback,
+                "by_source": _counts(qs["distractor_source"].dropna()),
+                "accepted_by_source": _counts(acc["distractor_source"].dropna()),
+            },
             "filter": {
                 **dict(calls["filter"]),
                 "scored": len(scored),

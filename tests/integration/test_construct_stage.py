@@ -127,6 +127,7 @@ def _project(base: Path, tmp: Path, **construct: Any) -> Path:
     p["construct"]["models"] = dict.fromkeys(p["construct"]["models"], "scripted_construct")
     # The paper-structured templates (the script recognises their steps).
     p["construct"]["templates"] = {step: step for step in p["construct"]["templates"]}
+    p["construct"]["distractor_fallback"] = None  # the paper's rule unless a test asks
     p["construct"]["date_start"], p["construct"]["date_end"] = WINDOW
     p["construct"].update(construct)
     p["llm"]["progress"] = False
@@ -248,8 +249,11 @@ def test_rerun_costs_nothing_and_is_byte_identical(project: Path) -> None:
     )
 
 
-def test_added_days_only_pay_for_new_articles(base: Path, project: Path) -> None:
-    early = _project(base, project, date_end=SPLIT)
+@pytest.mark.parametrize("fallback", [None, "answer_pool"])
+def test_added_days_only_pay_for_new_articles(
+    base: Path, project: Path, fallback: str | None
+) -> None:
+    early = _project(base, project, date_end=SPLIT, distractor_fallback=fallback)
     assert _run(early) == 0
     old = pd.read_parquet(early / "questions.parquet")
     old_calls = Counter(CALLS)
@@ -257,7 +261,7 @@ def test_added_days_only_pay_for_new_articles(base: Path, project: Path) -> None
         (pd.read_parquet(early / "qa_candidates.parquet")["status"] == "llm_error").sum()
     )
     assert len(old) > 0
-    full = _project(base, project)  # the whole window, same ledger
+    full = _project(base, project, distractor_fallback=fallback)  # whole window, same ledger
     assert _run(full) == 0
     new = pd.read_parquet(full / "questions.parquet")
     kept = new[new["resolution_date"].astype(str) <= SPLIT].reset_index(drop=True)
@@ -292,3 +296,31 @@ def test_a_model_without_its_key_stops_before_any_call(
     assert "OPENAI_API_KEY" in caplog.text
     assert sum(CALLS.values()) == 0
     assert not (project / "questions.parquet").exists()
+
+
+def test_answer_pool_fills_missing_distractors_from_earlier_answers(
+    base: Path, project: Path
+) -> None:
+    _project(base, project, distractor_fallback="answer_pool")
+    assert _run(project) == 0
+    cands = pd.read_parquet(project / "qa_candidates.parquet")
+    qs = cands[cands["kind"] == "question"]
+    mc = qs[(qs["qtype"] == "mc") & qs["choices"].notna()]
+    pooled = mc[mc["distractor_source"] == "llm+answer_pool"]
+    assert len(pooled) > 0  # the script's one-option replies, completed from the pool
+    assert not qs["reason"].fillna("").str.startswith("distract").any()
+    assert set(mc["distractor_source"]) <= {"llm", "llm+answer_pool", "answer_pool"}
+    answers = qs[qs["qtype"] == "mc"][["answer", "resolution_date", "article_id"]]
+    for row in pooled.itertuples():
+        choices = list(row.choices)
+        assert len(set(choices)) == 4 and choices[row.answer_index] == row.answer
+        assert "Town 1000" in choices  # the model's own option is kept
+        for option in set(choices) - {row.answer, "Town 1000"}:
+            source = answers[answers["answer"] == option]
+            assert (
+                (source["resolution_date"] <= row.resolution_date)
+                & (source["article_id"] != row.article_id)
+            ).any(), f"{option!r} is no earlier answer of another article"
+    m = yaml.safe_load((project / "construct.json").read_text())
+    assert m["steps"]["distract"]["fallback"] == "answer_pool"
+    assert m["steps"]["distract"]["by_source"]["llm+answer_pool"] == len(pooled)
