@@ -56,21 +56,9 @@ QUESTION_COLUMNS = (
 )
 TF_CHOICES = ("Yes", "No")
 LETTERS = string.ascii_lowercase
-# Mapping keys of ``questions.columns``; the required ones must name a column.
-MAPPING_KEYS = (
-    "question_id",
-    "question",
-    "qtype",
-    "choices",
-    "answer_index",
-    "answer",
-    "resolution_date",
-    "article_id",
-    "gold_url",
-    "gold_title",
-    "gold_text",
-    "category",
-)
+# Mapping keys of ``questions.columns`` (every normalised column but the source name);
+# the required ones must name a column.
+MAPPING_KEYS = tuple(c for c in QUESTION_COLUMNS if c != "source")
 REQUIRED_KEYS = ("question", "resolution_date")
 ANSWER_FORMATS = ("auto", "text", "letter", "index", "index1")
 _TRUE = {"yes", "true", "y", "t"}

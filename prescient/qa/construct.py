@@ -380,18 +380,14 @@ class _Steps:
         ]
         for a, res in zip(articles, self._run("summary", reqs), strict=True):
             if not res.ok:
-                a.status, a.reason = LLM_ERROR, f"summary: {res.error}"
+                _fail(a, LLM_ERROR, f"summary: {res.error}")
                 continue
             parsed = parse_summary(
                 res.text, bool(self.t["summary"].extras.get("reply_is_keypoint"))
             )
             a.summary, a.keypoint = parsed.summary, parsed.keypoint
             if not parsed.ok:
-                a.status, a.reason, a.raw_response = (
-                    PARSE_ERROR,
-                    f"summary: {parsed.error}",
-                    res.text,
-                )
+                _fail(a, PARSE_ERROR, f"summary: {parsed.error}", res.text)
             elif parsed.no_new_event:
                 a.status, a.reason = NO_NEW_EVENT, "the key point reports no new event"
 
@@ -410,15 +406,11 @@ class _Steps:
         for a, res in zip(todo, self._run("generate", reqs), strict=True):
             a.step = "generate"
             if not res.ok:
-                a.status, a.reason = LLM_ERROR, f"generate: {res.error}"
+                _fail(a, LLM_ERROR, f"generate: {res.error}")
                 continue
             parsed = parse_generation(res.text)
             if not parsed.ok:
-                a.status, a.reason, a.raw_response = (
-                    PARSE_ERROR,
-                    f"generate: {parsed.error}",
-                    res.text,
-                )
+                _fail(a, PARSE_ERROR, f"generate: {parsed.error}", res.text)
                 continue
             a.status = GENERATED
             slots = {p.slot for p in parsed.pairs}
@@ -478,7 +470,7 @@ class _Steps:
         for q, res in zip(todo, self._run("distract", reqs), strict=True):
             q.step = "distract"
             if not res.ok:
-                q.status, q.reason = LLM_ERROR, f"distract: {res.error}"
+                _fail(q, LLM_ERROR, f"distract: {res.error}")
                 continue
             parsed = parse_distractors(res.text, q.answer or "", N_DISTRACTORS)
             options, source = list(parsed.options), "llm"
@@ -488,12 +480,8 @@ class _Steps:
                     source = "llm+answer_pool" if options else "answer_pool"
                     options = [*options, *extra][:N_DISTRACTORS]
             if len(options) < N_DISTRACTORS:
-                q.status, q.reason, q.raw_response = (
-                    PARSE_ERROR,
-                    f"distract: {parsed.error}"
-                    + ("; the answer pool has too few answers" if pool is not None else ""),
-                    res.text,
-                )
+                short = "; the answer pool has too few answers" if pool is not None else ""
+                _fail(q, PARSE_ERROR, f"distract: {parsed.error}{short}", res.text)
                 continue
             q.distractor_source = source
             if source != "llm":
@@ -526,16 +514,12 @@ class _Steps:
         for q, res in zip(todo, self._run("filter", reqs), strict=True):
             q.step = "filter"
             if not res.ok:
-                q.status, q.reason = LLM_ERROR, f"filter: {res.error}"
+                _fail(q, LLM_ERROR, f"filter: {res.error}")
                 continue
             parsed = parse_filter(res.text)
             q.scores = dict(parsed.scores)
             if not parsed.ok:
-                q.status, q.reason, q.raw_response = (
-                    PARSE_ERROR,
-                    f"filter: {parsed.error}",
-                    res.text,
-                )
+                _fail(q, PARSE_ERROR, f"filter: {parsed.error}", res.text)
                 continue
             q.filter_total = total_score(parsed.scores)
             if accepted(q.filter_total, self.s.accept_threshold):
@@ -623,6 +607,13 @@ def _from_pool(
         if len(have) + len(out) >= N_DISTRACTORS:
             break
     return out
+
+
+def _fail(item: _Article | _Question, status: str, reason: str, raw: str | None = None) -> None:
+    """Record why an article or question stops here (and the reply, when unparseable)."""
+    item.status, item.reason = status, reason
+    if raw is not None:
+        item.raw_response = raw
 
 
 # --- the whole construction -----------------------------------------------------------
