@@ -19,7 +19,6 @@ an answer option is presented).
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,18 +49,6 @@ def truncate_words(text: str | None, max_words: int | None) -> str:
 def context_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """A context table with the canonical column types (also when empty)."""
     return io.typed_frame(CONTEXT_SCHEMA, rows)
-
-
-def _date(value: Any) -> dt.date | None:
-    if value is None or value is pd.NaT or (isinstance(value, float) and pd.isna(value)):
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value)[:10])
 
 
 def _str(value: Any) -> str | None:
@@ -98,7 +85,7 @@ def build_contexts(
         rows["question_id"].append(qid)
         rows["rank"].append(rank)
         rows["article_id"].append(aid)
-        rows["date"].append(_date(date))
+        rows["date"].append(io.optional_date(date))
         rows["title"].append(truncate_words(_str(title), None))
         rows["text"].append(truncate_words(_str(text), n))
 

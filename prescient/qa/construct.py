@@ -35,6 +35,7 @@ from typing import Any
 
 import pandas as pd
 
+from prescient import io
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
@@ -635,7 +636,7 @@ def _articles(
     out = []
     for row in sel.itertuples(index=False):
         aid = str(row.article_id)
-        a = _Article(aid, _as_date(row.date), str(row.selection))
+        a = _Article(aid, io.as_date(row.date), str(row.selection))
         if aid in by_id.index:
             a.title = str(by_id.at[aid, "title"])
             a.text = str(by_id.at[aid, "text"])
@@ -644,14 +645,6 @@ def _articles(
             a.reason = "the selected article id is not in the articles table"
         out.append(a)
     return out, outside
-
-
-def _as_date(value: Any) -> dt.date:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    return pd.Timestamp(value).date()
 
 
 def build_questions(

@@ -85,20 +85,8 @@ class Retrieved:
     score: float
 
 
-def _as_date(value: Any) -> dt.date:
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, np.datetime64):
-        return pd.Timestamp(value).date()
-    return dt.date.fromisoformat(str(value)[:10])
-
-
 def _day_array(values: Iterable[Any]) -> np.ndarray:
-    return np.array([np.datetime64(_as_date(v), "D") for v in values], dtype="datetime64[D]")
+    return np.array([np.datetime64(io.as_date(v), "D") for v in values], dtype="datetime64[D]")
 
 
 class ArticleIndex:
@@ -135,7 +123,7 @@ class ArticleIndex:
         self.start: dt.date | None = (
             s.corpus_start
             if s.corpus_start is not None
-            else (_as_date(self.dates[0]) if len(self.dates) else None)
+            else (io.as_date(self.dates[0]) if len(self.dates) else None)
         )
         self.position = {a: i for i, a in enumerate(self.article_ids)}
         if len(self.position) != len(self.article_ids):
@@ -197,7 +185,7 @@ class ArticleIndex:
             exclude=exclude,
         )
         return [
-            Retrieved(str(self.article_ids[h.doc]), _as_date(self.dates[h.doc]), h.score)
+            Retrieved(str(self.article_ids[h.doc]), io.as_date(self.dates[h.doc]), h.score)
             for h in hits
         ]
 
@@ -226,7 +214,7 @@ class ArticleIndex:
             if "article_id" in questions.columns
             else [None] * len(questions)
         )
-        res_dates = [_as_date(d) for d in questions["resolution_date"]]
+        res_dates = [io.as_date(d) for d in questions["resolution_date"]]
         rows: dict[str, list[Any]] = {c: [] for c in RETRIEVAL_COLUMNS}
         total = len(questions) * len(rag_cutoffs)
         with tqdm(total=total, desc="retrieve", unit="query", disable=not progress) as bar:
