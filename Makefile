@@ -17,8 +17,14 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export MPLBACKEND := Agg
 export TOKENIZERS_PARALLELISM := false
-# llama-cpp-python is an sdist; the LLaVA target does not build here and is not needed.
-export CMAKE_ARGS := -DLLAVA_BUILD=OFF
+# llama-cpp-python is an sdist built here. Its llama.cpp is built for one fixed x86-64
+# instruction set (AVX2, FMA, F16C; no AVX-512, no host tuning, no run-time kernel choice)
+# so the embedded model writes the same tokens on every machine that can run it. The
+# LLaVA target does not build here and is not needed.
+export CMAKE_ARGS := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_CPU_ALL_VARIANTS=OFF \
+  -DGGML_BACKEND_DL=OFF -DGGML_SSE42=ON -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+  -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF \
+  -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
 
 .PHONY: install params repro test lint typecheck unit bench clean-venv
 
@@ -28,7 +34,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip wheel setuptools
-	$(PY) -m pip install -e '.[local-llm,dev]'
+	$(PY) -m pip install --no-cache-dir -e '.[local-llm,dev]'
 	$(VENV)/bin/dvc config --local core.analytics false 2>/dev/null || true
 	touch $(STAMP)
 

@@ -45,10 +45,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from prescient import params  # noqa: E402
+from prescient.dates import parse_rag_cutoff  # noqa: E402
 from prescient.retrieval.bm25 import BM25Params, PrefixBM25  # noqa: E402
 from prescient.retrieval.search import ArticleIndex, RetrievalSettings  # noqa: E402
 from prescient.retrieval.tokenize import Tokenizer  # noqa: E402
-from prescient.retrieval.visibility import parse_rag_cutoff, visible_window  # noqa: E402
+from prescient.retrieval.visibility import visible_window  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "news" / "rtqa_news_2019_2025.jsonl.gz"
 RESULTS = ROOT / "bench" / "results" / "retrieval.json"

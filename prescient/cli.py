@@ -16,6 +16,7 @@ from collections.abc import Sequence
 # module path -> it defines register(subparsers) adding one top-level command.
 COMMAND_MODULES: tuple[str, ...] = (
     "prescient.params_cli",
+    "prescient.dag_cli",
     "prescient.llm.cli",
     "prescient.annotation.cli",
 )

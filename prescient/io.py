@@ -3,7 +3,6 @@ half-written file that a later stage would trust."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import os
@@ -87,32 +86,3 @@ def typed_frame(
         {c: pd.Series(list(rows[c]), dtype=dtype) for c, dtype in schema.items()},
         columns=list(schema),
     )
-
-
-def as_date(value: Any) -> dt.date:
-    """A calendar day from what tables hold: date, datetime/Timestamp (its day),
-    numpy datetime64, or text starting with YYYY-MM-DD.
-
-    Raises:
-        ValueError: a missing value or text that is not an ISO date.
-    """
-    if isinstance(value, dt.datetime):  # pd.Timestamp included
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, np.datetime64):
-        if np.isnat(value):
-            raise ValueError("missing date (NaT)")
-        return pd.Timestamp(value).date()
-    return dt.date.fromisoformat(str(value)[:10])
-
-
-def optional_date(value: Any) -> dt.date | None:
-    """:func:`as_date`, with None for a missing value (None, NaT, NaN, pd.NA)."""
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, float) and np.isnan(value):
-        return None
-    if isinstance(value, np.datetime64) and np.isnat(value):
-        return None
-    return as_date(value)

@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from prescient import io
+from prescient import dates, io
 from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG, Setting
 
 CONTEXT_SCHEMA: dict[str, str] = {
@@ -85,7 +85,7 @@ def build_contexts(
         rows["question_id"].append(qid)
         rows["rank"].append(rank)
         rows["article_id"].append(aid)
-        rows["date"].append(io.optional_date(date))
+        rows["date"].append(dates.optional_date(date))
         rows["title"].append(truncate_words(_str(title), None))
         rows["text"].append(truncate_words(_str(text), n))
 

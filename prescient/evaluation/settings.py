@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from prescient.retrieval.visibility import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
+from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
 
 CLOSED_BOOK = "closed_book"
 RAG = "rag"

@@ -35,7 +35,7 @@ from typing import Any
 
 import pandas as pd
 
-from prescient import io
+from prescient import dates
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
@@ -636,7 +636,7 @@ def _articles(
     out = []
     for row in sel.itertuples(index=False):
         aid = str(row.article_id)
-        a = _Article(aid, io.as_date(row.date), str(row.selection))
+        a = _Article(aid, dates.as_date(row.date), str(row.selection))
         if aid in by_id.index:
             a.title = str(by_id.at[aid, "title"])
             a.text = str(by_id.at[aid, "text"])

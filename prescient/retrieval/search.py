@@ -19,15 +19,11 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from prescient import io
+from prescient import dates, io
+from prescient.dates import format_rag_cutoff, parse_rag_cutoff
 from prescient.retrieval.bm25 import BM25Params, PrefixBM25
 from prescient.retrieval.tokenize import Tokenizer
-from prescient.retrieval.visibility import (
-    VisibleWindow,
-    format_rag_cutoff,
-    parse_rag_cutoff,
-    visible_window,
-)
+from prescient.retrieval.visibility import VisibleWindow, visible_window
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +82,7 @@ class Retrieved:
 
 
 def _day_array(values: Iterable[Any]) -> np.ndarray:
-    return np.array([np.datetime64(io.as_date(v), "D") for v in values], dtype="datetime64[D]")
+    return np.array([np.datetime64(dates.as_date(v), "D") for v in values], dtype="datetime64[D]")
 
 
 class ArticleIndex:
@@ -123,7 +119,7 @@ class ArticleIndex:
         self.start: dt.date | None = (
             s.corpus_start
             if s.corpus_start is not None
-            else (io.as_date(self.dates[0]) if len(self.dates) else None)
+            else (dates.as_date(self.dates[0]) if len(self.dates) else None)
         )
         self.position = {a: i for i, a in enumerate(self.article_ids)}
         if len(self.position) != len(self.article_ids):
@@ -185,7 +181,7 @@ class ArticleIndex:
             exclude=exclude,
         )
         return [
-            Retrieved(str(self.article_ids[h.doc]), io.as_date(self.dates[h.doc]), h.score)
+            Retrieved(str(self.article_ids[h.doc]), dates.as_date(self.dates[h.doc]), h.score)
             for h in hits
         ]
 
@@ -214,7 +210,7 @@ class ArticleIndex:
             if "article_id" in questions.columns
             else [None] * len(questions)
         )
-        res_dates = [io.as_date(d) for d in questions["resolution_date"]]
+        res_dates = [dates.as_date(d) for d in questions["resolution_date"]]
         rows: dict[str, list[Any]] = {c: [] for c in RETRIEVAL_COLUMNS}
         total = len(questions) * len(rag_cutoffs)
         with tqdm(total=total, desc="retrieve", unit="query", disable=not progress) as bar:

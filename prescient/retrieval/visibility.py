@@ -1,4 +1,4 @@
-"""The visibility rule: which articles a question may see (SPEC.md 1.5).
+"""The visibility rule: which articles a question may see (Daily Oracle, ICML 2025, section 4.1).
 
 This module is the only place that decides it. A question resolved on ``resolution_date``
 and evaluated under RAG cutoff ``rag_cutoff`` may see the articles dated in the half-open
@@ -21,9 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-
-# The rag_cutoff value meaning "no cutoff other than the visibility rule itself".
-DYNAMIC = "dynamic"
 
 
 @dataclass(frozen=True)
@@ -70,29 +67,3 @@ def visible_window(
     if rag_cutoff is not None:
         end = min(end, rag_cutoff)
     return VisibleWindow(start=corpus_start, end=end)
-
-
-def parse_rag_cutoff(value: object) -> dt.date | None:
-    """``dynamic`` (or None) -> None; a date or ``YYYY-MM-DD`` string -> that date.
-
-    Raises:
-        ValueError: neither ``dynamic`` nor an ISO date.
-    """
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    text = str(value).strip()
-    if text.lower() == DYNAMIC:
-        return None
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError as exc:
-        raise ValueError(f"rag cutoff {value!r} is neither {DYNAMIC!r} nor YYYY-MM-DD") from exc
-
-
-def format_rag_cutoff(cutoff: dt.date | None) -> str:
-    """The inverse of :func:`parse_rag_cutoff`: ``dynamic`` or ``YYYY-MM-DD``."""
-    return DYNAMIC if cutoff is None else cutoff.isoformat()

@@ -8,12 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prescient.retrieval.visibility import (
-    VisibleWindow,
-    format_rag_cutoff,
-    parse_rag_cutoff,
-    visible_window,
-)
+from prescient.dates import format_rag_cutoff, parse_rag_cutoff
+from prescient.retrieval.visibility import VisibleWindow, visible_window
 
 days = st.dates(min_value=dt.date(2018, 1, 1), max_value=dt.date(2026, 12, 31))
 

@@ -1,0 +1,231 @@
+"""Stage code dependencies, derived from imports instead of written by hand.
+
+A DVC stage must list every file its command executes, or changing that file leaves
+stale results that ``dvc repro`` calls up to date. The code a stage runs is its module
+(``python -m stages.<name>``) and everything it imports from the project, transitively:
+function-level imports, relative imports, ``from package import module`` and module
+names written as strings (lazy registries) included, plus the package ``__init__``
+files Python executes on the way and the data files that live inside those packages
+(templates, page assets, story data).
+
+``prescient dag check`` compares each stage's code ``deps`` in dvc.yaml (entries under
+``prescient/`` and ``stages/``) with the derived set; ``prescient dag sync`` rewrites them
+(comments and other deps are kept). A test runs the check, so a stale list fails CI.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+CODE_ROOTS = ("prescient", "stages")
+"""Top-level packages whose files count as stage code."""
+
+_STAGE_CMD = re.compile(r"\bpython\s+-m\s+(stages\.[A-Za-z_][\w.]*)")
+_MODULE_STRING = re.compile(r"^(?:prescient|stages)(?:\.[A-Za-z_]\w*)+$")
+_SKIP_PARTS = {"__pycache__"}
+
+
+def module_path(root: Path, module: str) -> Path | None:
+    """The file of a project module (``a.b`` -> ``a/b.py`` or ``a/b/__init__.py``)."""
+    if module.split(".")[0] not in CODE_ROOTS:
+        return None
+    base = root.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _package_of(root: Path, path: Path) -> str:
+    rel = path.relative_to(root).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+        return ".".join(parts)
+    return ".".join(parts[:-1])
+
+
+def imported_modules(root: Path, path: Path) -> set[str]:
+    """Project modules a file may import (every import statement, at any depth)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = _package_of(root, path)
+    found: set[str] = set()
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".") if package else []
+                keep = len(parts) - (node.level - 1)
+                base = ".".join(parts[:keep] + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+        ):
+            text = node.value.split(":", 1)[0]
+            if _MODULE_STRING.match(text) and module_path(root, text) is not None:
+                found.add(text)
+    # Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
+    with_parents = set(found)
+    for name in found:
+        parts = name.split(".")
+        with_parents.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return {m for m in with_parents if module_path(root, m) is not None}
+
+
+def _data_files(package_dir: Path) -> list[Path]:
+    """Non-Python files of a package: its own data files and non-package subfolders."""
+    out: list[Path] = []
+    for entry in sorted(package_dir.iterdir()):
+        if entry.name in _SKIP_PARTS or entry.name.startswith("."):
+            continue
+        if entry.is_file() and entry.suffix not in (".py", ".pyc"):
+            out.append(entry)
+        elif entry.is_dir() and not (entry / "__init__.py").exists():
+            out.extend(
+                p
+                for p in sorted(entry.rglob("*"))
+                if p.is_file() and not (_SKIP_PARTS & set(p.parts)) and p.suffix != ".pyc"
+            )
+    return out
+
+
+def closure(root: Path, module: str) -> set[Path]:
+    """Every project file that running ``python -m <module>`` may execute or read."""
+    start = module_path(root, module)
+    if start is None:
+        raise ValueError(f"module {module} not found under {root}")
+    seen: set[Path] = set()
+    parts = module.split(".")
+    # ``python -m a.b`` runs a/__init__.py before a/b.py.
+    parents = (module_path(root, ".".join(parts[:i])) for i in range(1, len(parts)))
+    todo = [start, *(p for p in parents if p is not None)]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        todo.extend(p for m in imported_modules(root, path) if (p := module_path(root, m)))
+    packages = {p.parent for p in seen}
+    for package in packages:
+        seen.update(_data_files(package))
+    return seen
+
+
+def _code_files(directory: Path) -> set[Path]:
+    return {
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and not (_SKIP_PARTS & set(p.parts)) and p.suffix != ".pyc"
+    }
+
+
+def compress(root: Path, files: Iterable[Path]) -> list[str]:
+    """The shortest dependency list covering exactly ``files``: a directory replaces its
+    files when all of them are needed."""
+    needed = set(files)
+    out: set[Path] = set()
+    for f in needed:
+        best = f
+        parent = f.parent
+        while parent != root and parent.is_relative_to(root):
+            if _code_files(parent) <= needed:
+                best = parent
+            parent = parent.parent
+        out.add(best)
+    minimal = {p for p in out if not any(q != p and p.is_relative_to(q) for q in out)}
+    return sorted(p.relative_to(root).as_posix() for p in minimal)
+
+
+@dataclass(frozen=True)
+class StageCode:
+    """One stage's declared and derived code dependencies."""
+
+    stage: str
+    module: str
+    declared: tuple[str, ...]
+    derived: tuple[str, ...]
+
+    @property
+    def uncovered(self) -> list[str]:
+        """Derived files no declared entry covers (the results would go stale)."""
+        return [
+            d
+            for d in self.derived
+            if not any(d == x or d.startswith(x.rstrip("/") + "/") for x in self.declared)
+        ]
+
+    @property
+    def in_sync(self) -> bool:
+        return sorted(self.declared) == sorted(self.derived)
+
+
+def _is_code_dep(dep: Any) -> bool:
+    path = next(iter(dep)) if isinstance(dep, Mapping) else dep
+    return isinstance(path, str) and path.split("/")[0] in CODE_ROOTS
+
+
+def stage_code(root: Path, dvc_yaml: Mapping[str, Any]) -> list[StageCode]:
+    """Declared and derived code deps of every stage whose command runs a stage module."""
+    out = []
+    for name, stage in (dvc_yaml.get("stages") or {}).items():
+        match = _STAGE_CMD.search(" ".join(str(stage.get("cmd", "")).split()))
+        if not match:
+            continue
+        module = match.group(1)
+        declared = tuple(str(d) for d in stage.get("deps") or () if _is_code_dep(d))
+        derived = tuple(compress(root, closure(root, module)))
+        out.append(StageCode(str(name), module, declared, derived))
+    return out
+
+
+def _yaml() -> Any:
+    from ruamel.yaml import YAML
+
+    y = YAML()
+    y.preserve_quotes = True
+    y.width = 4096
+    y.indent(mapping=2, sequence=4, offset=2)
+    return y
+
+
+def load_dvc_yaml(root: Path) -> Any:
+    return _yaml().load((root / "dvc.yaml").read_text(encoding="utf-8"))
+
+
+def sync(root: Path) -> list[str]:
+    """Rewrite dvc.yaml's code deps to the derived ones; returns the stages changed."""
+    doc = load_dvc_yaml(root)
+    changed = []
+    for sc in stage_code(root, doc):
+        if sc.in_sync:
+            continue
+        deps = doc["stages"][sc.stage]["deps"]
+        others = [d for d in deps if not _is_code_dep(d)]
+        deps.clear()
+        deps.extend([*sc.derived, *others])
+        changed.append(sc.stage)
+    if changed:
+        from prescient.io import atomic_open
+
+        with atomic_open(root / "dvc.yaml") as fh:
+            _yaml().dump(doc, fh)
+    return changed

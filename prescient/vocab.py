@@ -1,0 +1,123 @@
+"""The papers' vocabulary: the names every part of the project shares.
+
+Question types, the seven filter principles and their scale, the accept rule, the
+eleven categories, the MC question types, the True/False choices and choice letters,
+and the statuses a construction candidate can end in. Construction, annotation,
+evaluation, analysis and the report import them from here; nothing restates them.
+Sources: Daily Oracle (ICML 2025), section 3 and appendix D (principles, categories,
+question types), Table 4 (human evaluation).
+"""
+
+from __future__ import annotations
+
+import string
+
+# --- question types and choices ---------------------------------------------------
+
+TF = "tf"
+MC = "mc"
+QTYPES: tuple[str, ...] = (TF, MC)
+"""True/False and four-option multiple-choice questions."""
+
+TF_CHOICES: tuple[str, str] = ("Yes", "No")
+"""The choices of every True/False question, in this order (index 0 is Yes)."""
+
+CHOICE_LETTERS = string.ascii_lowercase
+"""Choice ``i`` is labelled ``(CHOICE_LETTERS[i])``: (a), (b), (c), (d), ..."""
+
+N_MC_CHOICES = 4
+"""A Daily Oracle MC question has the answer and three distractors."""
+
+
+def choice_label(index: int) -> str:
+    """``(a)`` for choice 0, ``(b)`` for 1, ..."""
+    return f"({CHOICE_LETTERS[index]})"
+
+
+# --- the QA filter (paper section 3.3, Table 4) --------------------------------------
+
+PRINCIPLES: tuple[str, ...] = (
+    "correctness",
+    "only_answerable_on_date",
+    "no_new_information",
+    "objectivity",
+    "clear_time_element",
+    "public_interest",
+    "not_obvious",
+)
+"""The seven filter principles, in the paper's order; also the score column names."""
+
+PRINCIPLE_LABELS: dict[str, str] = {
+    "correctness": "Correctness of the answer",
+    "only_answerable_on_date": "Not answerable before the publication date",
+    "no_new_information": "No leaked information",
+    "objectivity": "Objectivity",
+    "clear_time_element": "Clear time element",
+    "public_interest": "Public interest",
+    "not_obvious": "Answer not obvious",
+}
+"""Row labels of the Table 4 layout (our wording of the principle names)."""
+
+SCORE_VALUES: tuple[int, ...] = (0, 1, 2)
+"""The score scale of every principle."""
+
+MAX_TOTAL = max(SCORE_VALUES) * len(PRINCIPLES)
+"""The highest filter total (14)."""
+
+PAPER_ACCEPT_THRESHOLD = 13
+"""The paper's filter threshold: a total of at least 13 of 14 points."""
+
+
+def accepted(total: int | None, threshold: int) -> bool:
+    """The filter's accept rule, for the LLM's total and the human consensus alike."""
+    return total is not None and total >= threshold
+
+
+# --- categories and MC types (paper Fig. 1) --------------------------------------------
+
+CATEGORIES: tuple[str, ...] = (
+    "Science & Tech",
+    "Healthcare & Biology",
+    "Economics & Business",
+    "Environment & Energy",
+    "Politics & Governance",
+    "Education & Research",
+    "Arts & Recreation",
+    "Security & Defense",
+    "Social Sciences",
+    "Sports",
+    "Other",
+)
+"""The eleven question categories, spelled as the prompt lists them."""
+
+MC_TYPES: tuple[str, ...] = ("What", "Who", "Which", "Where", "How much", "How many", "Other")
+"""MC question types by leading phrase (What will, Who will, Which ... will, How many,
+How much, Where); ``Other`` for anything else (When, How, a statement)."""
+
+# --- construction candidates -------------------------------------------------------------
+
+# Article statuses.
+GENERATED = "generated"
+NO_NEW_EVENT = "no_new_event"
+# Question statuses.
+ACCEPTED = "accepted"
+FILTERED_OUT = "filtered_out"
+INVALID = "invalid"
+LEAKAGE_DROPPED = "leakage_dropped"
+# Either kind.
+PARSE_ERROR = "parse_error"
+LLM_ERROR = "llm_error"
+MISSING_ARTICLE = "missing_article"
+
+CANDIDATE_STATUSES: tuple[str, ...] = (
+    GENERATED,
+    NO_NEW_EVENT,
+    ACCEPTED,
+    FILTERED_OUT,
+    INVALID,
+    LEAKAGE_DROPPED,
+    PARSE_ERROR,
+    LLM_ERROR,
+    MISSING_ARTICLE,
+)
+"""Every status a row of qa_candidates can end in."""

@@ -1,0 +1,102 @@
+"""Stage code dependencies are derived from imports; dvc.yaml must list exactly them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prescient import dag
+from tests.conftest import ROOT
+
+
+def test_every_stage_lists_exactly_the_code_it_imports() -> None:
+    stale = [sc for sc in dag.stage_code(ROOT, dag.load_dvc_yaml(ROOT)) if not sc.in_sync]
+    report = {sc.stage: {"missing": sc.uncovered, "declared": sc.declared} for sc in stale}
+    assert not stale, f"run `python -m prescient dag sync`: {report}"
+
+
+def _write(root: Path, rel: str, text: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def _project(tmp_path: Path) -> Path:
+    _write(tmp_path, "prescient/__init__.py")
+    _write(tmp_path, "prescient/io.py", "import json\n")
+    _write(tmp_path, "prescient/dates.py")
+    _write(tmp_path, "prescient/unused.py")
+    _write(tmp_path, "prescient/qa/__init__.py")
+    _write(tmp_path, "prescient/qa/select.py", "from .. import dates\n")
+    _write(tmp_path, "prescient/qa/other.py")
+    _write(tmp_path, "prescient/web/__init__.py")
+    _write(tmp_path, "prescient/web/page.py", "'''Uses prescient.unused in a docstring.'''\n")
+    _write(tmp_path, "prescient/web/assets/page.html", "<p>")
+    _write(tmp_path, "prescient/retrieval/__init__.py")
+    _write(tmp_path, "prescient/retrieval/visibility.py")
+    _write(tmp_path, "prescient/lazy.py", "REGISTRY = {'x': 'prescient.retrieval.visibility'}\n")
+    _write(tmp_path, "stages/__init__.py")
+    _write(
+        tmp_path,
+        "stages/run.py",
+        "from prescient import io\n"
+        "def main():\n"
+        "    from prescient.qa.select import thing\n"
+        "    import prescient.web.page\n"
+        "    import prescient.lazy\n",
+    )
+    return tmp_path
+
+
+def test_closure_follows_every_kind_of_import(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    files = {p.relative_to(root).as_posix() for p in dag.closure(root, "stages.run")}
+    assert files == {
+        "stages/__init__.py",
+        "stages/run.py",
+        "prescient/__init__.py",
+        "prescient/io.py",  # from package import module
+        "prescient/qa/__init__.py",
+        "prescient/qa/select.py",  # function-level import
+        "prescient/dates.py",  # relative import
+        "prescient/web/__init__.py",
+        "prescient/web/page.py",
+        "prescient/web/assets/page.html",  # a package's data files
+        "prescient/lazy.py",
+        "prescient/retrieval/__init__.py",
+        "prescient/retrieval/visibility.py",  # module named in a string
+    }
+    # Docstrings do not import; unused modules are not dependencies.
+    assert "prescient/unused.py" not in files
+
+
+def test_compress_uses_directories_only_when_all_files_are_needed(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    derived = dag.compress(root, dag.closure(root, "stages.run"))
+    assert "prescient/web" in derived and "prescient/retrieval" in derived
+    assert "prescient/qa/select.py" in derived and "prescient/qa" not in derived
+
+
+def test_check_catches_a_missing_dependency_and_sync_fixes_it(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    _write(
+        root,
+        "dvc.yaml",
+        "stages:\n"
+        "  run:\n"
+        "    # a comment that survives\n"
+        "    cmd: python -m stages.run --out x\n"
+        "    deps:\n"
+        "      - stages/run.py\n"
+        "      - prescient/qa\n"
+        "      - data/in.csv\n"
+        "    outs:\n"
+        "      - x\n",
+    )
+    (sc,) = dag.stage_code(root, dag.load_dvc_yaml(root))
+    assert not sc.in_sync
+    assert "prescient/io.py" in sc.uncovered and "prescient/qa/select.py" not in sc.uncovered
+    assert dag.sync(root) == ["run"]
+    (sc,) = dag.stage_code(root, dag.load_dvc_yaml(root))
+    assert sc.in_sync
+    text = (root / "dvc.yaml").read_text()
+    assert "# a comment that survives" in text and "- data/in.csv" in text
