@@ -52,7 +52,7 @@ def clean_stale_temps(directory: str | os.PathLike[str], name: str | None = None
     removed: list[Path] = []
     for entry in sorted(Path(directory).glob(_temp_pattern(name))):
         try:
-            fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:  # gone already, or a link: not a temporary entry of ours
             continue
         try:

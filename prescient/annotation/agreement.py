@@ -1,4 +1,5 @@
-"""Table 4: agreement among human annotators and between their consensus and the LLM filter.
+"""Table 4: agreement among human annotators and between their consensus and the LLM filter
+(Daily Oracle, ICML 2025, section 3.3 and appendix A.4).
 
 Definitions (also in the report notes and the README):
 
@@ -18,6 +19,8 @@ Definitions (also in the report notes and the README):
 - **Accept decision**: consensus total (sum of the seven rounded consensus scores) vs the
   LLM total, each accepted when at least ``accept_threshold``; accuracy and the 2x2
   confusion matrix over the items with all seven consensus scores.
+
+Each bootstrap draws its resamples from ``derive_seed(base.seed, "agreement", <statistic>)``.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from prescient.annotation.principles import Rubric
 from prescient.annotation.settings import PacketSettings
 from prescient.io import atomic_dir, frame_checksum
 from prescient.seeds import derive_seed
-from prescient.vocab import MC, PRINCIPLES, QTYPES, accepted
+from prescient.vocab import CHOICE_LETTERS, MC, PRINCIPLES, QTYPES, accepted
 
 logger = logging.getLogger(__name__)
 
@@ -290,7 +290,7 @@ def packet_jsonl(items: Sequence[Mapping[str, Any]]) -> str:
 
 def format_choices(choices: Sequence[str]) -> str:
     """MC choices as ``A) ...`` lines (empty for TF, whose choices are Yes/No)."""
-    return "\n".join(f"{chr(65 + i)}) {c}" for i, c in enumerate(choices))
+    return "\n".join(f"{CHOICE_LETTERS[i].upper()}) {c}" for i, c in enumerate(choices))
 
 
 def packet_csv(items: Sequence[Mapping[str, Any]]) -> str:

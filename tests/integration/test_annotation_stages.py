@@ -270,3 +270,14 @@ def test_stages_need_their_paths_and_valid_params(
     caplog.clear()
     assert _agreement(workdir) == 2
     assert "annotation.agreement.ci_level: Input should be less than 1" in caplog.text
+
+
+def test_each_stage_lists_exactly_the_params_it_reads() -> None:
+    import yaml
+
+    from prescient.annotation.settings import PacketSettings, TableSettings
+
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    for stage, settings in (("annotation_sample", PacketSettings), ("agreement", TableSettings)):
+        listed = set(stages[stage]["params"])
+        assert listed == {"base.seed", *(f"annotation.{k}" for k in settings.model_fields)}
