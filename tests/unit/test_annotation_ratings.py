@@ -50,7 +50,7 @@ def _write(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def test_rating_line_has_exactly_the_issue_format(tmp_path: Path) -> None:
+def test_rating_line_has_exactly_the_documented_format(tmp_path: Path) -> None:
     path = tmp_path / "alice.jsonl"
     append_rating(path, Rating("q1", "alice", _scores(1, objectivity=0), STAMP))
     obj = json.loads(path.read_text())
