@@ -1,11 +1,22 @@
 """Artifact I/O shared by all stages: atomic writes, so a killed stage never leaves a
-half-written file that a later stage would trust."""
+half-written file that a later stage would trust.
+
+A write goes to a temporary entry named ``.<target name>.<random>.tmp`` that is renamed
+over the target only when complete. The writer holds an exclusive lock (``flock``) on its
+temporary entry while it writes; the kernel drops the lock when the writer dies, so the
+next write of the same target can tell a killed writer's leftover (lock free: removed)
+from a concurrent writer's work in progress (lock held: left alone).
+"""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import logging
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -15,23 +26,135 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+logger = logging.getLogger(__name__)
+
+TEMP_SUFFIX = ".tmp"
+
+
+def _temp_pattern(name: str | None) -> str:
+    return f".{name}.*{TEMP_SUFFIX}" if name else f".*{TEMP_SUFFIX}"
+
+
+def clean_stale_temps(directory: str | os.PathLike[str], name: str | None = None) -> list[Path]:
+    """Remove the temporary files and directories that killed writers left in ``directory``.
+
+    Only entries no live writer holds are removed (see the module docstring), so this is
+    safe while other processes write the same target.
+
+    Args:
+        directory: where the temporary entries are.
+        name: the target's file name (``.<name>.*.tmp``); None for every ``.*.tmp`` entry
+            of the directory.
+
+    Returns:
+        The entries removed.
+    """
+    removed: list[Path] = []
+    for entry in sorted(Path(directory).glob(_temp_pattern(name))):
+        try:
+            fd = os.open(entry, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:  # gone already, or a link: not a temporary entry of ours
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # a live writer's
+            try:
+                st = os.stat(entry, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if not os.path.samestat(st, os.fstat(fd)):
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed.append(entry)
+        finally:
+            os.close(fd)
+    if removed:
+        logger.info("removed %d stale temporary file(s) in %s", len(removed), directory)
+    return removed
+
+
+def _locked_temp(directory: Path, name: str, make_dir: bool = False) -> tuple[int, Path]:
+    """A new temporary entry for target ``name``, and an open descriptor holding its lock."""
+    while True:
+        if make_dir:
+            path = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory))
+            fd = os.open(path, os.O_RDONLY)
+        else:
+            fd, raw = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory)
+            path = Path(raw)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.path.samestat(os.stat(path, follow_symlinks=False), os.fstat(fd)):
+                return fd, path
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # a cleaner took it between its creation and our lock: make another
+
 
 @contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it over ``path`` only on success."""
+def atomic_path(
+    path: str | os.PathLike[str], temp_dir: str | os.PathLike[str] | None = None
+) -> Iterator[Path]:
+    """Yield a temporary path; rename it over ``path`` only on success.
+
+    Args:
+        path: the target.
+        temp_dir: where the temporary file lives (same file system as the target);
+            default: beside the target. Stale temporary files of the target left there
+            by killed writers are removed first.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
+    where = Path(temp_dir) if temp_dir is not None else target.parent
+    clean_stale_temps(where, target.name)
+    fd, tmp_path = _locked_temp(where, target.name)
     try:
         yield tmp_path
         with open(tmp_path, "rb") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp_path, target)
     finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
+        try:
+            tmp_path.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield an empty temporary directory; it replaces directory ``path`` as a whole on
+    success, so a reader never sees a mix of old and new files (a killed run leaves the
+    previous directory untouched). Stale temporary directories of ``path`` are removed
+    first."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temps(target.parent, target.name)
+    fd, tmp = _locked_temp(target.parent, target.name, make_dir=True)
+    try:
+        yield tmp
+        for file in tmp.rglob("*"):
+            if file.is_file():
+                with open(file, "rb") as fh:
+                    os.fsync(fh.fileno())
+        tmp.chmod(0o755)  # mkdtemp makes it private; outputs are shared like any file
+        old = None
+        if target.exists():
+            old = target.with_name(f".{target.name}.{os.urandom(6).hex()}.old{TEMP_SUFFIX}")
+            os.replace(target, old)
+        os.replace(tmp, target)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        try:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        finally:
+            os.close(fd)
 
 
 @contextmanager

@@ -19,10 +19,12 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
-from prescient.annotation.agreement import AgreementSettings, awaiting_report, compute_agreement
-from prescient.annotation.principles import PRINCIPLES
+from prescient.annotation.agreement import awaiting_report, compute_agreement
 from prescient.annotation.ratings import AnnotationError, load_ratings, ratings_files
 from prescient.annotation.sample import scored_candidates
+from prescient.annotation.settings import TableSettings, load_annotation_settings
+from prescient.settings import ParamsError, section
+from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger("stages.agreement")
 
@@ -40,17 +42,22 @@ def write_outputs(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--packets", default="data/annotations/packets")
-    ap.add_argument("--ratings", default="data/annotations/ratings")
-    ap.add_argument("--candidates", default="data/interim/qa_candidates.parquet")
-    ap.add_argument("--table-csv", default="reports/tables/human_agreement.csv")
-    ap.add_argument("--table-md", default="reports/tables/human_agreement.md")
-    ap.add_argument("--metrics", default="reports/metrics/agreement.json")
+    ap.add_argument("--packets", required=True, help="the packets directory")
+    ap.add_argument("--ratings", required=True, help="the annotators' ratings directory")
+    ap.add_argument("--candidates", required=True, help="qa_candidates (parquet)")
+    ap.add_argument("--table-csv", required=True, help="Table 4 (CSV)")
+    ap.add_argument("--table-md", required=True, help="Table 4 (Markdown)")
+    ap.add_argument("--metrics", required=True, help="agreement metrics (JSON)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
-    settings = AgreementSettings.from_params(p["annotation"], p["base"]["seed"])
+    try:
+        settings = load_annotation_settings(TableSettings, p)
+        seed = int(section(p, "base.seed"))
+    except ParamsError as exc:
+        logger.error("%s", exc)
+        return 2
     manifest = json.loads((Path(args.packets) / "manifest.json").read_text(encoding="utf-8"))
     item_ids: list[str] = list(manifest["item_ids"])
     ratings_dir = Path(args.ratings)
@@ -78,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     scored = scored_candidates(pd.read_parquet(args.candidates))
     llm_scores = scored.set_index("question_id")[list(PRINCIPLES)]
     try:
-        result = compute_agreement(annotators, item_ids, llm_scores, settings)
+        result = compute_agreement(annotators, item_ids, llm_scores, settings, seed)
     except ValueError as exc:
         logger.error("%s (were the packets drawn from another qa_candidates?)", exc)
         return 2

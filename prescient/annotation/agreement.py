@@ -1,4 +1,5 @@
-"""Table 4: agreement among human annotators and between their consensus and the LLM filter.
+"""Table 4: agreement among human annotators and between their consensus and the LLM filter
+(Daily Oracle, ICML 2025, section 3.3 and appendix A.4).
 
 Definitions (also in the report notes and the README):
 
@@ -18,11 +19,12 @@ Definitions (also in the report notes and the README):
 - **Accept decision**: consensus total (sum of the seven rounded consensus scores) vs the
   LLM total, each accepted when at least ``accept_threshold``; accuracy and the 2x2
   confusion matrix over the items with all seven consensus scores.
+
+Each bootstrap draws its resamples from ``derive_seed(base.seed, "agreement", <statistic>)``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,10 +34,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from prescient.annotation.principles import LABELS, PRINCIPLES, SCORE_VALUES
 from prescient.annotation.ratings import AnnotatorRatings
+from prescient.annotation.settings import AgreementSettings, TableSettings
 from prescient.annotation.stats import (
-    AlphaLevel,
     Interval,
     Rounding,
     bootstrap,
@@ -46,7 +47,8 @@ from prescient.annotation.stats import (
     krippendorff_alpha,
     round_mean,
 )
-from prescient.qa.parse import accepted
+from prescient.seeds import derive_seed
+from prescient.vocab import PRINCIPLE_LABELS, PRINCIPLES, SCORE_VALUES, accepted
 
 TABLE_COLUMNS: tuple[str, ...] = (
     "row",
@@ -63,41 +65,10 @@ TABLE_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class AgreementSettings:
-    """Parameters of the agreement statistics (``annotation`` params section)."""
-
-    accept_threshold: int
-    consensus_rounding: Rounding
-    consensus_min_raters: int
-    bootstrap_reps: int
-    ci_level: float
-    alpha_level: AlphaLevel
-    seed: int
-
-    @classmethod
-    def from_params(cls, annotation: Mapping[str, Any], seed: int) -> AgreementSettings:
-        agr = annotation["agreement"]
-        rounding = str(agr["consensus_rounding"])
-        level = str(agr["krippendorff_level"])
-        if rounding not in ("half_up", "half_down"):
-            raise ValueError(f"consensus_rounding must be half_up or half_down, not {rounding!r}")
-        if level not in ("nominal", "ordinal", "interval", "ratio"):
-            raise ValueError(f"unknown krippendorff_level {level!r}")
-        return cls(
-            accept_threshold=int(annotation["accept_threshold"]),
-            consensus_rounding=rounding,  # type: ignore[arg-type]
-            consensus_min_raters=int(agr["consensus_min_raters"]),
-            bootstrap_reps=int(agr["bootstrap_reps"]),
-            ci_level=float(agr["ci_level"]),
-            alpha_level=level,  # type: ignore[arg-type]
-            seed=int(seed),
-        )
-
-
-def derived_seed(seed: int, name: str) -> int:
-    """A 63-bit seed from the base seed and a stable name."""
-    return int(hashlib.sha256(f"{seed}/{name}".encode()).hexdigest()[:15], 16)
+def bootstrap_seed(seed: int, statistic: str) -> int:
+    """The seed of one statistic's bootstrap resamples (``kappa``, ``accuracy``,
+    ``decision``): independent streams from ``base.seed``."""
+    return derive_seed(seed, "agreement", statistic)
 
 
 def ratings_cube(
@@ -160,7 +131,7 @@ class AgreementResult:
     decision_accuracy_ci: Interval
     decision_n: int
     confusion: dict[str, dict[str, int]]
-    settings: AgreementSettings
+    settings: TableSettings
 
     def table(self) -> pd.DataFrame:
         """Table 4 as rows: the seven principles, their average, the accept decision."""
@@ -169,7 +140,7 @@ class AgreementResult:
             rows.append(
                 {
                     "row": k,
-                    "metric": LABELS[k],
+                    "metric": PRINCIPLE_LABELS[k],
                     "fleiss_kappa": self.kappa[k],
                     "fleiss_kappa_ci_low": self.kappa_ci[k].low,
                     "fleiss_kappa_ci_high": self.kappa_ci[k].high,
@@ -215,7 +186,8 @@ class AgreementResult:
 
     def markdown(self) -> str:
         """Table 4 in the paper's layout, with intervals, alpha and the confusion matrix."""
-        s = self.settings
+        s = self.settings.agreement
+        threshold = self.settings.accept_threshold
         pct = round(100 * s.ci_level)
         lines = [
             "# Table 4: human agreement and human vs LLM filter",
@@ -225,12 +197,12 @@ class AgreementResult:
             "annotators.",
             "",
             f"| Metric | Human agreement: Fleiss' kappa [{pct}% CI] | Human vs LLM: "
-            f"accuracy % [{pct}% CI] | Krippendorff's alpha ({s.alpha_level}) |",
+            f"accuracy % [{pct}% CI] | Krippendorff's alpha ({s.krippendorff_level}) |",
             "| --- | --- | --- | --- |",
         ]
         for k in PRINCIPLES:
             lines.append(
-                f"| {LABELS[k]} | {_cell(self.kappa[k], self.kappa_ci[k], 2)} | "
+                f"| {PRINCIPLE_LABELS[k]} | {_cell(self.kappa[k], self.kappa_ci[k], 2)} | "
                 f"{_cell(100 * self.accuracy[k], self.accuracy_ci[k], 2, 1, 100)} | "
                 f"{_fmt(self.alpha[k], 2)} |"
             )
@@ -240,7 +212,7 @@ class AgreementResult:
             f"{_ci(self.accuracy_average_ci, 1, 100)} | |"
         )
         lines.append(
-            f"| Accept decision (total >= {s.accept_threshold}) | | "
+            f"| Accept decision (total >= {threshold}) | | "
             f"{_fmt(100 * self.decision_accuracy, 2)} {_ci(self.decision_accuracy_ci, 1, 100)} | |"
         )
         c = self.confusion
@@ -269,7 +241,7 @@ class AgreementResult:
         def ci(iv: Interval) -> dict[str, Any]:
             return {"low": _num(iv.low), "high": _num(iv.high), "n_valid": iv.n_valid}
 
-        s = self.settings
+        s = self.settings.agreement
         return {
             "status": "ok",
             "annotators": self.annotators,
@@ -282,14 +254,14 @@ class AgreementResult:
             "fleiss_kappa_average": _num(self.kappa_average),
             "fleiss_kappa_average_ci": ci(self.kappa_average_ci),
             "krippendorff_alpha": {k: _num(v) for k, v in self.alpha.items()},
-            "krippendorff_level": s.alpha_level,
+            "krippendorff_level": s.krippendorff_level,
             "accuracy": {k: _num(v) for k, v in self.accuracy.items()},
             "accuracy_n": self.accuracy_n,
             "accuracy_ci": {k: ci(v) for k, v in self.accuracy_ci.items()},
             "accuracy_average": _num(self.accuracy_average),
             "accuracy_average_ci": ci(self.accuracy_average_ci),
             "accept_decision": {
-                "threshold": s.accept_threshold,
+                "threshold": self.settings.accept_threshold,
                 "accuracy": _num(self.decision_accuracy),
                 "accuracy_ci": ci(self.decision_accuracy_ci),
                 "n": self.decision_n,
@@ -315,29 +287,36 @@ def _cell(
     return f"{_fmt(x, digits)} {_ci(iv, digits if ci_digits is None else ci_digits, scale)}".strip()
 
 
-def compute_agreement(
-    annotators: Sequence[AnnotatorRatings],
-    item_ids: Sequence[str],
-    llm_scores: pd.DataFrame,
-    settings: AgreementSettings,
-) -> AgreementResult:
-    """All Table 4 statistics from validated ratings and the LLM filter's scores.
+_UNDEFINED = Interval(math.nan, math.nan, 0)
 
-    Args:
-        annotators: validated ratings (see ``ratings.load_ratings``), at least 2.
-        item_ids: the packet items, in a fixed order.
-        llm_scores: indexed by item id, the seven principle columns (0/1/2).
-        settings: rounding, bootstrap and threshold parameters.
-    """
-    if len(annotators) < 2:
-        raise ValueError("agreement needs at least 2 annotators")
-    missing = [i for i in item_ids if i not in llm_scores.index]
-    if missing:
-        raise ValueError(f"no LLM filter scores for packet item(s) {missing[:10]}")
-    cube = ratings_cube(annotators, item_ids)
-    llm = llm_scores.loc[list(item_ids), list(PRINCIPLES)].to_numpy(dtype=float)
 
-    # Fleiss' kappa on items every annotator rated, with a joint bootstrap.
+@dataclass(frozen=True)
+class _Kappa:
+    n_complete: int
+    per_principle: dict[str, float]
+    average: float
+    intervals: list[Interval]  # per principle, then the average
+
+
+@dataclass(frozen=True)
+class _Accuracy:
+    per_principle: dict[str, float]
+    n: dict[str, int]
+    average: float
+    intervals: list[Interval]  # per principle, then the average
+
+
+@dataclass(frozen=True)
+class _Decision:
+    accuracy: float
+    interval: Interval
+    n: int
+    confusion: dict[str, dict[str, int]]
+
+
+def _kappa(cube: NDArray[np.float64], settings: AgreementSettings, seed: int) -> _Kappa:
+    """Fleiss' kappa on the items every annotator rated, with a joint bootstrap (the seven
+    kappas and their average on the same resamples)."""
     complete = ~np.isnan(cube).any(axis=(1, 2))
     counts = np.stack(
         [category_counts(cube[complete, :, p], SCORE_VALUES) for p in range(len(PRINCIPLES))]
@@ -346,37 +325,55 @@ def compute_agreement(
     kappa = {
         k: fleiss_kappa(counts[p]) if n_complete else math.nan for p, k in enumerate(PRINCIPLES)
     }
-    kappa_avg = _nanmean(list(kappa.values()))
-    if n_complete:
-        idx = bootstrap_indices(
-            n_complete, settings.bootstrap_reps, derived_seed(settings.seed, "kappa")
-        )
+    if not n_complete:
+        return _Kappa(0, kappa, math.nan, [_UNDEFINED] * (len(PRINCIPLES) + 1))
+    idx = bootstrap_indices(n_complete, settings.bootstrap_reps, bootstrap_seed(seed, "kappa"))
 
-        def kappa_stat(ix: NDArray[np.int64]) -> NDArray[np.float64]:
-            per = fleiss_kappa_batch(counts[:, ix, :])  # (principles, reps)
-            return np.column_stack([per.T, _nanmean_axis(per.T, 1)])
+    def stat(ix: NDArray[np.int64]) -> NDArray[np.float64]:
+        per = fleiss_kappa_batch(counts[:, ix, :])  # (principles, reps)
+        return np.column_stack([per.T, _nanmean_axis(per.T, 1)])
 
-        intervals = bootstrap(kappa_stat, idx, settings.ci_level)
-    else:
-        intervals = [Interval(math.nan, math.nan, 0)] * (len(PRINCIPLES) + 1)
+    intervals = bootstrap(stat, idx, settings.ci_level)
+    return _Kappa(n_complete, kappa, _nanmean(list(kappa.values())), intervals)
 
-    alpha = {
-        k: krippendorff_alpha(cube[:, :, p], settings.alpha_level) for p, k in enumerate(PRINCIPLES)
-    }
 
-    # Consensus vs LLM.
-    cons = consensus_scores(cube, settings.consensus_rounding, settings.consensus_min_raters)
-    valid = ~np.isnan(cons) & ~np.isnan(llm)
-    match = np.where(valid, cons == llm, np.nan)
+def _accuracy(match: NDArray[np.float64], settings: AgreementSettings, seed: int) -> _Accuracy:
+    """Per-principle exact-match accuracy of the LLM against the consensus (``match``:
+    items x principles, 1/0, NaN where either score is missing), and its mean; the
+    intervals resample the items that have a consensus on any principle."""
+    valid = ~np.isnan(match)
     accuracy = {k: _nanmean(list(match[:, p])) for p, k in enumerate(PRINCIPLES)}
-    accuracy_n = {k: int(valid[:, p].sum()) for p, k in enumerate(PRINCIPLES)}
-    acc_avg = _nanmean(list(accuracy.values()))
+    n = {k: int(valid[:, p].sum()) for p, k in enumerate(PRINCIPLES)}
+    rows = np.flatnonzero(valid.any(axis=1))
+    if not rows.size:
+        intervals = [_UNDEFINED] * (len(PRINCIPLES) + 1)
+    else:
+        idx = bootstrap_indices(
+            rows.size, settings.bootstrap_reps, bootstrap_seed(seed, "accuracy")
+        )
+        m = match[rows]
 
-    full = valid.all(axis=1)
-    human_acc = np.array(
-        [accepted(int(t), settings.accept_threshold) for t in cons[full].sum(axis=1)]
-    )
-    llm_acc = np.array([accepted(int(t), settings.accept_threshold) for t in llm[full].sum(axis=1)])
+        def stat(ix: NDArray[np.int64]) -> NDArray[np.float64]:
+            per = _nanmean_axis(m[ix], 1)  # (reps, principles)
+            return np.column_stack([per, _nanmean_axis(per, 1)])
+
+        intervals = bootstrap(stat, idx, settings.ci_level)
+    return _Accuracy(accuracy, n, _nanmean(list(accuracy.values())), intervals)
+
+
+def _decision(
+    cons: NDArray[np.float64],
+    llm: NDArray[np.float64],
+    settings: TableSettings,
+    seed: int,
+) -> _Decision:
+    """The accept decision (``vocab.accepted`` on the consensus total and the LLM total)
+    over the items with all seven consensus and LLM scores: accuracy, interval and the
+    2x2 confusion matrix."""
+    full = (~np.isnan(cons) & ~np.isnan(llm)).all(axis=1)
+    threshold = settings.accept_threshold
+    human_acc = np.array([accepted(int(t), threshold) for t in cons[full].sum(axis=1)], bool)
+    llm_acc = np.array([accepted(int(t), threshold) for t in llm[full].sum(axis=1)], bool)
     confusion = {
         "human_accept": {
             "llm_accept": int((human_acc & llm_acc).sum()),
@@ -387,53 +384,67 @@ def compute_agreement(
             "llm_reject": int((~human_acc & ~llm_acc).sum()),
         },
     }
-    decision_match = (human_acc == llm_acc).astype(float)
-    decision_acc = float(decision_match.mean()) if decision_match.size else math.nan
+    match = (human_acc == llm_acc).astype(float)
+    if not match.size:
+        return _Decision(math.nan, _UNDEFINED, 0, confusion)
+    reps, level = settings.agreement.bootstrap_reps, settings.agreement.ci_level
+    idx = bootstrap_indices(match.size, reps, bootstrap_seed(seed, "decision"))
+    interval = bootstrap(lambda ix: match[ix].mean(axis=1), idx, level)[0]
+    return _Decision(float(match.mean()), interval, int(match.size), confusion)
 
-    # Accuracy intervals: resample items that have a consensus on any principle.
-    rows = np.flatnonzero(valid.any(axis=1))
-    if rows.size:
-        aidx = bootstrap_indices(
-            rows.size, settings.bootstrap_reps, derived_seed(settings.seed, "accuracy")
-        )
-        m = match[rows]
 
-        def acc_stat(ix: NDArray[np.int64]) -> NDArray[np.float64]:
-            per = _nanmean_axis(m[ix], 1)  # (reps, principles)
-            return np.column_stack([per, _nanmean_axis(per, 1)])
+def compute_agreement(
+    annotators: Sequence[AnnotatorRatings],
+    item_ids: Sequence[str],
+    llm_scores: pd.DataFrame,
+    settings: TableSettings,
+    seed: int,
+) -> AgreementResult:
+    """All Table 4 statistics from validated ratings and the LLM filter's scores.
 
-        acc_intervals = bootstrap(acc_stat, aidx, settings.ci_level)
-    else:
-        acc_intervals = [Interval(math.nan, math.nan, 0)] * (len(PRINCIPLES) + 1)
-    if decision_match.size:
-        didx = bootstrap_indices(
-            decision_match.size, settings.bootstrap_reps, derived_seed(settings.seed, "decision")
-        )
-        decision_ci = bootstrap(
-            lambda ix: decision_match[ix].mean(axis=1), didx, settings.ci_level
-        )[0]
-    else:
-        decision_ci = Interval(math.nan, math.nan, 0)
-
+    Args:
+        annotators: validated ratings (see ``ratings.load_ratings``), at least 2.
+        item_ids: the packet items, in a fixed order.
+        llm_scores: indexed by item id, the seven principle columns (0/1/2).
+        settings: the accept threshold, rounding and bootstrap parameters.
+        seed: ``base.seed``; each bootstrap draws from its own derived seed.
+    """
+    if len(annotators) < 2:
+        raise ValueError("agreement needs at least 2 annotators")
+    missing = [i for i in item_ids if i not in llm_scores.index]
+    if missing:
+        raise ValueError(f"no LLM filter scores for packet item(s) {missing[:10]}")
+    agr = settings.agreement
+    cube = ratings_cube(annotators, item_ids)
+    llm = llm_scores.loc[list(item_ids), list(PRINCIPLES)].to_numpy(dtype=float)
+    kappa = _kappa(cube, agr, seed)
+    alpha = {
+        k: krippendorff_alpha(cube[:, :, p], agr.krippendorff_level)
+        for p, k in enumerate(PRINCIPLES)
+    }
+    cons = consensus_scores(cube, agr.consensus_rounding, agr.consensus_min_raters)
+    match = np.where(~np.isnan(cons) & ~np.isnan(llm), cons == llm, np.nan)
+    acc = _accuracy(match, agr, seed)
+    decision = _decision(cons, llm, settings, seed)
     return AgreementResult(
         annotators=[a.annotator for a in annotators],
         n_items=len(item_ids),
-        n_items_complete=n_complete,
+        n_items_complete=kappa.n_complete,
         ratings_per_annotator={a.annotator: len(a.ratings) for a in annotators},
-        kappa=kappa,
-        kappa_ci=dict(zip(PRINCIPLES, intervals[:-1], strict=True)),
-        kappa_average=kappa_avg,
-        kappa_average_ci=intervals[-1],
+        kappa=kappa.per_principle,
+        kappa_ci=dict(zip(PRINCIPLES, kappa.intervals[:-1], strict=True)),
+        kappa_average=kappa.average,
+        kappa_average_ci=kappa.intervals[-1],
         alpha=alpha,
-        accuracy=accuracy,
-        accuracy_n=accuracy_n,
-        accuracy_ci=dict(zip(PRINCIPLES, acc_intervals[:-1], strict=True)),
-        accuracy_average=acc_avg,
-        accuracy_average_ci=acc_intervals[-1],
-        decision_accuracy=decision_acc,
-        decision_accuracy_ci=decision_ci,
-        decision_n=int(decision_match.size),
-        confusion=confusion,
+        accuracy=acc.per_principle,
+        accuracy_n=acc.n,
+        accuracy_ci=dict(zip(PRINCIPLES, acc.intervals[:-1], strict=True)),
+        accuracy_average=acc.average,
+        accuracy_average_ci=acc.intervals[-1],
+        decision_accuracy=decision.accuracy,
+        decision_accuracy_ci=decision.interval,
+        decision_n=decision.n,
+        confusion=decision.confusion,
         settings=settings,
     )
 
@@ -487,7 +498,7 @@ def awaiting_report(
         "",
     ]
     table = pd.DataFrame(
-        [{"row": k, "metric": LABELS[k]} for k in PRINCIPLES]
+        [{"row": k, "metric": PRINCIPLE_LABELS[k]} for k in PRINCIPLES]
         + [
             {"row": "average", "metric": "Average"},
             {"row": "accept_decision", "metric": "Accept decision"},

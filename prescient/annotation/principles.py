@@ -1,10 +1,11 @@
-"""The seven QA-filter principles as the human evaluation sees them.
+"""The seven QA-filter principles as the human evaluation shows them to annotators.
 
 Human annotators must judge with the rubric the LLM filter was given, otherwise a
 disagreement could be an artefact of different instructions. So the rubric is read
 from the construction stage's filter template (``conf/prompts/construct/filter.yaml``,
 its ``principles`` and ``scale``), never restated here, and the packets also carry the
-rubric text exactly as the construction stage renders it into the filter prompt.
+rubric text exactly as ``prescient.qa.rubric`` renders it into the filter prompt. The
+principle keys, labels and score scale are the project's vocabulary (``prescient.vocab``).
 """
 
 from __future__ import annotations
@@ -15,36 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prescient.qa.parse import PRINCIPLES
-
-__all__ = [
-    "LABELS",
-    "MAX_TOTAL",
-    "PRINCIPLES",
-    "SCORE_VALUES",
-    "Principle",
-    "Rubric",
-    "RubricError",
-    "load_rubric",
-]
+from prescient.qa.prompts import TemplateError, load_template
+from prescient.qa.rubric import filter_sections
+from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger(__name__)
-
-SCORE_VALUES: tuple[int, ...] = (0, 1, 2)
-"""The score scale of every principle."""
-
-MAX_TOTAL = 2 * len(PRINCIPLES)
-
-# Row labels of the Table 4 layout (our wording of the principle names).
-LABELS: dict[str, str] = {
-    "correctness": "Correctness of the answer",
-    "only_answerable_on_date": "Not answerable before the publication date",
-    "no_new_information": "No leaked information",
-    "objectivity": "Objectivity",
-    "clear_time_element": "Clear time element",
-    "public_interest": "Public interest",
-    "not_obvious": "Answer not obvious",
-}
 
 
 class RubricError(ValueError):
@@ -169,9 +145,6 @@ def load_rubric(path: str | Path) -> Rubric:
     Raises:
         RubricError: the file is missing or its ``principles`` are not the seven keys.
     """
-    from prescient.qa.construct import filter_sections
-    from prescient.qa.prompts import TemplateError, load_template
-
     try:
         template = load_template(path, step="filter")
         llm_text = filter_sections(template)["rubric"]

@@ -26,12 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from prescient.annotation.principles import PRINCIPLES, SCORE_VALUES
-from prescient.io import atomic_path
+from prescient.io import atomic_path, clean_stale_temps
+from prescient.vocab import PRINCIPLES, SCORE_VALUES
 
 logger = logging.getLogger(__name__)
 
-ANNOTATOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ANNOTATOR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 RATINGS_SUFFIX = ".jsonl"
 
 
@@ -102,8 +102,13 @@ class AnnotatorRatings:
 
 
 def check_annotator_name(name: str) -> str:
-    """Annotator names become file names: letters, digits, ``_ . -`` only."""
-    if not ANNOTATOR_NAME.match(name):
+    """Annotator names become file names: letters, digits, ``_ . -`` only.
+
+    Every entry point that takes a name (the packets' params, ``annotate serve`` and
+    ``annotate import``, the ratings files' stems) checks it here, with a full match: a
+    trailing newline is not a name character.
+    """
+    if not isinstance(name, str) or not ANNOTATOR_NAME.fullmatch(name):
         raise ValueError(
             f"annotator name {name!r} must start with a letter or digit and use only "
             "letters, digits, '_', '.' and '-' (at most 64 characters)"
@@ -274,15 +279,35 @@ def append_rating(path: Path, rating: Rating) -> None:
     append_ratings(path, [rating])
 
 
+def temp_dir(ratings_dir: Path) -> Path:
+    """Where rating files are written before they are renamed into ``ratings_dir``: its
+    parent (same file system), so the git-tracked ratings directory never holds a
+    temporary file, not even one a killed writer left behind."""
+    return ratings_dir.resolve().parent
+
+
+def clean_ratings_dir(ratings_dir: Path) -> None:
+    """Remove temporary files that killed writers left in ``ratings_dir`` (writers of
+    earlier versions wrote them there) and beside it; live writers' files are kept."""
+    if ratings_dir.is_dir():
+        clean_stale_temps(ratings_dir)
+        for path in ratings_files(ratings_dir):
+            clean_stale_temps(temp_dir(ratings_dir), path.name)
+
+
 def append_ratings(path: Path, ratings: Sequence[Rating]) -> None:
     """Append rating lines to ``path`` atomically.
 
-    The file is rewritten beside itself (existing bytes + the new lines), fsynced and
-    renamed over the original, under a thread lock and an advisory lock, so a
-    server killed mid-write leaves either the old file or the new one, never a torn
-    line, and two writers never lose each other's lines. Rating files are small (one
-    line per answer), so the copy is cheap.
+    The file is rewritten (existing bytes + the new lines) into a temporary file outside
+    the ratings directory, fsynced and renamed over the original, under a thread lock
+    and an advisory lock, so a server killed mid-write leaves either the old file or the
+    new one, never a torn line, and two writers never lose each other's lines. Rating
+    files are small (one line per answer), so the copy is cheap.
+
+    Raises:
+        ValueError: the file's stem is not a valid annotator name.
     """
+    check_annotator_name(path.name.removesuffix(RATINGS_SUFFIX))
     path.parent.mkdir(parents=True, exist_ok=True)
     # Lock the directory, not the file: the file is replaced by rename, and a lock file
     # would litter the git-tracked ratings directory.
@@ -290,10 +315,11 @@ def append_ratings(path: Path, ratings: Sequence[Rating]) -> None:
     with _APPEND_LOCK:
         fcntl.flock(dir_fd, fcntl.LOCK_EX)
         try:
+            clean_stale_temps(path.parent)
             old = path.read_bytes() if path.exists() else b""
             if old and not old.endswith(b"\n"):
                 old += b"\n"
-            with atomic_path(path) as tmp:
+            with atomic_path(path, temp_dir=temp_dir(path.parent)) as tmp:
                 with open(tmp, "wb") as fh:
                     fh.write(old)
                     for rating in ratings:
@@ -306,6 +332,25 @@ def append_ratings(path: Path, ratings: Sequence[Rating]) -> None:
 
 
 _SCORE_CELL = re.compile(r"^\s*([012])(?:\.0*)?\s*$")
+
+
+def _row_scores(
+    cells: Mapping[str, str], source: str, line: int, item_id: str
+) -> tuple[dict[str, int], list[Problem]]:
+    """The seven scores of one rated spreadsheet row, or what is wrong with its cells."""
+    scores: dict[str, int] = {}
+    problems: list[Problem] = []
+    for k, cell in cells.items():
+        m = _SCORE_CELL.match(cell)
+        if not cell:
+            message = f"score {k} is empty (row partly filled)"
+        elif m is None:
+            message = f"score {k}={cell!r} is outside 0-2"
+        else:
+            scores[k] = int(m.group(1))
+            continue
+        problems.append(Problem(source, line, item_id, message, unit="row"))
+    return scores, problems
 
 
 def import_csv(
@@ -364,28 +409,9 @@ def import_csv(
                 )
                 continue
             seen[item_id] = line
-            scores: dict[str, int] = {}
-            for k, cell in cells.items():
-                m = _SCORE_CELL.match(cell)
-                if not cell:
-                    problems.append(
-                        Problem(
-                            source,
-                            line,
-                            item_id,
-                            f"score {k} is empty (row partly filled)",
-                            unit="row",
-                        )
-                    )
-                elif m is None:
-                    problems.append(
-                        Problem(
-                            source, line, item_id, f"score {k}={cell!r} is outside 0-2", unit="row"
-                        )
-                    )
-                else:
-                    scores[k] = int(m.group(1))
-            if len(scores) == len(PRINCIPLES):
+            scores, errs = _row_scores(cells, source, line, item_id)
+            problems += errs
+            if not errs:
                 ratings.append(Rating(item_id, annotator, scores, stamp))
     if problems:
         raise AnnotationError(f"{csv_path}: invalid ratings", problems)

@@ -2,8 +2,9 @@
 
 The sample is drawn from the candidates the LLM filter scored, stratified by question
 type and by the filter's decision, so the humans see both questions the filter kept
-and questions it dropped: only then can its decisions be checked in both directions.
-Selection ranks candidates by a hash of (seed, stratum, question_id), which makes it
+and questions it dropped: only then can its decisions be checked in both directions
+(Daily Oracle, ICML 2025, section 3.3 and appendix A.4). Selection ranks candidates by
+``derive_seed(seed, "annotation_sample", stratum, question_id)``, which makes it
 reproducible and independent of the row order of the input table.
 
 Packets carry the article, the question and answer (with the choices of an MC question)
@@ -13,26 +14,27 @@ but never the LLM's scores, so annotators are not anchored by them.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from prescient.annotation.principles import PRINCIPLES
-from prescient.annotation.ratings import check_annotator_name
-from prescient.qa.parse import accepted
+from prescient.annotation.principles import Rubric
+from prescient.annotation.settings import PacketSettings
+from prescient.io import atomic_dir, frame_checksum
+from prescient.seeds import derive_seed
+from prescient.vocab import CHOICE_LETTERS, MC, PRINCIPLES, QTYPES, accepted
 
 logger = logging.getLogger(__name__)
-
-QTYPES: tuple[str, ...] = ("tf", "mc")
 
 # Columns of the spreadsheet packet, in order; the seven score columns are left blank.
 CSV_COLUMNS: tuple[str, ...] = (
@@ -49,57 +51,6 @@ CSV_COLUMNS: tuple[str, ...] = (
     "article_text",
     *PRINCIPLES,
 )
-
-
-@dataclass(frozen=True)
-class SampleSettings:
-    """How many questions to draw and how (``annotation`` params section).
-
-    Attributes:
-        n_per_qtype: requested sample size per question type (paper: 30 TF and 30 MC).
-        accepted_share: share of each type's sample drawn from questions the filter
-            accepted (the rest from rejected ones); None draws uniformly from all scored
-            candidates, i.e. in the filter's own proportions.
-        accept_threshold: a candidate is accepted by the filter when its total is at
-            least this (paper: 13 of 14); the rule itself is ``prescient.qa.parse.accepted``.
-        annotators: one packet per name.
-        shuffle_per_annotator: give each annotator the items in their own seeded order,
-            so that fatigue and order effects do not hit the same items for everyone.
-        seed: derived from ``base.seed``.
-    """
-
-    n_per_qtype: Mapping[str, int]
-    accepted_share: float | None
-    accept_threshold: int
-    annotators: tuple[str, ...]
-    shuffle_per_annotator: bool
-    seed: int
-
-    def __post_init__(self) -> None:
-        for q, n in self.n_per_qtype.items():
-            if q not in QTYPES or int(n) < 0:
-                raise ValueError(f"sample size for {q!r} must be a qtype in {QTYPES} and >= 0")
-        if self.accepted_share is not None and not 0.0 <= self.accepted_share <= 1.0:
-            raise ValueError("accepted_share must lie in [0, 1] or be null")
-        if not self.annotators:
-            raise ValueError("at least one annotator is needed")
-        if len(set(self.annotators)) != len(self.annotators):
-            raise ValueError(f"duplicate annotator names in {list(self.annotators)}")
-        for name in self.annotators:
-            check_annotator_name(name)
-
-    @classmethod
-    def from_params(cls, annotation: Mapping[str, Any], seed: int) -> SampleSettings:
-        sample = annotation["sample"]
-        share = sample.get("accepted_share")
-        return cls(
-            n_per_qtype={"tf": int(sample["n_tf"]), "mc": int(sample["n_mc"])},
-            accepted_share=None if share is None else float(share),
-            accept_threshold=int(annotation["accept_threshold"]),
-            annotators=tuple(str(a) for a in annotation["annotators"]),
-            shuffle_per_annotator=bool(sample["shuffle_per_annotator"]),
-            seed=int(seed),
-        )
 
 
 @dataclass
@@ -125,9 +76,13 @@ class SampleReport:
         }
 
 
-def stable_key(seed: int, stratum: str, item_id: str) -> str:
-    """The sort key that decides selection: a hash, so input row order does not matter."""
-    return hashlib.sha256(f"{seed}/{stratum}/{item_id}".encode()).hexdigest()
+def selection_keys(seed: int, stratum: str, item_ids: Iterable[str]) -> NDArray[np.uint64]:
+    """The sort keys that decide selection (seeded; independent of the input's row order).
+
+    Kept as uint64 so frames of keys concatenate without a lossy cast to float.
+    """
+    keys = [derive_seed(seed, "annotation_sample", stratum, str(i)) for i in item_ids]
+    return np.asarray(keys, dtype=np.uint64)
 
 
 def scored_candidates(candidates: pd.DataFrame) -> pd.DataFrame:
@@ -164,8 +119,40 @@ def _split(n: int, share: float) -> tuple[int, int]:
     return accepted, n - accepted
 
 
+def _ranked(frame: pd.DataFrame, seed: int, stratum: str) -> pd.DataFrame:
+    return frame.assign(_key=selection_keys(seed, stratum, frame["question_id"])).sort_values(
+        "_key", kind="stable"
+    )
+
+
+def _draw_type(
+    pool: pd.DataFrame, qtype: str, n: int, share: float | None, seed: int
+) -> dict[str, pd.DataFrame]:
+    """One question type's draw: ``accepted`` and ``rejected`` frames (with ``_key``).
+
+    With a share, each stratum gives its part and a short stratum is made up from the
+    other; without one, the type's candidates are drawn together, in the filter's own
+    proportions.
+    """
+    strata = {"accepted": pool[pool["llm_accepted"]], "rejected": pool[~pool["llm_accepted"]]}
+    if share is None:
+        taken = _ranked(pool, seed, qtype).head(n)
+        return {
+            "accepted": taken[taken["llm_accepted"]],
+            "rejected": taken[~taken["llm_accepted"]],
+        }
+    want_acc, want_rej = _split(n, share)
+    have_acc, have_rej = len(strata["accepted"]), len(strata["rejected"])
+    take_acc = min(have_acc, want_acc + max(0, want_rej - have_rej))
+    take = {"accepted": take_acc, "rejected": min(have_rej, n - take_acc)}
+    return {
+        name: _ranked(frame, seed, f"{qtype}/{name}").head(take[name])
+        for name, frame in strata.items()
+    }
+
+
 def draw_sample(
-    candidates: pd.DataFrame, settings: SampleSettings
+    candidates: pd.DataFrame, settings: PacketSettings, seed: int
 ) -> tuple[pd.DataFrame, SampleReport]:
     """Draw the seeded, stratified sample from the filter-scored candidates.
 
@@ -173,6 +160,11 @@ def draw_sample(
     candidates and the rest from rejected ones; when a stratum runs short, the other
     stratum makes up the difference; when a type has fewer scored candidates than
     requested, all of them are taken and the shortfall is reported (never padded).
+
+    Args:
+        candidates: qa_candidates (the construction stage's table).
+        settings: the annotation params of the sample stage.
+        seed: ``base.seed``.
 
     Returns:
         The sample (candidate rows plus ``llm_accepted`` and ``stratum``), ordered by
@@ -182,51 +174,23 @@ def draw_sample(
     scored["llm_accepted"] = scored["llm_total"].map(
         lambda t: accepted(int(t), settings.accept_threshold)
     )
+    requested = settings.sample.n_per_qtype
     report = SampleReport(
-        requested=dict(settings.n_per_qtype),
+        requested=dict(requested),
         candidates_total=len(candidates),
         candidates_scored=len(scored),
     )
     parts: list[pd.DataFrame] = []
     for qtype in QTYPES:
-        n = int(settings.n_per_qtype.get(qtype, 0))
+        n = requested[qtype]
         pool = scored[scored["qtype"] == qtype]
-        strata = {
-            "accepted": pool[pool["llm_accepted"]],
-            "rejected": pool[~pool["llm_accepted"]],
+        report.available[qtype] = {
+            "accepted": int(pool["llm_accepted"].sum()),
+            "rejected": int((~pool["llm_accepted"]).sum()),
         }
-        ranked = {
-            name: frame.assign(
-                _key=[stable_key(settings.seed, f"{qtype}/{name}", i) for i in frame["question_id"]]
-            ).sort_values("_key")
-            for name, frame in strata.items()
-        }
-        report.available[qtype] = {name: len(f) for name, f in strata.items()}
-        if settings.accepted_share is None:
-            everything = pd.concat(
-                [
-                    f.assign(_key=[stable_key(settings.seed, qtype, i) for i in f["question_id"]])
-                    for f in strata.values()
-                ]
-            ).sort_values("_key")
-            taken = everything.head(n)
-            counts = {
-                "accepted": int(taken["llm_accepted"].sum()),
-                "rejected": int((~taken["llm_accepted"]).sum()),
-            }
-            chosen = {
-                "accepted": taken[taken["llm_accepted"]],
-                "rejected": taken[~taken["llm_accepted"]],
-            }
-        else:
-            want_acc, want_rej = _split(n, settings.accepted_share)
-            have_acc, have_rej = len(strata["accepted"]), len(strata["rejected"])
-            take_acc = min(have_acc, want_acc + max(0, want_rej - have_rej))
-            take_rej = min(have_rej, n - take_acc)
-            counts = {"accepted": take_acc, "rejected": take_rej}
-            chosen = {name: ranked[name].head(counts[name]) for name in ranked}
-        report.drawn[qtype] = counts
-        drawn = sum(counts.values())
+        chosen = _draw_type(pool, qtype, n, settings.sample.accepted_share, seed)
+        report.drawn[qtype] = {name: len(frame) for name, frame in chosen.items()}
+        drawn = sum(report.drawn[qtype].values())
         if drawn < n:
             report.shortfall[qtype] = n - drawn
             logger.warning(
@@ -235,11 +199,9 @@ def draw_sample(
                 qtype.upper(),
                 n,
             )
-        for name, frame in chosen.items():
-            parts.append(frame.assign(stratum=f"{qtype}/{name}"))
-    sample = pd.concat(parts) if parts else scored.head(0)
-    sample = sample.sort_values(["qtype", "_key"], key=_qtype_first).drop(columns="_key")
-    return sample.reset_index(drop=True), report
+        parts += [frame.assign(stratum=f"{qtype}/{name}") for name, frame in chosen.items()]
+    sample = pd.concat(parts).sort_values(["qtype", "_key"], key=_qtype_first)
+    return sample.drop(columns="_key").reset_index(drop=True), report
 
 
 def _qtype_first(col: pd.Series) -> pd.Series:
@@ -306,13 +268,14 @@ def build_items(sample: pd.DataFrame, articles: pd.DataFrame) -> list[dict[str, 
 
 
 def packet_order(
-    items: Sequence[Mapping[str, Any]], annotator: str, settings: SampleSettings
+    items: Sequence[Mapping[str, Any]], annotator: str, settings: PacketSettings, seed: int
 ) -> list[Mapping[str, Any]]:
     """The order in which ``annotator`` sees the items (seeded per annotator)."""
-    if not settings.shuffle_per_annotator:
+    if not settings.sample.shuffle_per_annotator:
         return list(items)
     return sorted(
-        items, key=lambda it: stable_key(settings.seed, f"order/{annotator}", it["item_id"])
+        items,
+        key=lambda it: derive_seed(seed, "annotation_order", annotator, str(it["item_id"])),
     )
 
 
@@ -327,7 +290,7 @@ def packet_jsonl(items: Sequence[Mapping[str, Any]]) -> str:
 
 def format_choices(choices: Sequence[str]) -> str:
     """MC choices as ``A) ...`` lines (empty for TF, whose choices are Yes/No)."""
-    return "\n".join(f"{chr(65 + i)}) {c}" for i, c in enumerate(choices))
+    return "\n".join(f"{CHOICE_LETTERS[i].upper()}) {c}" for i, c in enumerate(choices))
 
 
 def packet_csv(items: Sequence[Mapping[str, Any]]) -> str:
@@ -344,7 +307,7 @@ def packet_csv(items: Sequence[Mapping[str, Any]]) -> str:
                 item["qtype"],
                 item["resolution_date"],
                 item["question"],
-                format_choices(item["choices"]) if item["qtype"] == "mc" else "",
+                format_choices(item["choices"]) if item["qtype"] == MC else "",
                 item["answer"],
                 art["title"],
                 art["date"],
@@ -369,7 +332,8 @@ def read_packet(path: Path) -> list[dict[str, Any]]:
 def manifest(
     items: Sequence[Mapping[str, Any]],
     report: SampleReport,
-    settings: SampleSettings,
+    settings: PacketSettings,
+    seed: int,
     rubric: Mapping[str, str],
     candidates_checksum: str,
 ) -> dict[str, Any]:
@@ -381,9 +345,50 @@ def manifest(
         "packets": {a: {"jsonl": f"{a}.jsonl", "csv": f"{a}.csv"} for a in settings.annotators},
         "sample": report.to_dict(),
         "accept_threshold": settings.accept_threshold,
-        "accepted_share": settings.accepted_share,
-        "shuffle_per_annotator": settings.shuffle_per_annotator,
-        "seed": settings.seed,
+        "accepted_share": settings.sample.accepted_share,
+        "shuffle_per_annotator": settings.sample.shuffle_per_annotator,
+        "seed": seed,
         "rubric": dict(rubric),
         "candidates_checksum": candidates_checksum,
     }
+
+
+def packet_files(
+    items: Sequence[Mapping[str, Any]],
+    report: SampleReport,
+    settings: PacketSettings,
+    seed: int,
+    rubric: Rubric,
+    candidates: pd.DataFrame,
+) -> dict[str, str]:
+    """Every file of the packets directory, by name: per annotator ``<name>.jsonl`` and
+    ``<name>.csv``, the rubric (``rubric.json``, ``rubric.md``) and ``manifest.json``."""
+    files: dict[str, str] = {}
+    for annotator in settings.annotators:
+        ordered = packet_order(items, annotator, settings, seed)
+        files[f"{annotator}.jsonl"] = packet_jsonl(ordered)
+        files[f"{annotator}.csv"] = packet_csv(ordered)
+    files["rubric.json"] = json.dumps(rubric.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    files["rubric.md"] = rubric.to_markdown()
+    # Checksum of the columns the sample depends on (frame_checksum cannot hash the list
+    # column ``choices``): ties the packets, and so the ratings, to the scored candidates.
+    scored_cols = [c for c in ("question_id", "qtype", *PRINCIPLES) if c in candidates.columns]
+    rubric_ref = {"source": rubric.source, "template": rubric.template}
+    checksum = frame_checksum(candidates[scored_cols])
+    index = manifest(items, report, settings, seed, rubric_ref, checksum)
+    files["manifest.json"] = json.dumps(index, indent=2, sort_keys=True, ensure_ascii=False)
+    files["manifest.json"] += "\n"
+    return files
+
+
+def write_packets(out: Path, files: Mapping[str, str]) -> None:
+    """Write the packet files as one directory that replaces ``out`` as a whole.
+
+    A killed run leaves the previous packets untouched (never a mix of old and new). The
+    CSVs get a UTF-8 byte-order mark so spreadsheet programs detect the encoding.
+    """
+    with atomic_dir(out) as tmp:
+        for name, text in files.items():
+            encoding = "utf-8-sig" if name.endswith(".csv") else "utf-8"
+            with open(tmp / name, "w", encoding=encoding, newline="") as fh:
+                fh.write(text)

@@ -1,10 +1,11 @@
 """The local annotation web app: a standard-library HTTP server on 127.0.0.1.
 
-Routes: ``GET /`` (the page), ``/app.js``, ``/app.css``, ``GET /api/state`` (packet items,
-rubric and the annotator's saved ratings) and ``POST /api/rating`` (one item's seven
-scores). Each accepted rating is appended atomically to the annotator's JSON Lines file
-before the response is sent, so a killed server loses nothing that the page reported
-as saved; on restart the page resumes at the first unrated item.
+Routes: ``GET /`` (the page), ``/app.js``, ``/app.css`` (package files under ``web/``),
+``GET /api/state`` (packet items, rubric and the annotator's saved ratings) and ``POST
+/api/rating`` (one item's seven scores). Each accepted rating is appended atomically to
+the annotator's JSON Lines file before the response is sent, so a killed server loses
+nothing that the page reported as saved; on restart the page resumes at the first
+unrated item.
 
 The server only answers requests addressed to the loopback host it is bound to and,
 for writes, only JSON from its own origin: a web page elsewhere in the annotator's
@@ -17,27 +18,41 @@ import json
 import logging
 import threading
 from dataclasses import dataclass, field
+from functools import cache
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from prescient.annotation.principles import PRINCIPLES, Rubric
+from prescient.annotation.principles import Rubric
 from prescient.annotation.ratings import (
     Rating,
     append_rating,
     check_annotator_name,
+    clean_ratings_dir,
     now_iso,
     read_ratings_file,
     score_problems,
 )
 from prescient.annotation.sample import read_packet
-from prescient.annotation.web_assets import APP_CSS, APP_JS, INDEX_HTML
+from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
+LISTEN_BACKLOG = 1024
+"""Pending connections the kernel queues before it refuses more (the standard library's
+default of 5 reset some of a page's requests under a burst of saves)."""
+
+# The page's files (package data under web/), by route: (file, content type).
+ASSETS: dict[str, tuple[str, str]] = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/app.css": ("app.css", "text/css; charset=utf-8"),
+}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -74,6 +89,7 @@ class AnnotationSession:
                 ``annotator``.
         """
         check_annotator_name(annotator)
+        clean_ratings_dir(ratings_dir)
         packet = packets_dir / f"{annotator}.jsonl"
         if not packet.is_file():
             available = sorted(
@@ -137,10 +153,17 @@ class AnnotationSession:
         return {"ok": True, "item_id": item_id, "saved_at": rating.saved_at, "n_rated": n_rated}
 
 
+@cache
+def asset(name: str) -> bytes:
+    """A file of the page (``prescient/annotation/web/<name>``), read once."""
+    return resources.files("prescient.annotation.web").joinpath(name).read_bytes()
+
+
 class AnnotationServer(ThreadingHTTPServer):
     """A threading HTTP server carrying the session its handlers serve."""
 
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, address: tuple[str, int], session: AnnotationSession) -> None:
         super().__init__(address, AnnotationHandler)
@@ -188,12 +211,9 @@ class AnnotationHandler(BaseHTTPRequestHandler):
         if not self._host_ok():
             return
         path = urlsplit(self.path).path
-        if path in ("/", "/index.html"):
-            self._send(HTTPStatus.OK, INDEX_HTML.encode(), "text/html; charset=utf-8")
-        elif path == "/app.js":
-            self._send(HTTPStatus.OK, APP_JS.encode(), "text/javascript; charset=utf-8")
-        elif path == "/app.css":
-            self._send(HTTPStatus.OK, APP_CSS.encode(), "text/css; charset=utf-8")
+        if path in ASSETS:
+            name, content_type = ASSETS[path]
+            self._send(HTTPStatus.OK, asset(name), content_type)
         elif path == "/api/state":
             self._json(HTTPStatus.OK, self.server.session.state())
         else:

@@ -53,6 +53,7 @@ from prescient.qa.parse import (
     yes_no,
 )
 from prescient.qa.prompts import STEPS, PromptTemplate
+from prescient.qa.rubric import filter_sections
 
 logger = logging.getLogger(__name__)
 
@@ -245,35 +246,6 @@ def date_values(day: dt.date) -> dict[str, str]:
         "date_long": f"{day.isoformat()}, {day.strftime('%A')}",
         "month_year": day.strftime("%B %Y"),
     }
-
-
-def filter_sections(template: PromptTemplate) -> dict[str, str]:
-    """``rubric`` and ``output_format`` text rendered from the filter's ``principles``.
-
-    The rubric lists each principle with its description, the meaning of 2, 1 and 0
-    points and any zero-point examples; the output format has one block per principle
-    (heading, one-sentence reasoning, points), in the paper's layout.
-    """
-    principles = template.extras.get("principles")
-    if not isinstance(principles, Mapping) or tuple(principles) != PRINCIPLES:
-        raise ValueError(
-            f"{template.source}: `principles` must map exactly {PRINCIPLES}, in that order"
-        )
-    rubric: list[str] = []
-    output: list[str] = []
-    for i, key in enumerate(PRINCIPLES, 1):
-        p = principles[key]
-        rubric.append(f"{i}. {p['name']}: {' '.join(str(p['description']).split())}")
-        for pts in (2, 1, 0):
-            text = (p.get("points") or {}).get(pts)
-            if text:
-                rubric.append(f"   - {pts} point{'s' if pts != 1 else ''}: {text}")
-        for ex in p.get("zero_examples") or []:
-            rubric.append(
-                f"   - Example of 0 points: {ex['question']} (Reasoning: {ex['reasoning']})"
-            )
-        output += [f"## {p['name']}", "- Reasoning: <one sentence>", "- Point: <0, 1 or 2>"]
-    return {"rubric": "\n".join(rubric), "output_format": "\n".join(output)}
 
 
 # --- records --------------------------------------------------------------------------

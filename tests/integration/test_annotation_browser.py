@@ -19,13 +19,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import yaml
 
-from prescient.annotation.principles import PRINCIPLES
 from prescient.annotation.ratings import read_ratings_file
+from prescient.vocab import PRINCIPLES
 from stages import annotation_sample as sample_stage
 from tests.conftest import ROOT
-from tests.fixtures.annotation.build import XSS_TEXT, XSS_TITLE, write_inputs
+from tests.fixtures.annotation.build import XSS_TEXT, XSS_TITLE, write_inputs, write_params
 from tests.support.browser import launch_browser
 
 pytestmark = pytest.mark.browser
@@ -36,9 +35,7 @@ ANNOTATOR = "ann_a"
 @pytest.fixture
 def packets(tmp_path: Path) -> Path:
     write_inputs(tmp_path / "interim")
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    params["annotation"]["annotators"] = [ANNOTATOR, "ann_b"]
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    write_params(tmp_path / "params.yaml", annotators=(ANNOTATOR, "ann_b"))
     out = tmp_path / "packets"
     rc = sample_stage.main(
         [

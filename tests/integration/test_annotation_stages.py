@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
-from prescient.annotation.principles import PRINCIPLES
 from prescient.annotation.ratings import Rating, append_ratings
+from prescient.vocab import PRINCIPLES
 from stages import agreement as agreement_stage
 from stages import annotation_sample as sample_stage
 from tests.conftest import ROOT
-from tests.fixtures.annotation.build import write_inputs
+from tests.fixtures.annotation.build import write_inputs, write_params
 
 ANNOTATORS = ["ann_a", "ann_b", "ann_c"]
 
@@ -25,11 +24,12 @@ ANNOTATORS = ["ann_a", "ann_b", "ann_c"]
 @pytest.fixture
 def workdir(tmp_path: Path) -> Path:
     write_inputs(tmp_path / "interim")
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    params["annotation"]["annotators"] = ANNOTATORS
-    params["annotation"]["sample"].update(n_tf=5, n_mc=5)
-    params["annotation"]["agreement"]["bootstrap_reps"] = 200
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    write_params(
+        tmp_path / "params.yaml",
+        annotators=tuple(ANNOTATORS),
+        sample={"n_tf": 5, "n_mc": 5},
+        agreement={"bootstrap_reps": 200},
+    )
     return tmp_path
 
 
@@ -208,3 +208,76 @@ def test_import_command_converts_a_filled_csv(workdir: Path) -> None:
     # Spreadsheet row 7 (header = row 1), though article texts span several physical lines.
     assert f"filled.csv row 7 item {rows[5]['item_id']}: score correctness='7'" in out.stderr
     assert len((workdir / "ratings/ann_c.jsonl").read_text().splitlines()) == 4
+
+
+def _import(w: Path, annotator: str, csv_path: Path) -> subprocess.CompletedProcess[str]:
+    cmd = [
+        sys.executable, "-m", "prescient", "annotate", "import", "--annotator", annotator,
+        "--csv", str(csv_path), "--packets", str(w / "packets"), "--ratings", str(w / "ratings"),
+    ]  # fmt: skip
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+
+
+def test_import_refuses_a_name_with_a_newline(workdir: Path) -> None:
+    assert _sample(workdir) == 0
+    packet = workdir / "packets/ann_a.csv"
+    with open(packet, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    rows[0].update(dict.fromkeys(PRINCIPLES, "2"))
+    filled = workdir / "filled.csv"
+    with open(filled, "w", encoding="utf-8-sig", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    out = _import(workdir, "ann_a\n", filled)
+    assert out.returncode == 2 and "annotator name 'ann_a\\n'" in out.stderr
+    assert not (workdir / "ratings").exists()
+    serve = [
+        sys.executable, "-m", "prescient", "annotate", "serve", "--annotator", "ann_a\n",
+        "--packets", str(workdir / "packets"), "--ratings", str(workdir / "ratings"),
+        "--port", "0",
+    ]  # fmt: skip
+    done = subprocess.run(serve, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 2 and "annotator name 'ann_a\\n'" in done.stderr
+    assert _import(workdir, "ann_a", filled).returncode == 0
+    assert [p.name for p in (workdir / "ratings").iterdir()] == ["ann_a.jsonl"]
+
+
+def test_the_commands_find_the_directories_in_dvc_yaml() -> None:
+    from prescient.annotation.cli import stage_option
+
+    dvc_yaml = ROOT / "dvc.yaml"
+    assert stage_option(dvc_yaml, "annotation_sample", "--out") == "data/annotations/packets"
+    assert stage_option(dvc_yaml, "agreement", "--ratings") == "data/annotations/ratings"
+    assert stage_option(dvc_yaml, "agreement", "--nope") is None
+
+
+def test_stages_need_their_paths_and_valid_params(
+    workdir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        sample_stage.main(["--params", str(workdir / "params.yaml")])
+    assert exit_.value.code == 2  # argparse: the required paths are missing
+    with pytest.raises(SystemExit):
+        agreement_stage.main(["--params", str(workdir / "params.yaml")])
+    write_params(workdir / "params.yaml", sample={"n_tf": -1})
+    caplog.set_level(logging.ERROR)
+    assert _sample(workdir) == 2
+    assert "annotation.sample.n_tf: Input should be greater than or equal to 0" in caplog.text
+    assert not (workdir / "packets").exists()
+    write_params(workdir / "params.yaml", agreement={"ci_level": 2})
+    assert _sample(workdir) == 0
+    caplog.clear()
+    assert _agreement(workdir) == 2
+    assert "annotation.agreement.ci_level: Input should be less than 1" in caplog.text
+
+
+def test_each_stage_lists_exactly_the_params_it_reads() -> None:
+    import yaml
+
+    from prescient.annotation.settings import PacketSettings, TableSettings
+
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    for stage, settings in (("annotation_sample", PacketSettings), ("agreement", TableSettings)):
+        listed = set(stages[stage]["params"])
+        assert listed == {"base.seed", *(f"annotation.{k}" for k in settings.model_fields)}

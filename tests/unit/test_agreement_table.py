@@ -5,18 +5,23 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from prescient.annotation.agreement import (
-    AgreementSettings,
     awaiting_report,
+    bootstrap_seed,
     compute_agreement,
     consensus_scores,
     ratings_cube,
 )
-from prescient.annotation.principles import PRINCIPLES
 from prescient.annotation.ratings import AnnotatorRatings, Rating
+from prescient.annotation.settings import TableSettings
+from prescient.annotation.stats import bootstrap, bootstrap_indices
+from prescient.seeds import derive_seed
+from prescient.vocab import PRINCIPLES
+from tests.fixtures.annotation.build import table_settings
 
 ITEMS = ["A", "B", "C", "D"]
 
@@ -68,16 +73,13 @@ LLM = pd.DataFrame(
 )
 
 
-def _settings(rounding: str = "half_up") -> AgreementSettings:
-    return AgreementSettings(
-        accept_threshold=13,
-        consensus_rounding=rounding,  # type: ignore[arg-type]
-        consensus_min_raters=2,
-        bootstrap_reps=300,
-        ci_level=0.95,
-        alpha_level="interval",
-        seed=5,
-    )
+SEED = 5
+
+
+def _settings(rounding: str = "half_up") -> TableSettings:
+    """The shipped ``annotation`` params (threshold 13, consensus from 2 raters, interval
+    alpha, 95% intervals) with 300 resamples."""
+    return table_settings(rounding, reps=300)
 
 
 def test_consensus_is_the_rounded_mean_of_available_scores() -> None:
@@ -91,7 +93,7 @@ def test_consensus_is_the_rounded_mean_of_available_scores() -> None:
 
 
 def test_hand_computed_table_half_up() -> None:
-    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings())
+    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings(), SEED)
     # Accuracy: correctness misses B; objectivity and public_interest miss D (LLM 1 and 0
     # against a consensus of 2); not_obvious misses B (1 vs 2); the rest match.
     expected = dict.fromkeys(PRINCIPLES, 1.0)
@@ -122,7 +124,7 @@ def test_hand_computed_table_half_up() -> None:
 
 
 def test_hand_computed_table_half_down() -> None:
-    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings("half_down"))
+    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings("half_down"), SEED)
     # C's correctness consensus is now 0 (LLM 1): correctness 2 of 4; C's total 12 rejects.
     assert r.accuracy["correctness"] == pytest.approx(0.5)
     assert r.decision_accuracy == pytest.approx(0.25)
@@ -130,7 +132,7 @@ def test_hand_computed_table_half_down() -> None:
 
 
 def test_table_layout_and_metrics_json() -> None:
-    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings())
+    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings(), SEED)
     table = r.table()
     assert list(table["row"]) == [*PRINCIPLES, "average", "accept_decision"]
     assert table.loc[table["row"] == "correctness", "accuracy_pct"].item() == pytest.approx(75.0)
@@ -150,14 +152,25 @@ def test_table_layout_and_metrics_json() -> None:
 
 
 def test_bootstrap_intervals_are_reproducible() -> None:
-    a = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings()).metrics()
-    b = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings()).metrics()
+    a = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings(), SEED).metrics()
+    b = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings(), SEED).metrics()
     assert a == b
+
+
+def test_bootstrap_seeds_come_from_the_one_seed_derivation() -> None:
+    assert bootstrap_seed(SEED, "decision") == derive_seed(SEED, "agreement", "decision")
+    # The accept decision's interval: resample the four items' agree/disagree
+    # (1, 0, 1, 0: A and C agree) with that seed, by hand.
+    match = np.array([1.0, 0.0, 1.0, 0.0])
+    idx = bootstrap_indices(4, 300, derive_seed(SEED, "agreement", "decision"))
+    expected = bootstrap(lambda ix: match[ix].mean(axis=1), idx, 0.95)[0]
+    r = compute_agreement(ANNOTATORS, ITEMS, LLM, _settings(), SEED)
+    assert r.decision_accuracy_ci == expected
 
 
 def test_missing_llm_scores_are_an_error() -> None:
     with pytest.raises(ValueError, match="no LLM filter scores"):
-        compute_agreement(ANNOTATORS, ITEMS, LLM.drop(index="C"), _settings())
+        compute_agreement(ANNOTATORS, ITEMS, LLM.drop(index="C"), _settings(), SEED)
 
 
 def test_awaiting_report_invents_no_number() -> None:

@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from prescient.annotation.principles import PRINCIPLES
 from prescient.annotation.ratings import (
     AnnotationError,
     Rating,
     append_rating,
+    append_ratings,
     check_annotator_name,
+    clean_ratings_dir,
     import_csv,
     load_ratings,
     read_ratings_file,
 )
+from prescient.vocab import PRINCIPLES
+from tests.conftest import ROOT
 
 ITEMS = ["q1", "q2", "q3"]
 STAMP = "2025-01-01T00:00:00+00:00"
@@ -43,7 +50,7 @@ def _write(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def test_rating_line_has_exactly_the_issue_format(tmp_path: Path) -> None:
+def test_rating_line_has_exactly_the_documented_format(tmp_path: Path) -> None:
     path = tmp_path / "alice.jsonl"
     append_rating(path, Rating("q1", "alice", _scores(1, objectivity=0), STAMP))
     obj = json.loads(path.read_text())
@@ -166,10 +173,58 @@ def test_fewer_than_two_annotators(tmp_path: Path) -> None:
     assert "alice.jsonl: 1 item(s) rated" in str(err.value)
 
 
-@pytest.mark.parametrize("name", ["", "../x", "a b", "-x", "x/y", "é"])
+@pytest.mark.parametrize("name", ["", "../x", "a b", "-x", "x/y", "é", "ann_a\n", "a" * 65])
 def test_annotator_names_must_be_safe_file_names(name: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="annotator name"):
         check_annotator_name(name)
+
+
+def test_a_ratings_file_needs_a_valid_name(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="annotator name"):
+        append_rating(tmp_path / "ann_a\n.jsonl", Rating("q1", "ann_a\n", _scores(), STAMP))
+    assert list(tmp_path.iterdir()) == []
+
+
+# A writer killed after it wrote its temporary file, just before the rename.
+KILLED_APPEND = """
+import os, signal, sys
+from pathlib import Path
+from prescient.annotation.ratings import Rating, append_ratings
+from prescient.vocab import PRINCIPLES
+os.replace = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+scores = dict.fromkeys(PRINCIPLES, 0)
+append_ratings(Path(sys.argv[1]), [Rating("q2", "ann_b", scores, "2025-01-02T00:00:00+00:00")])
+"""
+
+
+def test_a_killed_write_leaves_no_temporary_file_in_the_ratings_dir(tmp_path: Path) -> None:
+    ratings = tmp_path / "ratings"
+    path = ratings / "ann_b.jsonl"
+    append_ratings(path, [Rating("q1", "ann_b", _scores(), STAMP)])
+    before = path.read_bytes()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", KILLED_APPEND, str(path)], env=env)
+    assert done.returncode == -signal.SIGKILL
+    # The tracked directory holds only the untouched file; the leftover is beside it.
+    assert [p.name for p in ratings.iterdir()] == ["ann_b.jsonl"]
+    assert path.read_bytes() == before
+    stale = list(tmp_path.glob(".ann_b.jsonl.*.tmp"))
+    assert len(stale) == 1 and "q2" in stale[0].read_text()
+    # The next write of the file removes it (no live writer holds it).
+    append_ratings(path, [Rating("q3", "ann_b", _scores(), STAMP)])
+    assert list(tmp_path.glob(".*.tmp")) == []
+    assert [json.loads(x)["item_id"] for x in path.read_text().splitlines()] == ["q1", "q3"]
+
+
+def test_leftovers_inside_the_ratings_dir_are_cleaned(tmp_path: Path) -> None:
+    """Temporary files that writers used to leave in the ratings directory itself."""
+    ratings = tmp_path / "ratings"
+    _write(ratings / "ann_a.jsonl", [_line("q1", "ann_a", _scores())])
+    (ratings / ".ann_b.jsonl.x1y2z3.tmp").write_text("half a line")
+    (ratings / ".articles.parquet.abc.tmp").write_text("")
+    (ratings / "notes.tmp").write_text("not a temporary file of ours")
+    clean_ratings_dir(ratings)
+    assert sorted(p.name for p in ratings.iterdir()) == ["ann_a.jsonl", "notes.tmp"]
 
 
 def _packet_csv(path: Path, rows: list[dict[str, str]]) -> Path:

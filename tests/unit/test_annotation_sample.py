@@ -6,40 +6,55 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.annotation.principles import PRINCIPLES, Rubric, RubricError, load_rubric
+from prescient.annotation.principles import Rubric, RubricError, load_rubric
 from prescient.annotation.ratings import import_csv
 from prescient.annotation.sample import (
     CSV_COLUMNS,
-    SampleSettings,
     build_items,
     draw_sample,
     packet_csv,
     packet_jsonl,
     packet_order,
+    selection_keys,
 )
+from prescient.annotation.settings import PacketSettings, TableSettings, load_annotation_settings
+from prescient.qa.prompts import load_template
+from prescient.qa.rubric import filter_sections
+from prescient.seeds import derive_seed
+from prescient.settings import ParamsError
+from prescient.vocab import PRINCIPLES
 from tests.conftest import ROOT
-from tests.fixtures.annotation.build import XSS_TEXT, articles, candidates
+from tests.fixtures.annotation.build import (
+    XSS_TEXT,
+    articles,
+    candidates,
+    packet_settings,
+    shipped_params,
+)
+
+SEED = 1
 
 
-def _settings(
-    n_tf: int = 4, n_mc: int = 4, share: float | None = 0.5, seed: int = 1
-) -> SampleSettings:
-    return SampleSettings(
-        n_per_qtype={"tf": n_tf, "mc": n_mc},
-        accepted_share=share,
-        accept_threshold=13,
-        annotators=("ann_a", "ann_b"),
-        shuffle_per_annotator=True,
-        seed=seed,
-    )
+def _settings(n_tf: int = 4, n_mc: int = 4, share: float | None = 0.5) -> PacketSettings:
+    """The shipped ``annotation`` params (threshold 13, per-annotator order) shrunk to the
+    fixture: two annotators and a few questions per type."""
+    return packet_settings(n_tf, n_mc, share)
+
+
+def _draw(
+    cands: pd.DataFrame, settings: PacketSettings, seed: int = SEED
+) -> tuple[pd.DataFrame, Any]:
+    return draw_sample(cands, settings, seed)
 
 
 def test_sample_is_stratified_by_type_and_filter_decision() -> None:
-    sample, report = draw_sample(candidates(), _settings(4, 6))
+    sample, report = _draw(candidates(), _settings(4, 6))
     assert report.drawn == {
         "tf": {"accepted": 2, "rejected": 2},
         "mc": {"accepted": 3, "rejected": 3},
@@ -55,15 +70,31 @@ def test_sample_is_stratified_by_type_and_filter_decision() -> None:
 
 def test_sample_is_seeded_and_independent_of_row_order() -> None:
     cands = candidates()
-    a, _ = draw_sample(cands, _settings())
-    b, _ = draw_sample(cands.sample(frac=1.0, random_state=3), _settings())
-    c, _ = draw_sample(cands, _settings(seed=2))
+    a, _ = _draw(cands, _settings())
+    b, _ = _draw(cands.sample(frac=1.0, random_state=3), _settings())
+    c, _ = _draw(cands, _settings(), seed=2)
     assert list(a["question_id"]) == list(b["question_id"])
     assert list(a["question_id"]) != list(c["question_id"])
 
 
+def test_selection_ranks_by_the_one_seed_derivation() -> None:
+    """The two accepted TF questions drawn are the two with the smallest derived seeds."""
+    sample, _ = _draw(candidates(), _settings(4, 0))
+    tf_accepted = [f"tf{k:02d}" for k in range(6)]  # the fixture's totals 14, 13, 14, ...
+    ranked = sorted(
+        tf_accepted, key=lambda q: derive_seed(SEED, "annotation_sample", "tf/accepted", q)
+    )
+    drawn = sample[sample["stratum"] == "tf/accepted"]["question_id"]
+    assert list(drawn) == ranked[:2]
+    keys = selection_keys(SEED, "tf/accepted", tf_accepted)
+    assert keys.dtype == np.uint64
+    assert [int(k) for k in keys] == [
+        derive_seed(SEED, "annotation_sample", "tf/accepted", q) for q in tf_accepted
+    ]
+
+
 def test_shortfall_takes_everything_and_reports_it() -> None:
-    sample, report = draw_sample(candidates(), _settings(30, 30))
+    sample, report = _draw(candidates(), _settings(30, 30))
     assert len(sample) == 24
     assert report.shortfall == {"tf": 18, "mc": 18}
     assert report.to_dict()["n_items"] == 24
@@ -74,13 +105,13 @@ def test_a_short_stratum_is_made_up_from_the_other() -> None:
     # Keep only one rejected TF candidate: 6 TF requested -> 5 accepted + 1 rejected.
     rejected_tf = cands[(cands["qtype"] == "tf") & (cands["filter_total"] < 13)]
     cands = cands.drop(index=rejected_tf.index[1:])
-    _, report = draw_sample(cands, _settings(6, 2))
+    _, report = _draw(cands, _settings(6, 2))
     assert report.drawn["tf"] == {"accepted": 5, "rejected": 1}
     assert report.shortfall == {}
 
 
 def test_share_none_draws_in_the_filters_proportions() -> None:
-    sample, report = draw_sample(candidates(), _settings(12, 0, share=None))
+    sample, report = _draw(candidates(), _settings(12, 0, share=None))
     assert report.drawn["tf"] == {"accepted": 6, "rejected": 6}  # all of them
     assert report.drawn["mc"] == {"accepted": 0, "rejected": 0}
     assert len(sample) == 12
@@ -88,11 +119,11 @@ def test_share_none_draws_in_the_filters_proportions() -> None:
 
 def test_missing_score_columns_are_reported() -> None:
     with pytest.raises(ValueError, match="not_obvious"):
-        draw_sample(candidates().drop(columns=["not_obvious"]), _settings())
+        _draw(candidates().drop(columns=["not_obvious"]), _settings())
 
 
 def test_packets_carry_article_and_question_but_no_llm_scores() -> None:
-    sample, _ = draw_sample(candidates(), _settings(12, 12))
+    sample, _ = _draw(candidates(), _settings(12, 12))
     items = build_items(sample, articles())
     text = packet_jsonl(items)
     for key in (*PRINCIPLES, "filter_total", "llm_total", "llm_accepted", "status", "stratum"):
@@ -119,23 +150,28 @@ def test_packets_carry_article_and_question_but_no_llm_scores() -> None:
 
 
 def test_unknown_article_is_an_error() -> None:
-    sample, _ = draw_sample(candidates(), _settings())
+    sample, _ = _draw(candidates(), _settings())
     with pytest.raises(ValueError, match="unknown article"):
         build_items(sample, articles().iloc[:1])
 
 
 def test_each_annotator_gets_the_same_items_in_their_own_order() -> None:
-    sample, _ = draw_sample(candidates(), _settings(12, 12))
+    sample, _ = _draw(candidates(), _settings(12, 12))
     items = build_items(sample, articles())
     s = _settings()
-    a, b = packet_order(items, "ann_a", s), packet_order(items, "ann_b", s)
+    a, b = packet_order(items, "ann_a", s, SEED), packet_order(items, "ann_b", s, SEED)
     assert sorted(i["item_id"] for i in a) == sorted(i["item_id"] for i in b)
     assert [i["item_id"] for i in a] != [i["item_id"] for i in b]
-    assert [i["item_id"] for i in a] == [i["item_id"] for i in packet_order(items, "ann_a", s)]
+    again = packet_order(items, "ann_a", s, SEED)
+    assert [i["item_id"] for i in a] == [i["item_id"] for i in again]
+    assert [i["item_id"] for i in a] == sorted(
+        (i["item_id"] for i in items),
+        key=lambda q: derive_seed(SEED, "annotation_order", "ann_a", q),
+    )
 
 
 def test_packet_csv_round_trips_through_import(tmp_path: Path) -> None:
-    sample, _ = draw_sample(candidates(), _settings(3, 3))
+    sample, _ = _draw(candidates(), _settings(3, 3))
     items = build_items(sample, articles())
     text = packet_csv(items)
     rows = list(csv.DictReader(io.StringIO(text)))
@@ -158,32 +194,51 @@ def test_packet_csv_round_trips_through_import(tmp_path: Path) -> None:
     ]
 
 
-def test_settings_validate_names_and_shares() -> None:
-    with pytest.raises(ValueError, match="duplicate annotator"):
-        SampleSettings({"tf": 1}, 0.5, 13, ("a", "a"), True, 1)
-    with pytest.raises(ValueError, match="accepted_share"):
-        SampleSettings({"tf": 1}, 1.5, 13, ("a",), True, 1)
-    with pytest.raises(ValueError, match="annotator name"):
-        SampleSettings({"tf": 1}, 0.5, 13, ("../evil",), True, 1)
+@pytest.mark.parametrize(
+    "annotators, sample, message",
+    [
+        (("a", "a"), {}, "annotation.annotators: duplicate annotator names"),
+        (("ann", "ANN"), {}, "annotation.annotators: duplicate annotator names"),
+        (("../evil",), {}, "annotation.annotators.0: annotator name '../evil'"),
+        (("ann_a\n",), {}, "annotation.annotators.0: annotator name 'ann_a\\n'"),
+        ((), {}, "annotation.annotators: "),
+        (("a",), {"accepted_share": 1.5}, "annotation.sample.accepted_share: "),
+        (("a",), {"n_tf": -1}, "annotation.sample.n_tf: "),
+        (("a",), {"n_mc": "thirty"}, "annotation.sample.n_mc: "),
+        (("a",), {"oops": 1}, "annotation.sample.oops is not a parameter"),
+    ],
+)
+def test_settings_name_the_bad_parameter(
+    annotators: tuple[str, ...], sample: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ParamsError) as err:
+        load_annotation_settings(PacketSettings, shipped_params(annotators, sample))
+    assert message in str(err.value)
 
 
-def test_settings_from_the_shipped_params(project_root: Path) -> None:
-    from prescient import params
+def test_a_missing_parameter_is_named() -> None:
+    p = shipped_params()
+    del p["annotation"]["sample"]["n_tf"]
+    with pytest.raises(ParamsError, match=r"annotation\.sample\.n_tf is missing"):
+        load_annotation_settings(PacketSettings, p)
+    del p["annotation"]["accept_threshold"]
+    with pytest.raises(ParamsError, match=r"annotation\.accept_threshold is missing"):
+        load_annotation_settings(TableSettings, p)
 
-    p = params.load(project_root / "params.yaml")
-    s = SampleSettings.from_params(p["annotation"], p["base"]["seed"])
-    assert s.n_per_qtype == {"tf": 30, "mc": 30}
-    assert s.accept_threshold == 13
-    assert len(s.annotators) == 4
+
+def test_settings_from_the_shipped_config() -> None:
+    s = load_annotation_settings(PacketSettings, shipped_params())
+    assert s.sample.n_per_qtype == {"tf": 30, "mc": 30}
+    assert s.accept_threshold == 13 and s.sample.accepted_share == 0.5
+    assert s.annotators == ("annotator_1", "annotator_2", "annotator_3", "annotator_4")
+    t = load_annotation_settings(TableSettings, shipped_params())
+    assert t.agreement.consensus_rounding == "half_up" and t.agreement.bootstrap_reps == 2000
 
 
 FILTER_TEMPLATE = ROOT / "conf" / "prompts" / "construct" / "filter.yaml"
 
 
 def test_rubric_is_the_llm_filters_rubric() -> None:
-    from prescient.qa.construct import filter_sections
-    from prescient.qa.prompts import load_template
-
     template = load_template(FILTER_TEMPLATE, step="filter")
     rubric = load_rubric(FILTER_TEMPLATE)
     assert [p.key for p in rubric.principles] == list(PRINCIPLES)
@@ -237,7 +292,7 @@ def test_rubric_errors_are_loud(tmp_path: Path) -> None:
 def test_choices_column_survives_parquet(tmp_path: Path) -> None:
     path = tmp_path / "c.parquet"
     candidates().to_parquet(path, index=False)
-    sample, _ = draw_sample(pd.read_parquet(path), _settings(2, 2))
+    sample, _ = _draw(pd.read_parquet(path), _settings(2, 2))
     items = build_items(sample, articles())
     assert all(isinstance(c, str) for it in items for c in it["choices"])
 
@@ -260,3 +315,14 @@ def test_fixture_and_sample_use_the_construction_stages_columns() -> None:
     }
     assert needed <= set(CANDIDATE_COLUMNS)
     assert set(candidates().columns) <= set(CANDIDATE_COLUMNS)
+
+
+def test_annotation_does_not_import_the_construction_orchestrator() -> None:
+    """The rubric comes from the leaf module qa.rubric: no model gateway in the stages."""
+    from prescient.dag import closure
+
+    for stage in ("stages.annotation_sample", "stages.agreement"):
+        files = {p.relative_to(ROOT).as_posix() for p in closure(ROOT, stage)}
+        assert "prescient/qa/rubric.py" in files
+        assert not [f for f in files if f.startswith("prescient/llm/")], stage
+        assert "prescient/qa/construct.py" not in files, stage

@@ -6,25 +6,27 @@ import http.client
 import json
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from prescient.annotation.principles import PRINCIPLES, load_rubric
+from prescient.annotation.principles import load_rubric
 from prescient.annotation.ratings import read_ratings_file
-from prescient.annotation.sample import SampleSettings, build_items, draw_sample, packet_jsonl
-from prescient.annotation.server import AnnotationServer, make_server
+from prescient.annotation.sample import build_items, draw_sample, packet_jsonl
+from prescient.annotation.server import AnnotationServer, asset, make_server
+from prescient.vocab import PRINCIPLES
 from tests.conftest import ROOT
-from tests.fixtures.annotation.build import articles, candidates
+from tests.fixtures.annotation.build import articles, candidates, packet_settings
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[AnnotationServer, list[str]]]:
     packets = tmp_path / "packets"
     packets.mkdir()
-    settings = SampleSettings({"tf": 2, "mc": 2}, 0.5, 13, ("ann_a",), True, 1)
-    sample, _ = draw_sample(candidates(), settings)
+    settings = packet_settings(2, 2, annotators=("ann_a",))
+    sample, _ = draw_sample(candidates(), settings, 1)
     items = build_items(sample, articles())
     (packets / "ann_a.jsonl").write_text(packet_jsonl(items))
     rubric = load_rubric(ROOT / "conf/prompts/construct/filter.yaml")
@@ -67,6 +69,15 @@ def test_page_and_state(served: tuple[AnnotationServer, list[str]]) -> None:
     server, ids = served
     status, page, headers = _request(server, "GET", "/")
     assert status == 200 and '<script src="/app.js"' in page["text"]
+    web = Path(__file__).resolve().parents[2] / "prescient" / "annotation" / "web"
+    assert page["text"] == (web / "index.html").read_text(encoding="utf-8")
+    for route, name, ctype in (
+        ("/app.js", "app.js", "text/javascript"),
+        ("/app.css", "app.css", "text/css"),
+    ):
+        status, body, hdrs = _request(server, "GET", route)
+        assert status == 200 and hdrs["Content-Type"].startswith(ctype)
+        assert body["text"].encode() == asset(name) == (web / name).read_bytes()
     assert "script-src 'self'" in headers["Content-Security-Policy"]
     assert "<script>" not in page["text"].replace('<script src="/app.js" defer></script>', "")
     status, state, _ = _request(server, "GET", "/api/state")
@@ -143,3 +154,37 @@ def test_unknown_annotator_lists_the_packets(tmp_path: Path) -> None:
 def test_only_loopback(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="loopback"):
         make_server(tmp_path, tmp_path, "ann_a", host="0.0.0.0", port=0)
+
+
+def test_200_concurrent_saves_are_all_accepted(
+    served: tuple[AnnotationServer, list[str]],
+) -> None:
+    """A burst of 200 saves at once: none is reset (the listen backlog holds them all) and
+    every one reaches the file."""
+    server, ids = served
+    barrier = threading.Barrier(200)
+
+    def post(i: int) -> int:
+        scores = {**dict.fromkeys(PRINCIPLES, 1), "correctness": i % 3}
+        port = server.server_address[1]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        body = json.dumps({"item_id": ids[i % len(ids)], "scores": scores}).encode()
+        headers = {"Host": f"127.0.0.1:{port}", "Content-Type": "application/json"}
+        barrier.wait()
+        conn.request("POST", "/api/rating", body=body, headers=headers)
+        status = conn.getresponse().status
+        conn.close()
+        return status
+
+    with ThreadPoolExecutor(max_workers=200) as pool:
+        statuses = list(pool.map(post, range(200)))  # a reset raises here
+    assert statuses == [200] * 200
+    assert len(server.session.ratings_path.read_text().splitlines()) == 200
+
+
+@pytest.mark.parametrize("name", ["ann_a\n", "../ann_a", "", "ann a"])
+def test_bad_annotator_names_are_refused(tmp_path: Path, name: str) -> None:
+    (tmp_path / "ann_a.jsonl").write_text("")
+    with pytest.raises(ValueError, match="annotator name"):
+        make_server(tmp_path, tmp_path / "ratings", name, port=0)
+    assert not (tmp_path / "ratings").exists()

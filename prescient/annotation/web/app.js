@@ -1,107 +1,7 @@
-"""The annotation page: HTML, CSS and JavaScript served by ``prescient.annotation.server``.
-
-Kept as Python strings so they ship inside the package with no package-data setup and
-no external asset (the page works offline; no CDN). Untrusted text (article, question,
-choices) is only ever inserted with ``textContent``, never as HTML, and the server's
-Content-Security-Policy forbids inline scripts as a second line of defence.
-"""
-
-from __future__ import annotations
-
-INDEX_HTML = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Prescient annotation</title>
-<link rel="stylesheet" href="/app.css">
-<script src="/app.js" defer></script>
-</head>
-<body>
-<header>
-  <div><strong>Prescient annotation</strong> &middot; annotator <span id="annotator"></span></div>
-  <div>Item <span id="position">-</span> of <span id="total">-</span>
-    &middot; rated <span id="rated-count">0</span></div>
-  <div class="bar"><div id="progress"></div></div>
-  <nav>
-    <button type="button" id="back">&larr; Back</button>
-    <button type="button" id="next">Next &rarr;</button>
-    <button type="button" id="summary-btn">Summary</button>
-  </nav>
-  <div id="save-status" role="status" aria-live="polite">Loading&hellip;</div>
-</header>
-<main id="item-view" hidden>
-  <section id="article-pane">
-    <h2 id="article-title"></h2>
-    <p class="meta"><span id="article-date"></span> <span id="article-source"></span>
-      <a id="article-url" target="_blank" rel="noopener noreferrer"></a></p>
-    <div id="article-text"></div>
-  </section>
-  <section id="qa-pane">
-    <p class="meta">Item <span id="item-id"></span> &middot; <span id="qtype"></span>
-      &middot; resolution date <span id="resolution-date"></span></p>
-    <h3 id="question"></h3>
-    <ol id="choices" type="A"></ol>
-    <p>Answer: <strong id="answer"></strong></p>
-    <p class="meta" id="scale"></p>
-    <form id="scores"></form>
-    <details id="help" open>
-      <summary>Keyboard</summary>
-      <p><kbd>0</kbd> <kbd>1</kbd> <kbd>2</kbd> score the highlighted principle and move
-      to the next one; <kbd>&uarr;</kbd>/<kbd>&darr;</kbd> (or <kbd>k</kbd>/<kbd>j</kbd>)
-      move between principles; <kbd>&rarr;</kbd>, <kbd>n</kbd> or <kbd>Enter</kbd> next
-      item; <kbd>&larr;</kbd> or <kbd>p</kbd> previous item; <kbd>s</kbd> summary.
-      An item is saved as soon as all seven principles are scored, and again on every
-      change.</p>
-    </details>
-  </section>
-</main>
-<section id="summary" hidden>
-  <h2>Summary</h2>
-  <p id="summary-text"></p>
-  <table id="summary-table"><thead><tr><th>Principle</th><th>0</th><th>1</th><th>2</th>
-  </tr></thead><tbody></tbody></table>
-  <h3>Not rated yet</h3>
-  <ul id="unrated"></ul>
-  <button type="button" id="summary-back">&larr; Back to the items</button>
-</section>
-</body>
-</html>
-"""
-
-APP_CSS = """
-* { box-sizing: border-box; }
-[hidden] { display: none !important; }
-body { margin: 0; font: 15px/1.45 system-ui, sans-serif; color: #1d1d1f; background: #f6f6f4; }
-header { position: sticky; top: 0; display: flex; flex-wrap: wrap; gap: 0.4em 1.5em;
-  align-items: center; padding: 0.5em 1em; background: #fff; border-bottom: 1px solid #ddd; }
-.bar { width: 12em; height: 0.6em; background: #e4e4e4; border-radius: 3px; overflow: hidden; }
-#progress { height: 100%; width: 0; background: #2f7d4a; }
-#save-status.error { color: #b00020; font-weight: bold; }
-main { display: grid; grid-template-columns: minmax(0, 1.2fr) minmax(0, 1fr); gap: 1em;
-  padding: 1em; }
-section { background: #fff; border: 1px solid #ddd; border-radius: 6px; padding: 1em; }
-#article-pane { position: sticky; top: 5.5em; align-self: start; }
-#article-text { white-space: pre-wrap; max-height: 70vh; overflow-y: auto; }
-.meta { color: #555; font-size: 0.9em; }
-fieldset { border: 1px solid #ddd; border-radius: 4px; margin: 0 0 0.5em; padding: 0.4em 0.7em; }
-fieldset.focus { border-color: #2456a6; box-shadow: 0 0 0 2px #c9d8f2; }
-fieldset.unset legend::after { content: " (not scored)"; color: #b00020; font-weight: normal; }
-fieldset p { margin: 0.2em 0; font-size: 0.9em; color: #333; }
-label { display: block; cursor: pointer; font-size: 0.92em; padding: 0.05em 0; }
-label .anchor { color: #444; }
-p.example { color: #666; font-style: italic; }
-nav { display: flex; gap: 0.5em; margin: 0.8em 0; }
-button { font: inherit; padding: 0.3em 0.9em; }
-#summary { margin: 1em; }
-#summary table { border-collapse: collapse; }
-#summary td, #summary th { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: right; }
-#summary td:first-child { text-align: left; }
-#choices li.answer { font-weight: bold; }
-header nav { margin: 0; }
-"""
-
-APP_JS = r"""
+// The annotation page (served by prescient.annotation.server; no external asset, works
+// offline). Untrusted text (article, question, choices) is only ever inserted with
+// textContent, never as HTML; the server's Content-Security-Policy forbids inline
+// scripts as a second line of defence.
 "use strict";
 (function () {
   let state = null;        // {annotator, items, rubric, ratings}
@@ -394,4 +294,3 @@ APP_JS = r"""
     start().catch((e) => status("Cannot start: " + e.message, true));
   });
 })();
-"""
