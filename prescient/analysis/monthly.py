@@ -12,15 +12,19 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prescient.analysis.schema import QTYPES, cell_order, month_label
+from prescient import dates
+from prescient.analysis.schema import cells_of
 from prescient.analysis.settings import MovingAverageSettings
 from prescient.analysis.stats import wilson_interval
+from prescient.vocab import QTYPES
 
 SERIES_KEYS = ["model", "setting", "rag_cutoff", "cell", "qtype"]
 MONTHLY_COLUMNS = [
     *SERIES_KEYS,
     "month",
     "month_index",
+    "month_start",
+    "month_end",
     "n",
     "n_correct",
     "accuracy",
@@ -72,6 +76,18 @@ def moving_average(
     return mean, count
 
 
+def month_columns(month_index: pd.Series) -> dict[str, list[str]]:
+    """``month`` (``YYYY-MM``), ``month_start`` and ``month_end`` (``YYYY-MM-DD``, the end
+    exclusive: the first day of the next month) of month indices: the bounds a figure
+    draws a month between."""
+    indices = [int(m) for m in month_index]
+    return {
+        "month": [dates.month_label(m) for m in indices],
+        "month_start": [dates.month_start(m).isoformat() for m in indices],
+        "month_end": [dates.month_start(m + 1).isoformat() for m in indices],
+    }
+
+
 def month_range(scores: pd.DataFrame) -> tuple[int, int] | None:
     """First and last month index with any score, or None for an empty table."""
     if scores.empty:
@@ -104,7 +120,7 @@ def monthly_accuracy(
     if months is None:
         return pd.DataFrame(columns=MONTHLY_COLUMNS)
     calendar = np.arange(months[0], months[1] + 1)
-    cells = cell_order(scores[["model", "setting", "rag_cutoff", "cell"]].drop_duplicates())
+    cells = cells_of(scores)
     grid = cells.merge(pd.DataFrame({"qtype": list(QTYPES)}), how="cross").merge(
         pd.DataFrame({"month_index": calendar}), how="cross"
     )
@@ -141,7 +157,7 @@ def monthly_accuracy(
     df["excl_ci_low"], df["excl_ci_high"] = wilson_interval(
         df["n_correct_answered"], df["n_answered"]
     )
-    df["month"] = [month_label(int(m)) for m in df["month_index"]]
+    df = df.assign(**month_columns(df["month_index"]))
     # rows in cell order (model, setting as in the paper, cutoff), then type, then month
     order = {c: i for i, c in enumerate(cells["model"] + "\0" + cells["cell"])}
     df["_o"] = (df["model"] + "\0" + df["cell"]).map(order)

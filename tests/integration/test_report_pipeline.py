@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.analysis.pipeline import MARKDOWN_NAMES, TABLE_NAMES
+from prescient.analysis.pipeline import TABLE_NAMES
 from prescient.report.figures import FIGURES
 from prescient.report.provenance import params_digest
-from prescient.report.tables import read_tables
+from prescient.report.tables import MARKDOWN_TABLES, read_tables
 from stages import analyze
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import (
@@ -47,8 +47,8 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_every_table_and_figure_is_written(multi: Run) -> None:
     for name in TABLE_NAMES:
         assert (multi.tables / f"{name}.csv").is_file(), name
-    for name in MARKDOWN_NAMES:
-        text = (multi.tables / f"{name}.md").read_text()
+    for spec in MARKDOWN_TABLES:
+        text = (multi.tables / f"{spec.name}.md").read_text()
         assert text.startswith("# ") and "| --- |" in text
     for spec in FIGURES:
         width, height = _png_size(multi.figures / f"{spec.name}.png")
@@ -66,8 +66,8 @@ def test_metrics_match_the_scores(multi: Run) -> None:
     assert set(metrics["accuracy"]["alpha-7b"]) == {
         "closed_book",
         "gold",
-        "rag@2022-01-01",
-        "rag@dynamic",
+        "rag_2022-01-01",
+        "rag_dynamic",
     }
     assert (
         metrics["accuracy"]["gamma-1b"]["closed_book"]["tf"]["freshbench_pct_decline"] is not None
@@ -163,6 +163,10 @@ def test_bad_inputs_fail_with_one_clear_error(
     args = [
         "--params",
         str(params),
+        "--questions",
+        str(tmp_path / "no_questions.parquet"),
+        "--articles",
+        str(tmp_path / "no_articles.parquet"),
         "--tables",
         str(tmp_path / "t"),
         "--metrics",
