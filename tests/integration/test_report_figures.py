@@ -73,3 +73,18 @@ def test_freshbench_points_are_the_tables_columns(dollar_tables: dict[str, pd.Da
     assert (
         after["n"].tolist() == degeneration.loc[degeneration["n_future"] > 0, "n_future"].tolist()
     )
+
+
+def test_the_freshbench_figure_under_the_preset() -> None:
+    scores, questions, articles = sparse_demo()
+    registry = {"smollm2_135m": {"knowledge_cutoff": "2024-03-15", "release_date": "2024-03-20"}}
+    preset = analysis_settings("analysis=freshbench")
+    tables = run_analysis(scores, questions, articles, registry, preset, SEED).tables
+    spec = next(s for s in FIGURES if s.name == "freshbench_periods")
+    with literal_text():
+        fig = spec.draw(tables)
+    ax = fig.axes[0]
+    assert "freshbench months" in ax.get_xlabel() and "calendar periods" in ax.get_xlabel()
+    labels = ax.get_legend_handles_labels()[1]
+    assert "accuracy before release (reference)" in labels
+    assert spec.png(tables).startswith(b"\x89PNG")

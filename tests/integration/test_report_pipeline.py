@@ -27,6 +27,7 @@ from tests.fixtures.analysis.frames import (
     sparse_demo,
 )
 from tests.fixtures.analysis.run import INGEST_METRICS, Run, run_stages
+from tests.fixtures.analysis.settings import composed
 
 
 @pytest.fixture(scope="module")
@@ -180,4 +181,29 @@ def test_bad_inputs_fail_with_one_clear_error(
     bad.to_parquet(tmp_path / "bad.parquet")
     assert analyze.main([*args, "--scores", str(tmp_path / "bad.parquet")]) == 2
     assert "lacks required columns ['correct']" in caplog.text
+    assert not (tmp_path / "t").exists()
+
+
+def test_unusable_settings_stop_the_stage_with_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    p = composed("analysis.freshbench.past_windows_months=[[10,30]]")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(p, sort_keys=False))
+    scores_frame(score_rows("m", "closed_book", None, "2024-01-01", "tf", "c")).to_parquet(
+        tmp_path / "scores.parquet"
+    )
+    rc = analyze.main(
+        [
+            "--params", str(tmp_path / "params.yaml"),
+            "--scores", str(tmp_path / "scores.parquet"),
+            "--questions", str(tmp_path / "q.parquet"),
+            "--articles", str(tmp_path / "a.parquet"),
+            "--tables", str(tmp_path / "t"),
+            "--metrics", str(tmp_path / "m.json"),
+        ]
+    )  # fmt: skip
+    assert rc == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "\n" not in errors[0]
+    assert "analysis.freshbench.past_windows_months" in errors[0] and "overlap" in errors[0]
     assert not (tmp_path / "t").exists()
