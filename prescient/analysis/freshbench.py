@@ -39,16 +39,16 @@ Reading the paper for the ``freshbench`` rule and definitions:
   against the release date, and calls the present the questions closing "near" the
   release, "around" the launch: not only before it. Section 4.1.2 and Table 2 name the
   windows "0-20" (the reference), "20-40", "40-60" and "60-80 months before release".
-  The paper prints no month arithmetic; FreshBench's released analysis writes the windows
-  as signed month pairs relative to the release, ``(-20, 0)``, ``(-40, -20)``, ..., and
-  the placement in 30-day months rounded half to even, each pair holding
-  ``lo < m <= hi``, is the reading under which FreshBench's per-question answers give
-  its published p-values. That is the ``freshbench`` rule; ``calendar`` is this
-  project's.
-* Table 3's columns are fixed two-month calendar periods (23/1-23/2, 23/3-23/4, ...); a
-  model's first post-release column is the period holding its release date, its grey
-  cell is "the average score prior to release", and the stars test each period against
-  "their accuracy before release": ``periods: calendar``, ``reference: pre_anchor``.
+  The paper prints no month arithmetic: the 30-day months rounded half to even, and the
+  ``lo < m <= hi`` reading of the signed window pairs ``(-20, 0)``, ``(-40, -20)``, ...
+  that FreshBench's repository states its windows in, are FreshBench's analysis code.
+  The text agrees with them (a present window reaching past the release) and with
+  nothing narrower. That is the ``freshbench`` rule; ``calendar`` is this project's.
+* Table 3's columns are fixed two-month calendar periods (23/1-23/2, 23/3-23/4, ...);
+  a model's row has a cell for each period from the one holding its release date on
+  (Llama-2-13B, released in July 2023: seven, 23/7-23/8 to 24/7-24/8); its grey cell
+  is the model's average before its release, and its stars test each period against
+  that accuracy: ``periods: calendar``, ``reference: pre_anchor``.
 * Table 4 (appendix C): "Pre-release Accuracy" repeats Table 3's grey cell, and "First
   Post-release Accuracy" is the mean of Table 3's first two post-release periods, taken
   from their two-decimal values: Llama-2-7B 0.27 against (0.26 + 0.27) / 2 gives the

@@ -13,6 +13,8 @@ import pytest
 
 from prescient.analysis.freshbench import (
     Span,
+    Tally,
+    decline_row,
     freshbench,
     freshbench_month,
     post_periods,
@@ -307,3 +309,31 @@ def test_empty_scores() -> None:
     result = freshbench(normalize_scores(scores_frame([]), True), MODELS, CALENDAR)
     assert result.bias.empty and result.decline.empty and result.skipped.empty
     assert "month_rule" in result.bias.columns
+
+
+@pytest.mark.parametrize(
+    ("model", "pre", "periods", "decline", "pct"),
+    [
+        ("Llama-2-7B", 0.27, [0.26, 0.27, 0.18], 0.01, 1.85),
+        ("Gemini-1.5-flash", 0.39, [0.23, 0.22], 0.17, 42.31),
+        ("Baichuan2-7B-Chat", 0.37, [0.35, 0.43, 0.31], -0.02, -5.41),
+        ("GPT-4o-mini-2024-07-18", 0.48, [0.28], 0.20, 41.67),
+    ],
+)
+def test_the_preset_decline_reproduces_freshbench_table_4(
+    model: str, pre: float, periods: list[float], decline: float, pct: float
+) -> None:
+    """Table 4 from Table 3's accuracies (FreshBench, NAACL 2025, appendix C)."""
+
+    def tally(acc: float) -> Tally:
+        return Tally(10_000, round(acc * 10_000) + 37)  # 0.0037 more: rounding removes it
+
+    spans = [Span(D(2024, 1, 1), D(2024, 3, 1))] * len(periods)
+    row = decline_row(
+        (Span(None, D(2024, 1, 1)), tally(pre)),
+        list(zip(spans, (tally(a) for a in periods), strict=True)),
+        PRESET,
+    )
+    assert round(row["decline"], 2) == pytest.approx(decline), model
+    assert round(row["pct_decline"], 2) == pytest.approx(pct), model
+    assert row["n_post_periods"] == min(2, len(periods))
