@@ -207,3 +207,16 @@ def test_unusable_settings_stop_the_stage_with_one_line(
     assert len(errors) == 1 and "\n" not in errors[0]
     assert "analysis.freshbench.past_windows_months" in errors[0] and "overlap" in errors[0]
     assert not (tmp_path / "t").exists()
+
+
+def test_a_rerun_replaces_the_table_and_figure_directories_whole(tmp_path: Path) -> None:
+    scores, questions, articles = sparse_demo()
+    for stale in (tmp_path / "tables" / "dropped_table.csv", tmp_path / "figures" / "old.png"):
+        stale.parent.mkdir(parents=True)
+        stale.write_text("from an earlier run")
+    run = run_stages(tmp_path, scores, questions, articles, {})
+    assert sorted(p.name for p in run.tables.iterdir()) == sorted(
+        [f"{n}.csv" for n in TABLE_NAMES] + [f"{s.name}.md" for s in MARKDOWN_TABLES]
+    )
+    assert sorted(p.name for p in run.figures.iterdir()) == sorted(f"{s.name}.png" for s in FIGURES)
+    assert not list(tmp_path.glob(".*"))  # no temporary directory left beside them
