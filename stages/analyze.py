@@ -1,9 +1,10 @@
 """Stage ``analyze``: accuracy over time, Table 3, Fig. 6 slopes, FreshBench tests and
 dataset statistics, from a scores table.
 
-Params: ``base.seed``, ``analysis`` (``analysis.scores`` is the scores table, so results
-produced elsewhere are analysed with ``-S analysis.scores=path.parquet``) and ``models``
-(knowledge cutoffs and release dates).
+Params: ``base.seed``, ``analysis`` and ``models`` (knowledge cutoffs and release dates).
+dvc.yaml passes ``analysis.scores`` as ``--scores``, so results produced elsewhere are
+analysed with ``-S analysis.scores=path.parquet``. Writes one directory of tables (CSV,
+plus Markdown copies of the paper's tables) and the metrics file.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
-from prescient.analysis.pipeline import MARKDOWN_NAMES, TABLE_NAMES, run_analysis
-from prescient.analysis.schema import ScoresSchemaError
-from prescient.analysis.settings import AnalysisSettings
-from prescient.report.tables import markdown_document
+from prescient.analysis.pipeline import TABLE_NAMES, AnalysisResult, run_analysis
+from prescient.analysis.schema import TableError
+from prescient.analysis.settings import load_analysis
+from prescient.report.tables import MARKDOWN_TABLES, markdown_document
+from prescient.settings import ParamsError
 
 logger = logging.getLogger("stages.analyze")
 
@@ -31,57 +33,64 @@ def _read_optional(path: Path, what: str) -> pd.DataFrame | None:
     return None
 
 
+def _write_tables(out_dir: Path, result: AnalysisResult, provenance: dict[str, str]) -> None:
+    tables = dict(result.tables)
+    tables["notes"] = pd.DataFrame({"note": result.notes}, columns=["note"])
+    tables["provenance"] = pd.DataFrame(
+        {"key": list(provenance), "value": list(provenance.values())}
+    )
+    with io.atomic_dir(out_dir) as tmp:
+        for name in TABLE_NAMES:
+            with io.atomic_open(tmp / f"{name}.csv") as fh:
+                tables[name].to_csv(fh, index=False, float_format="%.10g", lineterminator="\n")
+        for spec in MARKDOWN_TABLES:
+            with io.atomic_open(tmp / f"{spec.name}.md") as fh:
+                fh.write(markdown_document(spec, tables[spec.name]))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--scores", default=None, help="scores table (default: analysis.scores)")
-    ap.add_argument("--questions", default="data/processed/questions.parquet")
-    ap.add_argument("--articles", default="data/interim/articles.parquet")
-    ap.add_argument("--tables", default="reports/tables")
-    ap.add_argument("--metrics", default="reports/metrics/analysis.json")
+    ap.add_argument("--scores", required=True, help="the scores table (analysis.scores)")
+    ap.add_argument("--questions", required=True, help="questions table (may be absent)")
+    ap.add_argument("--articles", required=True, help="ingested articles (may be absent)")
+    ap.add_argument("--tables", required=True, help="output directory of the tables")
+    ap.add_argument("--metrics", required=True, help="output metrics JSON")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
-    settings = AnalysisSettings.from_params(p.get("analysis") or {}, p["base"]["seed"])
-    scores_path = Path(args.scores or p["analysis"]["scores"])
+    try:
+        settings, seed = load_analysis(p)
+    except ParamsError as exc:
+        logger.error("%s", exc)
+        return 2
+    scores_path = Path(args.scores)
     if not scores_path.exists():
-        logger.error("scores table %s not found (set analysis.scores or --scores)", scores_path)
+        logger.error("scores table %s not found (set analysis.scores)", scores_path)
         return 2
     raw = pd.read_parquet(scores_path)
     questions = _read_optional(Path(args.questions), "questions table")
     articles = _read_optional(Path(args.articles), "articles table")
     try:
-        result = run_analysis(raw, questions, articles, p.get("models"), settings)
-    except ScoresSchemaError as exc:
-        logger.error("%s: %s", scores_path, exc)
+        result = run_analysis(raw, questions, articles, p.get("models"), settings, seed)
+    except TableError as exc:
+        logger.error("%s (scores %s, questions %s)", exc, scores_path, args.questions)
         return 2
-
-    tables = dict(result.tables)
-    tables["notes"] = pd.DataFrame({"note": result.notes}, columns=["note"])
     provenance = {
         "scores_path": str(scores_path),
         "scores_checksum": io.frame_checksum(raw),
         "scores_rows": str(len(raw)),
         "questions_checksum": io.frame_checksum(questions) if questions is not None else "",
     }
-    tables["provenance"] = pd.DataFrame(
-        {"key": list(provenance), "value": list(provenance.values())}
-    )
-    out_dir = Path(args.tables)
-    for name in TABLE_NAMES:
-        with io.atomic_open(out_dir / f"{name}.csv") as fh:
-            tables[name].to_csv(fh, index=False, float_format="%.10g", lineterminator="\n")
-    for name in MARKDOWN_NAMES:
-        with io.atomic_open(out_dir / f"{name}.md") as fh:
-            fh.write(markdown_document(name, tables[name]))
+    _write_tables(Path(args.tables), result, provenance)
     io.write_json(args.metrics, result.metrics)
     logger.info(
         "analysed %d scored rows of %d models; %d tables in %s",
         result.metrics["scored_rows"],
         result.metrics["models"],
         len(TABLE_NAMES),
-        out_dir,
+        args.tables,
     )
     return 0
 

@@ -14,6 +14,7 @@ Words are maximal runs of ASCII letters after lowercasing.
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import re
 from collections.abc import Iterable
@@ -22,8 +23,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from prescient.analysis.schema import month_index, month_label
+from prescient import dates
+from prescient.analysis.schema import day_column
 from prescient.analysis.stats import linear_fit
+from prescient.vocab import MC, QTYPES, TF
 
 logger = logging.getLogger(__name__)
 
@@ -47,19 +50,27 @@ def _labels(values: pd.Series) -> pd.Series:
     return values.astype("object").where(values.notna(), UNKNOWN).astype(str)
 
 
+def _qtypes(questions: pd.DataFrame) -> pd.Series:
+    return questions["qtype"].astype(str).str.lower()
+
+
+def _resolution_days(questions: pd.DataFrame) -> pd.Series:
+    return day_column(questions["resolution_date"], "questions.resolution_date")
+
+
 def question_counts(questions: pd.DataFrame) -> dict[str, object]:
     """Totals of the questions table: counts per type, date span, questions per day."""
     if questions.empty:
         return {"n_questions": 0, "n_tf": 0, "n_mc": 0, "first_date": "", "last_date": ""}
-    dates = pd.to_datetime(questions["resolution_date"])
-    days = int(dates.dt.normalize().nunique())
-    qtype = questions["qtype"].astype(str).str.lower()
+    resolved = _resolution_days(questions)
+    days = int(resolved.nunique())
+    qtype = _qtypes(questions)
     return {
         "n_questions": len(questions),
-        "n_tf": int((qtype == "tf").sum()),
-        "n_mc": int((qtype == "mc").sum()),
-        "first_date": dates.min().strftime("%Y-%m-%d"),
-        "last_date": dates.max().strftime("%Y-%m-%d"),
+        "n_tf": int((qtype == TF).sum()),
+        "n_mc": int((qtype == MC).sum()),
+        "first_date": resolved.min().date().isoformat(),
+        "last_date": resolved.max().date().isoformat(),
         "n_days": days,
         "questions_per_day": len(questions) / days if days else 0.0,
     }
@@ -79,7 +90,7 @@ def mc_type_table(questions: pd.DataFrame) -> pd.DataFrame:
     """Fig. 1(a): the leading phrase of MC questions (``mc_type``)."""
     if questions.empty or "mc_type" not in questions.columns:
         return pd.DataFrame(columns=["mc_type", "n", "share_pct"])
-    mc = questions.loc[questions["qtype"].astype(str).str.lower() == "mc", "mc_type"]
+    mc = questions.loc[_qtypes(questions) == MC, "mc_type"]
     return share_table(mc, "mc_type")
 
 
@@ -90,12 +101,12 @@ def category_table(questions: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     out = share_table(questions["category"], "category")
     by_type = (
-        questions.assign(category=_labels(questions["category"]), qtype=questions["qtype"])
+        questions.assign(category=_labels(questions["category"]), qtype=_qtypes(questions))
         .groupby(["category", "qtype"])
         .size()
         .unstack(fill_value=0)
     )
-    for q in ("tf", "mc"):
+    for q in QTYPES:
         series = by_type[q] if q in by_type.columns else pd.Series(dtype=int)
         out[f"n_{q}"] = out["category"].map(series).fillna(0).astype(int)
     return out[cols]
@@ -106,7 +117,7 @@ def categories_by_month(questions: pd.DataFrame) -> pd.DataFrame:
     cols = ["month", "month_index", "category", "n", "share_pct"]
     if questions.empty or "category" not in questions.columns:
         return pd.DataFrame(columns=cols)
-    m = month_index(pd.to_datetime(questions["resolution_date"]))
+    m = dates.month_indices(_resolution_days(questions))
     df = pd.DataFrame({"month_index": m.astype(int), "category": _labels(questions["category"])})
     months = np.arange(int(m.min()), int(m.max()) + 1)
     cats = share_table(df["category"], "category")["category"]
@@ -115,7 +126,7 @@ def categories_by_month(questions: pd.DataFrame) -> pd.DataFrame:
     out = counts.rename("n").reset_index()
     totals = out.groupby("month_index")["n"].transform("sum")
     out["share_pct"] = np.where(totals > 0, 100.0 * out["n"] / totals.where(totals > 0, 1), np.nan)
-    out["month"] = [month_label(int(x)) for x in out["month_index"]]
+    out["month"] = [dates.month_label(int(x)) for x in out["month_index"]]
     return out[cols]
 
 
@@ -124,14 +135,14 @@ def questions_by_month(questions: pd.DataFrame) -> pd.DataFrame:
     cols = ["month", "month_index", "n_tf", "n_mc", "n"]
     if questions.empty:
         return pd.DataFrame(columns=cols)
-    m = month_index(pd.to_datetime(questions["resolution_date"])).astype(int)
-    qtype = questions["qtype"].astype(str).str.lower()
+    m = dates.month_indices(_resolution_days(questions)).astype(int)
+    qtype = _qtypes(questions)
     months = np.arange(int(m.min()), int(m.max()) + 1)
     out = pd.DataFrame({"month_index": months})
-    for q in ("tf", "mc"):
+    for q in QTYPES:
         out[f"n_{q}"] = out["month_index"].map(m[qtype == q].value_counts()).fillna(0).astype(int)
     out["n"] = out["n_tf"] + out["n_mc"]
-    out["month"] = [month_label(int(x)) for x in out["month_index"]]
+    out["month"] = [dates.month_label(int(x)) for x in out["month_index"]]
     return out[cols]
 
 
@@ -141,14 +152,14 @@ def tokenize(text: str) -> list[str]:
 
 
 def daily_word_sets(
-    dates: Iterable[object], texts: Iterable[str], stopwords: frozenset[str] = frozenset()
+    days: Iterable[object], texts: Iterable[str], stopwords: frozenset[str] = frozenset()
 ) -> list[frozenset[str]]:
     """The set of words that appeared on each day with documents, in date order."""
-    by_day: dict[pd.Timestamp, set[str]] = {}
-    for d, text in zip(dates, texts, strict=True):
+    by_day: dict[dt.date, set[str]] = {}
+    for d, text in zip(days, texts, strict=True):
         if text is None or (isinstance(text, float) and np.isnan(text)):
             continue
-        day = pd.Timestamp(str(d)).normalize()
+        day = dates.as_date(d)
         by_day.setdefault(day, set()).update(w for w in tokenize(str(text)) if w not in stopwords)
     return [frozenset(by_day[d]) for d in sorted(by_day)]
 
@@ -219,8 +230,8 @@ def anderson_schooler(
 
         stop = frozenset(ENGLISH_STOP_WORDS)
     points, fits = [], []
-    for name, (dates, texts) in sources.items():
-        day_sets = daily_word_sets(dates, texts, stop)
+    for name, (days, texts) in sources.items():
+        day_sets = daily_word_sets(days, texts, stop)
         vocab = len(set().union(*day_sets)) if day_sets else 0
         if len(day_sets) <= window:
             status = f"needs more than {window} days with documents, has {len(day_sets)}"

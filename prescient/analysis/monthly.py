@@ -12,15 +12,19 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prescient.analysis.schema import QTYPES, cell_order, month_label
+from prescient import dates
+from prescient.analysis.schema import cells_of
 from prescient.analysis.settings import MovingAverageSettings
 from prescient.analysis.stats import wilson_interval
+from prescient.vocab import QTYPES
 
 SERIES_KEYS = ["model", "setting", "rag_cutoff", "cell", "qtype"]
 MONTHLY_COLUMNS = [
     *SERIES_KEYS,
     "month",
     "month_index",
+    "month_start",
+    "month_end",
     "n",
     "n_correct",
     "accuracy",
@@ -72,6 +76,18 @@ def moving_average(
     return mean, count
 
 
+def month_columns(month_index: pd.Series) -> dict[str, list[str]]:
+    """``month`` (``YYYY-MM``), ``month_start`` and ``month_end`` (``YYYY-MM-DD``, the end
+    exclusive: the first day of the next month) of month indices: the bounds a figure
+    draws a month between."""
+    indices = [int(m) for m in month_index]
+    return {
+        "month": [dates.month_label(m) for m in indices],
+        "month_start": [dates.month_start(m).isoformat() for m in indices],
+        "month_end": [dates.month_start(m + 1).isoformat() for m in indices],
+    }
+
+
 def month_range(scores: pd.DataFrame) -> tuple[int, int] | None:
     """First and last month index with any score, or None for an empty table."""
     if scores.empty:
@@ -103,8 +119,24 @@ def monthly_accuracy(
         months = month_range(scores)
     if months is None:
         return pd.DataFrame(columns=MONTHLY_COLUMNS)
+    cells = cells_of(scores)
+    df = _rates(_monthly_counts(scores, cells, months))
+    df = df.assign(**month_columns(df["month_index"]))
+    # rows in cell order (model, setting as in the paper, cutoff), then type, then month
+    order = {c: i for i, c in enumerate(cells["model"] + "\0" + cells["cell"])}
+    df["_o"] = (df["model"] + "\0" + df["cell"]).map(order)
+    df["_q"] = df["qtype"].map({q: i for i, q in enumerate(QTYPES)})
+    df = df.sort_values(["_o", "_q", "month_index"], kind="stable").drop(columns=["_o", "_q"])
+    parts = [_smoothed(series, ma) for _, series in df.groupby(SERIES_KEYS, sort=False)]
+    out = pd.concat(parts, ignore_index=True) if parts else df.assign(ma_months=0)
+    return out[MONTHLY_COLUMNS].reset_index(drop=True)
+
+
+def _monthly_counts(
+    scores: pd.DataFrame, cells: pd.DataFrame, months: tuple[int, int]
+) -> pd.DataFrame:
+    """Counts per series and calendar month; months without questions count 0."""
     calendar = np.arange(months[0], months[1] + 1)
-    cells = cell_order(scores[["model", "setting", "rag_cutoff", "cell"]].drop_duplicates())
     grid = cells.merge(pd.DataFrame({"qtype": list(QTYPES)}), how="cross").merge(
         pd.DataFrame({"month_index": calendar}), how="cross"
     )
@@ -125,9 +157,15 @@ def monthly_accuracy(
         )
     )
     df = grid.merge(grouped, on=[*SERIES_KEYS, "month_index"], how="left")
-    count_cols = ["n", "n_correct", "n_refused", "n_answered", "n_correct_answered"]
-    for col in [*count_cols, "n_parse_failed"]:
+    counts = ["n", "n_correct", "n_refused", "n_answered", "n_correct_answered", "n_parse_failed"]
+    for col in counts:
         df[col] = df[col].fillna(0).astype(int)
+    return df
+
+
+def _rates(df: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy, refusal rate and accuracy excluding refusals with Wilson intervals
+    (NaN where the month has nothing to divide by)."""
     n = df["n"].to_numpy(dtype=float)
     answered = df["n_answered"].to_numpy(dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -141,24 +179,19 @@ def monthly_accuracy(
     df["excl_ci_low"], df["excl_ci_high"] = wilson_interval(
         df["n_correct_answered"], df["n_answered"]
     )
-    df["month"] = [month_label(int(m)) for m in df["month_index"]]
-    # rows in cell order (model, setting as in the paper, cutoff), then type, then month
-    order = {c: i for i, c in enumerate(cells["model"] + "\0" + cells["cell"])}
-    df["_o"] = (df["model"] + "\0" + df["cell"]).map(order)
-    df["_q"] = df["qtype"].map({q: i for i, q in enumerate(QTYPES)})
-    df = df.sort_values(["_o", "_q", "month_index"], kind="stable").drop(columns=["_o", "_q"])
-    parts = []
-    for _, series in df.groupby(SERIES_KEYS, sort=False):
-        series = series.copy()
-        series["accuracy_ma"], count = moving_average(series["accuracy"].to_numpy(), ma)
-        series["accuracy_excl_refusals_ma"], _ = moving_average(
-            series["accuracy_excl_refusals"].to_numpy(), ma
-        )
-        series["refusal_rate_ma"], _ = moving_average(series["refusal_rate"].to_numpy(), ma)
-        series["ma_months"] = count
-        parts.append(series)
-    out = pd.concat(parts, ignore_index=True) if parts else df.assign(ma_months=0)
-    return out[MONTHLY_COLUMNS].reset_index(drop=True)
+    return df
+
+
+def _smoothed(series: pd.DataFrame, ma: MovingAverageSettings) -> pd.DataFrame:
+    """One series with the moving averages of its three rates."""
+    series = series.copy()
+    series["accuracy_ma"], count = moving_average(series["accuracy"].to_numpy(), ma)
+    series["accuracy_excl_refusals_ma"], _ = moving_average(
+        series["accuracy_excl_refusals"].to_numpy(), ma
+    )
+    series["refusal_rate_ma"], _ = moving_average(series["refusal_rate"].to_numpy(), ma)
+    series["ma_months"] = count
+    return series
 
 
 def series_groups(monthly: pd.DataFrame) -> list[tuple[tuple[str, ...], pd.DataFrame]]:

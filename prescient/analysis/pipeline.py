@@ -14,25 +14,27 @@ from typing import Any
 
 import pandas as pd
 
+from prescient import dates
 from prescient.analysis import dataset
-from prescient.analysis.freshbench import freshbench
+from prescient.analysis.freshbench import ALL, freshbench
 from prescient.analysis.monthly import monthly_accuracy
 from prescient.analysis.schema import (
     ModelInfo,
     cell_order,
     count_errors,
     models_frame,
-    month_label,
     normalize_scores,
     resolve_models,
 )
 from prescient.analysis.settings import AnalysisSettings
 from prescient.analysis.slope import slopes_table
-from prescient.analysis.yearly import table3, yearly_averages
+from prescient.analysis.yearly import REGIMES, table3, yearly_averages
+from prescient.evaluation.settings import CLOSED_BOOK
+from prescient.vocab import MC, TF
 
 logger = logging.getLogger(__name__)
 
-# Every CSV the analyze stage writes to reports/tables (dvc.yaml lists the same files).
+# Every CSV the analyze stage writes into its tables directory.
 TABLE_NAMES: tuple[str, ...] = (
     "monthly_accuracy",
     "yearly_accuracy",
@@ -54,13 +56,6 @@ TABLE_NAMES: tuple[str, ...] = (
     "notes",
     "provenance",
 )
-# Tables also rendered as Markdown (reports/tables/<name>.md).
-MARKDOWN_NAMES: tuple[str, ...] = (
-    "table3",
-    "freshbench_bias",
-    "freshbench_degeneration",
-    "freshbench_decline",
-)
 
 
 @dataclass
@@ -68,7 +63,7 @@ class AnalysisResult:
     """Everything the analysis produces.
 
     Attributes:
-        tables: name -> table (written as ``reports/tables/<name>.csv``).
+        tables: name -> table (written as ``<name>.csv`` in the tables directory).
         metrics: the DVC metrics document (headline numbers per model and cell).
         notes: human-readable caveats: gaps, skipped models, excluded rows.
         models: the model dates used.
@@ -98,13 +93,13 @@ def cell_summary(scores: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
     keys = ["model", "setting", "rag_cutoff", "cell"]
     g = scores.groupby(keys, as_index=False).agg(
         n=("question_id", "size"),
-        n_tf=("qtype", lambda s: int((s == "tf").sum())),
-        n_mc=("qtype", lambda s: int((s == "mc").sum())),
+        n_tf=("qtype", lambda s: int((s == TF).sum())),
+        n_mc=("qtype", lambda s: int((s == MC).sum())),
         first=("month", "min"),
         last=("month", "max"),
     )
-    g["first_month"] = [month_label(int(m)) for m in g["first"]]
-    g["last_month"] = [month_label(int(m)) for m in g["last"]]
+    g["first_month"] = [dates.month_label(int(m)) for m in g["first"]]
+    g["last_month"] = [dates.month_label(int(m)) for m in g["last"]]
     g = g.merge(errors, on=["model", "cell"], how="left")
     g["n_errors"] = g["n_errors"].fillna(0).astype(int)
     return cell_order(g)[cols]
@@ -112,7 +107,7 @@ def cell_summary(scores: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
 
 def pooled_accuracy(scores: pd.DataFrame) -> pd.DataFrame:
     """Accuracy over all months per cell and type (``all`` pools TF and MC)."""
-    df = pd.concat([scores.assign(qtype="all"), scores], ignore_index=True)
+    df = pd.concat([scores.assign(qtype=ALL), scores], ignore_index=True)
     df = df.assign(answered=~df["refused"], correct_answered=df["correct"] & ~df["refused"])
     g = df.groupby(["model", "cell", "qtype"], as_index=False, sort=False).agg(
         n=("correct", "size"),
@@ -132,7 +127,7 @@ def _headline(t3: pd.DataFrame) -> dict[str, Any]:
     """First-year vs last-year mean accuracy over models (closed-book), per type."""
     out: dict[str, Any] = {}
     years = sorted(int(c[4:]) for c in t3.columns if c.startswith("acc_"))
-    closed = t3.loc[t3["setting"] == "closed_book"]
+    closed = t3.loc[t3["setting"] == CLOSED_BOOK]
     if len(years) < 2 or closed.empty:
         return out
     first, last = years[0], years[-1]
@@ -158,6 +153,7 @@ def run_analysis(
     articles: pd.DataFrame | None,
     registry: Mapping[str, Mapping[str, Any]] | None,
     settings: AnalysisSettings,
+    seed: int,
 ) -> AnalysisResult:
     """Compute every table of the analysis stage.
 
@@ -170,6 +166,7 @@ def run_analysis(
         registry: ``params["models"]``: model name -> entry with ``knowledge_cutoff`` and
             ``release_date``.
         settings: the analysis settings.
+        seed: ``base.seed`` (the bootstrap's seeds derive from it).
     """
     notes: list[str] = []
     scores = normalize_scores(raw_scores, exclude_errors=settings.exclude_errors)
@@ -184,44 +181,23 @@ def run_analysis(
     models = {i.model: i for i in infos}
 
     monthly = monthly_accuracy(scores, settings.moving_average)
-    yearly = yearly_averages(monthly)
-    t3 = table3(monthly, models, settings.bootstrap, settings.seed)
+    t3 = table3(monthly, models, settings.bootstrap, seed)
     slopes = slopes_table(monthly, settings.slope)
     fresh = freshbench(scores, models, settings.freshbench)
     cells = cell_summary(scores, errors)
-    pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
-
-    if not monthly.empty:
-        n_months = monthly["month_index"].nunique()
-        gaps = monthly.loc[monthly["n"] == 0]
-        if not gaps.empty:
-            notes.append(
-                f"{len(gaps)} of {len(monthly)} series-months have no questions; they are "
-                "gaps (empty cells, breaks in curves), not zeros."
-            )
-        ma = settings.moving_average
-        if monthly["accuracy_ma"].isna().all():
-            notes.append(
-                f"No series has {ma.min_periods} months with data in a {ma.window}-month "
-                f"window ({n_months} calendar months in the data): moving averages are empty."
-            )
-        if slopes.empty or slopes["slope_pp_per_month"].isna().all():
-            notes.append(
-                f"Fig. 6 slopes need {settings.slope.start_months} months from the first "
-                "defined moving average with at least "
-                f"{settings.slope.min_points} defined months; none qualifies."
-            )
-    for row in fresh.skipped.itertuples(index=False):
-        notes.append(f"FreshBench tests skipped for {row.model} ({row.anchor}): {row.reason}.")
-    for info in infos:
-        if info.knowledge_cutoff is None:
-            notes.append(
-                f"{info.model} has no knowledge cutoff: Table 3 pre/post-cutoff YoY left empty."
-            )
-
+    notes += _series_notes(monthly, slopes, settings)
+    notes += [
+        f"FreshBench tests skipped for {row.model} ({row.anchor}): {row.reason}."
+        for row in fresh.skipped.itertuples(index=False)
+    ]
+    notes += [
+        f"{i.model} has no knowledge cutoff: Table 3 pre/post-cutoff YoY left empty."
+        for i in infos
+        if i.knowledge_cutoff is None
+    ]
     tables: dict[str, pd.DataFrame] = {
         "monthly_accuracy": monthly,
-        "yearly_accuracy": yearly,
+        "yearly_accuracy": yearly_averages(monthly),
         "table3": t3,
         "slopes": slopes,
         "freshbench_bias": fresh.bias,
@@ -232,11 +208,40 @@ def run_analysis(
         "cells": cells,
     }
     tables.update(_dataset_tables(questions, articles, settings, notes))
-
+    pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
     metrics = _metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
     for note in notes:
         logger.info("note: %s", note)
     return AnalysisResult(tables=tables, metrics=metrics, notes=notes, models=models)
+
+
+def _series_notes(
+    monthly: pd.DataFrame, slopes: pd.DataFrame, settings: AnalysisSettings
+) -> list[str]:
+    """What the monthly curves and Fig. 6 could not show, in words."""
+    if monthly.empty:
+        return []
+    notes = []
+    gaps = monthly.loc[monthly["n"] == 0]
+    if not gaps.empty:
+        notes.append(
+            f"{len(gaps)} of {len(monthly)} series-months have no questions; they are "
+            "gaps (empty cells, breaks in curves), not zeros."
+        )
+    ma = settings.moving_average
+    if monthly["accuracy_ma"].isna().all():
+        notes.append(
+            f"No series has {ma.min_periods} months with data in a {ma.window}-month "
+            f"window ({monthly['month_index'].nunique()} calendar months in the data): "
+            "moving averages are empty."
+        )
+    if slopes.empty or slopes["slope_pp_per_month"].isna().all():
+        notes.append(
+            f"Fig. 6 slopes need {settings.slope.start_months} months from the first "
+            f"defined moving average with at least {settings.slope.min_points} defined "
+            "months; none qualifies."
+        )
+    return notes
 
 
 def _dataset_tables(
@@ -265,7 +270,7 @@ def _dataset_tables(
     elif articles is None:
         notes.append("No articles table: the Anderson-Schooler title panel is empty.")
     if not q.empty and "question" in q.columns:
-        for qtype, label in (("tf", "TF questions"), ("mc", "MC questions")):
+        for qtype, label in ((TF, "TF questions"), (MC, "MC questions")):
             part = q.loc[q["qtype"].astype(str).str.lower() == qtype]
             sources[label] = (part["resolution_date"], part["question"])
     points, fits = dataset.anderson_schooler(sources, a_s.window_days, a_s.drop_stopwords)
@@ -318,7 +323,7 @@ def _metrics(
     for rec in t3.to_dict("records"):
         entry = slot(rec)
         if entry is not None:
-            for regime in ("pre", "post", "all"):
+            for regime in REGIMES:
                 entry[f"yoy_{regime}"] = _num(rec[f"yoy_{regime}"])
     if not slopes.empty:
         defined = slopes.dropna(subset=["slope_pp_per_month"])

@@ -3,17 +3,26 @@
 Any table with the evaluation stage's scores schema can be analysed, including results
 produced elsewhere, so this module checks the schema once and turns it into the typed,
 normalised frame every analysis function assumes. Nothing downstream re-checks it.
+
+Evaluation cells are named as the evaluation names them
+(:mod:`prescient.evaluation.settings`): ``closed_book``, ``gold``, ``rag_dynamic``,
+``rag_YYYY-MM-DD``; dates and months come from :mod:`prescient.dates`.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
-import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from prescient import dates
+from prescient.evaluation.settings import KINDS, RAG, Setting
+from prescient.vocab import QTYPES
 
 logger = logging.getLogger(__name__)
 
@@ -27,28 +36,53 @@ REQUIRED_COLUMNS = (
     "refused",
 )
 OPTIONAL_COLUMNS = ("rag_cutoff", "parse_failed", "error", "release_date", "knowledge_cutoff")
-QTYPES = ("tf", "mc")
-SETTING_ORDER = ("closed_book", "rag", "gold")
-CELL_KEYS = ("model", "setting", "rag_cutoff")
+CELL_KEYS = ("model", "setting", "rag_cutoff", "cell")
+NORMALIZED_COLUMNS = [
+    "model",
+    "setting",
+    "rag_cutoff",
+    "cell",
+    "question_id",
+    "qtype",
+    "resolution_date",
+    "month",
+    "correct",
+    "refused",
+    "parse_failed",
+    "error",
+]
 
 
-class ScoresSchemaError(ValueError):
+class TableError(ValueError):
+    """An input table lacks a column or holds a value the analysis cannot use."""
+
+
+class ScoresSchemaError(TableError):
     """The scores table does not have the columns or values the analysis needs."""
 
 
-def month_index(ts: pd.Series) -> pd.Series:
-    """Months since year 0 (``year * 12 + month - 1``): consecutive months differ by 1."""
-    return ts.dt.year * 12 + ts.dt.month - 1
+def _examples(values: Iterable[object], limit: int = 3) -> list[object]:
+    return list(dict.fromkeys(values))[:limit]
 
 
-def month_label(index: int) -> str:
-    """``YYYY-MM`` of a month index."""
-    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+def day_column(values: pd.Series, what: str) -> pd.Series:
+    """A column of data-file dates as datetime64 days (:func:`prescient.dates.parse_date`).
 
-
-def month_start(index: int) -> pd.Timestamp:
-    """First day of a month index."""
-    return pd.Timestamp(year=index // 12, month=index % 12 + 1, day=1)
+    Raises:
+        TableError: naming ``what`` (table and column), how many rows are unreadable
+            and examples of their values.
+    """
+    unique = pd.unique(values.astype(object))
+    parsed = {v: dates.parse_date(v) for v in unique}
+    days = values.astype(object).map(parsed)
+    bad = days.isna()
+    if bad.any():
+        raise TableError(
+            f"{what}: {int(bad.sum())} rows have no readable date "
+            f"(e.g. rows {_examples(values.index[bad])}: {_examples(values[bad])}); "
+            "write dates as YYYY-MM-DD"
+        )
+    return pd.to_datetime(days.map(dt.date.isoformat)).astype("datetime64[ns]")
 
 
 def _as_bool(df: pd.DataFrame, column: str, default: bool | None) -> pd.Series:
@@ -68,42 +102,58 @@ def _as_bool(df: pd.DataFrame, column: str, default: bool | None) -> pd.Series:
     return col.astype(bool)
 
 
-def _rag_cutoff_str(value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
-        return ""
-    if isinstance(value, pd.Timestamp):
-        return value.strftime("%Y-%m-%d")
-    text = str(value).strip()
-    try:
-        return pd.Timestamp(text).strftime("%Y-%m-%d") if text and text != "dynamic" else text
-    except ValueError:
-        return text
+def _setting(kind: object, cutoff: object) -> Setting:
+    """The evaluation setting of a row from its ``setting`` and ``rag_cutoff`` values."""
+    text = str(kind).strip()
+    if text not in KINDS:
+        raise ValueError(f"setting {kind!r} is none of {list(KINDS)}")
+    has_cutoff = not dates.is_missing(cutoff)
+    if text != RAG:
+        if has_cutoff:
+            raise ValueError(f"a {text} row has rag_cutoff {cutoff!r}; only rag rows have one")
+        return Setting(text)
+    if not has_cutoff:
+        raise ValueError(f"a {RAG} row needs rag_cutoff ({dates.DYNAMIC} or YYYY-MM-DD)")
+    return Setting(RAG, dates.parse_rag_cutoff(cutoff))
 
 
-def _rag_cutoffs(raw: pd.DataFrame) -> pd.Series:
-    """The ``rag_cutoff`` column as ``YYYY-MM-DD`` / ``dynamic`` / ``""`` strings."""
-    if "rag_cutoff" not in raw.columns:
-        return pd.Series("", index=raw.index, dtype=object)
-    col = raw["rag_cutoff"].astype(object)
-    mapping = {v: _rag_cutoff_str(v) for v in col.dropna().unique()}
-    return col.map(mapping).astype(object).where(col.notna(), "")
+def settings_of(raw: pd.DataFrame) -> pd.Series:
+    """The :class:`Setting` of every row (``setting`` and ``rag_cutoff`` columns).
+
+    Raises:
+        ScoresSchemaError: an unknown setting, a RAG row without a cutoff or a cutoff
+            that is neither ``dynamic`` nor a date, a non-RAG row with a cutoff; the
+            message names the rows.
+    """
+    cutoffs = (
+        raw["rag_cutoff"].astype(object)
+        if "rag_cutoff" in raw.columns
+        else pd.Series(None, index=raw.index, dtype=object)
+    )
+    pairs = list(zip(raw["setting"].astype(object), cutoffs, strict=True))
+    keys = [(str(k), type(c).__name__, str(c)) for k, c in pairs]
+    first: dict[tuple[str, str, str], int] = {}
+    for i, key in enumerate(keys):
+        first.setdefault(key, i)
+    found: dict[tuple[str, str, str], Setting] = {}
+    for key, i in first.items():
+        try:
+            found[key] = _setting(*pairs[i])
+        except ValueError as exc:
+            rows = [raw.index[j] for j, k in enumerate(keys) if k == key]
+            raise ScoresSchemaError(f"{exc} (rows {rows[:3]}, {len(rows)} in all)") from None
+    return pd.Series([found[k] for k in keys], index=raw.index, dtype=object)
 
 
-def cell_labels(setting: pd.Series, rag_cutoff: pd.Series) -> pd.Series:
-    """Names of evaluation cells: ``closed_book``, ``gold``, ``rag@2023-09-01``,
-    ``rag@dynamic`` (the setting alone where there is no RAG cutoff)."""
-    setting = setting.astype(str)
-    joined = setting + "@" + rag_cutoff.astype(str)
-    return joined.where(rag_cutoff != "", setting).astype(object)
-
-
-def normalize_scores(raw: pd.DataFrame, exclude_errors: bool = True) -> pd.DataFrame:
+def normalize_scores(raw: pd.DataFrame, exclude_errors: bool) -> pd.DataFrame:
     """Validate a scores table and return the frame the analysis functions expect.
 
-    Columns of the result: ``model``, ``setting``, ``rag_cutoff`` (``""`` when not a RAG
-    cell), ``cell``, ``question_id``, ``qtype``, ``resolution_date`` (datetime64),
-    ``month`` (month index), ``correct``, ``refused``, ``parse_failed``, ``error`` (bool:
-    the call failed, there is no model answer).
+    Columns of the result (:data:`NORMALIZED_COLUMNS`): ``model``, ``setting`` (kind:
+    ``closed_book``, ``rag`` or ``gold``), ``rag_cutoff`` (``dynamic`` / ``YYYY-MM-DD``
+    for RAG cells, ``""`` otherwise), ``cell`` (the evaluation's setting name),
+    ``question_id``, ``qtype``, ``resolution_date`` (datetime64), ``month`` (month index),
+    ``correct``, ``refused``, ``parse_failed``, ``error`` (bool: the call failed, there is
+    no model answer).
 
     Rows whose call failed (``error`` set) are dropped when ``exclude_errors``: a failed
     call is not a wrong forecast, and counting it as one would be a silently wrong number.
@@ -120,11 +170,13 @@ def normalize_scores(raw: pd.DataFrame, exclude_errors: bool = True) -> pd.DataF
             f"{list(REQUIRED_COLUMNS)} (optional: {list(OPTIONAL_COLUMNS)})"
         )
     raw = raw.reset_index(drop=True)
+    settings = settings_of(raw)
     df = pd.DataFrame(
         {
             "model": raw["model"].astype(str),
-            "setting": raw["setting"].astype(str),
-            "rag_cutoff": _rag_cutoffs(raw),
+            "setting": [s.kind for s in settings],
+            "rag_cutoff": [s.cutoff_label or "" for s in settings],
+            "cell": [s.name for s in settings],
             "question_id": raw["question_id"].astype(str),
             "qtype": raw["qtype"].astype(str).str.lower(),
         },
@@ -133,71 +185,53 @@ def normalize_scores(raw: pd.DataFrame, exclude_errors: bool = True) -> pd.DataF
     bad_types = sorted(set(df["qtype"]) - set(QTYPES))
     if bad_types:
         raise ScoresSchemaError(f"unknown qtype values {bad_types}; expected {list(QTYPES)}")
-    dates = pd.to_datetime(raw["resolution_date"], errors="coerce")
-    if dates.isna().any():
-        raise ScoresSchemaError(
-            f"{int(dates.isna().sum())} rows have no valid resolution_date "
-            f"(e.g. question_id {df.loc[dates.isna(), 'question_id'].head(3).tolist()})"
-        )
-    df["resolution_date"] = dates.dt.normalize().astype("datetime64[ns]")
-    if "error" in raw.columns:
-        err = raw["error"]
-        df["error"] = err.notna() & (err.astype(str).str.strip() != "")
-    else:
-        df["error"] = False
+    try:
+        df["resolution_date"] = day_column(raw["resolution_date"], "scores.resolution_date")
+    except TableError as exc:
+        raise ScoresSchemaError(str(exc)) from None
+    df["error"] = failed_calls(raw)
     if exclude_errors:
         df = df.loc[~df["error"]].copy()
         raw = raw.loc[df.index]
     df["correct"] = _as_bool(raw, "correct", None)
     df["refused"] = _as_bool(raw, "refused", False)
     df["parse_failed"] = _as_bool(raw, "parse_failed", False)
-    df["cell"] = cell_labels(df["setting"], df["rag_cutoff"])
-    df["month"] = month_index(df["resolution_date"]).astype(int)
-    dup = df.duplicated(["model", "setting", "rag_cutoff", "question_id"], keep=False)
+    df["month"] = dates.month_indices(df["resolution_date"]).astype(int)
+    dup = df.duplicated(["model", "cell", "question_id"], keep=False)
     if dup.any():
         example = df.loc[dup, ["model", "cell", "question_id"]].head(3).to_dict("records")
         raise ScoresSchemaError(
             f"{int(dup.sum())} rows score the same question twice in one cell, e.g. {example}"
         )
-    cols = [
-        "model",
-        "setting",
-        "rag_cutoff",
-        "cell",
-        "question_id",
-        "qtype",
-        "resolution_date",
-        "month",
-        "correct",
-        "refused",
-        "parse_failed",
-        "error",
-    ]
-    return df[cols].reset_index(drop=True)
+    return df[NORMALIZED_COLUMNS].reset_index(drop=True)
+
+
+def failed_calls(raw: pd.DataFrame) -> pd.Series:
+    """Rows whose model call failed: a non-blank ``error`` (all False without the column)."""
+    if "error" not in raw.columns:
+        return pd.Series(False, index=raw.index, dtype=bool)
+    err = raw["error"]
+    return (err.notna() & (err.astype(str).str.strip() != "")).astype(bool)
 
 
 def count_errors(raw: pd.DataFrame) -> pd.DataFrame:
-    """Failed calls per cell (model, setting, rag_cutoff) in a raw scores table."""
-    if "error" not in raw.columns or raw.empty:
+    """Failed calls per cell (model, cell) in a raw scores table."""
+    failed = raw.loc[failed_calls(raw)] if not raw.empty else raw
+    if failed.empty:
         return pd.DataFrame(columns=["model", "cell", "n_errors"])
-    err = raw["error"].notna() & (raw["error"].astype(str).str.strip() != "")
-    if not err.any():
-        return pd.DataFrame(columns=["model", "cell", "n_errors"])
-    failed = raw.loc[err]
     frame = pd.DataFrame(
         {
             "model": failed["model"].astype(str),
-            "cell": cell_labels(failed["setting"], _rag_cutoffs(failed)),
+            "cell": [s.name for s in settings_of(failed)],
             "n_errors": 1,
         }
     )
-    out = frame.groupby(["model", "cell"], as_index=False)["n_errors"].sum()
-    return out.loc[out["n_errors"] > 0].reset_index(drop=True)
+    return frame.groupby(["model", "cell"], as_index=False).agg(n_errors=("n_errors", "sum"))
 
 
 def cell_order(cells: pd.DataFrame) -> pd.DataFrame:
     """Sort rows by model, then setting in the paper's order, then RAG cutoff."""
-    rank = {s: i for i, s in enumerate(SETTING_ORDER)}
+    rank = {s: i for i, s in enumerate(KINDS)}
     key = cells["setting"].map(lambda s: rank.get(s, len(rank)))
     return (
         cells.assign(_rank=key)
@@ -205,6 +239,11 @@ def cell_order(cells: pd.DataFrame) -> pd.DataFrame:
         .drop(columns="_rank")
         .reset_index(drop=True)
     )
+
+
+def cells_of(scores: pd.DataFrame) -> pd.DataFrame:
+    """The distinct cells of a normalised scores frame, in :func:`cell_order`."""
+    return cell_order(scores[list(CELL_KEYS)].drop_duplicates())
 
 
 @dataclass(frozen=True)
@@ -219,32 +258,32 @@ class ModelInfo:
     """
 
     model: str
-    knowledge_cutoff: pd.Timestamp | None
-    release_date: pd.Timestamp | None
+    knowledge_cutoff: dt.date | None
+    release_date: dt.date | None
     source: str
 
 
-def _parse_date(value: Any, what: str) -> pd.Timestamp | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NaT:
-        return None
-    text = str(value).strip()
-    if not text or text.lower() in {"null", "none", "unknown", "nan", "nat"}:
+def _registry_day(value: Any, where: str) -> dt.date | None:
+    if dates.is_missing(value):
         return None
     try:
-        return pd.Timestamp(text).normalize()
+        return dates.parse_day(value, where)
     except ValueError as exc:
-        raise ScoresSchemaError(f"{what}: {value!r} is not a date (YYYY-MM-DD)") from exc
+        raise ScoresSchemaError(str(exc)) from None
 
 
-def _column_value(raw: pd.DataFrame, model: str, column: str) -> pd.Timestamp | None:
+def _column_value(raw: pd.DataFrame, model: str, column: str) -> dt.date | None:
     if column not in raw.columns:
         return None
-    values = raw.loc[raw["model"].astype(str) == model, column].dropna()
-    dates = {d for d in (_parse_date(v, f"{model}.{column}") for v in values) if d is not None}
-    if len(dates) > 1:
-        shown = sorted(d.strftime("%Y-%m-%d") for d in dates)
+    values = raw.loc[raw["model"].astype(str) == model, column]
+    values = values[[not dates.is_missing(v) for v in values]]
+    if values.empty:
+        return None
+    days = set(day_column(values, f"scores.{column} of model {model!r}").dt.date)
+    if len(days) > 1:
+        shown = sorted(d.isoformat() for d in days)
         raise ScoresSchemaError(f"model {model!r} has conflicting {column} values {shown}")
-    return next(iter(dates), None)
+    return days.pop()
 
 
 def resolve_models(
@@ -264,31 +303,42 @@ def resolve_models(
             infos.append(
                 ModelInfo(
                     model,
-                    _parse_date(entry.get("knowledge_cutoff"), f"models.{model}.knowledge_cutoff"),
-                    _parse_date(entry.get("release_date"), f"models.{model}.release_date"),
+                    _registry_day(
+                        entry.get("knowledge_cutoff"), f"models.{model}.knowledge_cutoff"
+                    ),
+                    _registry_day(entry.get("release_date"), f"models.{model}.release_date"),
                     "registry",
                 )
             )
             continue
-        cutoff = _column_value(raw, model, "knowledge_cutoff")
-        release = _column_value(raw, model, "release_date")
+        try:
+            cutoff = _column_value(raw, model, "knowledge_cutoff")
+            release = _column_value(raw, model, "release_date")
+        except TableError as exc:
+            raise ScoresSchemaError(str(exc)) from None
         source = "scores table" if cutoff is not None or release is not None else "unknown"
         infos.append(ModelInfo(model, cutoff, release, source))
     return infos
 
 
+def iso(day: dt.date | None) -> str:
+    """``YYYY-MM-DD``, or ``""`` for an unknown date (a text cell of the tables)."""
+    return day.isoformat() if day is not None else ""
+
+
 def models_frame(infos: list[ModelInfo]) -> pd.DataFrame:
     """The model dates as a table (dates as ``YYYY-MM-DD`` strings, '' when unknown)."""
-
-    def fmt(d: pd.Timestamp | None) -> str:
-        return d.strftime("%Y-%m-%d") if d is not None else ""
-
     return pd.DataFrame(
         {
             "model": [i.model for i in infos],
-            "knowledge_cutoff": [fmt(i.knowledge_cutoff) for i in infos],
-            "release_date": [fmt(i.release_date) for i in infos],
+            "knowledge_cutoff": [iso(i.knowledge_cutoff) for i in infos],
+            "release_date": [iso(i.release_date) for i in infos],
             "source": [i.source for i in infos],
         },
         columns=["model", "knowledge_cutoff", "release_date", "source"],
     )
+
+
+def as_datetime64(day: dt.date) -> np.datetime64:
+    """A day as ``datetime64[ns]``, comparable with :func:`day_column` values."""
+    return np.datetime64(day.isoformat(), "ns")

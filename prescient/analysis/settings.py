@@ -1,23 +1,68 @@
-"""Typed settings of the analysis, built from the ``analysis`` section of params.yaml.
+"""Typed settings of the analysis: the ``analysis`` section of params.yaml.
 
-Every knob the analysis reads lives here with the paper's value as its default, so a test
-can build settings without a params file and a stage can build them from one.
+The models state types and constraints only; every value lives in ``conf/`` (the
+``analysis`` section of ``conf/config.yaml``, presets in ``conf/analysis/``). A value the
+analysis cannot use stops the stage with a :class:`prescient.settings.ParamsError` line
+naming the parameter, before any table is computed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import itertools
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
-MA_KINDS = ("trailing", "centered")
-FRESHBENCH_ANCHORS = ("release_date", "knowledge_cutoff")
-TITLE_SOURCES = ("question_articles", "all_articles")
+from pydantic import (
+    BeforeValidator,
+    Field,
+    NonNegativeInt,
+    PositiveInt,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from prescient.settings import ParamsError, Settings, load_settings, section
+
+CALENDAR = "calendar"
+FRESHBENCH = "freshbench"
+MonthRule = Literal["calendar", "freshbench"]
+"""How a question is placed in a window of months before the anchor date (see
+:mod:`prescient.analysis.freshbench`)."""
+
+PRESENT = "present"
+PRE_ANCHOR = "pre_anchor"
+Reference = Literal["present", "pre_anchor"]
+"""What the degeneration tests and the decline table compare with: the present window,
+or every question closed before the anchor date (FreshBench's Tables 3 and 4)."""
+
+ANCHORED = "anchored"
+PeriodRule = Literal["anchored", "calendar"]
+"""Post-anchor periods: ``anchored`` (w months from the anchor date on) or ``calendar``
+(fixed calendar periods of w months, Jan-Feb, Mar-Apr, ..., from the one holding the
+anchor date)."""
+
+Anchor = Literal["release_date", "knowledge_cutoff"]
 
 
-@dataclass(frozen=True)
-class MovingAverageSettings:
-    """The smoothing of monthly curves (Fig. 3-5, 9-11).
+def _whole_months(value: Any) -> Any:
+    """A window is a pair of whole months: ``[20, 40]``; 20.5 is refused, not truncated."""
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ValueError(f"a window is a pair [a, b] of months before the anchor, got {value!r}")
+    for bound in value:
+        if isinstance(bound, bool) or not isinstance(bound, int | float) or bound != int(bound):
+            raise ValueError(f"window bounds are whole months, got {bound!r} in {list(value)}")
+    a, b = (int(x) for x in value)
+    if not a < b:
+        raise ValueError(f"window [{a}, {b}] must have a < b (a to b months before the anchor)")
+    return (a, b)
+
+
+Window = Annotated[tuple[int, int], BeforeValidator(_whole_months)]
+
+
+class MovingAverageSettings(Settings):
+    """The smoothing of monthly curves (Daily Oracle, ICML 2025, section 4.1, Fig. 3-5).
 
     Attributes:
         window: months in the window (paper: 5).
@@ -26,25 +71,21 @@ class MovingAverageSettings:
             an explicit gap instead of an average of one or two noisy months.
     """
 
-    window: int = 5
-    kind: str = "trailing"
-    min_periods: int = 5
+    window: PositiveInt
+    kind: Literal["trailing", "centered"]
+    min_periods: PositiveInt
 
-    def __post_init__(self) -> None:
-        if self.window < 1:
-            raise ValueError(f"moving_average.window must be >= 1, got {self.window}")
-        if self.kind not in MA_KINDS:
-            raise ValueError(f"moving_average.kind must be one of {MA_KINDS}, got {self.kind!r}")
-        if not 1 <= self.min_periods <= self.window:
+    @model_validator(mode="after")
+    def _fits(self) -> MovingAverageSettings:
+        if self.min_periods > self.window:
             raise ValueError(
-                f"moving_average.min_periods must be in [1, window={self.window}], "
-                f"got {self.min_periods}"
+                f"min_periods ({self.min_periods}) cannot exceed window ({self.window})"
             )
+        return self
 
 
-@dataclass(frozen=True)
-class SlopeSettings:
-    """The expanding-window weighted regression of Fig. 6.
+class SlopeSettings(Settings):
+    """The expanding-window weighted regression of Fig. 6 (Daily Oracle, section 4.3).
 
     Attributes:
         start_months: calendar months in the first window (paper: 10).
@@ -53,72 +94,115 @@ class SlopeSettings:
         min_points: defined moving-average months a window needs before it is fitted.
     """
 
-    start_months: int = 10
-    step_months: int = 1
-    decay: float = 0.995
-    min_points: int = 10
-
-    def __post_init__(self) -> None:
-        if self.start_months < 2 or self.step_months < 1:
-            raise ValueError("slope.start_months must be >= 2 and slope.step_months >= 1")
-        if not 0.0 < self.decay <= 1.0:
-            raise ValueError(f"slope.decay must be in (0, 1], got {self.decay}")
-        if self.min_points < 2:
-            raise ValueError(f"slope.min_points must be >= 2, got {self.min_points}")
+    start_months: Annotated[int, Field(ge=2)]
+    step_months: PositiveInt
+    decay: Annotated[float, Field(gt=0.0, le=1.0)]
+    min_points: Annotated[int, Field(ge=2)]
 
 
-@dataclass(frozen=True)
-class BootstrapSettings:
-    """Percentile bootstrap of the YoY figures (questions resampled within each month)."""
+class BootstrapSettings(Settings):
+    """Bias-corrected percentile bootstrap of the YoY figures (0 reps: no intervals)."""
 
-    reps: int = 1000
-    confidence: float = 0.95
-
-    def __post_init__(self) -> None:
-        if self.reps < 0:
-            raise ValueError(f"bootstrap.reps must be >= 0, got {self.reps}")
-        if not 0.0 < self.confidence < 1.0:
-            raise ValueError(f"bootstrap.confidence must be in (0, 1), got {self.confidence}")
+    reps: NonNegativeInt
+    confidence: Annotated[float, Field(gt=0.0, lt=1.0)]
 
 
-@dataclass(frozen=True)
-class FreshBenchSettings:
-    """FreshBench's temporal tests on Daily Oracle questions (SPEC.md 2).
+class FreshBenchSettings(Settings):
+    """FreshBench's temporal tests (FreshBench, NAACL 2025, section 4) on forecasting scores.
 
     Attributes:
-        present_months: ``[a, b]``: the anchor period is a to b months before the anchor
-            date (paper: 0-20); every other window is compared with it.
-        past_windows_months: earlier windows, each ``[a, b]`` months before the anchor
-            (paper: 20-40, 40-60, 60-80).
-        future_bin_months: width of the post-anchor periods tested for temporal
-            degeneration (FreshBench reports two-month periods).
-        anchors: which model dates anchor the windows; ``release_date`` is FreshBench's,
-            ``knowledge_cutoff`` is the Daily Oracle view. A model lacking one is skipped
-            for that anchor.
+        month_rule: how a question is placed in the windows before the anchor date:
+            ``calendar`` (calendar months) or ``freshbench`` (FreshBench's 30-day months;
+            :mod:`prescient.analysis.freshbench` sets the two side by side).
+        present_months: ``[a, b]``: the present window, a to b months before the anchor
+            (paper: 0-20); every past window is compared with it. Under ``freshbench`` a
+            may be negative (the window then reaches -a months past the anchor).
+        past_windows_months: the past windows, each ``[a, b]`` months before the anchor
+            (paper: 20-40, 40-60, 60-80). No two windows may overlap.
+        anchors: the model dates that anchor the windows; ``release_date`` is
+            FreshBench's, ``knowledge_cutoff`` the Daily Oracle view. A model lacking one
+            is listed as skipped for it.
+        reference: what each post-anchor period (degeneration test) and the decline
+            table compare with: ``present`` (the present window) or ``pre_anchor`` (every
+            question closed before the anchor date, FreshBench's Tables 3 and 4).
+        periods: ``anchored`` or ``calendar`` post-anchor periods (:data:`PeriodRule`).
+        period_months: months per post-anchor period (FreshBench: 2). Calendar periods
+            need a divisor of 12, so that they are the same periods every year.
+        decline_periods: the decline table's post-anchor accuracy is the mean accuracy of
+            the first this many periods with questions (FreshBench's Table 4: 2).
+        decline_round_digits: round the accuracies to this many decimals before the
+            decline is computed (FreshBench's Table 4 is computed from its Table 3's
+            two-decimal accuracies: 2); null keeps them exact.
         significance: p-value thresholds of the marks ``*``, ``**``, ``***``.
     """
 
-    present_months: tuple[int, int] = (0, 20)
-    past_windows_months: tuple[tuple[int, int], ...] = ((20, 40), (40, 60), (60, 80))
-    future_bin_months: int = 2
-    anchors: tuple[str, ...] = ("release_date", "knowledge_cutoff")
-    significance: tuple[float, ...] = (0.05, 0.01, 0.001)
+    month_rule: MonthRule
+    present_months: Window
+    past_windows_months: tuple[Window, ...]
+    anchors: Annotated[tuple[Anchor, ...], Field(min_length=1)]
+    reference: Reference
+    periods: PeriodRule
+    period_months: PositiveInt
+    decline_periods: PositiveInt
+    decline_round_digits: NonNegativeInt | None
+    significance: Annotated[
+        tuple[Annotated[float, Field(gt=0.0, lt=1.0)], ...], Field(min_length=1)
+    ]
 
-    def __post_init__(self) -> None:
-        for a, b in (self.present_months, *self.past_windows_months):
-            if not 0 <= a < b:
-                raise ValueError(f"freshbench window [{a}, {b}] must satisfy 0 <= a < b")
-        if self.future_bin_months < 1:
-            raise ValueError("freshbench.future_bin_months must be >= 1")
-        bad = [a for a in self.anchors if a not in FRESHBENCH_ANCHORS]
-        if bad:
-            raise ValueError(f"freshbench.anchors: unknown {bad}; use {FRESHBENCH_ANCHORS}")
-        if list(self.significance) != sorted(self.significance, reverse=True):
-            raise ValueError("freshbench.significance must be decreasing, e.g. [0.05, 0.01, 0.001]")
+    @field_validator("present_months")
+    @classmethod
+    def _present_before_anchor(
+        cls, value: tuple[int, int], info: ValidationInfo
+    ) -> tuple[int, int]:
+        _check_start(value, info.data.get("month_rule"))
+        return value
+
+    @field_validator("past_windows_months")
+    @classmethod
+    def _past_windows_apart(
+        cls, value: tuple[tuple[int, int], ...], info: ValidationInfo
+    ) -> tuple[tuple[int, int], ...]:
+        for window in value:
+            _check_start(window, info.data.get("month_rule"))
+        present = info.data.get("present_months")
+        named = [("present_months", present)] if present is not None else []
+        named += [("past_windows_months", w) for w in value]
+        for (n1, w1), (n2, w2) in itertools.combinations(named, 2):
+            if max(w1[0], w2[0]) < min(w1[1], w2[1]):
+                raise ValueError(
+                    f"windows {list(w1)} ({n1}) and {list(w2)} ({n2}) overlap: a question "
+                    "would count on both sides of a test; make them disjoint"
+                )
+        return value
+
+    @field_validator("significance")
+    @classmethod
+    def _decreasing(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        if list(value) != sorted(set(value), reverse=True):
+            raise ValueError("thresholds must be strictly decreasing, e.g. [0.05, 0.01, 0.001]")
+        return value
+
+    @field_validator("period_months")
+    @classmethod
+    def _calendar_periods_divide_the_year(cls, value: int, info: ValidationInfo) -> int:
+        if info.data.get("periods") == CALENDAR and 12 % value:
+            raise ValueError(
+                f"calendar periods of {value} months do not tile a year; use 1, 2, 3, 4, 6 "
+                "or 12 (or periods: anchored)"
+            )
+        return value
 
 
-@dataclass(frozen=True)
-class AndersonSchoolerSettings:
+def _check_start(window: tuple[int, int], rule: str | None) -> None:
+    if rule == CALENDAR and window[0] < 0:
+        raise ValueError(
+            f"window {list(window)}: under month_rule calendar a window ends at the anchor "
+            "date at the latest (a >= 0); a window reaching past the anchor needs month_rule "
+            "freshbench"
+        )
+
+
+class AndersonSchoolerSettings(Settings):
     """Fig. 2: past-window word frequency against appearance on the next day.
 
     Attributes:
@@ -128,57 +212,38 @@ class AndersonSchoolerSettings:
         drop_stopwords: drop scikit-learn's English stop words before counting.
     """
 
-    window_days: int = 100
-    titles: str = "question_articles"
-    drop_stopwords: bool = False
-
-    def __post_init__(self) -> None:
-        if self.window_days < 1:
-            raise ValueError("anderson_schooler.window_days must be >= 1")
-        if self.titles not in TITLE_SOURCES:
-            raise ValueError(f"anderson_schooler.titles must be one of {TITLE_SOURCES}")
+    window_days: PositiveInt
+    titles: Literal["question_articles", "all_articles"]
+    drop_stopwords: bool
 
 
-@dataclass(frozen=True)
-class AnalysisSettings:
-    """Everything the ``analyze`` stage reads, besides the input paths."""
+class AnalysisSettings(Settings):
+    """Params section ``analysis``.
 
-    seed: int = 0
-    exclude_errors: bool = True
-    moving_average: MovingAverageSettings = field(default_factory=MovingAverageSettings)
-    slope: SlopeSettings = field(default_factory=SlopeSettings)
-    bootstrap: BootstrapSettings = field(default_factory=BootstrapSettings)
-    freshbench: FreshBenchSettings = field(default_factory=FreshBenchSettings)
-    anderson_schooler: AndersonSchoolerSettings = field(default_factory=AndersonSchoolerSettings)
+    Attributes:
+        scores: the scores table DVC hands the stage (``--scores ${analysis.scores}``);
+            the stage reads the path from its argument, this key names it for DVC.
+        exclude_errors: leave rows whose model call failed out of accuracy (true) rather
+            than count them wrong.
+    """
 
-    @classmethod
-    def from_params(cls, analysis: Mapping[str, Any], seed: int) -> AnalysisSettings:
-        """Build settings from the ``analysis`` params section and ``base.seed``."""
-        fb = dict(analysis.get("freshbench") or {})
-        fresh = FreshBenchSettings(
-            present_months=_pair(fb.get("present_months", (0, 20))),
-            past_windows_months=tuple(
-                _pair(w) for w in fb.get("past_windows_months", ((20, 40), (40, 60), (60, 80)))
-            ),
-            future_bin_months=int(fb.get("future_bin_months", 2)),
-            anchors=tuple(fb.get("anchors", FRESHBENCH_ANCHORS)),
-            significance=tuple(float(x) for x in fb.get("significance", (0.05, 0.01, 0.001))),
-        )
-        return cls(
-            seed=int(seed),
-            exclude_errors=bool(analysis.get("exclude_errors", True)),
-            moving_average=MovingAverageSettings(**dict(analysis.get("moving_average") or {})),
-            slope=SlopeSettings(**dict(analysis.get("slope") or {})),
-            bootstrap=BootstrapSettings(**dict(analysis.get("bootstrap") or {})),
-            freshbench=fresh,
-            anderson_schooler=AndersonSchoolerSettings(
-                **dict(analysis.get("anderson_schooler") or {})
-            ),
-        )
+    scores: str
+    exclude_errors: bool
+    moving_average: MovingAverageSettings
+    slope: SlopeSettings
+    bootstrap: BootstrapSettings
+    freshbench: FreshBenchSettings
+    anderson_schooler: AndersonSchoolerSettings
 
 
-def _pair(value: Sequence[int]) -> tuple[int, int]:
-    items = list(value)
-    if len(items) != 2:
-        raise ValueError(f"expected a [start, end] pair of months, got {value!r}")
-    return int(items[0]), int(items[1])
+def load_analysis(params: Mapping[str, Any]) -> tuple[AnalysisSettings, int]:
+    """The ``analysis`` settings and ``base.seed`` from composed params.
+
+    Raises:
+        ParamsError: one line per parameter the analysis cannot use.
+    """
+    settings = load_settings(AnalysisSettings, params, "analysis")
+    seed = section(params, "base.seed")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ParamsError(f"base.seed: expected an integer, got {seed!r}; fix it in conf/")
+    return settings, seed

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from prescient import dates
 from prescient.analysis.monthly import SERIES_KEYS
-from prescient.analysis.schema import month_label
 from prescient.analysis.settings import SlopeSettings
 from prescient.analysis.stats import weighted_slope
 
@@ -26,6 +26,8 @@ SLOPE_COLUMNS = [
     "window_start",
     "window_end",
     "window_end_index",
+    "end_month_start",
+    "end_month_end",
     "n_months",
     "n_points",
     "slope_pp_per_month",
@@ -44,8 +46,9 @@ def expanding_slopes(
 
     Returns:
         Columns ``window_start``, ``window_end`` (``YYYY-MM``), ``window_end_index``,
-        ``n_months`` (k), ``n_points`` and ``slope_pp_per_month``; empty when the series
-        is shorter than the first window.
+        ``end_month_start`` / ``end_month_end`` (the last month's first day and the next
+        month's, where a figure draws the slope), ``n_months`` (k), ``n_points`` and
+        ``slope_pp_per_month``; empty when the series is shorter than the first window.
     """
     months = np.asarray(month_indices, dtype=np.int64)
     y = 100.0 * np.asarray(ma_accuracy, dtype=float)
@@ -67,9 +70,11 @@ def expanding_slopes(
             end = int(months[start + k - 1])
             rows.append(
                 {
-                    "window_start": month_label(int(months[start])),
-                    "window_end": month_label(end),
+                    "window_start": dates.month_label(int(months[start])),
+                    "window_end": dates.month_label(end),
                     "window_end_index": end,
+                    "end_month_start": dates.month_start(end).isoformat(),
+                    "end_month_end": dates.month_start(end + 1).isoformat(),
                     "n_months": k,
                     "n_points": n_points,
                     "slope_pp_per_month": slope,

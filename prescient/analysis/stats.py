@@ -2,12 +2,11 @@
 
 Kept free of pandas so the rules are easy to check by hand: the Wilson interval, the
 FreshBench z statistic and its one-sided p-value, significance marks, weighted and
-ordinary least-squares lines, and seeds derived from ``base.seed`` and a stable id.
+ordinary least-squares lines. Seeds come from :func:`prescient.seeds.derive_seed`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -128,9 +127,3 @@ def linear_fit(x: npt.ArrayLike, y: npt.ArrayLike) -> LinearFit:
     ss_res = float(np.sum((ya - (slope * xa + intercept)) ** 2))
     r2 = 1.0 - ss_res / ss_tot if ss_tot > 0 else math.nan
     return LinearFit(slope, intercept, r2, n)
-
-
-def derive_seed(base_seed: int, *parts: object) -> int:
-    """A 63-bit seed from ``base.seed`` and a stable id, independent of run order."""
-    key = "|".join([str(base_seed), *(str(p) for p in parts)])
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1

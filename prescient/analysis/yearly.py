@@ -39,10 +39,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from prescient import dates
 from prescient.analysis.monthly import SERIES_KEYS
-from prescient.analysis.schema import ModelInfo
+from prescient.analysis.schema import ModelInfo, iso
 from prescient.analysis.settings import BootstrapSettings
-from prescient.analysis.stats import derive_seed
+from prescient.seeds import derive_seed
 
 REGIMES = ("pre", "post", "all")
 
@@ -208,7 +209,7 @@ def table3(
         row = dict(zip(SERIES_KEYS, key, strict=True))
         info = models.get(str(row["model"]))
         cutoff = info.knowledge_cutoff if info else None
-        row["knowledge_cutoff"] = cutoff.strftime("%Y-%m-%d") if cutoff is not None else ""
+        row["knowledge_cutoff"] = iso(cutoff)
         ys = yearly.loc[
             (yearly["model"] == row["model"])
             & (yearly["cell"] == row["cell"])
@@ -217,7 +218,7 @@ def table3(
         for y in years:
             row[f"acc_{y}"] = 100.0 * float(ys["accuracy"].get(y, math.nan))
             row[f"months_{y}"] = int(ys["n_months"].get(y, 0))
-        cutoff_month = cutoff.year * 12 + cutoff.month - 1 if cutoff is not None else None
+        cutoff_month = dates.month_index(cutoff) if cutoff is not None else None
         summary = average_yoy(
             series["month_index"].to_numpy(),
             series["n"].to_numpy(),

@@ -49,181 +49,48 @@ def provenance_rows(
     ]
 
 
+QUESTION_COUNTS: tuple[tuple[str, str, int | None], ...] = (
+    ("n_questions", "Questions", None),
+    ("n_tf", "TF questions", None),
+    ("n_mc", "MC questions", None),
+    ("first_date", "First resolution date", None),
+    ("last_date", "Last resolution date", None),
+    ("n_days", "Days with questions", None),
+    ("questions_per_day", "Questions per day", 1),
+)
+"""(key of dataset_summary, label, decimals or None for text)."""
+
+
+def _section(spec: fmt.ReportTable, tables: Mapping[str, pd.DataFrame]) -> TableSection:
+    return TableSection(
+        spec.section_id, spec.title, spec.display(_get(tables, spec.name)), spec.note, spec.scroll
+    )
+
+
 def overview_sections(tables: Mapping[str, pd.DataFrame]) -> list[TableSection]:
     """Models with their dates, question counts and what was scored per cell."""
-    t = fmt.fmt_text
-    models = fmt.display_frame(
-        _get(tables, "models"),
-        [
-            ("model", "Model", t),
-            ("knowledge_cutoff", "Knowledge cutoff", t),
-            ("release_date", "Release date", t),
-            ("source", "Dates from", t),
-        ],
-    )
     summary = _kv(_get(tables, "dataset_summary"))
     counts = pd.DataFrame(
         {
-            "Quantity": [
-                "Questions",
-                "TF questions",
-                "MC questions",
-                "First resolution date",
-                "Last resolution date",
-                "Days with questions",
-                "Questions per day",
-            ],
+            "Quantity": [label for _, label, _ in QUESTION_COUNTS],
             "Value": [
-                fmt.fmt_text(summary.get(k, ""))
-                if k not in ("questions_per_day",)
-                else fmt.fmt_number(summary.get(k, ""), 1)
-                for k in (
-                    "n_questions",
-                    "n_tf",
-                    "n_mc",
-                    "first_date",
-                    "last_date",
-                    "n_days",
-                    "questions_per_day",
-                )
+                fmt.fmt_text(summary.get(key, ""))
+                if digits is None
+                else fmt.fmt_number(summary.get(key, ""), digits)
+                for key, _, digits in QUESTION_COUNTS
             ],
         }
     )
-    cells = fmt.display_frame(
-        _get(tables, "cells"),
-        [
-            ("model", "Model", t),
-            ("cell", "Setting", t),
-            ("n", "Scored", fmt.fmt_int),
-            ("n_tf", "TF", fmt.fmt_int),
-            ("n_mc", "MC", fmt.fmt_int),
-            ("n_errors", "Failed calls", fmt.fmt_int),
-            ("first_month", "First month", t),
-            ("last_month", "Last month", t),
-        ],
-    )
     return [
-        TableSection("models", "Models and their dates", models),
+        _section(fmt.MODELS, tables),
         TableSection("question-counts", "Questions", counts),
-        TableSection("cells", "Scored questions per model and setting", cells),
+        _section(fmt.CELLS, tables),
     ]
 
 
 def table_sections(tables: Mapping[str, pd.DataFrame]) -> list[TableSection]:
-    """Every analysis table, formatted for reading."""
-    t = fmt.fmt_text
-    return [
-        TableSection(
-            "table3",
-            "Table 3: yearly average accuracy (%) and average YoY change (%)",
-            fmt.table3_display(_get(tables, "table3")),
-            "Yearly accuracy is the mean of that year's monthly accuracies. YoY change at "
-            "month m is 100 (acc(m) - acc(m-12)) / acc(m-12); the averages are over months "
-            "up to the knowledge cutoff month (pre), after it (post) and all months, with "
-            "bias-corrected bootstrap 95% intervals in brackets.",
-        ),
-        TableSection(
-            "freshbench-bias",
-            "FreshBench bias tests: each past window against the present window",
-            fmt.display_frame(_get(tables, "freshbench_bias"), fmt.BIAS_COLUMNS),
-            "One-sided two-proportion z-tests, p = 1 - Phi(z). Neophilia: past < present; "
-            "Nostalgia: past > present. * p < 0.05, ** p < 0.01, *** p < 0.001.",
-            scroll=True,
-        ),
-        TableSection(
-            "freshbench-degeneration",
-            "FreshBench temporal degeneration: periods after the anchor date against the "
-            "present window",
-            fmt.display_frame(_get(tables, "freshbench_degeneration"), fmt.DEGENERATION_COLUMNS),
-            "H1: accuracy after the anchor date is lower than in the present window.",
-            scroll=True,
-        ),
-        TableSection(
-            "freshbench-decline",
-            "FreshBench decline table",
-            fmt.display_frame(_get(tables, "freshbench_decline"), fmt.DECLINE_COLUMNS),
-            "Pre-release accuracy is the present window's; the first post-release accuracy "
-            "is that of the first period after the anchor date with questions.",
-        ),
-        TableSection(
-            "freshbench-skipped",
-            "Models skipped by the FreshBench tests",
-            fmt.display_frame(
-                _get(tables, "freshbench_skipped"),
-                [("model", "Model", t), ("anchor", "Anchor", t), ("reason", "Reason", t)],
-            ),
-        ),
-        TableSection(
-            "slopes",
-            "Fig. 6 data: expanding-window slopes",
-            fmt.display_frame(_get(tables, "slopes"), fmt.SLOPE_COLUMNS),
-            scroll=True,
-        ),
-        TableSection(
-            "monthly-accuracy",
-            "Monthly accuracy with Wilson 95% intervals",
-            fmt.display_frame(_get(tables, "monthly_accuracy"), fmt.MONTHLY_COLUMNS),
-            "Months without questions are kept as rows with n = 0 and empty rates.",
-            scroll=True,
-        ),
-        TableSection(
-            "dataset-mc-types",
-            "MC question types",
-            fmt.display_frame(
-                _get(tables, "dataset_mc_types"),
-                [
-                    ("mc_type", "Type", t),
-                    ("n", "n", fmt.fmt_int),
-                    ("share_pct", "%", fmt.fmt_number),
-                ],
-            ),
-        ),
-        TableSection(
-            "dataset-categories",
-            "Question categories",
-            fmt.display_frame(
-                _get(tables, "dataset_categories"),
-                [
-                    ("category", "Category", t),
-                    ("n", "n", fmt.fmt_int),
-                    ("share_pct", "%", fmt.fmt_number),
-                    ("n_tf", "TF", fmt.fmt_int),
-                    ("n_mc", "MC", fmt.fmt_int),
-                ],
-            ),
-        ),
-        TableSection(
-            "dataset-questions-by-month",
-            "Questions per month",
-            fmt.display_frame(
-                _get(tables, "dataset_questions_by_month"),
-                [
-                    ("month", "Month", t),
-                    ("n_tf", "TF", fmt.fmt_int),
-                    ("n_mc", "MC", fmt.fmt_int),
-                    ("n", "All", fmt.fmt_int),
-                ],
-            ),
-            scroll=True,
-        ),
-        TableSection(
-            "anderson-schooler-fit",
-            "Anderson-Schooler linear fits",
-            fmt.display_frame(
-                _get(tables, "anderson_schooler_fit"),
-                [
-                    ("source", "Source", t),
-                    ("n_days", "Days", fmt.fmt_int),
-                    ("vocabulary", "Words", fmt.fmt_int),
-                    ("n_bins", "Frequencies", fmt.fmt_int),
-                    ("slope", "Slope", lambda v: fmt.fmt_number(v, 4)),
-                    ("intercept", "Intercept", lambda v: fmt.fmt_number(v, 4)),
-                    ("r2", "R²", lambda v: fmt.fmt_number(v, 3)),
-                    ("status", "Status", t),
-                ],
-            ),
-        ),
-    ]
+    """Every analysis table, formatted for reading (:data:`fmt.ANALYSIS_TABLES`)."""
+    return [_section(spec, tables) for spec in fmt.ANALYSIS_TABLES]
 
 
 def build_report(

@@ -1,19 +1,25 @@
 """The paper's figures, drawn with matplotlib from the analysis tables.
 
 Every figure is a pure function ``tables -> Figure`` listed in :data:`FIGURES` under its
-file stem, so the ``plot`` stage, dvc.yaml and the report agree on one list. Shared
-conventions: one colour per model everywhere (:func:`model_colours`); monthly points
-with Wilson 95% bars and a shaded band, the moving average as the bold line; a model's
-knowledge cutoff as a dashed vertical line in its colour; months where no series of a
-panel has questions shaded grey and labelled "no questions"; a panel without any data
-says so in words instead of staying blank.
+file stem, so the ``plot`` stage and the report agree on one list. Figures draw the
+columns of the analysis tables and compute nothing: counts, Wilson intervals and the
+bounds of months, windows and periods are columns there. Shared conventions: one colour
+per model everywhere (:func:`model_colours`); monthly points with Wilson 95% bars and a
+shaded band, the moving average as the bold line; a model's knowledge cutoff as a dashed
+vertical line in its colour; months where no series of a panel has questions shaded grey
+and labelled "no questions"; a panel without any data says so in words instead of
+staying blank. Text from the data (model, category and source names) is drawn as written:
+:meth:`FigureSpec.png` turns matplotlib's ``$...$`` mathtext off, so a ``$`` in a name
+neither crashes a figure nor turns into math.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from io import BytesIO
 from typing import Any
 
 import matplotlib
@@ -28,7 +34,11 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from prescient.analysis.stats import wilson_interval  # noqa: E402
+from prescient.analysis.freshbench import ALL  # noqa: E402
+from prescient.analysis.settings import PRE_ANCHOR  # noqa: E402
+from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
+from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG  # noqa: E402
+from prescient.vocab import MC, QTYPES  # noqa: E402
 
 Tables = Mapping[str, pd.DataFrame]
 GAP_COLOUR = "#d9d9d9"
@@ -37,6 +47,15 @@ DYNAMIC_COLOUR = "#c51b7d"
 # Series with at most this many months show their Wilson intervals as error bars.
 FEW_MONTHS = 6
 DPI = 110
+# Days per calendar month on average: positions windows on a months-from-anchor axis.
+MONTH_DAYS = 365.2425 / 12
+
+
+@contextmanager
+def literal_text() -> Iterator[None]:
+    """Draw every text as written: no mathtext, so ``$`` in a name is a dollar sign."""
+    with matplotlib.rc_context({"text.parse_math": False}):
+        yield
 
 
 @dataclass(frozen=True)
@@ -46,6 +65,15 @@ class FigureSpec:
     name: str
     caption: str
     draw: Callable[[Tables], Figure]
+
+    def png(self, tables: Tables) -> bytes:
+        """The figure as PNG bytes, drawn with :func:`literal_text`. No "Software"
+        metadata: identical tables give identical bytes."""
+        with literal_text():
+            fig = self.draw(tables)
+            buffer = BytesIO()
+            fig.savefig(buffer, format="png", metadata={"Software": None})
+        return buffer.getvalue()
 
 
 def model_colours(models: list[str]) -> dict[str, Any]:
@@ -74,9 +102,10 @@ def _cutoffs(tables: Tables, column: str = "knowledge_cutoff") -> dict[str, pd.T
     }
 
 
-def _month_ts(months: pd.Series, day: int = 15) -> pd.Series:
-    """Mid-month dates of ``YYYY-MM`` labels: points sit inside their month's span."""
-    return pd.to_datetime(months.astype(str) + f"-{day:02d}")
+def _midpoints(starts: pd.Series, ends: pd.Series) -> pd.Series:
+    """The middle of each ``[start, end)`` day range (date columns of the tables)."""
+    first, last = pd.to_datetime(starts), pd.to_datetime(ends)
+    return first + (last - first) / 2
 
 
 def _no_data(ax: Axes, message: str) -> None:
@@ -102,12 +131,12 @@ def _new(rows: int, cols: int, width: float, height: float) -> tuple[Figure, np.
     return fig, axes
 
 
-def _month_axis(ax: Axes, months: pd.Series) -> tuple[pd.Timestamp, pd.Timestamp]:
-    """Limit the x axis to the calendar months of a panel; ticks on month starts."""
-    starts = pd.to_datetime(pd.Series(sorted(set(months.astype(str)))) + "-01")
-    first, last = starts.iloc[0], starts.iloc[-1] + pd.offsets.MonthBegin(1)
+def _month_axis(ax: Axes, starts: pd.Series, ends: pd.Series) -> tuple[pd.Timestamp, pd.Timestamp]:
+    """Limit the x axis to the calendar months of a panel (their ``month_start`` and
+    ``month_end`` columns); ticks on month starts."""
+    first, last = pd.Timestamp(min(starts)), pd.Timestamp(max(ends))
     ax.set_xlim(float(mdates.date2num(first)), float(mdates.date2num(last)))
-    span = len(starts)
+    span = len(set(starts))
     if span <= 24:
         locator: mdates.DateLocator = mdates.MonthLocator(interval=max(1, math.ceil(span / 8)))
     else:
@@ -122,7 +151,7 @@ class TimePanel:
 
     def __init__(self, ax: Axes, panel: pd.DataFrame, n_series: int) -> None:
         self.ax = ax
-        self.first, self.last = _month_axis(ax, panel["month"])
+        self.first, self.last = _month_axis(ax, panel["month_start"], panel["month_end"])
         self.few = int(panel.loc[panel["n"] > 0, "month"].nunique()) <= FEW_MONTHS
         self.n_series = max(1, n_series)
         self.drawn = 0
@@ -133,13 +162,12 @@ class TimePanel:
 
     def _shade_gaps(self, panel: pd.DataFrame) -> bool:
         """Shade calendar months where no series of the panel has questions."""
-        per_month = panel.groupby("month")["n"].sum()
-        empty = [m for m, n in per_month.items() if n == 0]
-        for m in empty:
-            start = pd.Timestamp(f"{m}-01")
+        per_month = panel.groupby(["month_start", "month_end"])["n"].sum()
+        empty = [(str(s), str(e)) for s, e in per_month.index[per_month.to_numpy() == 0]]
+        for start, end in empty:
             self.ax.axvspan(
-                float(mdates.date2num(start)),
-                float(mdates.date2num(start + pd.offsets.MonthBegin(1))),
+                float(mdates.date2num(pd.Timestamp(start))),
+                float(mdates.date2num(pd.Timestamp(end))),
                 color=GAP_COLOUR,
                 alpha=0.5,
                 lw=0,
@@ -167,7 +195,7 @@ class TimePanel:
             self.empty_series.append(label)
             self.drawn += 1
             return
-        x = _month_ts(series["month"])
+        x = _midpoints(series["month_start"], series["month_end"])
         if self.few and self.n_series > 1:
             shift = (self.drawn - (self.n_series - 1) / 2) * min(4.0, 20.0 / self.n_series)
             x = x + pd.to_timedelta(shift, unit="D")
@@ -254,7 +282,7 @@ def _curve_panels(tables: Tables, setting: str, title: str) -> Figure:
     cutoffs = _cutoffs(tables)
     fig, axes = _new(1, 2, 12, 4.6)
     data = monthly.loc[monthly["setting"] == setting] if not monthly.empty else monthly
-    for ax, qtype in zip(axes[0], ("tf", "mc"), strict=True):
+    for ax, qtype in zip(axes[0], QTYPES, strict=True):
         panel = data.loc[data["qtype"] == qtype] if not data.empty else data
         ax.set_title(f"{qtype.upper()} questions")
         if panel.empty or panel["n"].sum() == 0:
@@ -279,17 +307,17 @@ def _ma_window_note(tables: Tables) -> str:
 
 
 def fig3_closed_book(tables: Tables) -> Figure:
-    return _curve_panels(tables, "closed_book", "Closed-book accuracy by resolution month")
+    return _curve_panels(tables, CLOSED_BOOK, "Closed-book accuracy by resolution month")
 
 
 def fig5_gold(tables: Tables) -> Figure:
-    return _curve_panels(tables, "gold", "Gold-article accuracy by resolution month")
+    return _curve_panels(tables, GOLD, "Gold-article accuracy by resolution month")
 
 
 def fig4_rag_cutoffs(tables: Tables) -> Figure:
     """One row per model with RAG cells; one curve per RAG cutoff plus closed-book."""
     monthly = tables.get("monthly_accuracy", pd.DataFrame())
-    rag = monthly.loc[monthly["setting"] == "rag"] if not monthly.empty else monthly
+    rag = monthly.loc[monthly["setting"] == RAG] if not monthly.empty else monthly
     models = list(dict.fromkeys(rag["model"])) if not rag.empty else []
     cutoffs = _cutoffs(tables)
     colours = model_colours(_all_models(tables))
@@ -303,15 +331,15 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
     for row, model in enumerate(models):
         cells = sorted(
             rag.loc[rag["model"] == model, "rag_cutoff"].unique(),
-            key=lambda c: (c == "dynamic", c),
+            key=lambda c: (c == DYNAMIC, c),
         )
-        dated = [c for c in cells if c != "dynamic"]
+        dated = [c for c in cells if c != DYNAMIC]
         cmap = matplotlib.colormaps["viridis"]
         shade: dict[str, Any] = {
             c: cmap(0.1 + 0.75 * i / max(1, len(dated) - 1)) for i, c in enumerate(dated)
         }
-        shade["dynamic"] = DYNAMIC_COLOUR
-        for ax, qtype in zip(axes[row], ("tf", "mc"), strict=True):
+        shade[DYNAMIC] = DYNAMIC_COLOUR
+        for ax, qtype in zip(axes[row], QTYPES, strict=True):
             ax.set_title(f"{model}: {qtype.upper()} questions")
             panel = rag.loc[(rag["model"] == model) & (rag["qtype"] == qtype)]
             if panel["n"].sum() == 0:
@@ -319,7 +347,7 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
                 continue
             closed = monthly.loc[
                 (monthly["model"] == model)
-                & (monthly["setting"] == "closed_book")
+                & (monthly["setting"] == CLOSED_BOOK)
                 & (monthly["qtype"] == qtype)
             ]
             has_closed = not closed.empty and closed["n"].sum() > 0
@@ -330,10 +358,11 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
                 )
             for cut in cells:
                 series = panel.loc[panel["rag_cutoff"] == cut]
-                label = "RAG up to the day before" if cut == "dynamic" else f"RAG cutoff {cut}"
+                label = "RAG up to the day before" if cut == DYNAMIC else f"RAG cutoff {cut}"
                 tp.series(series, shade[cut], label)
-                if cut != "dynamic":
-                    tp.cutoff(pd.Timestamp(cut), shade[cut], f"RAG {cut}", ":")
+                day = parse_rag_cutoff(cut)
+                if day is not None:
+                    tp.cutoff(pd.Timestamp(day), shade[cut], f"RAG {cut}", ":")
             tp.cutoff(cutoffs.get(model), colours.get(model, "black"), f"{model} K")
             tp.finish("Accuracy (%)")
     fig.suptitle(title)
@@ -344,7 +373,7 @@ def fig6_slopes(tables: Tables) -> Figure:
     """Expanding-window weighted slope of the MC moving average, one panel per model."""
     slopes = tables.get("slopes", pd.DataFrame())
     closed = (
-        slopes.loc[(slopes["setting"] == "closed_book") & (slopes["qtype"] == "mc")]
+        slopes.loc[(slopes["setting"] == CLOSED_BOOK) & (slopes["qtype"] == MC)]
         if not slopes.empty
         else slopes
     )
@@ -368,10 +397,10 @@ def fig6_slopes(tables: Tables) -> Figure:
         return fig
     for ax, model in zip(flat, models, strict=False):
         s = closed.loc[closed["model"] == model]
-        x = _month_ts(s["window_end"])
+        x = _midpoints(s["end_month_start"], s["end_month_end"])
         ax.plot(x, s["slope_pp_per_month"], "-o", ms=3, color=colours.get(model, "black"))
         ax.axhline(0.0, color="black", lw=0.8)
-        first, last = _month_axis(ax, s["window_end"])
+        first, last = _month_axis(ax, s["end_month_start"], s["end_month_end"])
         cut = cutoffs.get(model)
         if cut is not None and first <= cut < last:
             ax.axvline(float(mdates.date2num(cut)), color=colours.get(model, "black"), ls="--")
@@ -401,7 +430,7 @@ def _refusal_figure(tables: Tables, setting: str, title: str) -> Figure:
         ("accuracy_excl_refusals", "Accuracy excl. refusals (%)", "excl_ci_low", "excl_ci_high"),
         ("refusal_rate", "Refusal rate (%)", "refusal_ci_low", "refusal_ci_high"),
     )
-    for col, qtype in enumerate(("tf", "mc")):
+    for col, qtype in enumerate(QTYPES):
         panel = data.loc[data["qtype"] == qtype] if not data.empty else data
         for row, (value, ylabel, low, high) in enumerate(rows):
             ax = axes[row, col]
@@ -435,15 +464,15 @@ def _refusal_figure(tables: Tables, setting: str, title: str) -> Figure:
 
 
 def fig9_refusals_closed_book(tables: Tables) -> Figure:
-    return _refusal_figure(tables, "closed_book", "Closed-book: refusals and accuracy without them")
+    return _refusal_figure(tables, CLOSED_BOOK, "Closed-book: refusals and accuracy without them")
 
 
 def fig10_refusals_rag(tables: Tables) -> Figure:
-    return _refusal_figure(tables, "rag", "RAG: refusals and accuracy without them")
+    return _refusal_figure(tables, RAG, "RAG: refusals and accuracy without them")
 
 
 def fig11_refusals_gold(tables: Tables) -> Figure:
-    return _refusal_figure(tables, "gold", "Gold article: refusals and accuracy without them")
+    return _refusal_figure(tables, GOLD, "Gold article: refusals and accuracy without them")
 
 
 def category_colours(count: int) -> list[Any]:
@@ -564,29 +593,68 @@ def fig2_anderson_schooler(tables: Tables) -> Figure:
     return fig
 
 
-def _months_after(anchor: pd.Timestamp, date: str) -> int:
-    d = pd.Timestamp(date)
-    return (d.year - anchor.year) * 12 + d.month - anchor.month
+def _months_from(anchor: object, starts: pd.Series, ends: pd.Series) -> np.ndarray:
+    """Midpoints of ``[start, end)`` day ranges in (average) months from the anchor."""
+    days = (_midpoints(starts, ends) - pd.Timestamp(str(anchor))).dt.total_seconds() / 86400
+    return (days / MONTH_DAYS).to_numpy(dtype=float)
+
+
+def _points(rows: pd.DataFrame, span: str, suffix: str) -> pd.DataFrame:
+    """x (months from the anchor), accuracy, Wilson bounds and n of one kind of column."""
+    return pd.DataFrame(
+        {
+            "x": _months_from(
+                rows["anchor_date"].iloc[0], rows[f"{span}_start"], rows[f"{span}_end"]
+            ),
+            "acc": rows[f"acc_{suffix}"].to_numpy(dtype=float),
+            "low": rows[f"ci_low_{suffix}"].to_numpy(dtype=float),
+            "high": rows[f"ci_high_{suffix}"].to_numpy(dtype=float),
+            "n": rows[f"n_{suffix}"].to_numpy(dtype=float),
+        }
+    )
+
+
+def freshbench_points(bias: pd.DataFrame, degeneration: pd.DataFrame) -> pd.DataFrame:
+    """One model's past windows, present window and post-anchor periods as points, read
+    from the FreshBench tables' columns; spans without questions are left out."""
+    parts = []
+    if not bias.empty:
+        parts += [_points(bias, "window", "past"), _points(bias.iloc[:1], "present", "present")]
+    if not degeneration.empty:
+        parts.append(_points(degeneration, "period", "future"))
+    if not parts:
+        return pd.DataFrame(columns=["x", "acc", "low", "high", "n"])
+    points = pd.concat(parts, ignore_index=True)
+    return points.loc[points["n"] > 0]
+
+
+def _closed_book_release(df: pd.DataFrame) -> pd.DataFrame:
+    if df.empty:
+        return df
+    keep = (df["setting"] == CLOSED_BOOK) & (df["qtype"] == ALL) & (df["anchor"] == "release_date")
+    return df.loc[keep]
+
+
+def _freshbench_axis_label(bias: pd.DataFrame, degeneration: pd.DataFrame) -> str:
+    parts = ["window midpoints"]
+    if not bias.empty:
+        first = bias.iloc[0]
+        parts.append(
+            f"present window = {first['present_window']} months before "
+            f"({first['month_rule']} months)"
+        )
+    if not degeneration.empty:
+        parts.append(f"{degeneration['period_rule'].iloc[0]} periods after")
+    return "Months relative to release (" + "; ".join(parts) + ")"
 
 
 def fig_freshbench(tables: Tables) -> Figure:
     """Closed-book accuracy (TF and MC pooled) per FreshBench window around release."""
-    bias = tables.get("freshbench_bias", pd.DataFrame())
-    degen = tables.get("freshbench_degeneration", pd.DataFrame())
+    b = _closed_book_release(tables.get("freshbench_bias", pd.DataFrame()))
+    d = _closed_book_release(tables.get("freshbench_degeneration", pd.DataFrame()))
     fig, axes = _new(1, 1, 12, 4.8)
     ax = axes[0, 0]
     ax.set_title("Closed-book accuracy by period relative to release (TF and MC pooled)")
-    sel = {"setting": "closed_book", "qtype": "all", "anchor": "release_date"}
-
-    def pick(df: pd.DataFrame) -> pd.DataFrame:
-        if df.empty:
-            return df
-        mask = np.ones(len(df), dtype=bool)
-        for k, v in sel.items():
-            mask &= (df[k] == v).to_numpy()
-        return df.loc[mask]
-
-    b, d = pick(bias), pick(degen)
     if b.empty and d.empty:
         _no_data(ax, "No closed-book model with a release date (see the skipped list)")
         return fig
@@ -595,52 +663,38 @@ def fig_freshbench(tables: Tables) -> Figure:
     offsets = np.linspace(-0.8, 0.8, max(1, len(models)))
     any_points = False
     for off, model in zip(offsets, models, strict=True):
-        xs, ys, ns = [], [], []
-        mb = b.loc[b["model"] == model]
-        for row in mb.to_dict("records"):
-            lo_m, hi_m = (int(v) for v in str(row["window"]).split("-"))
-            xs.append(-(lo_m + hi_m) / 2)
-            ys.append(float(row["acc_past"]))
-            ns.append(int(row["n_past"]))
-        if not mb.empty:
-            first = mb.iloc[0]
-            lo_m, hi_m = (int(v) for v in str(first["present_window"]).split("-"))
-            xs.append(-(lo_m + hi_m) / 2)
-            ys.append(float(first["acc_present"]))
-            ns.append(int(first["n_present"]))
-        for row in d.loc[d["model"] == model].to_dict("records"):
-            anchor = pd.Timestamp(str(row["anchor_date"]))
-            start, end = (
-                _months_after(anchor, str(row[c])) for c in ("period_start", "period_end")
-            )
-            xs.append((start + end) / 2)
-            ys.append(float(row["acc_future"]))
-            ns.append(int(row["n_future"]))
-        arr_n = np.asarray(ns, dtype=float)
-        arr_y = np.asarray(ys, dtype=float)
-        keep = arr_n > 0
-        if not keep.any():
+        md = d.loc[d["model"] == model]
+        points = freshbench_points(b.loc[b["model"] == model], md)
+        if points.empty:
             continue
         any_points = True
-        k = np.round(arr_y[keep] * arr_n[keep])
-        lo, hi = wilson_interval(k, arr_n[keep])
-        y = 100.0 * arr_y[keep]
+        colour = colours.get(model, "black")
+        y = 100.0 * points["acc"]
         ax.errorbar(
-            np.asarray(xs)[keep] + off,
+            points["x"] + off,
             y,
-            yerr=[y - 100.0 * lo, 100.0 * hi - y],
+            yerr=[y - 100.0 * points["low"], 100.0 * points["high"] - y],
             fmt="o",
             capsize=3,
-            color=colours.get(model, "black"),
+            color=colour,
             label=model,
         )
+        if not md.empty and (md["reference"] == PRE_ANCHOR).all():
+            ax.hlines(
+                100.0 * float(md["acc_reference"].iloc[0]),
+                float(points["x"].min()) + off,
+                0.0,
+                colors=[colour],
+                linestyles=":",
+                lw=1.2,
+            )
     if not any_points:
         _no_data(ax, "No questions fall in any FreshBench window")
         return fig
     ax.axvline(0.0, color="black", ls="--", lw=1.2, label="release")
-    ax.set_xlabel(
-        "Months relative to release (window midpoints; present window = 0-20 months before)"
-    )
+    if not d.empty and (d["reference"] == PRE_ANCHOR).any():
+        ax.plot([], [], color="grey", ls=":", label="accuracy before release (reference)")
+    ax.set_xlabel(_freshbench_axis_label(b, d))
     ax.set_ylabel("Accuracy (%) with Wilson 95% CI")
     ax.set_ylim(-2, 102)
     ax.grid(alpha=0.3)

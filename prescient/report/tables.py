@@ -1,9 +1,11 @@
 """Reading the analysis tables back and rendering them for people (Markdown, HTML).
 
 The ``analyze`` stage writes CSV; ``plot`` and ``report`` read the same CSV through
-:func:`read_tables`, so the files in ``reports/tables`` are the one contract between
-the stages. Formatting rules live here once: percentages with two decimals, p-values in
-scientific notation when small, and an en dash for a missing value (a labelled gap).
+:func:`read_tables`, so the tables directory is the one contract between the stages.
+Formatting rules live here once: percentages with two decimals, p-values in scientific
+notation when small, and an en dash for a missing value (a labelled gap). So does the
+display of each table (:class:`ReportTable`): the HTML report and the Markdown copies
+render the same specification.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import html
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -27,13 +30,28 @@ TEXT_COLUMNS = (
     "cell",
     "qtype",
     "month",
+    "month_start",
+    "month_end",
+    "end_month_start",
+    "end_month_end",
     "window",
     "present_window",
     "window_start",
     "window_end",
+    "present_start",
+    "present_end",
     "period_start",
     "period_end",
-    "first_post_period",
+    "reference_start",
+    "reference_end",
+    "pre_start",
+    "pre_end",
+    "post_start",
+    "post_end",
+    "month_rule",
+    "period_rule",
+    "reference",
+    "rounding",
     "anchor",
     "anchor_date",
     "knowledge_cutoff",
@@ -49,6 +67,7 @@ TEXT_COLUMNS = (
     "value",
     "first_month",
     "last_month",
+    "note",
 )
 
 
@@ -60,8 +79,8 @@ def read_tables(
     Args:
         directory: where the tables are.
         names: the stems to read (those missing are left out); None reads every CSV.
-            Stages pass the names they declare as DVC dependencies, so a table written
-            there by another stage never slips into their output unnoticed.
+            Stages pass the analysis's table names, so a stray file in the directory
+            never slips into their output unnoticed.
     """
     out = {}
     paths = (
@@ -174,15 +193,25 @@ def to_html(df: pd.DataFrame, table_id: str, caption: str = "") -> str:
     return "".join(parts)
 
 
+def _upper(value: object) -> str:
+    return str(value).upper()
+
+
+def _digits(n: int) -> Callable[[object], str]:
+    return lambda v: fmt_number(v, n)
+
+
+KEY_COLUMNS: tuple[Column, ...] = (
+    ("model", "Model", fmt_text),
+    ("cell", "Setting", fmt_text),
+    ("qtype", "Type", _upper),
+)
+
+
 def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
     """Table 3 as in the paper: yearly accuracy (%) and average YoY change (%) with CIs."""
     years = sorted(c[4:] for c in t3.columns if c.startswith("acc_"))
-    cols: list[Column] = [
-        ("model", "Model", fmt_text),
-        ("cell", "Setting", fmt_text),
-        ("qtype", "Type", lambda v: str(v).upper()),
-        ("knowledge_cutoff", "K-cutoff", fmt_text),
-    ]
+    cols: list[Column] = [*KEY_COLUMNS, ("knowledge_cutoff", "K-cutoff", fmt_text)]
     cols += [(f"acc_{y}", y, fmt_number) for y in years]
     out = display_frame(t3, cols)
     for regime, header in (
@@ -210,97 +239,245 @@ def _with_ci(value: object, low: object, high: object) -> str:
     return v if lo == MISSING else f"{v} [{lo}, {hi}]"
 
 
-BIAS_COLUMNS: list[Column] = [
-    ("model", "Model", fmt_text),
-    ("cell", "Setting", fmt_text),
-    ("qtype", "Type", lambda v: str(v).upper()),
-    ("anchor", "Anchor", fmt_text),
-    ("anchor_date", "Date", fmt_text),
-    ("window", "Months before", fmt_text),
-    ("acc_past", "Acc. past (%)", fmt_pct),
-    ("n_past", "n past", fmt_int),
-    ("acc_present", "Acc. present (%)", fmt_pct),
-    ("n_present", "n present", fmt_int),
-    ("p_neophilia", "p Neophilia", fmt_p),
-    ("p_nostalgia", "p Nostalgia", fmt_p),
-    ("verdict", "Bias", fmt_text),
-    ("status", "Status", fmt_text),
-]
+@dataclass(frozen=True)
+class ReportTable:
+    """How one analysis table is shown to people, in the HTML report and in Markdown.
 
-DEGENERATION_COLUMNS: list[Column] = [
-    ("model", "Model", fmt_text),
-    ("cell", "Setting", fmt_text),
-    ("qtype", "Type", lambda v: str(v).upper()),
-    ("anchor", "Anchor", fmt_text),
-    ("period_start", "From", fmt_text),
-    ("period_end", "To (excl.)", fmt_text),
-    ("acc_future", "Acc. (%)", fmt_pct),
-    ("n_future", "n", fmt_int),
-    ("acc_present", "Acc. present (%)", fmt_pct),
-    ("z", "z", fmt_number),
-    ("p", "p", fmt_p),
-    ("mark", "Sig.", fmt_text),
-    ("status", "Status", fmt_text),
-]
+    Attributes:
+        name: the analysis table (``<name>.csv``).
+        section_id: the HTML id of its section.
+        title: heading (and Markdown title).
+        columns: (column, header, formatter) of the displayed columns, in order.
+        note: a sentence under the heading saying how the numbers are defined.
+        scroll: long tables scroll inside a box.
+        markdown: also written as ``<name>.md`` beside the CSV.
+        render: a custom display (Table 3 joins values with their intervals).
+    """
 
-DECLINE_COLUMNS: list[Column] = [
-    ("model", "Model", fmt_text),
-    ("cell", "Setting", fmt_text),
-    ("qtype", "Type", lambda v: str(v).upper()),
-    ("anchor", "Anchor", fmt_text),
-    ("anchor_date", "Date", fmt_text),
-    ("pre_release_accuracy", "Pre-release acc. (%)", fmt_pct),
-    ("n_pre", "n pre", fmt_int),
-    ("first_post_accuracy", "First post-release acc. (%)", fmt_pct),
-    ("n_post", "n post", fmt_int),
-    ("first_post_period", "Post period", fmt_text),
-    ("decline", "Decline (pp)", fmt_pct),
-    ("pct_decline", "Decline (%)", fmt_number),
-    ("status", "Status", fmt_text),
-]
+    name: str
+    section_id: str
+    title: str
+    columns: tuple[Column, ...] = ()
+    note: str = ""
+    scroll: bool = False
+    markdown: bool = False
+    render: Callable[[pd.DataFrame], pd.DataFrame] | None = None
 
-MONTHLY_COLUMNS: list[Column] = [
-    ("model", "Model", fmt_text),
-    ("cell", "Setting", fmt_text),
-    ("qtype", "Type", lambda v: str(v).upper()),
-    ("month", "Month", fmt_text),
-    ("n", "n", fmt_int),
-    ("accuracy", "Acc. (%)", fmt_pct),
-    ("ci_low", "95% low", fmt_pct),
-    ("ci_high", "95% high", fmt_pct),
-    ("accuracy_ma", "Moving avg (%)", fmt_pct),
-    ("refusal_rate", "Refusals (%)", fmt_pct),
-    ("accuracy_excl_refusals", "Acc. excl. refusals (%)", fmt_pct),
-]
-
-SLOPE_COLUMNS: list[Column] = [
-    ("model", "Model", fmt_text),
-    ("cell", "Setting", fmt_text),
-    ("qtype", "Type", lambda v: str(v).upper()),
-    ("window_start", "From", fmt_text),
-    ("window_end", "To", fmt_text),
-    ("n_months", "Months", fmt_int),
-    ("n_points", "Defined", fmt_int),
-    ("slope_pp_per_month", "Slope (pp/month)", lambda v: fmt_number(v, 3)),
-]
+    def display(self, df: pd.DataFrame) -> pd.DataFrame:
+        return self.render(df) if self.render is not None else display_frame(df, self.columns)
 
 
-MARKDOWN_TITLES = {
-    "table3": "Table 3: yearly average accuracy (%) and average YoY change (%) [95% CI]",
-    "freshbench_bias": "FreshBench bias tests (past windows vs the present window)",
-    "freshbench_degeneration": "FreshBench temporal degeneration (post-anchor periods vs present)",
-    "freshbench_decline": "FreshBench decline table",
-}
+MODELS = ReportTable(
+    "models",
+    "models",
+    "Models and their dates",
+    (
+        ("model", "Model", fmt_text),
+        ("knowledge_cutoff", "Knowledge cutoff", fmt_text),
+        ("release_date", "Release date", fmt_text),
+        ("source", "Dates from", fmt_text),
+    ),
+)
+CELLS = ReportTable(
+    "cells",
+    "cells",
+    "Scored questions per model and setting",
+    (
+        ("model", "Model", fmt_text),
+        ("cell", "Setting", fmt_text),
+        ("n", "Scored", fmt_int),
+        ("n_tf", "TF", fmt_int),
+        ("n_mc", "MC", fmt_int),
+        ("n_errors", "Failed calls", fmt_int),
+        ("first_month", "First month", fmt_text),
+        ("last_month", "Last month", fmt_text),
+    ),
+)
+ANALYSIS_TABLES: tuple[ReportTable, ...] = (
+    ReportTable(
+        "table3",
+        "table3",
+        "Table 3: yearly average accuracy (%) and average YoY change (%)",
+        note="Yearly accuracy is the mean of that year's monthly accuracies. YoY change at "
+        "month m is 100 (acc(m) - acc(m-12)) / acc(m-12); the averages are over months "
+        "up to the knowledge cutoff month (pre), after it (post) and all months, with "
+        "bias-corrected bootstrap 95% intervals in brackets.",
+        markdown=True,
+        render=table3_display,
+    ),
+    ReportTable(
+        "freshbench_bias",
+        "freshbench-bias",
+        "FreshBench bias tests: each past window against the present window",
+        (
+            *KEY_COLUMNS,
+            ("anchor", "Anchor", fmt_text),
+            ("anchor_date", "Date", fmt_text),
+            ("month_rule", "Months", fmt_text),
+            ("window", "Months before", fmt_text),
+            ("window_start", "From", fmt_text),
+            ("window_end", "To (excl.)", fmt_text),
+            ("acc_past", "Acc. past (%)", fmt_pct),
+            ("n_past", "n past", fmt_int),
+            ("acc_present", "Acc. present (%)", fmt_pct),
+            ("n_present", "n present", fmt_int),
+            ("p_neophilia", "p Neophilia", fmt_p),
+            ("p_nostalgia", "p Nostalgia", fmt_p),
+            ("verdict", "Bias", fmt_text),
+            ("status", "Status", fmt_text),
+        ),
+        "One-sided two-proportion z-tests, p = 1 - Phi(z). Neophilia: past < present; "
+        "Nostalgia: past > present. * p < 0.05, ** p < 0.01, *** p < 0.001. Months: "
+        "calendar (calendar months before the anchor) or freshbench (FreshBench's 30-day "
+        "months, the present window reaching 15 days past the anchor).",
+        scroll=True,
+        markdown=True,
+    ),
+    ReportTable(
+        "freshbench_degeneration",
+        "freshbench-degeneration",
+        "FreshBench temporal degeneration: periods after the anchor date against the "
+        "reference accuracy",
+        (
+            *KEY_COLUMNS,
+            ("anchor", "Anchor", fmt_text),
+            ("period_rule", "Periods", fmt_text),
+            ("period_start", "From", fmt_text),
+            ("period_end", "To (excl.)", fmt_text),
+            ("acc_future", "Acc. (%)", fmt_pct),
+            ("n_future", "n", fmt_int),
+            ("reference", "Reference", fmt_text),
+            ("acc_reference", "Acc. reference (%)", fmt_pct),
+            ("n_reference", "n reference", fmt_int),
+            ("z", "z", fmt_number),
+            ("p", "p", fmt_p),
+            ("mark", "Sig.", fmt_text),
+            ("status", "Status", fmt_text),
+        ),
+        "H1: accuracy in the period is lower than the reference: the present window "
+        "(present) or every question resolved before the anchor date (pre_anchor).",
+        scroll=True,
+        markdown=True,
+    ),
+    ReportTable(
+        "freshbench_decline",
+        "freshbench-decline",
+        "FreshBench decline table",
+        (
+            *KEY_COLUMNS,
+            ("anchor", "Anchor", fmt_text),
+            ("anchor_date", "Date", fmt_text),
+            ("reference", "Reference", fmt_text),
+            ("pre_accuracy", "Pre-release acc. (%)", fmt_pct),
+            ("n_pre", "n pre", fmt_int),
+            ("post_accuracy", "First post-release acc. (%)", fmt_pct),
+            ("n_post", "n post", fmt_int),
+            ("post_start", "Post from", fmt_text),
+            ("post_end", "Post to (excl.)", fmt_text),
+            ("n_post_periods", "Periods", fmt_int),
+            ("decline", "Decline (pp)", fmt_pct),
+            ("pct_decline", "Decline (%)", fmt_number),
+            ("status", "Status", fmt_text),
+        ),
+        "Pre-release accuracy is the reference's; the first post-release accuracy is the "
+        "mean accuracy of the first periods after the anchor date that have questions.",
+        markdown=True,
+    ),
+    ReportTable(
+        "freshbench_skipped",
+        "freshbench-skipped",
+        "Models skipped by the FreshBench tests",
+        (
+            ("model", "Model", fmt_text),
+            ("anchor", "Anchor", fmt_text),
+            ("reason", "Reason", fmt_text),
+        ),
+    ),
+    ReportTable(
+        "slopes",
+        "slopes",
+        "Fig. 6 data: expanding-window slopes",
+        (
+            *KEY_COLUMNS,
+            ("window_start", "From", fmt_text),
+            ("window_end", "To", fmt_text),
+            ("n_months", "Months", fmt_int),
+            ("n_points", "Defined", fmt_int),
+            ("slope_pp_per_month", "Slope (pp/month)", _digits(3)),
+        ),
+        scroll=True,
+    ),
+    ReportTable(
+        "monthly_accuracy",
+        "monthly-accuracy",
+        "Monthly accuracy with Wilson 95% intervals",
+        (
+            *KEY_COLUMNS,
+            ("month", "Month", fmt_text),
+            ("n", "n", fmt_int),
+            ("accuracy", "Acc. (%)", fmt_pct),
+            ("ci_low", "95% low", fmt_pct),
+            ("ci_high", "95% high", fmt_pct),
+            ("accuracy_ma", "Moving avg (%)", fmt_pct),
+            ("refusal_rate", "Refusals (%)", fmt_pct),
+            ("accuracy_excl_refusals", "Acc. excl. refusals (%)", fmt_pct),
+        ),
+        "Months without questions are kept as rows with n = 0 and empty rates.",
+        scroll=True,
+    ),
+    ReportTable(
+        "dataset_mc_types",
+        "dataset-mc-types",
+        "MC question types",
+        (("mc_type", "Type", fmt_text), ("n", "n", fmt_int), ("share_pct", "%", fmt_number)),
+    ),
+    ReportTable(
+        "dataset_categories",
+        "dataset-categories",
+        "Question categories",
+        (
+            ("category", "Category", fmt_text),
+            ("n", "n", fmt_int),
+            ("share_pct", "%", fmt_number),
+            ("n_tf", "TF", fmt_int),
+            ("n_mc", "MC", fmt_int),
+        ),
+    ),
+    ReportTable(
+        "dataset_questions_by_month",
+        "dataset-questions-by-month",
+        "Questions per month",
+        (
+            ("month", "Month", fmt_text),
+            ("n_tf", "TF", fmt_int),
+            ("n_mc", "MC", fmt_int),
+            ("n", "All", fmt_int),
+        ),
+        scroll=True,
+    ),
+    ReportTable(
+        "anderson_schooler_fit",
+        "anderson-schooler-fit",
+        "Anderson-Schooler linear fits",
+        (
+            ("source", "Source", fmt_text),
+            ("n_days", "Days", fmt_int),
+            ("vocabulary", "Words", fmt_int),
+            ("n_bins", "Frequencies", fmt_int),
+            ("slope", "Slope", _digits(4)),
+            ("intercept", "Intercept", _digits(4)),
+            ("r2", "R²", _digits(3)),
+            ("status", "Status", fmt_text),
+        ),
+    ),
+)
+"""Every analysis table of the report, in page order."""
+
+MARKDOWN_TABLES: tuple[ReportTable, ...] = tuple(s for s in ANALYSIS_TABLES if s.markdown)
+"""The tables the analyze stage also writes as Markdown."""
 
 
-def markdown_document(name: str, df: pd.DataFrame) -> str:
+def markdown_document(spec: ReportTable, df: pd.DataFrame) -> str:
     """One analysis table as a titled Markdown document (empty tables say so)."""
-    renderers: dict[str, Callable[[pd.DataFrame], pd.DataFrame]] = {
-        "table3": table3_display,
-        "freshbench_bias": lambda d: display_frame(d, BIAS_COLUMNS),
-        "freshbench_degeneration": lambda d: display_frame(d, DEGENERATION_COLUMNS),
-        "freshbench_decline": lambda d: display_frame(d, DECLINE_COLUMNS),
-    }
-    title = MARKDOWN_TITLES.get(name, name)
-    body = to_markdown(renderers[name](df)) if not df.empty else "No rows: nothing to report.\n"
-    return f"# {title}\n\n{body}\n{MISSING} marks a value the data could not provide.\n"
+    body = to_markdown(spec.display(df)) if not df.empty else "No rows: nothing to report.\n"
+    return f"# {spec.title}\n\n{body}\n{MISSING} marks a value the data could not provide.\n"

@@ -1,6 +1,6 @@
-"""dvc.yaml declares exactly what the analyze, plot and report stages read and write,
-and a switched model or RAG cutoff changes what `dvc metrics diff` / `dvc plots diff`
-compare."""
+"""dvc.yaml declares what the analyze, plot and report stages read and write: one
+directory of tables (tracked by git) and one directory of figures (DVC plots); a
+switched model or RAG cutoff changes what `dvc metrics diff` / `dvc plots diff` compare."""
 
 from __future__ import annotations
 
@@ -9,15 +9,10 @@ from pathlib import Path
 
 import yaml
 
-from prescient.analysis.pipeline import MARKDOWN_NAMES, TABLE_NAMES
 from prescient.report.figures import FIGURES
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.run import run_stages
-
-CSV = [f"reports/tables/{n}.csv" for n in TABLE_NAMES]
-MD = [f"reports/tables/{n}.md" for n in MARKDOWN_NAMES]
-PNG = [f"reports/figures/{f.name}.png" for f in FIGURES]
 
 
 def _names(entries: list[object]) -> list[str]:
@@ -28,28 +23,40 @@ def _stages() -> dict[str, dict[str, list[object]]]:
     return yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
 
 
-def test_analyze_stage_declares_its_inputs_and_every_table() -> None:
+def _data_deps(stage: dict[str, list[object]]) -> set[str]:
+    return {str(d) for d in stage["deps"] if not str(d).startswith(("prescient/", "stages/"))}
+
+
+def test_analyze_writes_one_directory_of_tables_tracked_by_git() -> None:
     stage = _stages()["analyze"]
     assert "--scores ${analysis.scores}" in str(stage["cmd"])
-    assert "${analysis.scores}" in stage["deps"]
-    assert {"data/processed/questions.parquet", "data/interim/articles.parquet"} <= set(
-        stage["deps"]
-    )
+    assert "--tables reports/tables" in " ".join(str(stage["cmd"]).split())
+    assert _data_deps(stage) == {
+        "${analysis.scores}",
+        "data/processed/questions.parquet",
+        "data/interim/articles.parquet",
+    }
     assert stage["params"] == ["base.seed", "analysis", "models"]
-    assert sorted(_names(stage["outs"])) == sorted(CSV + MD)
-    assert _names(stage["metrics"]) == ["reports/metrics/analysis.json"]
-    assert stage["metrics"][0]["reports/metrics/analysis.json"] == {"cache": False}
+    assert stage["outs"] == [{"reports/tables": {"cache": False}}]
+    assert stage["metrics"] == [{"reports/metrics/analysis.json": {"cache": False}}]
 
 
-def test_plot_stage_declares_every_figure_as_a_plot() -> None:
+def test_plot_reads_the_tables_directory_and_writes_one_directory_of_plots() -> None:
     stage = _stages()["plot"]
-    assert sorted(_names(stage["plots"])) == sorted(PNG)
-    assert set(CSV) <= set(stage["deps"])
+    assert _data_deps(stage) == {"reports/tables"}
+    assert _names(stage["plots"]) == ["reports/figures"]
+    assert "outs" not in stage
+    ignored = (ROOT / "reports" / ".gitignore").read_text().split()
+    assert "/figures" in ignored  # cached by DVC, not committed
 
 
-def test_report_stage_depends_on_every_table_figure_and_the_params() -> None:
+def test_report_depends_on_both_directories_and_the_params() -> None:
     stage = _stages()["report"]
-    assert set(CSV + PNG + ["reports/metrics/ingest.json"]) <= set(stage["deps"])
+    assert _data_deps(stage) == {
+        "reports/metrics/ingest.json",
+        "reports/tables",
+        "reports/figures",
+    }
     assert stage["params"] == [{"params.yaml": None}]
     assert _names(stage["outs"]) == ["reports/index.html"]
 
@@ -61,7 +68,7 @@ def test_switching_a_rag_cutoff_changes_metrics_and_figures(tmp_path: Path) -> N
     b = run_stages(tmp_path / "b", switched, questions, articles, {})
     ma = json.loads(a.metrics.read_text())["accuracy"]["smollm2_135m"]
     mb = json.loads(b.metrics.read_text())["accuracy"]["smollm2_135m"]
-    assert "rag@2024-03-01" in ma and "rag@2024-04-01" in mb and "rag@2024-03-01" not in mb
+    assert "rag_2024-03-01" in ma and "rag_2024-04-01" in mb and "rag_2024-03-01" not in mb
     changed = {
         f.name
         for f in FIGURES

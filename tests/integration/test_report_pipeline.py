@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.analysis.pipeline import MARKDOWN_NAMES, TABLE_NAMES
+from prescient.analysis.pipeline import TABLE_NAMES
 from prescient.report.figures import FIGURES
 from prescient.report.provenance import params_digest
-from prescient.report.tables import read_tables
+from prescient.report.tables import MARKDOWN_TABLES, read_tables
 from stages import analyze
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import (
@@ -27,6 +27,7 @@ from tests.fixtures.analysis.frames import (
     sparse_demo,
 )
 from tests.fixtures.analysis.run import INGEST_METRICS, Run, run_stages
+from tests.fixtures.analysis.settings import composed
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +48,8 @@ def _png_size(path: Path) -> tuple[int, int]:
 def test_every_table_and_figure_is_written(multi: Run) -> None:
     for name in TABLE_NAMES:
         assert (multi.tables / f"{name}.csv").is_file(), name
-    for name in MARKDOWN_NAMES:
-        text = (multi.tables / f"{name}.md").read_text()
+    for spec in MARKDOWN_TABLES:
+        text = (multi.tables / f"{spec.name}.md").read_text()
         assert text.startswith("# ") and "| --- |" in text
     for spec in FIGURES:
         width, height = _png_size(multi.figures / f"{spec.name}.png")
@@ -66,8 +67,8 @@ def test_metrics_match_the_scores(multi: Run) -> None:
     assert set(metrics["accuracy"]["alpha-7b"]) == {
         "closed_book",
         "gold",
-        "rag@2022-01-01",
-        "rag@dynamic",
+        "rag_2022-01-01",
+        "rag_dynamic",
     }
     assert (
         metrics["accuracy"]["gamma-1b"]["closed_book"]["tf"]["freshbench_pct_decline"] is not None
@@ -163,6 +164,10 @@ def test_bad_inputs_fail_with_one_clear_error(
     args = [
         "--params",
         str(params),
+        "--questions",
+        str(tmp_path / "no_questions.parquet"),
+        "--articles",
+        str(tmp_path / "no_articles.parquet"),
         "--tables",
         str(tmp_path / "t"),
         "--metrics",
@@ -177,3 +182,41 @@ def test_bad_inputs_fail_with_one_clear_error(
     assert analyze.main([*args, "--scores", str(tmp_path / "bad.parquet")]) == 2
     assert "lacks required columns ['correct']" in caplog.text
     assert not (tmp_path / "t").exists()
+
+
+def test_unusable_settings_stop_the_stage_with_one_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    p = composed("analysis.freshbench.past_windows_months=[[10,30]]")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(p, sort_keys=False))
+    scores_frame(score_rows("m", "closed_book", None, "2024-01-01", "tf", "c")).to_parquet(
+        tmp_path / "scores.parquet"
+    )
+    rc = analyze.main(
+        [
+            "--params", str(tmp_path / "params.yaml"),
+            "--scores", str(tmp_path / "scores.parquet"),
+            "--questions", str(tmp_path / "q.parquet"),
+            "--articles", str(tmp_path / "a.parquet"),
+            "--tables", str(tmp_path / "t"),
+            "--metrics", str(tmp_path / "m.json"),
+        ]
+    )  # fmt: skip
+    assert rc == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "\n" not in errors[0]
+    assert "analysis.freshbench.past_windows_months" in errors[0] and "overlap" in errors[0]
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_rerun_replaces_the_table_and_figure_directories_whole(tmp_path: Path) -> None:
+    scores, questions, articles = sparse_demo()
+    for stale in (tmp_path / "tables" / "dropped_table.csv", tmp_path / "figures" / "old.png"):
+        stale.parent.mkdir(parents=True)
+        stale.write_text("from an earlier run")
+    run = run_stages(tmp_path, scores, questions, articles, {})
+    assert sorted(p.name for p in run.tables.iterdir()) == sorted(
+        [f"{n}.csv" for n in TABLE_NAMES] + [f"{s.name}.md" for s in MARKDOWN_TABLES]
+    )
+    assert sorted(p.name for p in run.figures.iterdir()) == sorted(f"{s.name}.png" for s in FIGURES)
+    assert not list(tmp_path.glob(".*"))  # no temporary directory left beside them

@@ -1,4 +1,4 @@
-"""The whole analysis on sparse, empty and switched inputs, and its configuration."""
+"""The whole analysis on sparse, empty and switched inputs, under both FreshBench rules."""
 
 from __future__ import annotations
 
@@ -7,46 +7,16 @@ import math
 
 import pytest
 
-from prescient import params
 from prescient.analysis.pipeline import TABLE_NAMES, run_analysis
-from prescient.analysis.settings import AnalysisSettings
-from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import score_rows, scores_frame, sparse_demo
+from tests.fixtures.analysis.settings import SEED, analysis_settings
 
-SETTINGS = AnalysisSettings(seed=5)
-
-
-def test_shipped_config_composes_into_the_paper_defaults() -> None:
-    p = params.compose(ROOT)
-    settings = AnalysisSettings.from_params(p["analysis"], p["base"]["seed"])
-    assert p["analysis"]["scores"] == "data/processed/scores.parquet"
-    assert (settings.moving_average.window, settings.moving_average.kind) == (5, "trailing")
-    assert (settings.slope.start_months, settings.slope.step_months) == (10, 1)
-    assert settings.slope.decay == 0.995
-    assert settings.freshbench.present_months == (0, 20)
-    assert settings.freshbench.past_windows_months == ((20, 40), (40, 60), (60, 80))
-    assert settings.anderson_schooler.window_days == 100
-    assert settings.seed == p["base"]["seed"]
-
-
-def test_scores_path_and_windows_are_overridable() -> None:
-    p = params.compose(
-        ROOT,
-        [
-            "analysis.scores=elsewhere/scores.parquet",
-            "analysis.moving_average.kind=centered",
-            "analysis.freshbench.past_windows_months=[[20,30]]",
-        ],
-    )
-    settings = AnalysisSettings.from_params(p["analysis"], 1)
-    assert p["analysis"]["scores"] == "elsewhere/scores.parquet"
-    assert settings.moving_average.kind == "centered"
-    assert settings.freshbench.past_windows_months == ((20, 30),)
+SETTINGS = analysis_settings()
 
 
 def test_sparse_demo_gives_numbers_and_labelled_gaps() -> None:
     scores, questions, articles = sparse_demo()
-    result = run_analysis(scores, questions, articles, {}, SETTINGS)
+    result = run_analysis(scores, questions, articles, {}, SETTINGS, SEED)
     assert set(TABLE_NAMES) - set(result.tables) == {"notes", "provenance"}
     cb = result.metrics["accuracy"]["smollm2_135m"]["closed_book"]
     # TF outcomes c w | c r | c c: 4 of 6 correct, 1 refusal, 4 of 5 answered correct
@@ -76,17 +46,17 @@ def test_sparse_demo_gives_numbers_and_labelled_gaps() -> None:
 
 def test_switching_a_rag_cutoff_changes_the_metric_keys() -> None:
     scores, questions, articles = sparse_demo()
-    before = run_analysis(scores, questions, articles, {}, SETTINGS).metrics
+    before = run_analysis(scores, questions, articles, {}, SETTINGS, SEED).metrics
     switched = scores.assign(rag_cutoff=scores["rag_cutoff"].replace({"2024-03-01": "2024-04-01"}))
-    after = run_analysis(switched, questions, articles, {}, SETTINGS).metrics
+    after = run_analysis(switched, questions, articles, {}, SETTINGS, SEED).metrics
     cells_before = set(before["accuracy"]["smollm2_135m"])
     cells_after = set(after["accuracy"]["smollm2_135m"])
-    assert cells_before - cells_after == {"rag@2024-03-01"}
-    assert cells_after - cells_before == {"rag@2024-04-01"}
+    assert cells_before - cells_after == {"rag_2024-03-01"}
+    assert cells_after - cells_before == {"rag_2024-04-01"}
 
 
 def test_empty_scores_do_not_crash() -> None:
-    result = run_analysis(scores_frame([]), None, None, {}, SETTINGS)
+    result = run_analysis(scores_frame([]), None, None, {}, SETTINGS, SEED)
     assert result.metrics["scored_rows"] == 0 and result.metrics["accuracy"] == {}
     assert all(result.tables[n].empty for n in ("monthly_accuracy", "table3", "slopes"))
     assert any("no scored rows" in n for n in result.notes)
@@ -95,7 +65,8 @@ def test_empty_scores_do_not_crash() -> None:
 
 def test_one_model_one_month_one_setting() -> None:
     raw = scores_frame(score_rows("solo", "gold", None, "2022-02-02", "mc", "cwc"))
-    result = run_analysis(raw, None, None, {"solo": {"knowledge_cutoff": "2021-09-30"}}, SETTINGS)
+    registry = {"solo": {"knowledge_cutoff": "2021-09-30"}}
+    result = run_analysis(raw, None, None, registry, SETTINGS, SEED)
     monthly = result.tables["monthly_accuracy"]
     assert len(monthly) == 2  # MC with data, TF an explicit gap
     mc = monthly.query("qtype == 'mc'").iloc[0]
@@ -107,3 +78,19 @@ def test_one_model_one_month_one_setting() -> None:
     assert result.metrics["accuracy"]["solo"]["gold"]["mc"]["accuracy"] == pytest.approx(
         200 / 3, abs=1e-4
     )
+
+
+def test_every_freshbench_table_names_the_rules_it_used() -> None:
+    scores, questions, articles = sparse_demo()
+    for settings, rules in (
+        (SETTINGS, ("calendar", "anchored", "present")),
+        (analysis_settings("analysis=freshbench"), ("freshbench", "calendar", "pre_anchor")),
+    ):
+        tables = run_analysis(scores, questions, articles, {}, settings, SEED).tables
+        month_rule, period_rule, reference = rules
+        for name in ("freshbench_bias", "freshbench_degeneration", "freshbench_decline"):
+            assert not tables[name].empty, name
+            assert set(tables[name]["month_rule"]) == {month_rule}, name
+        for name in ("freshbench_degeneration", "freshbench_decline"):
+            assert set(tables[name]["period_rule"]) == {period_rule}, name
+            assert set(tables[name]["reference"]) == {reference}, name

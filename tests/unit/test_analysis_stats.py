@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from prescient.analysis.stats import (
-    derive_seed,
     linear_fit,
     normal_sf,
     one_sided_z_test,
@@ -97,11 +96,3 @@ def test_linear_fit_agrees_with_numpy_polyfit() -> None:
     slope, intercept = np.polyfit(x, y, 1)
     assert (fit.slope, fit.intercept) == pytest.approx((slope, intercept))
     assert fit.r2 == pytest.approx(np.corrcoef(x, y)[0, 1] ** 2)
-
-
-def test_derived_seeds_are_stable_and_distinct() -> None:
-    a = derive_seed(20240501, "yoy", "m", "closed_book", "tf")
-    assert a == derive_seed(20240501, "yoy", "m", "closed_book", "tf")
-    assert a != derive_seed(20240501, "yoy", "m", "closed_book", "mc")
-    assert a != derive_seed(1, "yoy", "m", "closed_book", "tf")
-    assert 0 <= a < 2**63

@@ -3,17 +3,19 @@ prescient/analysis/yearly.py, on a table small enough to check by hand."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from prescient import dates
 from prescient.analysis.monthly import monthly_accuracy
-from prescient.analysis.schema import ModelInfo, month_index, normalize_scores
-from prescient.analysis.settings import BootstrapSettings, MovingAverageSettings
+from prescient.analysis.schema import ModelInfo, normalize_scores
 from prescient.analysis.yearly import average_yoy, bc_interval, table3, yearly_averages
 from tests.fixtures.analysis.frames import monthly_series, scores_frame
+from tests.fixtures.analysis.settings import shipped
 
 # month -> (correct, n). 2020-03 and 2021-04 have no questions.
 HAND = {
@@ -25,11 +27,11 @@ HAND = {
     "2021-03": (9, 10),  # .9   no 2020-03
     "2021-05": (1, 2),  # .5   no 2020-05
 }
-NO_BOOT = BootstrapSettings(reps=0)
+NO_BOOT = shipped("bootstrap", reps=0)
 
 
 def _months(table: dict[str, tuple[int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    m = month_index(pd.to_datetime(pd.Series([f"{k}-01" for k in table]))).to_numpy()
+    m = dates.month_indices(pd.to_datetime(pd.Series([f"{k}-01" for k in table]))).to_numpy()
     k = np.array([v[0] for v in table.values()])
     n = np.array([v[1] for v in table.values()])
     return m, n, k
@@ -65,8 +67,10 @@ def test_pre_and_post_cutoff_split_by_the_later_month() -> None:
 
 
 def test_yearly_average_is_the_mean_of_monthly_accuracies() -> None:
-    scores = normalize_scores(scores_frame(monthly_series("m", "closed_book", None, "tf", HAND)))
-    monthly = monthly_accuracy(scores, MovingAverageSettings())
+    scores = normalize_scores(
+        scores_frame(monthly_series("m", "closed_book", None, "tf", HAND)), exclude_errors=True
+    )
+    monthly = monthly_accuracy(scores, shipped("moving_average"))
     yearly = yearly_averages(monthly).query("qtype == 'tf'").set_index("year")
     # 2020: (.5 + .8 + 0) / 3 (not pooled 9/19); 2021: (.4 + .6 + .9 + .5) / 4
     assert yearly.loc[2020, "accuracy"] == pytest.approx(1.3 / 3)
@@ -76,9 +80,11 @@ def test_yearly_average_is_the_mean_of_monthly_accuracies() -> None:
 
 
 def test_table3_row_by_hand() -> None:
-    scores = normalize_scores(scores_frame(monthly_series("m", "closed_book", None, "tf", HAND)))
-    monthly = monthly_accuracy(scores, MovingAverageSettings())
-    models = {"m": ModelInfo("m", pd.Timestamp("2021-01-15"), None, "registry")}
+    scores = normalize_scores(
+        scores_frame(monthly_series("m", "closed_book", None, "tf", HAND)), exclude_errors=True
+    )
+    monthly = monthly_accuracy(scores, shipped("moving_average"))
+    models = {"m": ModelInfo("m", dt.date(2021, 1, 15), None, "registry")}
     t3 = table3(monthly, models, NO_BOOT, seed=1)
     tf = t3.query("qtype == 'tf'").iloc[0]
     assert tf["knowledge_cutoff"] == "2021-01-15"
@@ -93,7 +99,7 @@ def test_table3_row_by_hand() -> None:
 
 
 def test_bootstrap_is_seeded_and_shrinks_with_more_questions() -> None:
-    boot = BootstrapSettings(reps=2000)
+    boot = shipped("bootstrap", reps=2000)
     small = {"2020-01": (6, 10), "2020-02": (7, 10), "2021-01": (5, 10), "2021-02": (6, 10)}
     large = {k: (v[0] * 100, v[1] * 100) for k, v in small.items()}
     m, n, k = _months(small)
@@ -111,7 +117,7 @@ def test_bootstrap_is_seeded_and_shrinks_with_more_questions() -> None:
 
 def test_bootstrap_of_a_degenerate_series_collapses_on_the_estimate() -> None:
     m, n, k = _months({"2020-01": (10, 10), "2021-01": (10, 10)})
-    out = average_yoy(m, n, k, None, BootstrapSettings(reps=200), 3)["all"]
+    out = average_yoy(m, n, k, None, shipped("bootstrap", reps=200), 3)["all"]
     assert (out.value, out.ci_low, out.ci_high) == (0.0, 0.0, 0.0)
 
 

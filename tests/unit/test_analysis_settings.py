@@ -1,0 +1,107 @@
+"""The analysis settings: the shipped config and its FreshBench preset compose into typed
+settings, and a value the analysis cannot use stops with a line naming the parameter."""
+
+from __future__ import annotations
+
+import pytest
+
+from prescient.analysis.settings import load_analysis
+from prescient.settings import ParamsError
+from tests.fixtures.analysis.settings import analysis_settings, composed
+
+
+def test_shipped_config_composes_into_the_paper_defaults() -> None:
+    s, seed = load_analysis(composed())
+    assert seed == composed()["base"]["seed"]
+    assert s.scores == "data/processed/scores.parquet"
+    assert (s.moving_average.window, s.moving_average.kind) == (5, "trailing")
+    assert (s.slope.start_months, s.slope.step_months, s.slope.decay) == (10, 1, 0.995)
+    assert s.anderson_schooler.window_days == 100
+    fb = s.freshbench
+    assert (fb.month_rule, fb.present_months) == ("calendar", (0, 20))
+    assert fb.past_windows_months == ((20, 40), (40, 60), (60, 80))
+    assert (fb.reference, fb.periods, fb.period_months) == ("present", "anchored", 2)
+    assert (fb.decline_periods, fb.decline_round_digits) == (1, None)
+
+
+def test_the_freshbench_preset_changes_only_the_freshbench_tests() -> None:
+    default, preset = analysis_settings(), analysis_settings("analysis=freshbench")
+    fb = preset.freshbench
+    assert (fb.month_rule, fb.reference, fb.periods, fb.period_months) == (
+        "freshbench",
+        "pre_anchor",
+        "calendar",
+        2,
+    )
+    assert (fb.decline_periods, fb.decline_round_digits, fb.anchors) == (2, 2, ("release_date",))
+    assert (fb.present_months, fb.past_windows_months) == (
+        default.freshbench.present_months,
+        default.freshbench.past_windows_months,
+    )
+    assert preset.model_dump(exclude={"freshbench"}) == default.model_dump(exclude={"freshbench"})
+
+
+def test_overrides_reach_the_settings() -> None:
+    s = analysis_settings(
+        "analysis.scores=elsewhere/scores.parquet",
+        "analysis.moving_average.kind=centered",
+        "analysis.freshbench.past_windows_months=[[20,30]]",
+    )
+    assert s.scores == "elsewhere/scores.parquet"
+    assert s.moving_average.kind == "centered"
+    assert s.freshbench.past_windows_months == ((20, 30),)
+
+
+@pytest.mark.parametrize(
+    ("override", "names"),
+    [
+        ("present_months=[0,20.5]", ["analysis.freshbench.present_months", "whole months"]),
+        ("past_windows_months=[[20,40.5]]", ["past_windows_months", "whole months"]),
+        ("present_months=[20,0]", ["present_months", "a < b"]),
+        ("present_months=[-1,20]", ["present_months", "month_rule freshbench"]),
+        ("past_windows_months=[[10,30]]", ["past_windows_months", "overlap", "[0, 20]"]),
+        ("past_windows_months=[[20,40],[30,50]]", ["past_windows_months", "overlap"]),
+        ("month_rule=lunar", ["analysis.freshbench.month_rule", "calendar", "freshbench"]),
+        ("anchors=[birthday]", ["analysis.freshbench.anchors"]),
+        ("anchors=[]", ["analysis.freshbench.anchors"]),
+        ("reference=future", ["analysis.freshbench.reference"]),
+        ("significance=[0.01,0.05]", ["analysis.freshbench.significance", "decreasing"]),
+        ("periods=calendar", []),  # valid
+        ("decline_periods=0", ["analysis.freshbench.decline_periods"]),
+    ],
+)
+def test_invalid_freshbench_settings_name_the_parameter(override: str, names: list[str]) -> None:
+    p = composed(f"analysis.freshbench.{override}")
+    if not names:
+        load_analysis(p)
+        return
+    with pytest.raises(ParamsError) as err:
+        load_analysis(p)
+    message = str(err.value)
+    assert "\n" not in message
+    for name in names:
+        assert name in message, message
+
+
+def test_negative_months_are_allowed_under_freshbench_months_only() -> None:
+    fb = analysis_settings(
+        "analysis.freshbench.month_rule=freshbench", "analysis.freshbench.present_months=[-1,20]"
+    ).freshbench
+    assert fb.present_months == (-1, 20)
+
+
+def test_calendar_periods_must_tile_the_year() -> None:
+    p = composed("analysis.freshbench.periods=calendar", "analysis.freshbench.period_months=5")
+    with pytest.raises(ParamsError, match="analysis.freshbench.period_months.*tile a year"):
+        load_analysis(p)
+    p = composed("analysis.freshbench.period_months=5")  # anchored periods may take any width
+    assert load_analysis(p)[0].freshbench.period_months == 5
+
+
+def test_other_sections_are_checked_too() -> None:
+    with pytest.raises(ParamsError, match="analysis.moving_average: min_periods"):
+        load_analysis(composed("analysis.moving_average.min_periods=9"))
+    with pytest.raises(ParamsError, match="analysis.bootstrap.confidence"):
+        load_analysis(composed("analysis.bootstrap.confidence=1.5"))
+    with pytest.raises(ParamsError, match="analysis.surprise is not a parameter"):
+        load_analysis(composed("+analysis.surprise=1"))
