@@ -3,10 +3,10 @@
 Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid; files of
 cells no longer in it are ignored).
 
-Outputs: ``data/processed/scores.parquet`` (all cells: the prediction columns plus
-parsed_answer, correct, refused, parse_failed, parse_rule) and
-``reports/metrics/evaluate.json`` (accuracy, refusal and parse-failure rates per model x
-setting x RAG cutoff, overall and per question type).
+Outputs: the scores table (``--out``; all cells: the prediction columns plus
+parsed_answer, correct, refused, parse_failed, parse_rule) and the metrics (accuracy,
+refusal and parse-failure rates per model x setting x RAG cutoff, overall and per
+question type).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from prescient.evaluation.scoring import (
     score_predictions,
 )
 from prescient.evaluation.settings import EvalSettings, cell_name
+from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.score")
 
@@ -33,14 +34,18 @@ logger = logging.getLogger("stages.score")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--questions", default="data/interim/eval_questions.parquet")
-    ap.add_argument("--predictions", default="data/processed/predictions")
-    ap.add_argument("--out", default="data/processed/scores.parquet")
-    ap.add_argument("--metrics", default="reports/metrics/evaluate.json")
+    ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
+    ap.add_argument("--predictions", required=True, help="directory of the cells' predictions")
+    ap.add_argument("--out", required=True, help="every cell's scored predictions (parquet)")
+    ap.add_argument("--metrics", required=True, help="accuracy and rates per cell (JSON)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    grid = EvalSettings.from_params(params.load(args.params)["eval"])
+    try:
+        grid = load_settings(EvalSettings, params.load(args.params), "eval")
+    except ParamsError as exc:
+        logger.error("%s", exc)
+        return 2
     paths = [
         Path(args.predictions) / f"{cell_name(m, s)}.parquet"
         for m in grid.models

@@ -46,7 +46,7 @@ from prescient.annotation.stats import (
     krippendorff_alpha,
     round_mean,
 )
-from prescient.qa.parse import accepted
+from prescient.vocab import accepted
 
 TABLE_COLUMNS: tuple[str, ...] = (
     "row",

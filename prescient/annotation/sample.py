@@ -28,7 +28,7 @@ import pandas as pd
 
 from prescient.annotation.principles import PRINCIPLES
 from prescient.annotation.ratings import check_annotator_name
-from prescient.qa.parse import accepted
+from prescient.vocab import accepted
 
 logger = logging.getLogger(__name__)
 
