@@ -1,6 +1,6 @@
 """Benchmark: exact per-cutoff BM25 retrieval vs rank-bm25 rebuilt per distinct cutoff.
 
-Issue 6 targets: on the shared news corpus (16,217 articles), 2,000 questions x 7 RAG
+Targets: on the shared news corpus (16,217 articles), 2,000 questions x 7 RAG
 cutoffs (6 dates + dynamic) at least 100x faster than the paper's approach (a rank-bm25
 index rebuilt for every distinct visible window), with identical results; at 250k and
 1M articles (the corpus replicated) peak RSS under 8 GB and roughly linear growth.

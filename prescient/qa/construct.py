@@ -831,7 +831,7 @@ def question_metrics(candidates: pd.DataFrame) -> dict[str, Any]:
     days = sorted(set(arts["resolution_date"]))
     per_day_all = per_day.reindex(days, fill_value=0) if days else per_day
     by_month = (
-        acc.assign(month=[d.strftime("%Y-%m") for d in acc["resolution_date"]])
+        acc.assign(month=[dates.month_label(dates.month_index(d)) for d in acc["resolution_date"]])
         .groupby("month")
         .size()
     )
