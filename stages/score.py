@@ -19,12 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
-from prescient.evaluation.scoring import (
-    ScoringError,
-    cell_metrics,
-    parse_rule_counts,
-    score_predictions,
-)
+from prescient.evaluation.scoring import ScoringError, score_metrics, score_predictions
 from prescient.evaluation.settings import EvalSettings, cell_name
 from prescient.settings import ParamsError, load_settings
 
@@ -64,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     except ScoringError as exc:
         logger.error("%s", exc)
         return 2
-    metrics = {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}
+    metrics = score_metrics(scores)
     io.write_parquet(args.out, scores)
     io.write_json(args.metrics, metrics)
     for model, cells in metrics["cells"].items():

@@ -154,3 +154,8 @@ def parse_rule_counts(scores: pd.DataFrame) -> Mapping[str, Mapping[str, int]]:
         model, rule = key if isinstance(key, tuple) else (key, "")
         out.setdefault(str(model), {})[str(rule)] = int(n)
     return out
+
+
+def score_metrics(scores: pd.DataFrame) -> dict[str, Any]:
+    """The score stage's metrics: :func:`cell_metrics` and :func:`parse_rule_counts`."""
+    return {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}
