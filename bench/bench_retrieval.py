@@ -1,6 +1,6 @@
 """Benchmark: exact per-cutoff BM25 retrieval vs rank-bm25 rebuilt per distinct cutoff.
 
-Issue 6 targets: on the shared news corpus (16,217 articles), 2,000 questions x 7 RAG
+Targets: on the shared news corpus (16,217 articles), 2,000 questions x 7 RAG
 cutoffs (6 dates + dynamic) at least 100x faster than the paper's approach (a rank-bm25
 index rebuilt for every distinct visible window), with identical results; at 250k and
 1M articles (the corpus replicated) peak RSS under 8 GB and roughly linear growth.
@@ -46,10 +46,11 @@ sys.path.insert(0, str(ROOT))
 
 from prescient import params  # noqa: E402
 from prescient.dates import parse_rag_cutoff  # noqa: E402
-from prescient.retrieval.bm25 import BM25Params, PrefixBM25  # noqa: E402
+from prescient.retrieval.bm25 import PrefixBM25  # noqa: E402
 from prescient.retrieval.search import ArticleIndex, RetrievalSettings  # noqa: E402
 from prescient.retrieval.tokenize import Tokenizer  # noqa: E402
 from prescient.retrieval.visibility import visible_window  # noqa: E402
+from prescient.settings import load_settings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "news" / "rtqa_news_2019_2025.jsonl.gz"
 RESULTS = ROOT / "bench" / "results" / "retrieval.json"
@@ -77,7 +78,7 @@ def rss_mb() -> float:
 
 def shipped_settings() -> RetrievalSettings:
     """The retrieval settings of the shipped config (tokenizer, k1, b, gap...)."""
-    return RetrievalSettings.from_params(params.compose(ROOT)["retrieval"])
+    return load_settings(RetrievalSettings, params.compose(ROOT), "retrieval")
 
 
 def load_corpus() -> pd.DataFrame:
@@ -121,7 +122,7 @@ def reference(
     """rank-bm25 rebuilt per distinct visible window (the paper's approach)."""
     from rank_bm25 import BM25Okapi
 
-    tok = settings.tokenizer
+    tok = Tokenizer.from_settings(settings.tokenizer)
     docs = [tok(f"{t}\n{x}") for t, x in zip(corpus["title"], corpus["text"], strict=True)]
     days = np.array(corpus["date"].to_numpy(), dtype="datetime64[D]")
     ids = corpus["article_id"].to_numpy()
@@ -257,11 +258,8 @@ def scale_child(reps: int) -> None:
     del corpus
     t0 = time.perf_counter()
     checkpoints = [*np.searchsorted(days, np.unique(days), side="left").tolist(), len(days)]
-    index = PrefixBM25(
-        replicated_tokens(texts, reps, settings.tokenizer),
-        BM25Params(settings.bm25.k1, settings.bm25.b, settings.bm25.epsilon),
-        checkpoints=checkpoints,
-    )
+    tok = Tokenizer.from_settings(settings.tokenizer)
+    index = PrefixBM25(replicated_tokens(texts, reps, tok), settings.bm25, checkpoints=checkpoints)
     t_build = time.perf_counter() - t0
     rss_build = rss_mb()
     t0 = time.perf_counter()
@@ -275,9 +273,7 @@ def scale_child(reps: int) -> None:
         ):
             w = visible_window(res, cutoff, gap_days=settings.gap_days)
             n = int(np.searchsorted(days, np.datetime64(w.end, "D"), side="left"))
-            hits = index.search(
-                settings.tokenizer(text), n, settings.top_k, exclude={pos[gold] * reps}
-            )
+            hits = index.search(tok(text), n, settings.top_k, exclude={pos[gold] * reps})
             n_hits += len(hits)
     t_query = time.perf_counter() - t0
     print(

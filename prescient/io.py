@@ -164,31 +164,6 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[An
         yield fh
 
 
-@contextmanager
-def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a fresh temporary directory beside ``path``; on success it replaces ``path``
-    whole, so the directory holds exactly one run's files (none left from an earlier run,
-    none half-written by a killed one)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-    tmp.chmod(0o755)  # mkdtemp's 0700 would outlive the swap
-    try:
-        yield tmp
-        if target.exists():
-            old = Path(
-                tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent)
-            )
-            os.replace(target, old / target.name)
-            os.replace(tmp, target)
-            shutil.rmtree(old)
-        else:
-            os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
-
-
 def write_json(path: str | os.PathLike[str], obj: Any) -> None:
     """Write pretty, key-sorted JSON atomically (stable bytes for DVC metrics)."""
     with atomic_open(path) as fh:

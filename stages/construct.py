@@ -2,10 +2,9 @@
 
 Params: ``base.seed``, ``construct``, ``llm`` and the ``models.<name>`` entries the
 construction steps use. Prompt templates are read from ``--prompts`` (a DVC dependency).
-Writes data/processed/questions.parquet (accepted questions),
-data/interim/qa_candidates.parquet (every article and question with its status) and
-reports/metrics/construct.json; every model reply goes to the ledger
-data/llm/construct.jsonl, so a rerun only pays for requests it has not seen.
+Writes the accepted questions (``--questions``), every article and question with its
+status (``--candidates``) and the metrics; every model reply goes to the ledger
+(``--ledger``), so a rerun only pays for requests it has not seen.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ from prescient import io, params
 from prescient.llm.gateway import Gateway
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
+from prescient.settings import load_settings
 
 logger = logging.getLogger("stages.construct")
 
@@ -28,13 +28,13 @@ logger = logging.getLogger("stages.construct")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--selected", default="data/interim/selected.parquet")
-    ap.add_argument("--articles", default="data/interim/articles.parquet")
-    ap.add_argument("--prompts", default="conf/prompts/construct")
-    ap.add_argument("--questions", default="data/processed/questions.parquet")
-    ap.add_argument("--candidates", default="data/interim/qa_candidates.parquet")
-    ap.add_argument("--ledger", default="data/llm/construct.jsonl")
-    ap.add_argument("--metrics", default="reports/metrics/construct.json")
+    ap.add_argument("--selected", required=True, help="the selected articles (parquet)")
+    ap.add_argument("--articles", required=True, help="the ingested articles (parquet)")
+    ap.add_argument("--prompts", required=True, help="the construction prompt templates")
+    ap.add_argument("--questions", required=True, help="the accepted questions (parquet)")
+    ap.add_argument("--candidates", required=True, help="every article and question (parquet)")
+    ap.add_argument("--ledger", required=True, help="the gateway ledger (JSON Lines)")
+    ap.add_argument("--metrics", required=True, help="construction metrics (JSON)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p = params.load(args.params)
     gateway = None
     try:
-        settings = ConstructSettings.from_params(p["construct"])
+        settings = load_settings(ConstructSettings, p, "construct")
         templates = load_templates(args.prompts, settings.templates)
         gateway = Gateway.from_params(p, stage="construct", ledger_path=args.ledger)
         # Unknown models and unset key variables stop here, before any call is made.

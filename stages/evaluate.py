@@ -4,9 +4,9 @@ Params: ``models.<model>`` (the model's registry entry) and ``eval.generation``;
 cell's setting and model come from the command line (the matrix item), so each cell
 depends only on its own model, its own setting's context table and the prompts.
 
-Output: ``data/processed/predictions/<model>-<setting>.parquet`` (raw responses; columns
-in prescient.evaluation.run.PREDICTION_COLUMNS) and the cell's gateway ledger
-``data/llm/evaluate/<model>-<setting>.jsonl`` (persisted, so a rerun costs nothing).
+Output: the cell's predictions (``--out``: raw responses; columns in
+prescient.evaluation.run.PREDICTION_COLUMNS) and its gateway ledger (``--ledger``:
+persisted, so a rerun costs nothing).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import pandas as pd
 from prescient import io, params
 from prescient.evaluation.prompts import load_prompts
 from prescient.evaluation.run import run_cell
-from prescient.evaluation.settings import parse_setting
+from prescient.evaluation.settings import EvalSettings, parse_setting
+from prescient.settings import load_settings
 
 logger = logging.getLogger("stages.evaluate")
 
@@ -31,11 +32,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params", default=params.PARAMS_FILE)
     ap.add_argument("--model", required=True, help="registry name (conf/model/<name>.yaml)")
     ap.add_argument("--setting", required=True, help="closed_book | gold | rag_<cutoff>")
-    ap.add_argument("--questions", default="data/interim/eval_questions.parquet")
+    ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
     ap.add_argument("--contexts", required=True, help="the setting's context table")
-    ap.add_argument("--prompts", default="conf/prompts/eval")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--ledger", required=True)
+    ap.add_argument("--prompts", required=True, help="the evaluation prompt templates")
+    ap.add_argument("--out", required=True, help="the cell's predictions (parquet)")
+    ap.add_argument("--ledger", required=True, help="the cell's gateway ledger (JSON Lines)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     p = params.load(args.params)
     try:
+        generation = load_settings(EvalSettings, p, "eval").generation
         setting = parse_setting(args.setting)
         prompt = load_prompts(args.prompts)[setting.kind]
         if args.model not in (p.get("models") or {}):
@@ -64,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             questions,
             contexts,
             prompt,
-            p["eval"].get("generation") or {},
+            generation,
         )
     # The ledger is a declared output even when the cell made no call (e.g. no gold
     # article for any question).

@@ -3,10 +3,10 @@
 Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid; files of
 cells no longer in it are ignored).
 
-Outputs: ``data/processed/scores.parquet`` (all cells: the prediction columns plus
-parsed_answer, correct, refused, parse_failed, parse_rule) and
-``reports/metrics/evaluate.json`` (accuracy, refusal and parse-failure rates per model x
-setting x RAG cutoff, overall and per question type).
+Outputs: the scores table (``--out``; all cells: the prediction columns plus
+parsed_answer, correct, refused, parse_failed, parse_rule) and the metrics (accuracy,
+refusal and parse-failure rates per model x setting x RAG cutoff, overall and per
+question type).
 """
 
 from __future__ import annotations
@@ -19,13 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
-from prescient.evaluation.scoring import (
-    ScoringError,
-    cell_metrics,
-    parse_rule_counts,
-    score_predictions,
-)
+from prescient.evaluation.scoring import ScoringError, score_metrics, score_predictions
 from prescient.evaluation.settings import EvalSettings, cell_name
+from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.score")
 
@@ -33,14 +29,18 @@ logger = logging.getLogger("stages.score")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--questions", default="data/interim/eval_questions.parquet")
-    ap.add_argument("--predictions", default="data/processed/predictions")
-    ap.add_argument("--out", default="data/processed/scores.parquet")
-    ap.add_argument("--metrics", default="reports/metrics/evaluate.json")
+    ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
+    ap.add_argument("--predictions", required=True, help="directory of the cells' predictions")
+    ap.add_argument("--out", required=True, help="every cell's scored predictions (parquet)")
+    ap.add_argument("--metrics", required=True, help="accuracy and rates per cell (JSON)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    grid = EvalSettings.from_params(params.load(args.params)["eval"])
+    try:
+        grid = load_settings(EvalSettings, params.load(args.params), "eval")
+    except ParamsError as exc:
+        logger.error("%s", exc)
+        return 2
     paths = [
         Path(args.predictions) / f"{cell_name(m, s)}.parquet"
         for m in grid.models
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     except ScoringError as exc:
         logger.error("%s", exc)
         return 2
-    metrics = {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}
+    metrics = score_metrics(scores)
     io.write_parquet(args.out, scores)
     io.write_json(args.metrics, metrics)
     for model, cells in metrics["cells"].items():

@@ -1,4 +1,4 @@
-"""Stage ``select``: each day's random and hot-topic articles -> data/interim/selected.parquet.
+"""Stage ``select``: each day's random and hot-topic articles -> the selected-articles table.
 
 Params: ``base.seed`` and ``select``.
 """
@@ -13,6 +13,7 @@ import pandas as pd
 
 from prescient import io, params
 from prescient.qa.select import SelectSettings, select_articles
+from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.select")
 
@@ -20,17 +21,21 @@ logger = logging.getLogger("stages.select")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--articles", default="data/interim/articles.parquet")
-    ap.add_argument("--out", default="data/interim/selected.parquet")
-    ap.add_argument("--metrics", default="reports/metrics/select.json")
+    ap.add_argument("--articles", required=True, help="the ingested articles (parquet)")
+    ap.add_argument("--out", required=True, help="the selected articles (parquet)")
+    ap.add_argument("--metrics", required=True, help="selection metrics (JSON)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
+    try:
+        settings = load_settings(SelectSettings, p, "select")
+        seed = int(p["base"]["seed"])
+    except ParamsError as exc:
+        logger.error("%s", exc)
+        return 2
     articles = pd.read_parquet(args.articles)
-    selected, metrics = select_articles(
-        articles, SelectSettings.from_params(p["select"]), int(p["base"]["seed"])
-    )
+    selected, metrics = select_articles(articles, settings, seed)
     io.write_parquet(args.out, selected)
     io.write_json(args.metrics, metrics)
     logger.info("selected %d articles over %d days", metrics["articles_selected"], metrics["days"])

@@ -125,3 +125,15 @@ def build_contexts(
             add(str(qid), int(rank), str(aid), a["date"], a["title"], a["text"], max_words)
         return context_frame(rows)
     raise ValueError(f"unknown setting kind {setting.kind!r}")
+
+
+def context_summary(contexts: pd.DataFrame, questions: pd.DataFrame) -> dict[str, Any]:
+    """How many questions a setting's context table gives articles, and how many on
+    average (questions without any count as 0)."""
+    shown = contexts.groupby("question_id").size()
+    mean = shown.reindex(questions["question_id"]).fillna(0).mean() if len(questions) else 0.0
+    return {
+        "questions_with_context": int(len(shown)),
+        "questions_without_context": int(len(questions) - len(shown)),
+        "mean_articles": round(float(mean), 4),
+    }

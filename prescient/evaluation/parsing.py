@@ -22,11 +22,10 @@ needs attention.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-LETTERS = string.ascii_lowercase
+from prescient.vocab import CHOICE_LETTERS, QTYPES, TF
 
 _MARKDOWN = re.compile(r"(\*\*|__|`+|^#+\s*)", re.M)
 _LEAD_MARKER = re.compile(
@@ -127,7 +126,7 @@ def _letter(match: re.Match[str] | None, n: int) -> int | None:
     if match is None:
         return None
     letter = next(g for g in match.groups() if g).lower()
-    idx = LETTERS.index(letter)
+    idx = CHOICE_LETTERS.index(letter)
     return idx if idx < n else None
 
 
@@ -172,11 +171,11 @@ def parse_answer(text: str | None, qtype: str, choices: Sequence[str]) -> Parsed
     strong: tuple[int, str] | None = None
     weak: tuple[int, str] | None = None
     ambiguous = False
-    if qtype not in ("tf", "mc"):
-        raise ValueError(f"qtype must be tf or mc, not {qtype!r}")
+    if qtype not in QTYPES:
+        raise ValueError(f"qtype must be one of {QTYPES}, not {qtype!r}")
     if _ECHO.match(stripped):
         return ParsedAnswer(None, False, True, "ambiguous")
-    if qtype == "tf":
+    if qtype == TF:
         m = _TF_LEAD.match(stripped)
         if m:
             strong = (_tf_index(m.group(1)), "lead")
@@ -201,9 +200,9 @@ def parse_answer(text: str | None, qtype: str, choices: Sequence[str]) -> Parsed
             strong = (idx, "exact")
         else:
             labels = {
-                LETTERS.index(x.lower())
+                CHOICE_LETTERS.index(x.lower())
                 for x in _MC_PAREN.findall(body)
-                if LETTERS.index(x.lower()) < n
+                if CHOICE_LETTERS.index(x.lower()) < n
             }
             if len(labels) == 1:
                 weak = (labels.pop(), "label")

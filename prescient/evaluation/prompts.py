@@ -22,7 +22,6 @@ The layout is also what the gateway's baselines read: a prompt with lines starti
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,8 +30,7 @@ from typing import Any
 import yaml
 
 from prescient.evaluation.settings import GOLD, KINDS, RAG
-
-LETTERS = string.ascii_lowercase
+from prescient.vocab import MC, QTYPES, TF, choice_label
 
 
 @dataclass(frozen=True)
@@ -96,13 +94,13 @@ def load_prompts(directory: str | Path) -> dict[str, EvalPrompt]:
 
 def labels_text(n: int) -> str:
     """``(a), (b), (c) or (d)`` for n = 4."""
-    labels = [f"({LETTERS[i]})" for i in range(n)]
+    labels = [choice_label(i) for i in range(n)]
     return labels[0] if n == 1 else ", ".join(labels[:-1]) + " or " + labels[-1]
 
 
 def choices_block(choices: Sequence[str]) -> str:
     """One option per line: ``(a) first``, ``(b) second``, ..."""
-    return "\n".join(f"({LETTERS[i]}) {' '.join(str(c).split())}" for i, c in enumerate(choices))
+    return "\n".join(f"{choice_label(i)} {' '.join(str(c).split())}" for i, c in enumerate(choices))
 
 
 def render_messages(
@@ -121,8 +119,8 @@ def render_messages(
         choices: the options (MC); ignored for TF.
         articles: rag: the retrieved articles, best first; gold: exactly one.
     """
-    if qtype not in ("tf", "mc"):
-        raise ValueError(f"qtype must be tf or mc, not {qtype!r}")
+    if qtype not in QTYPES:
+        raise ValueError(f"qtype must be one of {QTYPES}, not {qtype!r}")
 
     def line(a: ContextArticle, number: int) -> str:
         return prompt.article.format(
@@ -134,8 +132,8 @@ def render_messages(
 
     fields: dict[str, Any] = {
         "question": " ".join(question.split()),
-        "choices": choices_block(choices) if qtype == "mc" else "",
-        "labels": labels_text(len(choices)) if qtype == "mc" else "",
+        "choices": choices_block(choices) if qtype == MC else "",
+        "labels": labels_text(len(choices)) if qtype == MC else "",
         "n_articles": len(articles),
     }
     if prompt.kind == RAG:
@@ -149,7 +147,7 @@ def render_messages(
         if len(articles) != 1:
             raise ValueError(f"the gold setting shows exactly one article, got {len(articles)}")
         fields["article"] = line(articles[0], 1)
-    template = prompt.tf if qtype == "tf" else prompt.mc
+    template = prompt.tf if qtype == TF else prompt.mc
     return [
         {"role": "system", "content": prompt.system},
         {"role": "user", "content": template.format(**fields)},

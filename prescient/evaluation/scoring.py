@@ -20,6 +20,7 @@ import pandas as pd
 
 from prescient.evaluation.parsing import parse_answer
 from prescient.evaluation.run import PREDICTION_COLUMNS
+from prescient.vocab import QTYPES
 
 SCORE_COLUMNS = (
     *PREDICTION_COLUMNS,
@@ -137,7 +138,7 @@ def cell_metrics(scores: pd.DataFrame) -> dict[str, Any]:
     frame = scores.assign(_cell=labels)
     for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
         per: dict[str, Any] = {"all": summarize(group)}
-        for qtype in ("tf", "mc"):
+        for qtype in QTYPES:
             part = group.loc[group["qtype"] == qtype]
             if len(part):
                 per[qtype] = summarize(part)
@@ -153,3 +154,8 @@ def parse_rule_counts(scores: pd.DataFrame) -> Mapping[str, Mapping[str, int]]:
         model, rule = key if isinstance(key, tuple) else (key, "")
         out.setdefault(str(model), {})[str(rule)] = int(n)
     return out
+
+
+def score_metrics(scores: pd.DataFrame) -> dict[str, Any]:
+    """The score stage's metrics: :func:`cell_metrics` and :func:`parse_rule_counts`."""
+    return {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}

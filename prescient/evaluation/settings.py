@@ -17,11 +17,14 @@ cutoff adds cells without touching the existing ones.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, PlainValidator
 
 from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
+from prescient.settings import Settings
 
 CLOSED_BOOK = "closed_book"
 RAG = "rag"
@@ -73,23 +76,31 @@ def parse_setting(text: str) -> Setting:
     )
 
 
-def parse_settings(values: Iterable[str]) -> list[Setting]:
-    """Parse a list of settings; duplicates are an error (two cells, one output file)."""
-    out = [parse_setting(v) for v in values]
-    names = [s.name for s in out]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ValueError(f"eval.settings lists {dup} more than once")
-    return out
-
-
 def cell_name(model: str, setting: Setting) -> str:
     """``<model>-<setting>``: the DVC cell suffix and the file stem of its outputs."""
     return f"{model}-{setting.name}"
 
 
-@dataclass(frozen=True)
-class EvalSettings:
+def _unique_models(models: tuple[str, ...]) -> tuple[str, ...]:
+    if len(set(models)) != len(models):
+        raise ValueError(f"lists a model twice: {list(models)}")
+    return models
+
+
+def _grid_settings(values: Any) -> tuple[Setting, ...]:
+    """The settings of the grid, parsed; a setting listed twice would be two cells
+    writing one output file."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError("expected a list of settings")
+    parsed = [v if isinstance(v, Setting) else parse_setting(v) for v in values]
+    names = [s.name for s in parsed]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"lists {dup} more than once")
+    return tuple(parsed)
+
+
+class EvalSettings(Settings):
     """Params section ``eval``.
 
     Attributes:
@@ -100,20 +111,11 @@ class EvalSettings:
             ledger key.
     """
 
-    models: tuple[str, ...]
-    settings: tuple[Setting, ...]
-    generation: Mapping[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_params(cls, d: Mapping[str, Any]) -> EvalSettings:
-        models = tuple(str(m) for m in d.get("models") or ())
-        if len(set(models)) != len(models):
-            raise ValueError(f"eval.models lists a model twice: {list(models)}")
-        return cls(
-            models=models,
-            settings=tuple(parse_settings(d.get("settings") or ())),
-            generation=dict(d.get("generation") or {}),
-        )
+    models: Annotated[
+        tuple[Annotated[str, Field(min_length=1)], ...], AfterValidator(_unique_models)
+    ]
+    settings: Annotated[tuple[Setting, ...], PlainValidator(_grid_settings)]
+    generation: dict[str, Any]
 
     @property
     def rag_cutoffs(self) -> list[dt.date | None]:

@@ -1,4 +1,4 @@
-"""Question construction (Daily Oracle, SPEC.md 1.3): four LLM steps, then categories.
+"""Question construction (Daily Oracle, ICML 2025, section 3.1): four LLM steps, then categories.
 
 Per selected article: (1) a summary and the key point of the day's new event; articles
 without one stop there. (2) Four questions: two "Will ...?" TF questions (the first
@@ -18,8 +18,9 @@ where its fate was decided, a reason and, for replies that could not be parsed, 
 text. Accepted questions form the questions table.
 
 Determinism: question ids hash the article id, the slot and the question text; MC
-choices are ordered by hashes of the base seed, the question id and the choice index;
-every model reply comes from the ledger on a rerun. An article's rows therefore depend
+choices are ordered by seeds derived from the base seed, the question id and the choice
+index (:func:`prescient.seeds.derive_seed`); every model reply comes from the ledger on
+a rerun. An article's rows therefore depend
 only on the article, its day (leakage audit) and earlier days (near-duplicates).
 """
 
@@ -31,17 +32,15 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import pandas as pd
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from prescient import dates
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
-    CATEGORIES,
-    PRINCIPLES,
-    accepted,
     mc_type,
     normalize,
     parse_category,
@@ -54,50 +53,52 @@ from prescient.qa.parse import (
 )
 from prescient.qa.prompts import STEPS, PromptTemplate
 from prescient.qa.rubric import filter_sections
+from prescient.qa.schema import QUESTION_FIELDS
+from prescient.seeds import derive_seed
+from prescient.settings import Day, Settings
+from prescient.vocab import (
+    ACCEPTED,
+    CATEGORIES,
+    FILTERED_OUT,
+    GENERATED,
+    INVALID,
+    LEAKAGE_DROPPED,
+    LLM_ERROR,
+    MAX_TOTAL,
+    MC,
+    MISSING_ARTICLE,
+    N_MC_CHOICES,
+    NO_NEW_EVENT,
+    PAPER_ACCEPT_THRESHOLD,
+    PARSE_ERROR,
+    PRINCIPLES,
+    SCORE_VALUES,
+    TF,
+    TF_CHOICES,
+    accepted,
+)
 
 logger = logging.getLogger(__name__)
 
 Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
 """A batch completion function: ``Gateway.complete_many(requests, desc)``."""
 
-PAPER_ACCEPT_THRESHOLD = 13
-"""The paper's filter threshold: a total of at least 13 of 14 points."""
-
 TF_SLOTS = (1, 2)
 MC_SLOTS = (3, 4)
-TF_EXPECTED = {1: "Yes", 2: "No"}
-N_DISTRACTORS = 3
-TF_CHOICES = ("Yes", "No")
-
-# Article statuses.
-GENERATED = "generated"
-NO_NEW_EVENT = "no_new_event"
-# Question statuses.
-ACCEPTED = "accepted"
-FILTERED_OUT = "filtered_out"
-INVALID = "invalid"
-LEAKAGE_DROPPED = "leakage_dropped"
-# Either kind.
-PARSE_ERROR = "parse_error"
-LLM_ERROR = "llm_error"
-MISSING_ARTICLE = "missing_article"
+TF_EXPECTED = {1: TF_CHOICES[0], 2: TF_CHOICES[1]}
+"""The paper's design: the first TF question is answered Yes, the second No."""
+N_DISTRACTORS = N_MC_CHOICES - 1
+ANSWER_POOL = "answer_pool"
+"""The distractor fallback that fills missing options from other questions' answers."""
 
 PROVENANCE_COLUMNS: tuple[str, ...] = tuple(
     f"{step}_{what}" for step in STEPS for what in ("model", "template")
 )
 
 QUESTION_COLUMNS: tuple[str, ...] = (
-    "question_id",
-    "qtype",
-    "question",
-    "choices",
-    "answer_index",
-    "answer",
-    "resolution_date",
-    "article_id",
+    *QUESTION_FIELDS,
     "selection",
     "slot",
-    "category",
     "mc_type",
     "distractor_source",
     *PRINCIPLES,
@@ -106,7 +107,8 @@ QUESTION_COLUMNS: tuple[str, ...] = (
     "leakage_flagged",
     *PROVENANCE_COLUMNS,
 )
-"""Columns of questions.parquet, one row per accepted question."""
+"""Columns of questions.parquet, one row per accepted question: the columns every
+question table shares, then construction's own."""
 
 CANDIDATE_COLUMNS: tuple[str, ...] = (
     "kind",
@@ -137,8 +139,18 @@ CANDIDATE_COLUMNS: tuple[str, ...] = (
 """Columns of qa_candidates.parquet: every article and every generated question."""
 
 
-@dataclass(frozen=True)
-class ConstructSettings:
+def _every_step(value: dict[str, Any]) -> dict[str, Any]:
+    """A per-step mapping names each construction step exactly once, and nothing else."""
+    absent = [s for s in STEPS if value.get(s) in (None, "")]
+    unknown = sorted(set(value) - set(STEPS))
+    if absent or unknown:
+        parts = [f"no value for steps {absent}"] if absent else []
+        parts += [f"unknown steps {unknown}"] if unknown else []
+        raise ValueError(f"{' and '.join(parts)}; the steps are {', '.join(STEPS)}")
+    return {s: value[s] for s in STEPS}
+
+
+class ConstructSettings(Settings):
     """Parameters of stage ``construct`` (params section ``construct``; conf/config.yaml).
 
     Attributes:
@@ -159,56 +171,24 @@ class ConstructSettings:
             first, seeded order), recorded per question in ``distractor_source``.
     """
 
-    templates: Mapping[str, str]
-    models: Mapping[str, str]
-    gen: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    accept_threshold: int = PAPER_ACCEPT_THRESHOLD
-    require_question_mark: bool = True
-    article_max_chars: int | None = None
-    date_start: dt.date | None = None
-    date_end: dt.date | None = None
-    leakage: leakage.LeakageSettings = field(default_factory=leakage.LeakageSettings)
-    distractor_fallback: str | None = None
+    templates: Annotated[dict[str, str], AfterValidator(_every_step)]
+    models: Annotated[dict[str, str], AfterValidator(_every_step)]
+    gen: Annotated[dict[str, dict[str, Any]], AfterValidator(_every_step)]
+    accept_threshold: Annotated[int, Field(ge=0, le=MAX_TOTAL)]
+    require_question_mark: bool
+    article_max_chars: Annotated[int, Field(ge=1)] | None
+    date_start: Day | None
+    date_end: Day | None
+    leakage: leakage.LeakageSettings
+    distractor_fallback: Literal["answer_pool"] | None
 
+    @field_validator("date_end")
     @classmethod
-    def from_params(cls, d: Mapping[str, Any]) -> ConstructSettings:
-        def day(key: str) -> dt.date | None:
-            v = d.get(key)
-            return None if v is None else dt.date.fromisoformat(str(v))
-
-        models = dict(d.get("models") or {})
-        templates = dict(d.get("templates") or {})
-        for name, mapping in (("models", models), ("templates", templates)):
-            absent = [s for s in STEPS if not mapping.get(s)]
-            if absent:
-                raise ValueError(f"construct.{name} names nothing for steps {absent}")
-        max_chars = d.get("article_max_chars")
-        return cls(
-            templates={s: str(templates[s]) for s in STEPS},
-            models={s: str(models[s]) for s in STEPS},
-            gen={s: dict((d.get("gen") or {}).get(s) or {}) for s in STEPS},
-            accept_threshold=int(d.get("accept_threshold", PAPER_ACCEPT_THRESHOLD)),
-            require_question_mark=bool(d.get("require_question_mark", True)),
-            article_max_chars=int(max_chars) if max_chars else None,
-            date_start=day("date_start"),
-            date_end=day("date_end"),
-            leakage=leakage.LeakageSettings.from_params(d.get("leakage")),
-            distractor_fallback=_fallback(d.get("distractor_fallback")),
-        )
-
-
-DISTRACTOR_FALLBACKS = ("answer_pool",)
-
-
-def _fallback(value: Any) -> str | None:
-    if value is None:
-        return None
-    if value not in DISTRACTOR_FALLBACKS:
-        raise ValueError(
-            f"construct.distractor_fallback must be null or one of {DISTRACTOR_FALLBACKS} "
-            f"(got {value!r})"
-        )
-    return str(value)
+    def _window(cls, end: dt.date | None, info: ValidationInfo) -> dt.date | None:
+        start = info.data.get("date_start")
+        if start and end and start > end:
+            raise ValueError(f"is before date_start {start}: the window would hold no day")
+        return end
 
 
 # --- ids and seeded choices -----------------------------------------------------------
@@ -224,15 +204,12 @@ def shuffle_choices(
 ) -> tuple[list[str], int]:
     """The MC choices in a seeded order, and the index of the correct answer.
 
-    The order sorts the choices by a hash of (base seed, question id, original index):
-    a uniformly random permutation per question that depends on nothing else, and that
-    no library version can change.
+    The order sorts the choices by ``derive_seed(base seed, "choices", question id,
+    original index)``: a uniformly random permutation per question that depends on
+    nothing else, and that no library version can change.
     """
     items = [answer, *distractors]
-    order = sorted(
-        range(len(items)),
-        key=lambda i: hashlib.sha256(f"{base_seed}:{qid}:{i}".encode()).hexdigest(),
-    )
+    order = sorted(range(len(items)), key=lambda i: derive_seed(base_seed, "choices", qid, i))
     return [items[i] for i in order], order.index(0)
 
 
@@ -400,7 +377,7 @@ class _Steps:
     def _validate(
         self, a: _Article, slot: int, question: str, answer: str | None, seen: set[str]
     ) -> _Question:
-        qtype = "tf" if slot in TF_SLOTS else "mc" if slot in MC_SLOTS else None
+        qtype = TF if slot in TF_SLOTS else MC if slot in MC_SLOTS else None
         q = _Question(a, slot, question, answer, qtype, question_id(a.article_id, slot, question))
         key = normalize(question)
 
@@ -417,7 +394,7 @@ class _Steps:
             return invalid("missing_answer")
         if self.s.require_question_mark and "?" not in question:
             return invalid("no_question_mark")
-        if qtype == "tf":
+        if qtype == TF:
             yn = yes_no(answer)
             if yn is None:
                 return invalid(f"tf_answer_not_yes_no: {answer[:80]}")
@@ -430,7 +407,7 @@ class _Steps:
 
     # step 3
     def distract(self, questions: list[_Question]) -> None:
-        todo = [q for q in questions if q.pending and q.qtype == "mc"]
+        todo = [q for q in questions if q.pending and q.qtype == MC]
         reqs = [
             self._request(
                 "distract",
@@ -466,7 +443,7 @@ class _Steps:
     @staticmethod
     def _answer_pool(questions: list[_Question]) -> list[_Question]:
         """Open questions with an answer that passed validation: the fallback's source."""
-        return [q for q in questions if q.qtype == "mc" and q.answer and q.pending]
+        return [q for q in questions if q.qtype == MC and q.answer and q.pending]
 
     # step 4
     def filter(self, questions: list[_Question]) -> None:
@@ -564,7 +541,7 @@ def _from_pool(
         (
             (
                 mc_type(o.question) != kind,
-                hashlib.sha256(f"{seed}:{q.question_id}:{o.question_id}".encode()).hexdigest(),
+                derive_seed(seed, ANSWER_POOL, q.question_id, o.question_id),
                 o.answer or "",
             )
             for o in pool
@@ -698,13 +675,13 @@ def _candidates_frame(
             **{k: q.scores.get(k) for k in PRINCIPLES},
             "filter_total": q.filter_total,
             "category": q.category,
-            "mc_type": mc_type(q.question) if q.qtype == "mc" else None,
+            "mc_type": mc_type(q.question) if q.qtype == MC else None,
             "distractor_source": q.distractor_source,
             **q.audit,
             "raw_response": q.raw_response,
             **provenance,
         }
-        if q.qtype != "mc":
+        if q.qtype != MC:
             row["distract_model"] = row["distract_template"] = None
         rows.append(row)
     df = pd.DataFrame.from_records(rows, columns=list(CANDIDATE_COLUMNS))
@@ -746,6 +723,165 @@ def _reason_kind(reason: Any) -> str:
     return text.split(":", 1)[0] if ":" in text else text
 
 
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def _step_errors(step: str, rows: pd.DataFrame) -> dict[str, int]:
+    """Parse errors and failed calls of the rows whose fate ``step`` decided."""
+    here = rows[rows["step"] == step]
+    return {
+        PARSE_ERROR: int((here["status"] == PARSE_ERROR).sum()),
+        LLM_ERROR: int((here["status"] == LLM_ERROR).sum()),
+    }
+
+
+def _passed_filter(scored: pd.DataFrame) -> int:
+    """Scored questions at or above the threshold (later dropped for leakage included)."""
+    return int(scored["status"].isin([ACCEPTED, LEAKAGE_DROPPED]).sum())
+
+
+def step_metrics(
+    candidates: pd.DataFrame, s: ConstructSettings, calls: Mapping[str, Counter[str]]
+) -> dict[str, Any]:
+    """What each step did: its calls, and what it passed on, stopped or left empty."""
+    arts = candidates[candidates["kind"] == "article"]
+    qs = candidates[candidates["kind"] == "question"]
+    acc = qs[qs["status"] == ACCEPTED]
+    scored = qs[qs["filter_total"].notna()]
+    in_slots = qs[qs["slot"].isin([*TF_SLOTS, *MC_SLOTS])]
+    invalid = qs[qs["status"] == INVALID]
+    generated = int((arts["status"] == GENERATED).sum())
+    return {
+        "summary": {
+            **dict(calls["summary"]),
+            NO_NEW_EVENT: int((arts["status"] == NO_NEW_EVENT).sum()),
+            **_step_errors("summary", arts),
+        },
+        "generate": {
+            **dict(calls["generate"]),
+            "articles_with_questions": generated,
+            "questions_parsed": len(qs),
+            "questions_in_slots_1_4": len(in_slots),
+            "slots_left_empty": len((*TF_SLOTS, *MC_SLOTS)) * generated - len(in_slots),
+            **_step_errors("generate", arts),
+        },
+        "validate": {
+            "invalid": len(invalid),
+            "by_reason": _counts(invalid["reason"].map(_reason_kind)),
+        },
+        "distract": {
+            **dict(calls["distract"]),
+            **_step_errors("distract", qs),
+            "fallback": s.distractor_fallback,
+            "by_source": _counts(qs["distractor_source"].dropna()),
+            "accepted_by_source": _counts(acc["distractor_source"].dropna()),
+        },
+        "filter": {
+            **dict(calls["filter"]),
+            "scored": len(scored),
+            ACCEPTED: _passed_filter(scored),
+            FILTERED_OUT: int((qs["status"] == FILTERED_OUT).sum()),
+            **_step_errors("filter", qs),
+        },
+        "categorize": {
+            **dict(calls["categorize"]),
+            "categorized": int(acc["category"].notna().sum()),
+            "uncategorized": int(acc["category"].isna().sum()),
+        },
+    }
+
+
+def question_metrics(candidates: pd.DataFrame) -> dict[str, Any]:
+    """Questions by status and reason, acceptance rates, and accepted questions per day
+    (days without any included) and per month."""
+    arts = candidates[candidates["kind"] == "article"]
+    qs = candidates[candidates["kind"] == "question"]
+    acc = qs[qs["status"] == ACCEPTED]
+    scored = qs[qs["filter_total"].notna()]
+    per_day = acc.groupby("resolution_date").size()
+    days = sorted(set(arts["resolution_date"]))
+    per_day_all = per_day.reindex(days, fill_value=0) if days else per_day
+    by_month = (
+        acc.assign(month=[dates.month_label(dates.month_index(d)) for d in acc["resolution_date"]])
+        .groupby("month")
+        .size()
+    )
+    return {
+        "candidates": len(qs),
+        "by_status": _counts(qs["status"]),
+        "by_reason": _counts(qs.loc[qs["reason"].notna(), "reason"].map(_reason_kind)),
+        ACCEPTED: len(acc),
+        "accepted_by_qtype": _counts(acc["qtype"]),
+        "acceptance_rate": _rate(len(acc), len(qs)),
+        "acceptance_rate_of_scored": _rate(_passed_filter(scored), len(scored)),
+        "per_day": {
+            "days": len(days),
+            "mean": round(float(per_day_all.mean()), 3) if len(per_day_all) else 0.0,
+            "min": int(per_day_all.min()) if len(per_day_all) else 0,
+            "max": int(per_day_all.max()) if len(per_day_all) else 0,
+            "days_without_questions": int((per_day_all == 0).sum()),
+        },
+        "by_month": {str(k): int(v) for k, v in by_month.items()},
+    }
+
+
+def score_metrics(candidates: pd.DataFrame, s: ConstructSettings) -> dict[str, Any]:
+    """The threshold against the paper's, and the distribution of every principle's score
+    and of the total over the scored questions."""
+    qs = candidates[candidates["kind"] == "question"]
+    scored = qs[qs["filter_total"].notna()]
+    return {
+        "threshold": {
+            "accept_threshold": s.accept_threshold,
+            "paper_threshold": PAPER_ACCEPT_THRESHOLD,
+            "relaxed": s.accept_threshold < PAPER_ACCEPT_THRESHOLD,
+            "scored_at_or_above_paper_threshold": int(
+                (scored["filter_total"] >= PAPER_ACCEPT_THRESHOLD).sum()
+            ),
+        },
+        "scores": {
+            **{
+                k: {
+                    "counts": {str(v): int((scored[k] == v).sum()) for v in SCORE_VALUES},
+                    "mean": round(float(scored[k].mean()), 3) if len(scored) else None,
+                }
+                for k in PRINCIPLES
+            },
+            "filter_total": _counts(scored["filter_total"].astype(int)) if len(scored) else {},
+        },
+    }
+
+
+def answer_metrics(candidates: pd.DataFrame) -> dict[str, Any]:
+    """Categories and MC types of the accepted questions, where the right MC option
+    landed after shuffling, and the TF answers against the slot design."""
+    qs = candidates[candidates["kind"] == "question"]
+    acc = qs[qs["status"] == ACCEPTED]
+    mc_ok = qs[(qs["qtype"] == MC) & qs["choices"].notna()]
+    mc_acc = acc[acc["qtype"] == MC]
+    tf = qs[(qs["qtype"] == TF) & qs["answer_index"].notna()]
+    return {
+        "categories": _counts(acc["category"].fillna("(uncategorized)")),
+        "mc_types": _counts(mc_acc["mc_type"]),
+        "answer_position": {
+            "mc": {str(i): int((mc_ok["answer_index"] == i).sum()) for i in range(N_MC_CHOICES)},
+            "mc_accepted": {
+                str(i): int((mc_acc["answer_index"] == i).sum()) for i in range(N_MC_CHOICES)
+            },
+        },
+        "tf_answers": {
+            **{choice: int((tf["answer"] == choice).sum()) for choice in TF_CHOICES},
+            "differs_from_slot_design": int(
+                sum(
+                    TF_EXPECTED.get(int(slot)) != ans
+                    for slot, ans in zip(tf["slot"], tf["answer"], strict=True)
+                )
+            ),
+        },
+    }
+
+
 def construct_metrics(
     candidates: pd.DataFrame,
     s: ConstructSettings,
@@ -756,31 +892,6 @@ def construct_metrics(
 ) -> dict[str, Any]:
     """Counts per step and reason, score distributions, acceptance, categories, MC types."""
     arts = candidates[candidates["kind"] == "article"]
-    qs = candidates[candidates["kind"] == "question"]
-    acc = qs[qs["status"] == ACCEPTED]
-    scored = qs[qs["filter_total"].notna()]
-    in_slots = qs[qs["slot"].isin([*TF_SLOTS, *MC_SLOTS])]
-    generated_articles = int((arts["status"] == GENERATED).sum())
-    invalid = qs[qs["status"] == INVALID]
-    mc_ok = qs[(qs["qtype"] == "mc") & qs["choices"].notna()]
-    tf = qs[(qs["qtype"] == "tf") & qs["answer_index"].notna()]
-    per_day = acc.groupby("resolution_date").size()
-    days = sorted(set(arts["resolution_date"]))
-    per_day_all = per_day.reindex(days, fill_value=0) if days else per_day
-    by_month = (
-        acc.assign(month=[d.strftime("%Y-%m") for d in acc["resolution_date"]])
-        .groupby("month")
-        .size()
-    )
-    paper_pass = int((scored["filter_total"] >= PAPER_ACCEPT_THRESHOLD).sum())
-
-    def step_errors(step: str, kind: pd.DataFrame) -> dict[str, int]:
-        here = kind[kind["step"] == step]
-        return {
-            PARSE_ERROR: int((here["status"] == PARSE_ERROR).sum()),
-            LLM_ERROR: int((here["status"] == LLM_ERROR).sum()),
-        }
-
     return {
         "window": {
             "date_start": s.date_start.isoformat() if s.date_start else None,
@@ -789,103 +900,13 @@ def construct_metrics(
         },
         "articles": {
             "total": len(arts),
-            "days": len(days),
+            "days": len(set(arts["resolution_date"])),
             "by_status": _counts(arts["status"]),
         },
-        "steps": {
-            "summary": {
-                **dict(calls["summary"]),
-                NO_NEW_EVENT: int((arts["status"] == NO_NEW_EVENT).sum()),
-                **step_errors("summary", arts),
-            },
-            "generate": {
-                **dict(calls["generate"]),
-                "articles_with_questions": generated_articles,
-                "questions_parsed": len(qs),
-                "questions_in_slots_1_4": len(in_slots),
-                "slots_left_empty": 4 * generated_articles - len(in_slots),
-                **step_errors("generate", arts),
-            },
-            "validate": {
-                "invalid": len(invalid),
-                "by_reason": _counts(invalid["reason"].map(_reason_kind)),
-            },
-            "distract": {
-                **dict(calls["distract"]),
-                **step_errors("distract", qs),
-                "fallback": s.distractor_fallback,
-                "by_source": _counts(qs["distractor_source"].dropna()),
-                "accepted_by_source": _counts(acc["distractor_source"].dropna()),
-            },
-            "filter": {
-                **dict(calls["filter"]),
-                "scored": len(scored),
-                ACCEPTED: int(scored["status"].isin([ACCEPTED, LEAKAGE_DROPPED]).sum()),
-                FILTERED_OUT: int((qs["status"] == FILTERED_OUT).sum()),
-                **step_errors("filter", qs),
-            },
-            "categorize": {
-                **dict(calls["categorize"]),
-                "categorized": int(acc["category"].notna().sum()),
-                "uncategorized": int(acc["category"].isna().sum()),
-            },
-        },
-        "questions": {
-            "candidates": len(qs),
-            "by_status": _counts(qs["status"]),
-            "by_reason": _counts(qs.loc[qs["reason"].notna(), "reason"].map(_reason_kind)),
-            ACCEPTED: len(acc),
-            "accepted_by_qtype": _counts(acc["qtype"]),
-            "acceptance_rate": round(len(acc) / len(qs), 4) if len(qs) else None,
-            "acceptance_rate_of_scored": round(
-                int(scored["status"].isin([ACCEPTED, LEAKAGE_DROPPED]).sum()) / len(scored), 4
-            )
-            if len(scored)
-            else None,
-            "per_day": {
-                "days": len(days),
-                "mean": round(float(per_day_all.mean()), 3) if len(per_day_all) else 0.0,
-                "min": int(per_day_all.min()) if len(per_day_all) else 0,
-                "max": int(per_day_all.max()) if len(per_day_all) else 0,
-                "days_without_questions": int((per_day_all == 0).sum()),
-            },
-            "by_month": {str(k): int(v) for k, v in by_month.items()},
-        },
-        "threshold": {
-            "accept_threshold": s.accept_threshold,
-            "paper_threshold": PAPER_ACCEPT_THRESHOLD,
-            "relaxed": s.accept_threshold < PAPER_ACCEPT_THRESHOLD,
-            "scored_at_or_above_paper_threshold": paper_pass,
-        },
-        "scores": {
-            **{
-                k: {
-                    "counts": {str(v): int((scored[k] == v).sum()) for v in (0, 1, 2)},
-                    "mean": round(float(scored[k].mean()), 3) if len(scored) else None,
-                }
-                for k in PRINCIPLES
-            },
-            "filter_total": _counts(scored["filter_total"].astype(int)) if len(scored) else {},
-        },
-        "categories": _counts(acc["category"].fillna("(uncategorized)")),
-        "mc_types": _counts(acc.loc[acc["qtype"] == "mc", "mc_type"]),
-        "answer_position": {
-            "mc": {str(i): int((mc_ok["answer_index"] == i).sum()) for i in range(4)},
-            "mc_accepted": {
-                str(i): int(((acc["qtype"] == "mc") & (acc["answer_index"] == i)).sum())
-                for i in range(4)
-            },
-        },
-        "tf_answers": {
-            "Yes": int((tf["answer"] == "Yes").sum()),
-            "No": int((tf["answer"] == "No").sum()),
-            "differs_from_slot_design": int(
-                sum(
-                    TF_EXPECTED.get(int(slot)) != ans
-                    for slot, ans in zip(tf["slot"], tf["answer"], strict=True)
-                )
-            ),
-        },
+        "steps": step_metrics(candidates, s, calls),
+        "questions": question_metrics(candidates),
+        **score_metrics(candidates, s),
+        **answer_metrics(candidates),
         "leakage": dict(leak),
         "models": dict(s.models),
         "templates": {st: templates[st].label for st in STEPS},

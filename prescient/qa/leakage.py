@@ -1,4 +1,4 @@
-"""Leakage audit of generated questions (beyond the paper; SPEC.md section 4).
+"""Leakage audit of generated questions (an addition to the Daily Oracle method).
 
 Questions generated from the same day's news give each other away: an open question's
 answer may be spelled out in a sibling question (a related project found a quarter of
@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+from pydantic import Field
 
 from prescient.qa.parse import normalize
+from prescient.settings import Settings
+from prescient.vocab import MC
 
 FLAG_ANSWER_IN_ARTICLE_SIBLING = "answer_in_article_sibling"
 FLAG_ANSWER_IN_DAY_SIBLING = "answer_in_day_sibling"
@@ -48,12 +50,11 @@ AUDIT_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class LeakageSettings:
+class LeakageSettings(Settings):
     """Parameters of the audit (params ``construct.leakage``; see conf/config.yaml).
 
     Attributes:
-        drop_flagged: drop flagged questions from questions.parquet (default: keep and flag).
+        drop_flagged: drop flagged questions from questions.parquet (false: keep and flag).
         answer_overlap: share of an answer's distinctive words that must occur in a
             sibling question for the answer to count as leaked (the whole answer as a
             phrase always counts).
@@ -63,23 +64,11 @@ class LeakageSettings:
         phrases: phrases (case-insensitive, whole words) that refer to a source.
     """
 
-    drop_flagged: bool = False
-    answer_overlap: float = 0.5
-    near_duplicate_threshold: float = 0.8
-    near_duplicate_window_days: int | None = 30
-    phrases: tuple[str, ...] = ("according to", "the article", "this article", "the report")
-
-    @classmethod
-    def from_params(cls, d: Mapping[str, Any] | None) -> LeakageSettings:
-        d = d or {}
-        window = d.get("near_duplicate_window_days", 30)
-        return cls(
-            drop_flagged=bool(d.get("drop_flagged", False)),
-            answer_overlap=float(d.get("answer_overlap", 0.5)),
-            near_duplicate_threshold=float(d.get("near_duplicate_threshold", 0.8)),
-            near_duplicate_window_days=None if window is None else int(window),
-            phrases=tuple(str(p) for p in d.get("phrases", cls.phrases)),
-        )
+    drop_flagged: bool
+    answer_overlap: Annotated[float, Field(gt=0, le=1)]
+    near_duplicate_threshold: Annotated[float, Field(gt=0, le=1)]
+    near_duplicate_window_days: Annotated[int, Field(ge=1)] | None
+    phrases: tuple[Annotated[str, Field(min_length=1)], ...]
 
 
 def _stop_words() -> frozenset[str]:
@@ -196,7 +185,7 @@ def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
     in_day = [False] * n
     for idx in rows.groupby("resolution_date", sort=True).indices.values():
         for i in idx:
-            if qtypes[i] != "mc":
+            if qtypes[i] != MC:
                 continue
             for j in idx:
                 if j == i or not answer_leaks(
@@ -238,7 +227,7 @@ def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
 def summarize(flags: pd.DataFrame, qtype: pd.Series) -> dict[str, Any]:
     """Counts of each flag (and of MC answers leaked) for the metrics."""
     total = len(flags)
-    mc = int((qtype == "mc").sum())
+    mc = int((qtype == MC).sum())
     if total == 0:
         return {"audited": 0, "flagged": 0, "by_flag": {f: 0 for f in FLAGS}}
     by_flag = {

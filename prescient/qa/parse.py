@@ -6,8 +6,10 @@ scores as words. Every parser here therefore looks for the *content* (labels, op
 points) wherever it appears, and returns an explicit ``error`` instead of raising when
 nothing usable is there, so the stage can keep the raw reply with a reason.
 
-One function owns each rule: the categories and their aliases, the MC question type,
-the Yes/No reading of a TF answer and the 0/1/2 reading of a score all live here.
+One function owns each reading rule: the categories' aliases, the MC question type, the
+Yes/No reading of a TF answer and the 0/1/2 reading of a score all live here; the names
+themselves (principles, categories, MC types, TF choices) come from
+:mod:`prescient.vocab`.
 """
 
 from __future__ import annotations
@@ -16,35 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-PRINCIPLES: tuple[str, ...] = (
-    "correctness",
-    "only_answerable_on_date",
-    "no_new_information",
-    "objectivity",
-    "clear_time_element",
-    "public_interest",
-    "not_obvious",
-)
-"""The seven filter principles, in the paper's order; also the score column names."""
-
-CATEGORIES: tuple[str, ...] = (
-    "Science & Tech",
-    "Healthcare & Biology",
-    "Economics & Business",
-    "Environment & Energy",
-    "Politics & Governance",
-    "Education & Research",
-    "Arts & Recreation",
-    "Security & Defense",
-    "Social Sciences",
-    "Sports",
-    "Other",
-)
-"""The eleven question categories (SPEC.md 1.3), spelled as the prompt lists them."""
-
-MC_TYPES: tuple[str, ...] = ("What", "Who", "Which", "Where", "How much", "How many", "Other")
-"""MC question types by leading phrase (paper Fig. 1a: What will, Who will, Which ... will,
-How many, How much, Where); ``Other`` for anything else (When, How, a statement)."""
+from prescient.vocab import CATEGORIES, MC_TYPES, PRINCIPLES, TF_CHOICES
 
 # --- shared helpers -----------------------------------------------------------------
 
@@ -88,9 +62,9 @@ def yes_no(answer: str | None) -> str | None:
     if not words:
         return None
     if words[0] in {"yes", "true", "correct"}:
-        return "Yes"
+        return TF_CHOICES[0]
     if words[0] in {"no", "false", "incorrect"}:
-        return "No"
+        return TF_CHOICES[1]
     return None
 
 
@@ -541,27 +515,29 @@ def total_score(scores: Mapping[str, int]) -> int:
     return int(sum(scores[k] for k in PRINCIPLES))
 
 
-def accepted(total: int | None, threshold: int) -> bool:
-    """The filter's accept rule: a total of at least ``threshold`` (paper: 13 of 14)."""
-    return total is not None and total >= threshold
-
-
 # --- step 5: categories and MC types -------------------------------------------------
 
-CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = {
-    "Science & Tech": (r"scien", r"tech"),
-    "Healthcare & Biology": (r"health", r"biolog", r"medic"),
-    "Economics & Business": (r"econom", r"business", r"financ"),
-    "Environment & Energy": (r"environment", r"energy", r"climate"),
-    "Politics & Governance": (r"politic", r"governance", r"government"),
-    "Education & Research": (r"educat", r"research"),
-    "Arts & Recreation": (r"\barts?\b", r"recreation", r"entertainment"),
-    "Security & Defense": (r"security", r"defen[cs]e", r"militar"),
-    "Social Sciences": (r"social",),
-    "Sports": (r"sport",),
-    "Other": (r"\bother\b",),
-}
-"""Words that identify a category in a free-form reply."""
+CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = dict(
+    zip(
+        CATEGORIES,
+        (
+            (r"scien", r"tech"),
+            (r"health", r"biolog", r"medic"),
+            (r"econom", r"business", r"financ"),
+            (r"environment", r"energy", r"climate"),
+            (r"politic", r"governance", r"government"),
+            (r"educat", r"research"),
+            (r"\barts?\b", r"recreation", r"entertainment"),
+            (r"security", r"defen[cs]e", r"militar"),
+            (r"social",),
+            (r"sport",),
+            (r"\bother\b",),
+        ),
+        strict=True,
+    )
+)
+"""Words that identify a category in a free-form reply, in the order of
+:data:`~prescient.vocab.CATEGORIES`."""
 
 
 def _category_key(text: str) -> str:
@@ -600,6 +576,12 @@ def parse_category(text: str | None) -> tuple[str | None, str | None]:
 
 
 _MC_LEAD = re.compile(r"(?i)\b(how\s+many|how\s+much|what|which|who|whom|whose|where)\b")
+_OTHER_MC_TYPE = MC_TYPES[-1]
+_MC_TYPE_OF: Mapping[str, str] = {
+    **{t.lower(): t for t in MC_TYPES if t != _OTHER_MC_TYPE},
+    "whom": "Who",
+    "whose": "Who",
+}
 
 
 def mc_type(question: str) -> str:
@@ -610,8 +592,5 @@ def mc_type(question: str) -> str:
     """
     m = _MC_LEAD.search(question)
     if not m:
-        return "Other"
-    word = " ".join(m.group(1).lower().split())
-    if word in {"whom", "whose"}:
-        word = "who"
-    return {"how many": "How many", "how much": "How much"}.get(word, word.capitalize())
+        return _OTHER_MC_TYPE
+    return _MC_TYPE_OF[" ".join(m.group(1).lower().split())]

@@ -1,64 +1,55 @@
-"""Daily article selection (Daily Oracle, SPEC 1.2): random articles plus hot topics.
+"""Daily article selection (Daily Oracle, ICML 2025, section 3.1 and appendix A.2): random
+articles plus hot topics.
 
 Hot topics are found per day: TF-IDF vectors of the day's articles, DBSCAN with cosine
 distance, incoherent clusters dropped (mean pairwise in-cluster cosine similarity below
 a threshold), the largest clusters kept, one random article from each. Days are
 independent: the vocabulary, the clustering and the random generator (seeded from the
-base seed and the day) depend only on that day's articles, so adding other days never
-changes a day's selection.
+base seed and the day, :func:`prescient.seeds.derive_seed`) depend only on that day's
+articles, so adding other days never changes a day's selection.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import numpy as np
 import pandas as pd
+from pydantic import Field, ValidationInfo, field_validator
+
+from prescient.seeds import derive_seed
+from prescient.settings import Day, Settings
 
 SELECTED_COLUMNS = ("article_id", "date", "selection", "cluster_id", "cluster_size", "padded")
 
 
-@dataclass(frozen=True)
-class SelectSettings:
+class SelectSettings(Settings):
     """Parameters of stage ``select`` (params section ``select``; see conf/config.yaml)."""
 
-    n_random: int = 3
-    n_hot_topic: int = 3
-    eps: float = 0.7
-    min_samples: int = 2
-    min_coherence: float = 0.3
-    svd_components: int | None = None
-    max_features: int = 20_000
-    date_start: dt.date | None = None
-    date_end: dt.date | None = None
+    n_random: Annotated[int, Field(ge=0)]
+    n_hot_topic: Annotated[int, Field(ge=0)]
+    eps: Annotated[float, Field(gt=0, le=2)]
+    min_samples: Annotated[int, Field(ge=1)]
+    min_coherence: Annotated[float, Field(ge=0, le=1)]
+    svd_components: Annotated[int, Field(ge=1)] | None
+    max_features: Annotated[int, Field(ge=1)]
+    date_start: Day | None
+    date_end: Day | None
 
+    @field_validator("date_end")
     @classmethod
-    def from_params(cls, d: Mapping[str, Any]) -> SelectSettings:
-        def day(key: str) -> dt.date | None:
-            v = d.get(key)
-            return None if v is None else dt.date.fromisoformat(str(v))
-
-        svd = d.get("svd_components")
-        return cls(
-            n_random=int(d.get("n_random", 3)),
-            n_hot_topic=int(d.get("n_hot_topic", 3)),
-            eps=float(d.get("eps", 0.7)),
-            min_samples=int(d.get("min_samples", 2)),
-            min_coherence=float(d.get("min_coherence", 0.3)),
-            svd_components=int(svd) if svd else None,
-            max_features=int(d.get("max_features", 20_000)),
-            date_start=day("date_start"),
-            date_end=day("date_end"),
-        )
+    def _window(cls, end: dt.date | None, info: ValidationInfo) -> dt.date | None:
+        start = info.data.get("date_start")
+        if start and end and start > end:
+            raise ValueError(f"is before date_start {start}: the window would hold no day")
+        return end
 
 
 def day_seed(base_seed: int, day: dt.date) -> int:
-    """A seed that depends only on the base seed and the day."""
-    return int(hashlib.sha256(f"{base_seed}:{day.isoformat()}".encode()).hexdigest()[:16], 16)
+    """The seed of one day's selection: the base seed and the day, nothing else."""
+    return derive_seed(base_seed, "select", day)
 
 
 @dataclass(frozen=True)

@@ -36,20 +36,30 @@ from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import Field
 from tqdm import tqdm
+
+from prescient.settings import Settings
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class BM25Params:
-    """BM25Okapi parameters; the defaults are rank-bm25's (and the paper's)."""
+class BM25Params(Settings):
+    """BM25Okapi parameters (params ``retrieval.bm25``; the shipped values are rank-bm25's
+    defaults, as in the paper's code).
 
-    k1: float = 1.5
-    b: float = 0.75
-    epsilon: float = 0.25
+    Attributes:
+        k1: term-frequency saturation (> 0: rank-bm25 divides 0 by 0 at 0).
+        b: document-length normalisation, 0 (none) to 1 (full).
+        epsilon: the floor of negative idfs, as a share of the average idf.
+    """
+
+    k1: Annotated[float, Field(gt=0)]
+    b: Annotated[float, Field(ge=0, le=1)]
+    epsilon: Annotated[float, Field(ge=0)]
 
 
 @dataclass(frozen=True)
@@ -76,12 +86,12 @@ class PrefixBM25:
     def __init__(
         self,
         corpus: Iterable[Sequence[str]],
-        params: BM25Params | None = None,
+        params: BM25Params,
         checkpoints: Iterable[int] | None = None,
         *,
         progress: bool = False,
     ) -> None:
-        self.params = params or BM25Params()
+        self.params = params
         vocab: dict[str, int] = {}
         term_buf: array[int] = array("i")
         tf_buf: array[int] = array("i")

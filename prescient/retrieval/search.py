@@ -12,18 +12,20 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+from pydantic import AfterValidator, Field
 from tqdm import tqdm
 
 from prescient import dates, io
-from prescient.dates import format_rag_cutoff, parse_rag_cutoff
+from prescient.dates import format_rag_cutoff
 from prescient.retrieval.bm25 import BM25Params, PrefixBM25
-from prescient.retrieval.tokenize import Tokenizer
+from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
 from prescient.retrieval.visibility import VisibleWindow, visible_window
+from prescient.settings import Day, Settings
 
 logger = logging.getLogger(__name__)
 
@@ -39,37 +41,38 @@ RETRIEVAL_SCHEMA: dict[str, str] = {
 RETRIEVAL_COLUMNS: tuple[str, ...] = tuple(RETRIEVAL_SCHEMA)
 
 
-@dataclass(frozen=True)
-class RetrievalSettings:
-    """Params section ``retrieval`` (see conf/config.yaml for the meaning of each)."""
-
-    top_k: int = 5
-    gap_days: int = 1
-    corpus_start: dt.date | None = None
-    fields: tuple[str, ...] = ("title", "text")
-    bm25: BM25Params = field(default_factory=BM25Params)
-    tokenizer: Tokenizer = field(default_factory=Tokenizer)
-
-    @classmethod
-    def from_params(cls, d: Mapping[str, Any] | None) -> RetrievalSettings:
-        d = d or {}
-        bm = d.get("bm25") or {}
-        start = d.get("corpus_start")
-        fields = tuple(str(f) for f in (d.get("fields") or ("title", "text")))
-        if not fields:
-            raise ValueError("retrieval.fields must name at least one article column")
-        return cls(
-            top_k=int(d.get("top_k", 5)),
-            gap_days=int(d.get("gap_days", 1)),
-            corpus_start=parse_rag_cutoff(start) if start is not None else None,
-            fields=fields,
-            bm25=BM25Params(
-                k1=float(bm.get("k1", 1.5)),
-                b=float(bm.get("b", 0.75)),
-                epsilon=float(bm.get("epsilon", 0.25)),
-            ),
-            tokenizer=Tokenizer.from_params(d.get("tokenizer")),
+def _gap(days: int) -> int:
+    if days < 0:
+        raise ValueError(
+            "must be 0 or more: a negative gap would show articles published on or after "
+            "the resolution date"
         )
+    return days
+
+
+class RetrievalSettings(Settings):
+    """Params section ``retrieval`` (see conf/config.yaml for the meaning of each).
+
+    Attributes:
+        top_k: articles retrieved per question.
+        max_words: words kept of each retrieved article in prompts (None: all).
+        gold_max_words: words kept of the gold article (None: all).
+        gap_days: days between the visibility window's exclusive end and the resolution
+            date (see :mod:`prescient.retrieval.visibility`).
+        corpus_start: first day of the retrieval corpus (None: its first article).
+        fields: article columns indexed, joined by a newline.
+        bm25: BM25Okapi parameters.
+        tokenizer: how articles and queries become tokens.
+    """
+
+    top_k: Annotated[int, Field(ge=1)]
+    max_words: Annotated[int, Field(ge=1)] | None
+    gold_max_words: Annotated[int, Field(ge=1)] | None
+    gap_days: Annotated[int, AfterValidator(_gap)]
+    corpus_start: Day | None
+    fields: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)]
+    bm25: BM25Params
+    tokenizer: TokenizerSettings
 
 
 @dataclass(frozen=True)
@@ -98,11 +101,12 @@ class ArticleIndex:
     def __init__(
         self,
         articles: pd.DataFrame,
-        settings: RetrievalSettings | None = None,
+        settings: RetrievalSettings,
         *,
         progress: bool = False,
     ) -> None:
-        self.settings = s = settings or RetrievalSettings()
+        self.settings = s = settings
+        self.tokenizer = Tokenizer.from_settings(s.tokenizer)
         missing = [c for c in ("article_id", "date", *s.fields) if c not in articles.columns]
         if missing:
             raise ValueError(f"articles table lacks columns {missing}")
@@ -134,7 +138,7 @@ class ArticleIndex:
         )
 
     def _tokenized(self, texts: Sequence[np.ndarray]) -> Iterator[list[str]]:
-        tok = self.settings.tokenizer
+        tok = self.tokenizer
         for i in range(len(self.article_ids)):
             parts = [t[i] for t in texts]
             yield tok("\n".join(str(p) for p in parts if isinstance(p, str) and p))
@@ -175,7 +179,7 @@ class ArticleIndex:
         n = self.visible_count(window)
         exclude = {self.position[a] for a in exclude_ids if a in self.position}
         hits = self.bm25.search(
-            self.settings.tokenizer(query),
+            self.tokenizer(query),
             n,
             self.settings.top_k if k is None else k,
             exclude=exclude,
@@ -236,3 +240,14 @@ class ArticleIndex:
 def retrieval_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """A retrieval table with the canonical column types (also when empty)."""
     return io.typed_frame(RETRIEVAL_SCHEMA, rows)
+
+
+def window_violations(table: pd.DataFrame, questions: pd.DataFrame) -> int:
+    """Retrieved rows dated on or after their question's resolution date or their window's
+    end (or whose question is unknown): an audit of a finished retrieval table, which
+    must be 0 by construction."""
+    if table.empty:
+        return 0
+    resolution = table["question_id"].map(questions.set_index("question_id")["resolution_date"])
+    late = (table["article_date"] >= resolution) | (table["article_date"] >= table["window_end"])
+    return int(late.fillna(True).sum())

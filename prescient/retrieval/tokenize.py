@@ -1,8 +1,8 @@
 """The tokenizer BM25 indexes and queries with (params ``retrieval.tokenizer``).
 
-Default: lowercase, tokens are maximal runs of Unicode letters and digits (so "U.S." gives
-"u", "s" and "COVID-19" gives "covid", "19"), English stop words removed (scikit-learn's
-list). Dropping stop words matters more for BM25Okapi than it looks: a word in more than
+Shipped settings: lowercase, tokens are maximal runs of Unicode letters and digits (so
+"U.S." gives "u", "s" and "COVID-19" gives "covid", "19"), English stop words removed
+(scikit-learn's list). Dropping stop words matters more for BM25Okapi than it looks: a word in more than
 half of the visible articles gets a negative idf, which rank-bm25 replaces by a small
 *positive* floor (epsilon x average idf), so "the" and "of" would otherwise add noise to
 every score; they also make the longest postings lists, so removing them is most of the
@@ -12,11 +12,12 @@ query cost.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-DEFAULT_PATTERN = r"[^\W_]+"
+from pydantic import AfterValidator, Field, PlainValidator
+
+from prescient.settings import Settings
 
 
 def english_stopwords() -> frozenset[str]:
@@ -24,6 +25,49 @@ def english_stopwords() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
+
+
+def _token_pattern(pattern: str) -> str:
+    """A regular expression that compiles, has no capturing group (the tokens are whole
+    matches) and never matches the empty string (an empty token would be indexed as a
+    word)."""
+    try:
+        regex = re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"not a regular expression ({exc})") from None
+    if regex.groups:
+        raise ValueError("has a capturing group; write groups as (?:...)")
+    if regex.fullmatch(""):
+        raise ValueError("matches the empty string, so it would produce empty tokens")
+    return pattern
+
+
+STOPWORD_LISTS = ("english", "none")
+
+
+def _stopwords(value: Any) -> str | tuple[str, ...]:
+    """``english``, ``none`` or a list of words."""
+    if value in STOPWORD_LISTS:
+        return str(value)
+    if isinstance(value, list | tuple) and all(isinstance(w, str) and w for w in value):
+        return tuple(value)
+    raise ValueError(f"expected {' or '.join(STOPWORD_LISTS)} or a list of words")
+
+
+class TokenizerSettings(Settings):
+    """Params section ``retrieval.tokenizer``.
+
+    Attributes:
+        lowercase: fold case before matching.
+        pattern: regular expression whose matches are the tokens.
+        stopwords: ``english`` (scikit-learn's list), ``none``, or a list of words.
+        min_length: drop tokens shorter than this many characters.
+    """
+
+    lowercase: bool
+    pattern: Annotated[str, AfterValidator(_token_pattern)]
+    stopwords: Annotated[str | tuple[str, ...], PlainValidator(_stopwords)]
+    min_length: Annotated[int, Field(ge=1)]
 
 
 @dataclass(frozen=True)
@@ -37,37 +81,29 @@ class Tokenizer:
         min_length: drop tokens shorter than this many characters.
     """
 
-    lowercase: bool = True
-    pattern: str = DEFAULT_PATTERN
-    stopwords: frozenset[str] = field(default_factory=frozenset)
-    min_length: int = 1
+    lowercase: bool
+    pattern: str
+    stopwords: frozenset[str]
+    min_length: int
     _regex: re.Pattern[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_regex", re.compile(self.pattern))
 
     @classmethod
-    def from_params(cls, d: Mapping[str, Any] | None) -> Tokenizer:
-        """Build from ``retrieval.tokenizer`` (``stopwords``: english | none | a list)."""
-        d = d or {}
-        sw = d.get("stopwords", "english")
-        stop: Collection[str]
-        if sw is None or (isinstance(sw, str) and sw.lower() in {"none", ""}):
-            stop = ()
-        elif isinstance(sw, str) and sw.lower() == "english":
-            stop = english_stopwords()
-        elif isinstance(sw, str):
-            raise ValueError(
-                f"retrieval.tokenizer.stopwords: {sw!r} is not english, none or a list"
-            )
+    def from_settings(cls, s: TokenizerSettings) -> Tokenizer:
+        """The tokenizer ``retrieval.tokenizer`` describes."""
+        if s.stopwords == "english":
+            stop: frozenset[str] = english_stopwords()
+        elif s.stopwords == "none":
+            stop = frozenset()
         else:
-            stop = [str(w) for w in sw]
-        lowercase = bool(d.get("lowercase", True))
+            stop = frozenset(s.stopwords)
         return cls(
-            lowercase=lowercase,
-            pattern=str(d.get("pattern") or DEFAULT_PATTERN),
-            stopwords=frozenset(w.lower() if lowercase else w for w in stop),
-            min_length=int(d.get("min_length", 1)),
+            lowercase=s.lowercase,
+            pattern=s.pattern,
+            stopwords=frozenset(w.lower() if s.lowercase else w for w in stop),
+            min_length=s.min_length,
         )
 
     def __call__(self, text: str | None) -> list[str]:

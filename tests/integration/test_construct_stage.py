@@ -9,9 +9,11 @@ pays for the new articles while the old days' questions stay byte-identical.
 from __future__ import annotations
 
 import hashlib
+import inspect
+import json
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +23,10 @@ import yaml
 
 from prescient import params
 from prescient.llm.providers import register_script
+from prescient.llm.types import LLMRequest, LLMResult
 from prescient.qa.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
-from prescient.qa.parse import CATEGORIES, PRINCIPLES
+from prescient.qa.prompts import STEPS, load_templates
+from prescient.vocab import CATEGORIES, PRINCIPLES
 from stages import construct as construct_stage
 from stages import ingest as ingest_stage
 from stages import select as select_stage
@@ -31,6 +35,42 @@ from tests.conftest import ROOT
 CALLS: Counter[str] = Counter()
 WINDOW = ("2024-01-01", "2024-12-31")
 SPLIT = "2024-06-30"
+PROMPTS = ROOT / "conf" / "prompts" / "construct"
+# The paper-structured template of each step; the script answers by template name.
+TEMPLATES = {step: step for step in STEPS}
+STEP_OF = {t.name: step for step, t in load_templates(PROMPTS, TEMPLATES).items()}
+TEMPLATE_OF: dict[str, str] = {}
+"""Messages (as JSON) -> the name of the template that rendered them, recorded as the
+stage hands its requests to the gateway (a script sees only the messages)."""
+
+
+def _messages_key(messages: Sequence[Mapping[str, str]]) -> str:
+    return json.dumps([[m["role"], m["content"]] for m in messages])
+
+
+Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
+
+
+def _recording(complete: Complete) -> Complete:
+    def wrapped(requests: Sequence[LLMRequest], desc: str) -> list[LLMResult]:
+        for r in requests:
+            TEMPLATE_OF[_messages_key(r.messages)] = r.template
+        return complete(requests, desc)
+
+    return wrapped
+
+
+@pytest.fixture(autouse=True)
+def _templates_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Wrap the completion function the stage passes to the library."""
+    real = construct_stage.build_questions
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        bound = inspect.signature(real).bind(*args, **kwargs)
+        bound.arguments["complete"] = _recording(bound.arguments["complete"])
+        return real(*bound.args, **bound.kwargs)
+
+    monkeypatch.setattr(construct_stage, "build_questions", build)
 
 
 def _h(text: str) -> int:
@@ -43,10 +83,12 @@ def _field(text: str, label: str) -> str:
 
 
 def scripted(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) -> str:
-    """Answers by step, deterministically from the prompt, with every kind of trouble."""
+    """Answers by step (known from the request's template), deterministically from the
+    prompt, with every kind of trouble."""
+    step = STEP_OF[TEMPLATE_OF[_messages_key(messages)]]
     text = str(messages[-1]["content"])
     title = _field(text, "Title")
-    if "# Output" in text and "Key point: <one sentence" in text:
+    if step == "summary":
         CALLS["summary"] += 1
         k = _h(title) % 10
         if k == 0:
@@ -56,7 +98,7 @@ def scripted(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) 
         if k == 2:
             raise RuntimeError("scripted outage")  # the call fails: llm_error
         return f"Sure!\n\n**Summary:** {title}.\n\n**Key point:** {title} happened."
-    if "question-answer pairs" in text:
+    if step == "generate":
         CALLS["generate"] += 1
         stem = title.split(":")[0][:40] or "the plan"
         leak = f" in Town {_h(title) % 97}" if _h(title) % 3 == 0 else ""
@@ -70,13 +112,13 @@ def scripted(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) 
         if _h(title) % 4 == 0:
             pairs.append(f"Question 5: Will {stem} be repeated in 2025?\nAnswer 5: No")
         return "Here are the questions:\n\n" + "\n".join(pairs)
-    if "Wrong answers" in text:
+    if step == "distract":
         CALLS["distract"] += 1
         question = _field(text, "Question")
         if _h(question) % 9 == 0:
             return "(b) Town 1000"  # too few options: parse_error
         return "(b) Town 1001\n(c) Town 1002\n(d) Town 1003"
-    if "- Point: <0, 1 or 2>" in text:
+    if step == "filter":
         CALLS["filter"] += 1
         question = _field(text, "Question")
         k = _h(question) % 6
@@ -97,6 +139,7 @@ def scripted(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) 
             .replace("## P5", "## Public interest")
             .replace("## P6", "## Not obvious")
         )
+    assert step == "categorize", step
     CALLS["categorize"] += 1
     return f"Category: {CATEGORIES[_h(text) % len(CATEGORIES)]}"
 
@@ -125,11 +168,15 @@ def _project(base: Path, tmp: Path, **construct: Any) -> Path:
     name = register_script("construct_test", scripted)
     p["models"]["scripted_construct"] = {"litellm_model": name, "params": {}, "concurrency": 4}
     p["construct"]["models"] = dict.fromkeys(p["construct"]["models"], "scripted_construct")
-    # The paper-structured templates (the script recognises their steps).
-    p["construct"]["templates"] = {step: step for step in p["construct"]["templates"]}
+    # The paper-structured templates (the script reads their Title/Question lines).
+    p["construct"]["templates"] = dict(TEMPLATES)
     p["construct"]["distractor_fallback"] = None  # the paper's rule unless a test asks
     p["construct"]["date_start"], p["construct"]["date_end"] = WINDOW
-    p["construct"].update(construct)
+    for key, value in construct.items():  # nested sections are updated, not replaced
+        if isinstance(value, dict):
+            p["construct"][key].update(value)
+        else:
+            p["construct"][key] = value
     p["llm"]["progress"] = False
     (tmp / "params.yaml").write_text(yaml.safe_dump(p))
     return tmp
@@ -147,7 +194,7 @@ def _run(project: Path) -> int:
             "--articles",
             str(project / "articles.parquet"),
             "--prompts",
-            str(ROOT / "conf" / "prompts" / "construct"),
+            str(PROMPTS),
             "--questions",
             str(project / "questions.parquet"),
             "--candidates",
@@ -324,3 +371,21 @@ def test_answer_pool_fills_missing_distractors_from_earlier_answers(
     m = yaml.safe_load((project / "construct.json").read_text())
     assert m["steps"]["distract"]["fallback"] == "answer_pool"
     assert m["steps"]["distract"]["by_source"]["llm+answer_pool"] == len(pooled)
+
+
+def test_bad_settings_stop_before_any_call_with_one_line(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    del p["construct"]["models"]["filter"]
+    p["construct"]["accept_threshold"] = 15
+    p["construct"]["leakage"]["near_duplicate_window_days"] = "thirty"
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    assert _run(project) == 2
+    (error,) = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert "\n" not in error
+    assert "construct.models: no value for steps ['filter']" in error
+    assert "construct.accept_threshold: Input should be less than or equal to 14" in error
+    assert "construct.leakage.near_duplicate_window_days: " in error
+    assert sum(CALLS.values()) == 0
+    assert not (project / "questions.parquet").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -63,7 +64,35 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_retrieve() -> int:
-    return retrieve_stage.main(["--articles", "articles.parquet"])
+    return retrieve_stage.main(
+        [
+            "--articles",
+            "articles.parquet",
+            "--questions-out",
+            "data/interim/eval_questions.parquet",
+            "--retrieval",
+            "data/interim/retrieval.parquet",
+            "--contexts",
+            "data/interim/contexts",
+            "--metrics",
+            "reports/metrics/retrieve.json",
+        ]
+    )
+
+
+def run_score() -> int:
+    return score_stage.main(
+        [
+            "--questions",
+            "data/interim/eval_questions.parquet",
+            "--predictions",
+            "data/processed/predictions",
+            "--out",
+            "data/processed/scores.parquet",
+            "--metrics",
+            "reports/metrics/evaluate.json",
+        ]
+    )
 
 
 def run_cell(model: str, setting: str) -> int:
@@ -74,6 +103,8 @@ def run_cell(model: str, setting: str) -> int:
             model,
             "--setting",
             setting,
+            "--questions",
+            "data/interim/eval_questions.parquet",
             "--contexts",
             f"data/interim/contexts/{setting}.parquet",
             "--prompts",
@@ -147,7 +178,7 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     assert run_cell("oracle", "gold") == 0
     assert len(CALLS) == 4 * len(SETTINGS)
 
-    assert score_stage.main([]) == 0
+    assert run_score() == 0
     scores = pd.read_parquet("data/processed/scores.parquet")
     assert len(scores) == len(MODELS) * len(SETTINGS) * 4
     m = json.loads(Path("reports/metrics/evaluate.json").read_text())["cells"]
@@ -191,3 +222,36 @@ def test_bad_configuration_stops_with_exit_code_2(project: Path) -> None:
     p["questions"]["columns"]["question"] = "missing_column"
     Path("params.yaml").write_text(yaml.safe_dump(p))
     assert run_retrieve() == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "name"),
+    [
+        (("retrieval", "gap_days"), -1, "retrieval.gap_days: must be 0 or more"),
+        (("retrieval", "tokenizer", "pattern"), "[a-z", "retrieval.tokenizer.pattern: not a"),
+        (("retrieval", "max_words"), "eight hundred", "retrieval.max_words: "),
+        (("questions", "max_questions"), "eight hundred", "questions.max_questions: "),
+        (("eval", "settings"), ["gold", "rag_soon"], "eval.settings: unknown evaluation"),
+    ],
+)
+def test_a_bad_parameter_stops_retrieve_with_one_line_naming_it(
+    project: Path,
+    caplog: pytest.LogCaptureFixture,
+    path: tuple[str, ...],
+    value: Any,
+    name: str,
+) -> None:
+    p = yaml.safe_load(Path("params.yaml").read_text())
+    node = p
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    Path("params.yaml").write_text(yaml.safe_dump(p))
+    caplog.set_level(logging.ERROR)
+    assert run_retrieve() == 2
+    (error,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    message = error.getMessage()
+    assert message.startswith(name) and "\n" not in message and error.exc_info is None
+    assert not Path("data/interim/retrieval.parquet").exists()
+    if path[0] == "eval":
+        assert run_score() == 2

@@ -8,6 +8,7 @@ import re
 import pandas as pd
 import pytest
 
+from prescient import params
 from prescient.evaluation.contexts import build_contexts, truncate_words
 from prescient.evaluation.prompts import (
     ContextArticle,
@@ -22,6 +23,7 @@ from prescient.evaluation.settings import (
     parse_setting,
 )
 from prescient.llm.providers import offered_choices
+from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 from tests.fixtures.eval import articles
 
@@ -104,12 +106,28 @@ def test_settings_parse_and_name_cells() -> None:
     for bad in ("rag", "rag_", "rag_2024-13-01", "open_book"):
         with pytest.raises(ValueError, match="unknown evaluation setting"):
             parse_setting(bad)
-    with pytest.raises(ValueError, match="more than once"):
-        EvalSettings.from_params({"models": ["m"], "settings": ["gold", "gold"]})
-    grid = EvalSettings.from_params(
-        {"models": ["m"], "settings": ["closed_book", "rag_dynamic", "rag_2024-03-06"]}
+    grid = load_settings(
+        EvalSettings,
+        params.compose(ROOT, ["eval.settings=[closed_book,rag_dynamic,rag_2024-03-06]"]),
+        "eval",
     )
     assert grid.rag_cutoffs == [None, dt.date(2024, 3, 6)]
+    assert [s.name for s in grid.settings] == ["closed_book", "rag_dynamic", "rag_2024-03-06"]
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("eval.settings=[gold,gold]", "eval.settings: lists ['gold'] more than once"),
+        ("eval.settings=[gold,rag_last_week]", "eval.settings: unknown evaluation setting"),
+        ("eval.models=[m,m]", "eval.models: lists a model twice"),
+        ("eval.generation=7", "eval.generation: "),
+    ],
+)
+def test_bad_grids_are_one_line_naming_the_parameter(override: str, message: str) -> None:
+    with pytest.raises(ParamsError) as err:
+        load_settings(EvalSettings, params.compose(ROOT, [override]), "eval")
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
 
 
 def test_truncation_keeps_the_first_words_on_one_line() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -10,6 +11,7 @@ import pytest
 
 from prescient import params
 from prescient.evaluation.questions import (
+    MAPPING_KEYS,
     QUESTION_COLUMNS,
     QuestionSource,
     QuestionTableError,
@@ -17,6 +19,10 @@ from prescient.evaluation.questions import (
     normalize_questions,
     sample_questions,
 )
+from prescient.qa.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
+from prescient.qa.schema import QUESTION_FIELDS
+from prescient.seeds import derive_seed
+from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 from tests.fixtures.eval import HERE, construct_questions
 
@@ -25,7 +31,26 @@ D = dt.date(2024, 3, 12)
 
 def shipped_source(*overrides: str) -> QuestionSource:
     """The `questions` section of the shipped config, with Hydra overrides."""
-    return QuestionSource.from_params(params.compose(ROOT, list(overrides))["questions"])
+    return load_settings(QuestionSource, params.compose(ROOT, list(overrides)), "questions")
+
+
+def mapped(name: str, fmt: str, path: Path, **columns: str) -> QuestionSource:
+    """An import of ``path``: the given fields mapped, every other one null."""
+    mapping = [f"questions.columns.{k}={columns.get(k, 'null')}" for k in MAPPING_KEYS]
+    return shipped_source(
+        f"questions.name={name}", f"questions.format={fmt}", f"questions.path={path}", *mapping
+    )
+
+
+def test_the_construct_table_has_every_shared_column_under_the_default_mapping() -> None:
+    """The default mapping reads each shared column from the construct table's column of
+    the same name; both tables list the shared columns first, in one order."""
+    assert CONSTRUCT_COLUMNS[: len(QUESTION_FIELDS)] == QUESTION_FIELDS
+    assert QUESTION_COLUMNS[: len(QUESTION_FIELDS)] == QUESTION_FIELDS
+    columns = shipped_source().columns
+    assert {k: v for k, v in columns.items() if k in QUESTION_FIELDS} == {
+        k: k for k in QUESTION_FIELDS
+    }
 
 
 def test_construct_table_through_the_default_config(tmp_path: Path) -> None:
@@ -81,18 +106,16 @@ def test_csv_import_with_a_column_mapping() -> None:
 
 
 def test_jsonl_import_with_inline_gold_article_and_generated_ids() -> None:
-    src = QuestionSource(
-        name="jl",
-        format="jsonl",
-        path=str(HERE / "import_questions.jsonl"),
-        columns={
-            "question": "q",
-            "choices": "options",
-            "answer": "gold",
-            "resolution_date": "resolved",
-            "gold_title": "gold_title",
-            "gold_text": "gold_body",
-        },
+    src = mapped(
+        "jl",
+        "jsonl",
+        HERE / "import_questions.jsonl",
+        question="q",
+        choices="options",
+        answer="gold",
+        resolution_date="resolved",
+        gold_title="gold_title",
+        gold_text="gold_body",
     )
     table = load_questions(src, root="/")
     mc = table.loc[table["qtype"] == "mc"].iloc[0]
@@ -105,31 +128,134 @@ def test_jsonl_import_with_inline_gold_article_and_generated_ids() -> None:
     assert load_questions(src, root="/")["question_id"].tolist() == table["question_id"].tolist()
 
 
-def test_bad_rows_are_all_listed() -> None:
-    src = QuestionSource(
-        name="bad",
-        format="csv",
-        path=str(HERE / "import_questions_bad.csv"),
-        columns={
-            "question_id": "id",
-            "question": "text",
-            "choices": "options",
-            "answer": "correct",
-            "resolution_date": "date",
-        },
+def test_bad_rows_are_all_listed_with_their_file_lines() -> None:
+    src = mapped(
+        "bad",
+        "csv",
+        HERE / "import_questions_bad.csv",
+        question_id="id",
+        question="text",
+        choices="options",
+        answer="correct",
+        resolution_date="date",
     )
     with pytest.raises(QuestionTableError) as err:
         load_questions(src, root="/")
     msg = str(err.value)
     assert "6 problem(s)" in msg
-    assert "row 2 (question_id b2): fewer than 2 choices (1)" in msg
-    assert "row 3 (question_id b3): answer (e) is out of range for 3 choices" in msg
-    assert "row 4 (question_id b4): missing resolution date" in msg
-    assert "row 5 (question_id b5): empty question" in msg
-    assert "row 6 (question_id b6): unparseable resolution date 'not a date'" in msg
+    # The file's line 1 is its header: data row n is on line n + 1.
+    assert "line 3 (data row 2, question_id b2): fewer than 2 choices (1)" in msg
+    assert "line 4 (data row 3, question_id b3): answer (e) is out of range for 3 choices" in msg
+    assert "line 5 (data row 4, question_id b4): missing resolution date" in msg
+    assert "line 6 (data row 5, question_id b5): empty question" in msg
+    assert "line 7 (data row 6, question_id b6): unreadable resolution date 'not a date'" in msg
     assert "answer 'maybe' names none of the choices" in msg
-    assert "rows 1, 7: duplicate question_id b1" in msg
-    assert "row 1 " not in msg
+    assert "lines 2, 8 (data rows 1, 7): duplicate question_id b1" in msg
+    assert "line 2 " not in msg
+
+
+BAD_VALUES_CSV = """id,text,options,answer_index,date
+v1,Which will win?,a|b|c,inf,2024-03-12
+v2,Which will win?,a|b|c,1e400,2024-03-12
+v3,Which will win?,a|b|c,1.7,2024-03-12
+v4,Which will win?,a|b|c,1.0,today
+v5,"Which will
+win?",a|b|c,nan,now
+v6,Which will win?,a|b|c,2,2024-03-12
+
+v7,Which will win?,a|b|c,-1,2024-03-12
+"""
+
+
+def test_bad_index_and_date_values_are_listed_not_crashing_or_guessed(tmp_path: Path) -> None:
+    """inf and 1e400 used to raise OverflowError (hiding every other row), 1.7 became 1,
+    and "today"/"now" became the day of the run."""
+    path = tmp_path / "values.csv"
+    path.write_text(BAD_VALUES_CSV)
+    src = mapped(
+        "v",
+        "csv",
+        path,
+        question_id="id",
+        question="text",
+        choices="options",
+        answer_index="answer_index",
+        resolution_date="date",
+    )
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src, root="/")
+    lines = str(err.value).splitlines()
+    assert lines[0].endswith("6 problem(s) in the question table:")
+    assert lines[1:] == [
+        "  line 2 (data row 1, question_id v1): answer index inf is not a finite number",
+        "  line 3 (data row 2, question_id v2): answer index 1e400 is not a finite number",
+        "  line 4 (data row 3, question_id v3): answer index 1.7 is not a whole number",
+        "  line 5 (data row 4, question_id v4): unreadable resolution date 'today' "
+        "(expected a calendar date such as YYYY-MM-DD)",
+        # a quoted question over two lines: the record starts on line 6
+        "  line 6 (data row 5, question_id v5): unreadable resolution date 'now' "
+        "(expected a calendar date such as YYYY-MM-DD); answer index nan is not a finite "
+        "number",
+        # line 9 is blank, so v7 is on line 10
+        "  line 10 (data row 7, question_id v7): answer index -1 is out of range for 3 choices",
+    ]
+
+
+def test_null_choices_are_reasons_not_the_texts_none_or_nan(tmp_path: Path) -> None:
+    rows = [
+        {"id": "n1", "q": "Which?", "options": ["a", None, "c"], "gold": "a", "day": "2024-03-12"},
+        {"id": "n2", "q": "Which?", "options": '["a", null]', "gold": "a", "day": "2024-03-12"},
+        {"id": "n3", "q": "Which?", "options": ["a", "b"], "gold": "b", "day": "2024-03-12"},
+    ]
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    src = mapped(
+        "n",
+        "jsonl",
+        path,
+        question_id="id",
+        question="q",
+        choices="options",
+        answer="gold",
+        resolution_date="day",
+    )
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src, root="/")
+    msg = str(err.value)
+    assert "line 1 (data row 1, question_id n1): choice(s) [2] are null" in msg
+    assert "line 2 (data row 2, question_id n2): choice(s) [2] are null" in msg
+    assert "n3" not in msg and "None" not in msg
+    # A NaN inside a list (as parquet or pandas write a missing value) is null too.
+    frame = pd.DataFrame(
+        {"id": ["p1"], "q": ["Which?"], "options": [["a", float("nan")]], "gold": ["a"]}
+    )
+    frame["day"] = "2024-03-12"
+    with pytest.raises(QuestionTableError, match=r"data row 1 \(question_id p1\): choice"):
+        normalize_questions(frame, src)
+
+
+def test_unreadable_jsonl_lines_are_listed_with_their_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"q": "Will it?"}\n\n[1, 2]\n{"q": \n' + "[" * 100_000 + "\n")
+    src = mapped("j", "jsonl", path, question="q", answer="q", resolution_date="q")
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src, root="/")
+    msg = str(err.value)
+    assert "3 problem(s)" in msg
+    assert "line 3: a JSON list, not an object" in msg
+    assert "line 4: not valid JSON" in msg and "line 5: not valid JSON" in msg
+
+
+def test_index_formats_and_whole_number_floats() -> None:
+    raw = construct_questions()
+    raw["answer_index"] = raw["answer_index"].astype(float)  # 1.0 is index 1
+    table = normalize_questions(raw, shipped_source())
+    assert (
+        table["answer_index"].tolist()
+        == construct_questions()
+        .sort_values(["resolution_date", "question_id"])["answer_index"]
+        .tolist()
+    )
 
 
 def test_answer_index_must_agree_with_the_answer_text() -> None:
@@ -146,22 +272,41 @@ def test_answer_index_must_agree_with_the_answer_text() -> None:
         normalize_questions(raw, src)
 
 
-def test_configuration_errors_name_the_fix() -> None:
-    with pytest.raises(QuestionTableError, match="unknown keys \\['answr'\\]"):
-        QuestionSource.from_params({"columns": {"answr": "x"}})
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["+questions.columns.answr=x"], "questions.columns: unknown keys ['answr']"),
+        (
+            ["~questions.columns.category"],
+            "questions.columns: keys ['category'] are missing: map each to a column or null "
+            "(-S questions.columns.category=null)",
+        ),
+        (["questions.columns.question=null"], "questions.columns: ['question'] must name"),
+        (
+            ["questions.columns.answer=null", "questions.columns.answer_index=null"],
+            "questions.columns: answer or answer_index must name a column",
+        ),
+        (["questions.format=xlsx"], "questions.format: "),
+        (["questions.answer_format=letters"], "questions.answer_format: "),
+        (["questions.max_questions='eight hundred'"], "questions.max_questions: "),
+        (["questions.max_questions=0"], "questions.max_questions: "),
+    ],
+)
+def test_configuration_errors_are_one_line_naming_the_parameter(
+    overrides: list[str], message: str
+) -> None:
+    with pytest.raises(ParamsError) as err:
+        shipped_source(*overrides)
+    text = str(err.value)
+    assert text.startswith(message) and "\n" not in text
+
+
+def test_file_errors_name_the_fix() -> None:
+    src = shipped_source("questions.columns.question=nope")
     with pytest.raises(QuestionTableError, match="columns \\['nope'\\] named in questions.columns"):
-        normalize_questions(
-            construct_questions(),
-            QuestionSource(
-                columns={
-                    "question": "nope",
-                    "resolution_date": "resolution_date",
-                    "answer": "answer",
-                }
-            ),
-        )
+        normalize_questions(construct_questions(), src)
     with pytest.raises(QuestionTableError, match="does not exist"):
-        load_questions(QuestionSource(path="missing.parquet"), root="/nonexistent")
+        load_questions(shipped_source("questions.path=missing.parquet"), root="/nonexistent")
 
 
 def test_sample_is_seeded_and_stable_when_questions_are_added() -> None:
@@ -174,3 +319,6 @@ def test_sample_is_seeded_and_stable_when_questions_are_added() -> None:
     three = sample_questions(table, 3, seed=1)
     assert set(two["question_id"]) <= set(three["question_id"])
     assert sample_questions(table, None, seed=1) is table
+    # The kept questions are those with the smallest derived seeds.
+    ranked = sorted(table["question_id"], key=lambda q: derive_seed(1, "sample", q))
+    assert set(two["question_id"]) == set(ranked[:2])

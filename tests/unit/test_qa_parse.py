@@ -11,8 +11,6 @@ from __future__ import annotations
 import pytest
 
 from prescient.qa.parse import (
-    PRINCIPLES,
-    accepted,
     mc_type,
     parse_category,
     parse_distractors,
@@ -22,6 +20,7 @@ from prescient.qa.parse import (
     total_score,
     yes_no,
 )
+from prescient.vocab import MC_TYPES, PRINCIPLES, accepted
 
 # --- step 1 ---------------------------------------------------------------------------
 
@@ -322,11 +321,13 @@ def test_no_category_is_an_error() -> None:
         ("How many seats will the party win in 2024?", "How many"),
         ("How much will the fare rise in 2024?", "How much"),
         ("Where will the summit be held in 2024?", "Where"),
+        ("Whose plan will the board adopt in 2024?", "Who"),
         ("When will the bridge open?", "Other"),
     ],
 )
 def test_mc_types(question: str, kind: str) -> None:
     assert mc_type(question) == kind
+    assert kind in MC_TYPES  # the paper's vocabulary, not a spelling of the parser's own
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,23 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import pandas as pd
 import pytest
 
+from prescient import params
 from prescient.qa.select import SelectSettings, day_seed, hot_topic_clusters, select_articles
-from tests.conftest import SHARED_NEWS
+from prescient.seeds import derive_seed
+from prescient.settings import ParamsError, load_settings
+from tests.conftest import ROOT, SHARED_NEWS
+
+
+@functools.cache
+def shipped(*overrides: str) -> SelectSettings:
+    """The shipped `select` section, with Hydra overrides."""
+    return load_settings(SelectSettings, params.compose(ROOT, list(overrides)), "select")
+
 
 TOPICS = {
     "bridge": "The harbour bridge vote in Port Velden council approved funding for the bridge repairs and the bridge toll",
@@ -41,7 +52,7 @@ def day_frame(day: dt.date, n_per_topic: int = 3, prefix: str = "") -> pd.DataFr
 
 def test_hot_topics_come_from_distinct_clusters_and_random_fills_the_rest() -> None:
     day = dt.date(2024, 5, 2)
-    out, m = select_articles(day_frame(day), SelectSettings(), base_seed=1)
+    out, m = select_articles(day_frame(day), shipped(), base_seed=1)
     hot = out[out["selection"] == "hot_topic"]
     assert len(hot) == 3 and len(out) == 6
     assert {aid.split("-")[3] for aid in hot["article_id"]} == set(TOPICS)
@@ -54,7 +65,7 @@ def test_fewer_clusters_are_padded_with_random_articles_and_counted() -> None:
     day = dt.date(2024, 5, 2)
     df = day_frame(day)
     df = df[~df["article_id"].str.contains("football|vaccine")]
-    out, m = select_articles(df, SelectSettings(), base_seed=1)
+    out, m = select_articles(df, shipped(), base_seed=1)
     assert (out["selection"] == "hot_topic").sum() == 1
     assert len(out) == 6 and out["padded"].sum() == 2
     assert m["hot_topic_padded_with_random"] == 2
@@ -62,29 +73,26 @@ def test_fewer_clusters_are_padded_with_random_articles_and_counted() -> None:
 
 def test_small_days_take_what_there_is() -> None:
     day = dt.date(2024, 5, 2)
-    out, m = select_articles(day_frame(day, n_per_topic=1).head(4), SelectSettings(), base_seed=1)
+    out, m = select_articles(day_frame(day, n_per_topic=1).head(4), shipped(), base_seed=1)
     assert len(out) == 4 and m["days_with_fewer_than_target_candidates"] == 1
 
 
 def test_selection_is_deterministic_and_independent_of_other_days() -> None:
     d1, d2 = dt.date(2024, 5, 2), dt.date(2024, 5, 3)
-    one = select_articles(day_frame(d1), SelectSettings(), base_seed=7)[0]
-    both = select_articles(
-        pd.concat([day_frame(d2), day_frame(d1)]), SelectSettings(), base_seed=7
-    )[0]
-    again = select_articles(
-        pd.concat([day_frame(d1), day_frame(d2)]), SelectSettings(), base_seed=7
-    )[0]
+    one = select_articles(day_frame(d1), shipped(), base_seed=7)[0]
+    both = select_articles(pd.concat([day_frame(d2), day_frame(d1)]), shipped(), base_seed=7)[0]
+    again = select_articles(pd.concat([day_frame(d1), day_frame(d2)]), shipped(), base_seed=7)[0]
     same_day = both[both["date"] == d1].reset_index(drop=True)
     pd.testing.assert_frame_equal(same_day, one)
     pd.testing.assert_frame_equal(both, again)
+    assert day_seed(7, d1) == derive_seed(7, "select", d1)
     assert day_seed(7, d1) != day_seed(8, d1) != day_seed(7, d2)
 
 
 def test_date_range_limits_the_days() -> None:
     df = pd.concat([day_frame(dt.date(2024, 5, d)) for d in (1, 2, 3)])
     out, m = select_articles(
-        df, SelectSettings(date_start=dt.date(2024, 5, 2), date_end=dt.date(2024, 5, 2)), 1
+        df, shipped("select.date_start=2024-05-02", "select.date_end=2024-05-02"), 1
     )
     assert m["days"] == 1 and set(out["date"]) == {dt.date(2024, 5, 2)}
 
@@ -93,9 +101,9 @@ def test_incoherent_clusters_are_dropped() -> None:
     texts = [
         TOPICS["bridge"] + f" reported by outlet{i} with commentary{i}" for i in range(3)
     ] + FILLER
-    good, bad = hot_topic_clusters(texts, SelectSettings(min_coherence=0.99))
+    good, bad = hot_topic_clusters(texts, shipped("select.min_coherence=0.99"))
     assert good == [] and len(bad) == 1
-    good, bad = hot_topic_clusters(texts, SelectSettings())
+    good, bad = hot_topic_clusters(texts, shipped())
     assert len(good) == 1 and good[0].members == (0, 1, 2) and good[0].coherence > 0.3
 
 
@@ -109,9 +117,30 @@ def test_selection_on_one_real_month() -> None:
     cols = {f: f for f in ("date", "title", "text", "url", "source_domain")}
     window = IngestSettings(date_start=dt.date(2022, 6, 1), date_end=dt.date(2022, 6, 30))
     articles, _ = ingest_rows(read_rows(SHARED_NEWS, "jsonl", cols), window)
-    out, m = select_articles(articles, SelectSettings(), base_seed=20240501)
+    out, m = select_articles(articles, shipped(), base_seed=20240501)
     assert m["days"] == 30
     assert m["articles_selected"] >= 6 * 29
     assert out.groupby("date")["article_id"].nunique().min() >= 5
     days_without = m["clusters_per_day"].get("0", 0)
     assert days_without <= 6, m["clusters_per_day"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["select.max_features='eight hundred'"], "select.max_features: "),
+        (["select.n_random=-1"], "select.n_random: "),
+        (["select.svd_components=1.5"], "select.svd_components: "),
+        (["select.date_end=2024-13-01"], "select.date_end: expected a day as YYYY-MM-DD"),
+        (
+            ["select.date_start=2024-05-03", "select.date_end=2024-05-02"],
+            "select.date_end: is before date_start 2024-05-03",
+        ),
+    ],
+)
+def test_bad_settings_are_one_line_naming_the_parameter(overrides: list[str], message: str) -> None:
+    with pytest.raises(ParamsError) as err:
+        load_settings(SelectSettings, params.compose(ROOT, overrides), "select")
+    text = str(err.value)
+    assert text.startswith(message) and "\n" not in text
+    assert "fix it in conf/ or with -S" in text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -10,9 +11,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
+from prescient import params
 from prescient.retrieval.bm25 import BM25Params, PrefixBM25
+from prescient.settings import load_settings
+from tests.conftest import ROOT
 
 WORDS = [f"w{i}" for i in range(12)]
+RANK_BM25 = BM25Params(k1=1.5, b=0.75, epsilon=0.25)
+"""rank-bm25's own defaults (``BM25Okapi(corpus)``), which the hand-computed cases use."""
 
 
 def reference_top(
@@ -90,8 +96,8 @@ def test_checkpoints_and_on_demand_prefixes_agree(
 ) -> None:
     """Prefixes outside the precomputed checkpoints are computed on demand, identically."""
     cps = sorted(set(data.draw(st.lists(st.integers(0, len(docs)), max_size=4))))
-    sparse = PrefixBM25(docs, checkpoints=cps)
-    full = PrefixBM25(docs)
+    sparse = PrefixBM25(docs, RANK_BM25, checkpoints=cps)
+    full = PrefixBM25(docs, RANK_BM25)
     for n in range(len(docs) + 1):
         a, b = sparse.average_idf(n), full.average_idf(n)
         assert (math.isnan(a) and math.isnan(b)) or a == b
@@ -106,11 +112,11 @@ def test_idfs_that_cancel_leave_rank_bm25s_rounding_residue() -> None:
     is what makes the rankings identical.
     """
     docs = [["w1"], ["w1", "w2", "w4"], ["w1", "w2", "w4"], ["w0", "w2", "w3", "w4", "w5"]]
-    ids, scores, ref = reference_top(docs, 4, ["w1"], 3, BM25Params())
+    ids, scores, ref = reference_top(docs, 4, ["w1"], 3, RANK_BM25)
     # -3.7e-17 with glibc's log; the exact residue depends on the C library, the point
     # is that ours is the same number and so gives the same ranking.
     assert ref is not None and abs(ref.average_idf) < 1e-15
-    index = PrefixBM25(docs)
+    index = PrefixBM25(docs, RANK_BM25)
     assert index.average_idf(4) == ref.average_idf
     hits = index.search(["w1"], 4, 3)
     assert [h.doc for h in hits] == ids
@@ -120,7 +126,7 @@ def test_idfs_that_cancel_leave_rank_bm25s_rounding_residue() -> None:
 def test_hand_computed_scores() -> None:
     """Three documents, query "apple": the numbers below are worked out by hand."""
     docs = [["apple", "pie"], ["apple", "apple", "tart", "x"], ["plum"]]
-    index = PrefixBM25(docs)
+    index = PrefixBM25(docs, RANK_BM25)
     # n = 3: df(apple) = 2 -> idf = ln(1.5) - ln(2.5) < 0 -> floored at eps * average idf.
     # idfs: apple ln(1.5/2.5), pie/tart/x/plum ln(2.5/1.5); average = 3/5 * ln(5/3).
     avg = (4 * math.log(2.5 / 1.5) + math.log(1.5 / 2.5)) / 5
@@ -144,7 +150,7 @@ def test_hand_computed_scores() -> None:
 
 def test_ties_prefer_the_later_document_and_exclusions_do_not_change_statistics() -> None:
     docs = [["a", "b"], ["a", "b"], ["c"], ["a", "b"], ["d"]]
-    index = PrefixBM25(docs)
+    index = PrefixBM25(docs, RANK_BM25)
     hits = index.search(["a"], 5, 5)
     assert [h.doc for h in hits] == [3, 1, 0]
     assert len({h.score for h in hits}) == 1
@@ -154,8 +160,20 @@ def test_ties_prefer_the_later_document_and_exclusions_do_not_change_statistics(
 
 
 def test_empty_corpus_and_prefix() -> None:
-    index = PrefixBM25([])
+    index = PrefixBM25([], RANK_BM25)
     assert index.search(["a"], 0, 5) == []
-    index = PrefixBM25([[], ["a"]])
+    index = PrefixBM25([[], ["a"]], RANK_BM25)
     assert index.search(["a"], 1, 5) == []  # the only visible document is empty
     assert [h.doc for h in index.search(["a"], 2, 5)] == [1]
+
+
+def test_shipped_parameters_are_rank_bm25s_defaults() -> None:
+    """conf/ ships rank-bm25's defaults (the paper's code uses them unchanged)."""
+    defaults = inspect.signature(BM25Okapi.__init__).parameters
+    assert (
+        BM25Params(
+            k1=defaults["k1"].default, b=defaults["b"].default, epsilon=defaults["epsilon"].default
+        )
+        == RANK_BM25
+    )
+    assert load_settings(BM25Params, params.compose(ROOT), "retrieval.bm25") == RANK_BM25

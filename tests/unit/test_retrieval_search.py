@@ -4,15 +4,32 @@ never shows an article dated on or after the resolution date, nor the gold artic
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from prescient.retrieval.search import RETRIEVAL_COLUMNS, ArticleIndex, RetrievalSettings
+from prescient import params
+from prescient.retrieval.search import (
+    RETRIEVAL_COLUMNS,
+    ArticleIndex,
+    RetrievalSettings,
+    window_violations,
+)
 from prescient.retrieval.tokenize import Tokenizer
+from prescient.settings import ParamsError, load_settings
+from tests.conftest import ROOT
+
+
+@functools.cache
+def shipped(*overrides: str) -> RetrievalSettings:
+    """The shipped `retrieval` section, with Hydra overrides."""
+    return load_settings(RetrievalSettings, params.compose(ROOT, list(overrides)), "retrieval")
+
 
 WORDS = ["tariff", "storm", "vote", "merger", "river", "rates", "strike", "summit"]
 DAY0 = dt.date(2024, 1, 1)
@@ -40,7 +57,7 @@ def reference(
     articles: pd.DataFrame, visible: pd.Series, query: str, exclude: set[str], k: int
 ) -> list[tuple[str, float]]:
     """rank-bm25 built on exactly the visible articles; ties: later (date, id) first."""
-    tok = Tokenizer.from_params(None)
+    tok = Tokenizer.from_settings(shipped().tokenizer)
     vis = articles.loc[visible].sort_values(["date", "article_id"]).reset_index(drop=True)
     docs = [
         tok(f"{t}\n{x}") if t else tok(x) for t, x in zip(vis["title"], vis["text"], strict=True)
@@ -66,7 +83,7 @@ def test_search_is_rank_bm25_on_the_visible_articles_and_never_leaks(
     articles: pd.DataFrame, data: st.DataObject
 ) -> None:
     gap = data.draw(st.integers(0, 2), label="gap")
-    index = ArticleIndex(articles, RetrievalSettings(gap_days=gap))
+    index = ArticleIndex(articles, shipped(f"retrieval.gap_days={gap}"))
     for _ in range(3):
         res = DAY0 + dt.timedelta(days=data.draw(st.integers(0, 14), label="res"))
         cutoff = data.draw(
@@ -106,10 +123,10 @@ def test_boundary_days_reach_or_miss_the_index() -> None:
             "text": ["river storm"] * 4,
         }
     )
-    index = ArticleIndex(articles)
+    index = ArticleIndex(articles, shipped())
     got = {h.article_id for h in index.search("storm", index.window(res, None))}
     assert got == {"before"}
-    index0 = ArticleIndex(articles, RetrievalSettings(gap_days=0))
+    index0 = ArticleIndex(articles, shipped("retrieval.gap_days=0"))
     assert {h.article_id for h in index0.search("storm", index0.window(res, None))} == {
         "before",
         "day_before",
@@ -127,7 +144,7 @@ def test_corpus_start_drops_older_articles_from_the_statistics() -> None:
             "text": ["storm river", "storm", "vote"],
         }
     )
-    index = ArticleIndex(articles, RetrievalSettings(corpus_start=dt.date(2019, 1, 1)))
+    index = ArticleIndex(articles, shipped("retrieval.corpus_start=2019-01-01"))
     assert len(index) == 2 and index.start == dt.date(2019, 1, 1)
     hits = index.search("storm", index.window(dt.date(2019, 2, 1), None))
     (expected,) = reference(articles, articles["article_id"] != "old", "storm", set(), 5)
@@ -151,7 +168,7 @@ def test_retrieve_table_schema_and_rows() -> None:
             "article_id": ["c", "c"],
         }
     )
-    index = ArticleIndex(articles)
+    index = ArticleIndex(articles, shipped())
     table = index.retrieve_table(questions, [None, dt.date(2024, 1, 3)])
     assert list(table.columns) == list(RETRIEVAL_COLUMNS)
     assert table[["question_id", "rag_cutoff", "rank", "article_id"]].values.tolist() == [
@@ -162,3 +179,39 @@ def test_retrieve_table_schema_and_rows() -> None:
     assert table["window_end"].tolist() == [dt.date(2024, 1, 8)] * 2 + [dt.date(2024, 1, 3)]
     assert (np.array(table["article_date"].tolist()) < np.array(table["window_end"].tolist())).all()
     assert str(table["article_date"].dtype) == "date32[day][pyarrow]"
+    assert window_violations(table, questions) == 0
+    # The audit counts a row dated on its window's end, or on its resolution date.
+    late = table.copy()
+    late.loc[0, "article_date"] = late.loc[0, "window_end"]
+    assert window_violations(late, questions) == 1
+    questions.loc[1, "resolution_date"] = dt.date(2024, 1, 5)  # q2 retrieved b (5 Jan)
+    assert window_violations(table, questions) == 1
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        (
+            "retrieval.gap_days=-1",
+            "retrieval.gap_days: must be 0 or more: a negative gap would show articles "
+            "published on or after the resolution date (got -1)",
+        ),
+        (
+            "retrieval.tokenizer.pattern='[a-z'",
+            "retrieval.tokenizer.pattern: not a regular expression (unterminated character set",
+        ),
+        ("retrieval.tokenizer.pattern='[a-z]*'", "retrieval.tokenizer.pattern: matches the empty"),
+        ("retrieval.tokenizer.pattern='([a-z]+)'", "retrieval.tokenizer.pattern: has a capturing"),
+        ("retrieval.max_words='eight hundred'", "retrieval.max_words: Input should be a valid"),
+        ("retrieval.top_k=0", "retrieval.top_k: "),
+        ("retrieval.bm25.b=1.5", "retrieval.bm25.b: "),
+        ("retrieval.tokenizer.stopwords=french", "retrieval.tokenizer.stopwords"),
+        ("retrieval.fields=[]", "retrieval.fields: "),
+    ],
+)
+def test_bad_settings_are_one_line_naming_the_parameter(override: str, message: str) -> None:
+    with pytest.raises(ParamsError) as err:
+        load_settings(RetrievalSettings, params.compose(ROOT, [override]), "retrieval")
+    text = str(err.value)
+    assert text.startswith(message) and "\n" not in text
+    assert f"-S '{override.split('=')[0]}=...'" in text
