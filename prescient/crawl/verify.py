@@ -16,6 +16,7 @@ from pathlib import Path
 
 _GZIP_WBITS = 16 + zlib.MAX_WBITS  # gzip header and trailer, the largest window
 _MAX_OUT = 1 << 22  # decompressed bytes per step: memory stays bounded on any ratio
+_SLICE = 1 << 14  # compressed bytes per inflate call (see StreamCheck._inflate_slice)
 
 
 class CorruptData(ValueError):
@@ -46,26 +47,31 @@ class StreamCheck:
         start = self.size
         self.size += len(data)
         if self.gzip:
-            self._inflate_all(bytes(data), start)
+            view = memoryview(data)
+            for at in range(0, len(view), _SLICE):
+                self._inflate_slice(view[at : at + _SLICE], start + at)
 
-    def _inflate_all(self, buf: bytes, offset: int) -> None:
-        while buf:
+    def _inflate_slice(self, piece: memoryview, offset: int) -> None:
+        """Inflate one slice, starting a new member wherever one ends. Slices are small
+        because zlib copies the bytes after a member's end (``unused_data``): with one
+        member per WARC record, whole chunks would be copied once per record."""
+        while len(piece):
             if self._inflate is None:
                 self._inflate = zlib.decompressobj(_GZIP_WBITS)
             try:
-                self._inflate.decompress(buf, _MAX_OUT)
+                self._inflate.decompress(piece, _MAX_OUT)
                 while self._inflate.unconsumed_tail:
                     self._inflate.decompress(self._inflate.unconsumed_tail, _MAX_OUT)
             except zlib.error as exc:
                 raise CorruptData(
                     f"invalid gzip data in member {self.members + 1} "
-                    f"(within bytes {offset}-{offset + len(buf)}): {exc}"
+                    f"(within bytes {offset}-{offset + len(piece)}): {exc}"
                 ) from None
             if not self._inflate.eof:
                 return
             self.members += 1
-            buf = self._inflate.unused_data
-            offset = self.size - len(buf)
+            used = len(piece) - len(self._inflate.unused_data)
+            piece, offset = piece[used:], offset + used
             self._inflate = None
 
     def hexdigest(self) -> str:

@@ -316,3 +316,18 @@ class FakeCCNews:
     def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+def main() -> None:
+    """Serve a directory standalone (benchmarks keep the server out of the measured
+    process): ``python -m tests.support.fake_ccnews <root>`` prints the base URL."""
+    import sys
+
+    with FakeCCNews(Path(sys.argv[1])) as server:
+        print(server.url, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()
