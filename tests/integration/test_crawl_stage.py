@@ -8,6 +8,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -201,3 +202,50 @@ def test_the_crawl_runs_only_when_the_corpus_needs_it(
     planned, ancestors = _plan(tmp_path, "ccnews")
     assert ancestors == {crawl}
     assert planned.index(crawl) < planned.index("ingest")
+
+
+@pytest.mark.slow
+def test_dvc_runs_the_crawl_pipeline_and_a_rerun_of_a_deleted_crawl_matches_the_lock(
+    tree: tuple[Path, list[ServedFile]], tmp_path: Path
+) -> None:
+    """Through `dvc repro pipelines/crawl/dvc.yaml` in a git + DVC project: the output
+    is not cached (nothing to push), a second repro does nothing, and a peer without
+    the files (deleted here) downloads them again to the very hash dvc.lock records."""
+    dvc = Path(sys.executable).parent / "dvc"
+    if not dvc.exists():
+        pytest.skip("dvc is not installed in this environment")
+    root, files = tree
+    project = tmp_path / "project"
+    for d in ("prescient", "stages"):
+        shutil.copytree(ROOT / d, project / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "pipelines/crawl").mkdir(parents=True)
+    shutil.copy(ROOT / "pipelines/crawl/dvc.yaml", project / "pipelines/crawl/")
+    (project / "data/raw").mkdir(parents=True)
+    shutil.copy(ROOT / "data/raw/.gitignore", project / "data/raw/")
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(project),
+        "PATH": f"{dvc.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+    def sh(*cmd: str) -> str:
+        out = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return out.stdout
+
+    sh("git", "init", "-q")
+    sh(str(dvc), "init", "-q")
+    with FakeCCNews(root) as server:
+        write_params(project / "params.yaml", server, "crawl.concurrency=4")
+        target = "pipelines/crawl/dvc.yaml"
+        assert "Running stage 'pipelines/crawl/dvc.yaml:crawl'" in sh(str(dvc), "repro", target)
+        lock = (project / "pipelines/crawl/dvc.lock").read_text()
+        assert all(server.requests[f.source] == 1 for f in files)
+        assert "Running stage" not in sh(str(dvc), "repro", target)
+        assert not list((project / ".dvc/cache").rglob("*.dir"))  # nothing cached
+        shutil.rmtree(project / "data/raw/ccnews")
+        assert "Running stage" in sh(str(dvc), "repro", target)
+        assert all(server.requests[f.source] == 2 for f in files)
+    assert (project / "pipelines/crawl/dvc.lock").read_text() == lock
+    assert "data/raw/ccnews" not in sh("git", "status", "--porcelain", "--untracked-files=all")
+    assert sh(str(dvc), "status", target).strip().endswith("up to date.")
