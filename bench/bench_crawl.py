@@ -5,7 +5,8 @@ own process and serves real gzip WARC files in Common Crawl's layout; the crawl 
 downloads them with the settings of conf/crawl/ccnews.yaml (progress bar off) at
 several concurrencies, with and without the gzip member check. Loopback has no network
 limit, so the figures are the client's own ceiling: socket reads, disk writes, sha256
-and (when on) gzip decompression. Also measured: sha256 and the gzip check alone on
+and (when on) gzip decompression; CPU seconds per GB are reported beside MB/s because
+they depend less on other work on a shared machine. Also measured: sha256 and the gzip check alone on
 in-memory data, and a rerun over a complete directory (trusted from the manifest).
 
     .venv/bin/python bench/bench_crawl.py [--files 8] [--mb 16]
@@ -21,6 +22,7 @@ import gzip
 import hashlib
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -71,6 +73,13 @@ def settings(url: str, concurrency: int, verify_gzip: bool) -> CrawlSettings:
     return load_settings(CrawlSettings, p, "crawl")
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process (all threads): less sensitive than wall time
+    to other work on a shared machine."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def in_memory(data: bytes, gz: bool, reps: int = 3) -> float:
     """MB/s of the whole-file check alone (sha256, plus gzip when ``gz``)."""
     best = float("inf")
@@ -117,7 +126,10 @@ def main() -> int:
             for verify in (True, False):
                 for c in args.concurrency:
                     out = work / f"out-{c}-{verify}"
-                    report = crawl(settings(url, c, verify), out)
+                    config = settings(url, c, verify)
+                    cpu0 = cpu_seconds()
+                    report = crawl(config, out)
+                    cpu = cpu_seconds() - cpu0
                     assert not report.failed
                     runs.append(
                         {
@@ -126,6 +138,7 @@ def main() -> int:
                             "mb": round(report.fetched_bytes / 1e6, 1),
                             "seconds": round(report.seconds, 2),
                             "mb_s": round(report.fetched_bytes / report.seconds / 1e6, 1),
+                            "cpu_s_per_gb": round(cpu / (report.fetched_bytes / 1e9), 2),
                         }
                     )
                     print(json.dumps(runs[-1]), flush=True)
