@@ -231,11 +231,12 @@ def download(
             except NETWORK_ERRORS as exc:  # raised while reading the body
                 raise FetchError(describe_network_error(exc), transient=True) from None
             except FetchError as exc:
-                if exc.full_size is None or exc.full_size != partial.size:
-                    if exc.full_size is not None:  # the partial file is longer than the file
-                        advance(-partial.reset())
+                if exc.status != 416:
                     raise
-                # 416 with nothing left to send: a complete file was left unrenamed.
+                if exc.full_size != partial.size:  # the partial file does not fit the file
+                    advance(-partial.reset())
+                    raise
+                # Nothing left to send: a complete file was left unrenamed.
             sha256 = partial.check.finish()
         except CorruptData as exc:
             advance(-partial.reset())

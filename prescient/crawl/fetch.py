@@ -52,6 +52,7 @@ class FetchError(Exception):
         reason: one line for logs and the manifest (``HTTP 503``, ``connection dropped``).
         transient: whether trying again can help.
         retry_after: seconds the server asked us to wait, if it did.
+        status: the HTTP status, when the server answered with an error status.
         full_size: the file's size a ``416 Range Not Satisfiable`` answer reports.
     """
 
@@ -60,12 +61,14 @@ class FetchError(Exception):
         reason: str,
         transient: bool,
         retry_after: float | None = None,
+        status: int | None = None,
         full_size: int | None = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.transient = transient
         self.retry_after = retry_after
+        self.status = status
         self.full_size = full_size
 
 
@@ -137,10 +140,11 @@ def open_url(url: str, timeout_s: float, start: int = 0) -> http.client.HTTPResp
             raise FetchError(
                 "HTTP 416 range not satisfiable",
                 transient=True,
+                status=416,
                 full_size=int(size) if size.isdigit() else None,
             ) from None
         transient = status in _TRANSIENT_STATUS or status >= 500
-        raise FetchError(f"HTTP {status} {exc.reason}", transient, retry_after) from None
+        raise FetchError(f"HTTP {status} {exc.reason}", transient, retry_after, status) from None
     except NETWORK_ERRORS as exc:
         raise FetchError(describe_network_error(exc), transient=True) from None
     assert isinstance(response, http.client.HTTPResponse)

@@ -68,6 +68,7 @@ class CrawlReport:
         reused: files complete before this run.
         fetched_bytes: bytes received over the network in this run.
         seconds: wall time of the download phase.
+        selected_by_month: selected files per crawl month ``YYYY-MM``.
     """
 
     first: str

@@ -123,8 +123,10 @@ def test_every_fault_ends_in_a_complete_verified_file(
         assert server.sent[d.source] == half_d + len(d.data)  # the 200 re-sent it all
         assert server.requests[c.source] == 2  # truncated copy discarded, fetched again
         assert server.requests[e.source] == 4
-        # Retry-After: 7 is honoured exactly; other waits are backoff with jitter.
-        assert 7.0 in waits
+        # One wait per failed attempt (a 3, b 2, c 1, d 1, e 3); Retry-After: 7 is
+        # honoured exactly; other waits are backoff with jitter.
+        assert len(waits) == 10
+        assert waits.count(7.0) == 1
         backoffs = [w for w in waits if w != 7.0]
         assert all(0.5 <= w < 6.0 for w in backoffs)
 
@@ -187,19 +189,25 @@ def test_left_over_states_of_a_killed_run_are_recovered_without_refetching(
     tree: tuple[Path, list[ServedFile]], tmp_path: Path
 ) -> None:
     """A whole file left as .part (416 on resume), a complete file the manifest does not
-    know (killed between rename and manifest write), and a partial file with a damaged
-    tail are each recovered; only the damaged one is fetched again."""
+    know (killed between rename and manifest write), a partial file with a damaged tail,
+    and a partial file longer than the file (416 naming a smaller size) are each
+    recovered; only the last two are fetched again."""
     root, files = tree
-    whole_part, unrecorded, damaged, _, _ = selected(files)
+    whole_part, unrecorded, damaged, too_long, _ = selected(files)
     (tmp_path / (whole_part.name + ".part")).write_bytes(whole_part.data)
     (tmp_path / unrecorded.name).write_bytes(unrecorded.data)
     (tmp_path / (damaged.name + ".part")).write_bytes(damaged.data[:100] + b"\0" * 400)
+    longer = too_long.data + files[0].data  # valid gzip, but not this file
+    (tmp_path / (too_long.name + ".part")).write_bytes(longer)
+    waits: list[float] = []
     with FakeCCNews(root) as server:
-        report = crawl(settings(server), tmp_path, sleep=pytest.fail)
+        report = crawl(settings(server), tmp_path, sleep=waits.append)
         assert server.ranges[whole_part.source] == [f"bytes={len(whole_part.data)}-"]
         assert server.sent[whole_part.source] == 0
         assert server.requests[unrecorded.source] == 0
         assert server.ranges[damaged.source] == [None]
+        assert server.ranges[too_long.source] == [f"bytes={len(longer)}-", None]
+    assert len(waits) == 1
     assert report.failed == []
     assert_complete_and_verified(tmp_path, selected(files))
 
