@@ -207,25 +207,37 @@ def _yaml() -> Any:
     return y
 
 
-def load_dvc_yaml(root: Path) -> Any:
-    return _yaml().load((root / "dvc.yaml").read_text(encoding="utf-8"))
+def pipeline_files(root: Path) -> list[Path]:
+    """The root dvc.yaml and the optional pipelines in ``pipelines/<name>/dvc.yaml``
+    (whose stages run from the root, ``wdir: ../..``, so their paths read the same)."""
+    return [root / "dvc.yaml", *sorted(root.glob("pipelines/*/dvc.yaml"))]
+
+
+def load_dvc_yaml(root: Path, path: Path | None = None) -> Any:
+    """A pipeline file (default: the root dvc.yaml), comments kept."""
+    return _yaml().load((path or root / "dvc.yaml").read_text(encoding="utf-8"))
 
 
 def sync(root: Path) -> list[str]:
-    """Rewrite dvc.yaml's code deps to the derived ones; returns the stages changed."""
-    doc = load_dvc_yaml(root)
+    """Rewrite every pipeline file's code deps to the derived ones; returns the stages
+    changed (``file:stage`` outside the root dvc.yaml)."""
     changed = []
-    for sc in stage_code(root, doc):
-        if sc.in_sync:
-            continue
-        deps = doc["stages"][sc.stage]["deps"]
-        others = [d for d in deps if not _is_code_dep(d)]
-        deps.clear()
-        deps.extend([*sc.derived, *others])
-        changed.append(sc.stage)
-    if changed:
-        from prescient.io import atomic_open
+    for path in pipeline_files(root):
+        doc = load_dvc_yaml(root, path)
+        prefix = "" if path == root / "dvc.yaml" else f"{path.relative_to(root).as_posix()}:"
+        names = []
+        for sc in stage_code(root, doc):
+            if sc.in_sync:
+                continue
+            deps = doc["stages"][sc.stage]["deps"]
+            others = [d for d in deps if not _is_code_dep(d)]
+            deps.clear()
+            deps.extend([*sc.derived, *others])
+            names.append(prefix + sc.stage)
+        if names:
+            from prescient.io import atomic_open
 
-        with atomic_open(root / "dvc.yaml") as fh:
-            _yaml().dump(doc, fh)
+            with atomic_open(path) as fh:
+                _yaml().dump(doc, fh)
+        changed.extend(names)
     return changed

@@ -11,7 +11,12 @@ from prescient import dag
 
 def _check(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve()
-    bad = [sc for sc in dag.stage_code(root, dag.load_dvc_yaml(root)) if not sc.in_sync]
+    bad = [
+        sc
+        for path in dag.pipeline_files(root)
+        for sc in dag.stage_code(root, dag.load_dvc_yaml(root, path))
+        if not sc.in_sync
+    ]
     for sc in bad:
         extra = sorted(set(sc.declared) - set(sc.derived))
         print(f"stage {sc.stage} ({sc.module}):", file=sys.stderr)
