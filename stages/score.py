@@ -1,12 +1,14 @@
 """Stage ``score``: parse and score every evaluation cell, without calling any model.
 
 Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid; files of
-cells no longer in it are ignored).
+cells no longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each
+cell's share of failed model calls).
 
 Outputs: ``data/processed/scores.parquet`` (all cells: the prediction columns plus
 parsed_answer, correct, refused, parse_failed, parse_rule) and
 ``reports/metrics/evaluate.json`` (accuracy, refusal and parse-failure rates per model x
-setting x RAG cutoff, overall and per question type).
+setting x RAG cutoff, overall and per question type; ``model_calls``: requests, failed
+calls and their share per cell, and the tolerance they were accepted under).
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ import pandas as pd
 from prescient import io, params
 from prescient.evaluation.scoring import (
     ScoringError,
+    call_failures,
     cell_metrics,
     parse_rule_counts,
     score_predictions,
 )
 from prescient.evaluation.settings import EvalSettings, cell_name
+from prescient.llm.settings import max_failed_share
+from prescient.settings import ParamsError
 
 logger = logging.getLogger("stages.score")
 
@@ -40,7 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    grid = EvalSettings.from_params(params.load(args.params)["eval"])
+    p = params.load(args.params)
+    grid = EvalSettings.from_params(p["eval"])
+    try:
+        tolerance = max_failed_share(p)
+    except ParamsError as exc:
+        logger.error("%s", exc)
+        return 2
     paths = [
         Path(args.predictions) / f"{cell_name(m, s)}.parquet"
         for m in grid.models
@@ -59,7 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScoringError as exc:
         logger.error("%s", exc)
         return 2
-    metrics = {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}
+    metrics = {
+        **cell_metrics(scores),
+        "parse_rules": parse_rule_counts(scores),
+        "model_calls": call_failures(predictions, tolerance),
+    }
     io.write_parquet(args.out, scores)
     io.write_json(args.metrics, metrics)
     for model, cells in metrics["cells"].items():
