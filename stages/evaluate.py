@@ -56,7 +56,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
             )
         gateway = Gateway.from_params(p, stage="evaluate", ledger_path=args.ledger)
-    except (ValueError, FileNotFoundError) as exc:  # ModelConfigError is a ValueError
+        # A malformed entry or an unset key variable stops here, before any call.
+        gateway.check([args.model])
+    except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
         logger.error("%s", exc)
         return 2
     questions = pd.read_parquet(args.questions)

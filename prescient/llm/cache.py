@@ -73,7 +73,9 @@ class LedgerCache:
             if entry is not None:
                 return entry, True
             entry = await call()
-            await self.ledger.append_async(entry)
+            if entry["key"] != key:
+                raise ValueError(f"an entry keyed {entry['key']} answered the request {key}")
+            await self.ledger.append_async(entry, keyed_here=True)
             return entry, False
         finally:
             self.claims.release(key)

@@ -253,6 +253,7 @@ class Ledger:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self._path_str = str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._ok: dict[str, dict[str, Any]] = {}
         self.failed_entries = 0
@@ -270,8 +271,8 @@ class Ledger:
         self._durable = 0
         self._writing = False
         self._failed: list[tuple[int, int, BaseException]] = []
-        # Async group commit: (line, entry, future) waiting for the writer task.
-        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[None]]] = []
+        # Async group commit: (line, entry, future, keyed here) waiting for the writer task.
+        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[None], bool]] = []
         self._async_writer: asyncio.Task[None] | None = None
         self._thread: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -323,7 +324,7 @@ class Ledger:
         """
         with self._index_lock:
             try:
-                size = self.path.stat().st_size
+                size = os.stat(self._path_str).st_size
             except FileNotFoundError:
                 return 0
             if size <= self._offset:
@@ -347,12 +348,17 @@ class Ledger:
             self._index(entry, number, count_failures=count_failures)
 
     def _index(
-        self, entry: Mapping[str, Any], number: int | None = None, *, count_failures: bool = True
+        self,
+        entry: Mapping[str, Any],
+        number: int | None = None,
+        *,
+        count_failures: bool = True,
+        verify: bool = True,
     ) -> None:
         if not is_success(entry):
             self.failed_entries += count_failures
             return
-        problem = key_problem(entry)
+        problem = key_problem(entry) if verify else None
         if problem is not None:
             self.unserved.append((number or 0, problem))
             return
@@ -396,8 +402,13 @@ class Ledger:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
         self._index(entry)
 
-    async def append_async(self, entry: Mapping[str, Any]) -> None:
+    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
+
+        Args:
+            entry: the entry.
+            keyed_here: the caller computed ``entry["key"]`` from this very entry's
+                request (the gateway does), so hashing it again to check is skipped.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
@@ -405,7 +416,7 @@ class Ledger:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         line = (canonical_json(entry) + "\n").encode("utf-8")
-        self._async_pending.append((line, entry, done))
+        self._async_pending.append((line, entry, done, keyed_here))
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())
         await done
@@ -419,12 +430,12 @@ class Ledger:
             try:
                 await loop.run_in_executor(self._thread, self._write, [b[0] for b in batch])
             except Exception as exc:
-                for _, _, fut in batch:
+                for _, _, fut, _ in batch:
                     if not fut.done():
                         fut.set_exception(OSError(f"could not append to {self.path}: {exc}"))
                 continue
-            for _, entry, fut in batch:
-                self._index(entry)
+            for _, entry, fut, keyed_here in batch:
+                self._index(entry, verify=not keyed_here)
                 if not fut.done():
                     fut.set_result(None)
 

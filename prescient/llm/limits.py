@@ -7,11 +7,10 @@ waits the limits asked for instead of on how long a run took.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime as dt
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -93,15 +92,13 @@ class Limits:
             asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]
         ] = weakref.WeakKeyDictionary()
 
-    @contextlib.asynccontextmanager
-    async def slot(self, model: str, concurrency: int) -> AsyncIterator[None]:
-        """Hold one of ``model``'s ``concurrency`` slots on the running loop."""
+    def slot(self, model: str, concurrency: int) -> asyncio.Semaphore:
+        """``model``'s slots on the running loop: ``async with limits.slot(...)`` holds one."""
         sems = self._sems.setdefault(asyncio.get_running_loop(), {})
         sem = sems.get(model)
         if sem is None:
             sem = sems[model] = asyncio.Semaphore(concurrency)
-        async with sem:
-            yield
+        return sem
 
     async def pace(self, model: str, rpm: float | None) -> None:
         """Wait until ``model``'s requests-per-minute budget allows one more start."""

@@ -90,10 +90,13 @@ class TransportSet:
     def __init__(self, mode: str) -> None:
         self.mode = mode
         self._made: dict[str, Transport] = {}
+        self._kinds: dict[str, str] = {}
 
     def for_model(self, spec: ModelSpec) -> Transport:
         """The transport that serves ``spec``."""
-        kind = transport_kind(spec, self.mode)
+        kind = self._kinds.get(spec.name)
+        if kind is None:
+            kind = self._kinds[spec.name] = transport_kind(spec, self.mode)
         if kind not in self._made:
             self._made[kind] = _make(kind)
         return self._made[kind]

@@ -15,7 +15,7 @@ from prescient.settings import ParamsError
 from tests.conftest import ROOT
 from tests.support.llm import model_entry
 
-# SPEC 1.5 (knowledge cutoffs) and the paper's Table 5 (versions).
+# Daily Oracle, ICML 2025: Table 3 (knowledge cutoffs) and Table 5 (versions).
 PAPER = {
     "claude_3_5_sonnet": ("2024-04-01", "anthropic/claude-3-5-sonnet-20240620"),
     "gpt_4": ("2023-04-01", "openai/gpt-4-1106-preview"),
