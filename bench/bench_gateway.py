@@ -1,8 +1,8 @@
 """Benchmark: gateway throughput against a loopback server, ledger replay, local model speed.
 
-Targets (issue 4): with 200 ms server latency, at concurrency 32, at least 90% of the
-ideal rate (concurrency / latency); a second run of the same batch is 100% ledger hits
-with zero requests reaching the server. Also reports CPU milliseconds per call in the
+Targets: with 200 ms server latency, at concurrency 32, at least 90% of the ideal rate
+(concurrency / latency); a second run of the same batch is 100% ledger hits with zero
+requests reaching the server. Also reports CPU milliseconds per call in the
 gateway's process (the server runs in its own process, so it is not counted), and the
 embedded model's speed for a ~500-token prompt and a 100-token answer.
 
@@ -29,9 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prescient.llm.gateway import Gateway, GatewaySettings  # noqa: E402
+from prescient.llm.gateway import Gateway  # noqa: E402
 from prescient.llm.registry import ModelSpec  # noqa: E402
 from prescient.llm.types import LLMRequest  # noqa: E402
+from tests.support.llm import llm_settings, model_spec  # noqa: E402
 
 LATENCY = 0.2
 
@@ -74,7 +75,7 @@ TRANSPORT = ["auto"]
 
 
 def gateway(spec: ModelSpec, ledger: Path) -> Gateway:
-    settings = GatewaySettings(progress=False, transport=TRANSPORT[0])
+    settings = llm_settings(progress=False, transport=TRANSPORT[0])
     return Gateway({spec.name: spec}, ledger, stage="bench", settings=settings)
 
 
@@ -85,11 +86,8 @@ def throughput(
     n = max(20, concurrency * 10)
     # gpt-4o-mini: a model litellm can price, so its cost path is the one an API run takes.
     model = "gpt-4o-mini" if provider == "openai" else "bench-model"
-    spec = ModelSpec(
-        name="fake",
-        litellm_model=f"{provider}/{model}",
-        api_base=server.url,
-        concurrency=concurrency,
+    spec = model_spec(
+        "fake", f"{provider}/{model}", api_base=server.url, concurrency=concurrency, params={}
     )
     tag = f"{provider} c{concurrency}"
     reqs = [LLMRequest("fake", [{"role": "user", "content": f"{tag} q{i}"}]) for i in range(n)]
@@ -171,10 +169,8 @@ def reference(server: RemoteServer, concurrency: int, cpu_ms: float) -> None:
 
 def local_speed(tmp: Path) -> None:
     """Prompt processing and generation speed of the embedded model (prefix cache defeated)."""
-    spec = ModelSpec(
-        name="smol",
-        litellm_model="local/smollm2-135m",
-        params={"temperature": 0.0, "max_tokens": 100},
+    spec = model_spec(
+        "smol", "local/smollm2-135m", params={"temperature": 0.0, "max_tokens": 100}, concurrency=1
     )
     para = (
         "The harbour authority met on Tuesday to discuss the breakwater, the ferry timetable "
@@ -238,8 +234,8 @@ def main() -> int:
         tmp = Path(d)
         for provider in args.providers:
             # Warm up imports, clients and connection pools outside the measurement.
-            warm = ModelSpec(
-                name="fake", litellm_model=f"{provider}/warm", api_base=server.url, concurrency=8
+            warm = model_spec(
+                "fake", f"{provider}/warm", api_base=server.url, concurrency=8, params={}
             )
             gateway(warm, tmp / "warm.jsonl").complete_many(
                 [

@@ -1,10 +1,13 @@
 """Stage ``construct``: selected articles -> forecasting questions, through the LLM gateway.
 
-Params: ``base.seed``, ``construct``, ``llm`` and the ``models.<name>`` entries the
-construction steps use. Prompt templates are read from ``--prompts`` (a DVC dependency).
-Writes the accepted questions (``--questions``), every article and question with its
-status (``--candidates``) and the metrics; every model reply goes to the ledger
-(``--ledger``), so a rerun only pays for requests it has not seen.
+Params: ``base.seed``, ``construct``, ``llm.max_failed_share`` and the ``models.<name>``
+entries the construction steps use (the other ``llm`` keys only change how requests
+travel). Prompt templates are read from ``--prompts`` (a DVC dependency).
+Writes data/processed/questions.parquet (accepted questions),
+data/interim/qa_candidates.parquet (every article and question with its status) and
+reports/metrics/construct.json; every model reply goes to the ledger (``--ledger``), so a
+rerun only pays for requests it has not seen. Failed calls beyond
+``llm.max_failed_share`` write no output and exit with status 3.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 
 from prescient import io, params
+from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.gateway import Gateway
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
@@ -58,9 +63,17 @@ def main(argv: list[str] | None = None) -> int:
         result = build_questions(
             selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
         )
+    # Failed calls beyond llm.max_failed_share: the ledger keeps every answer, no output
+    # is written, and the non-zero exit makes the next `dvc repro` run the stage again.
+    failures = gateway.failure_report()
+    failures.log(logger, "construct")
+    if failures.exceeded:
+        for stale in (args.candidates, args.questions, args.metrics):
+            Path(stale).unlink(missing_ok=True)
+        return FAILED_CALLS_EXIT
     io.write_parquet(args.candidates, result.candidates)
     io.write_parquet(args.questions, result.questions)
-    io.write_json(args.metrics, result.metrics)
+    io.write_json(args.metrics, {**result.metrics, "model_calls": failures.metrics()})
     q = result.metrics["questions"]
     logger.info(
         "%d articles -> %d candidate questions -> %d accepted (threshold %d) in %.0fs",

@@ -1,12 +1,16 @@
 """Stage ``evaluate`` (one DVC matrix cell): a model answers every question in one setting.
 
-Params: ``models.<model>`` (the model's registry entry) and ``eval.generation``; the
-cell's setting and model come from the command line (the matrix item), so each cell
-depends only on its own model, its own setting's context table and the prompts.
+Params: ``models.<model>`` (the model's registry entry), ``eval.generation`` and
+``llm.max_failed_share``; the cell's setting and model come from the command line (the
+matrix item), so each cell depends only on its own model, its own setting's context
+table and the prompts.
 
 Output: the cell's predictions (``--out``: raw responses; columns in
 prescient.evaluation.run.PREDICTION_COLUMNS) and its gateway ledger (``--ledger``:
-persisted, so a rerun costs nothing).
+persisted, so a rerun costs nothing); a failed call is a row with ``error`` set.
+When more calls failed than ``llm.max_failed_share`` allows, only the ledger is written
+and the cell exits with status 3, so the next ``dvc repro`` runs it again and pays only
+for the failures.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+    from prescient.llm.failures import FAILED_CALLS_EXIT
     from prescient.llm.gateway import Gateway
 
     p = params.load(args.params)
@@ -53,7 +58,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
             )
         gateway = Gateway.from_params(p, stage="evaluate", ledger_path=args.ledger)
-    except (ValueError, FileNotFoundError) as exc:  # ModelConfigError is a ValueError
+        # A malformed entry or an unset key variable stops here, before any call.
+        gateway.check([args.model])
+    except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
         logger.error("%s", exc)
         return 2
     questions = pd.read_parquet(args.questions)
@@ -72,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     # article for any question).
     Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
     Path(args.ledger).touch()
+    failures = gateway.failure_report()
+    failures.log(logger, f"evaluate {args.model} {args.setting}")
+    if failures.exceeded:
+        Path(args.out).unlink(missing_ok=True)  # no earlier cell result may look current
+        return FAILED_CALLS_EXIT
     io.write_parquet(args.out, predictions)
     return 0
 

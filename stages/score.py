@@ -1,12 +1,14 @@
 """Stage ``score``: parse and score every evaluation cell, without calling any model.
 
 Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid; files of
-cells no longer in it are ignored).
+cells no longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each
+cell's share of failed model calls).
 
 Outputs: the scores table (``--out``; all cells: the prediction columns plus
 parsed_answer, correct, refused, parse_failed, parse_rule) and the metrics (accuracy,
 refusal and parse-failure rates per model x setting x RAG cutoff, overall and per
-question type).
+question type; ``model_calls``: requests, failed calls and their share per cell, and
+the tolerance they were accepted under).
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
-from prescient.evaluation.scoring import ScoringError, score_metrics, score_predictions
+from prescient.evaluation.scoring import (
+    ScoringError,
+    call_failures,
+    score_metrics,
+    score_predictions,
+)
 from prescient.evaluation.settings import EvalSettings, cell_name
+from prescient.llm.settings import max_failed_share
 from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.score")
@@ -36,8 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+    p = params.load(args.params)
     try:
-        grid = load_settings(EvalSettings, params.load(args.params), "eval")
+        grid = load_settings(EvalSettings, p, "eval")
+        tolerance = max_failed_share(p)
     except ParamsError as exc:
         logger.error("%s", exc)
         return 2
@@ -59,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     except ScoringError as exc:
         logger.error("%s", exc)
         return 2
-    metrics = score_metrics(scores)
+    metrics = {**score_metrics(scores), "model_calls": call_failures(predictions, tolerance)}
     io.write_parquet(args.out, scores)
     io.write_json(args.metrics, metrics)
     for model, cells in metrics["cells"].items():

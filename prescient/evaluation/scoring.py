@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from prescient.evaluation.parsing import parse_answer
-from prescient.evaluation.run import PREDICTION_COLUMNS
+from prescient.evaluation.run import NO_GOLD_ARTICLE, PREDICTION_COLUMNS
 from prescient.vocab import QTYPES
 
 SCORE_COLUMNS = (
@@ -159,3 +159,31 @@ def parse_rule_counts(scores: pd.DataFrame) -> Mapping[str, Mapping[str, int]]:
 def score_metrics(scores: pd.DataFrame) -> dict[str, Any]:
     """The score stage's metrics: :func:`cell_metrics` and :func:`parse_rule_counts`."""
     return {**cell_metrics(scores), "parse_rules": parse_rule_counts(scores)}
+
+
+def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[str, Any]:
+    """Failed model calls per cell, beside the tolerance they were accepted under.
+
+    A row whose ``error`` is the missing gold article made no request; any other error
+    is a call that failed after its last attempt, kept because its cell stayed within
+    ``llm.max_failed_share`` (beyond it the evaluate stage writes no predictions).
+
+    Returns:
+        ``{"max_failed_share": t, "cells": {model: {cell: {requests, failed,
+        failed_share}}}}`` with shares rounded to 6 places.
+    """
+    cells: dict[str, dict[str, Any]] = {}
+    labels = [
+        cell_label(s, c)
+        for s, c in zip(predictions["setting"], predictions["rag_cutoff"], strict=True)
+    ]
+    frame = predictions.assign(_cell=labels)
+    for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
+        asked = group.loc[~group["error"].fillna("").eq(NO_GOLD_ARTICLE).to_numpy(bool)]
+        failed = int(asked["error"].notna().sum())
+        cells.setdefault(str(model), {})[str(cell)] = {
+            "requests": len(asked),
+            "failed": failed,
+            "failed_share": _rate(failed, len(asked)) or 0.0,
+        }
+    return {"max_failed_share": max_failed_share, "cells": cells}

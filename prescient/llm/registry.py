@@ -3,112 +3,148 @@
 Requests name models by their registry name; the registry says which litellm model
 string that is, where it is served, which environment variable holds its key, its
 default generation parameters, its limits, and the dates the analysis needs
-(``knowledge_cutoff``, ``release_date``).
+(``knowledge_cutoff``, ``release_date``). Entries are typed settings
+(:class:`prescient.settings.Settings`): every field is stated in the entry's file, none
+is defaulted here, and an entry is validated when a stage first uses its model, so a
+broken entry of a model the stage never calls does not stop it.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-# Providers implemented in this process by prescient.llm.providers (no network, no key,
-# no price). ``scripted`` is for tests only and never appears in conf/model.
+from pydantic import Field, field_validator
+
+from prescient.settings import Day, ParamsError, Settings, validate
+
 IN_PROCESS_PROVIDERS = frozenset({"local", "baseline", "scripted"})
+"""Providers answered inside this process by :mod:`prescient.llm.providers` (no network,
+no key, no price). ``scripted`` is for tests only and never appears in conf/model."""
 
 
-class ModelConfigError(ValueError):
+class ModelConfigError(ParamsError):
     """A model entry is missing, malformed, or needs a key that is not in the environment."""
 
 
-@dataclass(frozen=True)
-class ModelSpec:
-    """One registered model.
+class ModelSpec(Settings):
+    """One registered model (the fields of ``conf/model/<name>.yaml``).
 
     Attributes:
         name: registry name (the file stem), used everywhere in the project.
-        litellm_model: the litellm model string, ``provider/model``.
         display_name: the name tables and figures show.
+        litellm_model: the litellm model string, ``provider/model``.
+        api_base: endpoint for self-hosted or OpenAI-compatible servers (None: the
+            provider's default).
+        api_key_env: name of the environment variable holding the key (never the key).
         params: default generation parameters (temperature, max_tokens, seed, ...);
             part of the ledger key.
-        api_base: endpoint for self-hosted or OpenAI-compatible servers.
-        api_key_env: name of the environment variable holding the key (never the key).
+        knowledge_cutoff: training-data cutoff, or None when unknown.
+        release_date: release day, or None when unknown.
         concurrency: requests in flight at once for this model.
         rpm: requests per minute (None: unlimited).
         timeout_s: per-attempt timeout (None: the gateway's ``llm.timeout_s``).
-        knowledge_cutoff: ISO date (YYYY-MM-DD) or None when unknown.
-        release_date: ISO date or None when unknown.
     """
 
-    name: str
+    name: str = Field(min_length=1)
+    display_name: str
     litellm_model: str
-    display_name: str = ""
-    params: Mapping[str, Any] = field(default_factory=dict)
-    api_base: str | None = None
-    api_key_env: str | None = None
-    concurrency: int = 4
-    rpm: float | None = None
-    timeout_s: float | None = None
-    knowledge_cutoff: str | None = None
-    release_date: str | None = None
+    api_base: str | None
+    api_key_env: str | None
+    params: dict[str, Any]
+    knowledge_cutoff: Day | None
+    release_date: Day | None
+    concurrency: int = Field(ge=1)
+    rpm: float | None = Field(gt=0)
+    timeout_s: float | None = Field(gt=0)
+
+    @field_validator("litellm_model")
+    @classmethod
+    def _provider_model(cls, value: str) -> str:
+        provider, _, model = value.partition("/")
+        if not provider or not model:
+            raise ValueError("must be 'provider/model', e.g. openai/gpt-4o-mini")
+        return value
 
     @property
     def provider(self) -> str:
-        """The litellm provider prefix (``openai``, ``local``, ``baseline``, ...)."""
+        """The provider prefix (``openai``, ``hosted_vllm``, ``local``, ``baseline``, ...)."""
         return self.litellm_model.split("/", 1)[0]
 
+    @property
+    def in_process(self) -> bool:
+        """True when this process answers (the embedded model, baselines, test scripts)."""
+        return self.provider in IN_PROCESS_PROVIDERS
+
     @classmethod
-    def from_dict(cls, name: str, d: Mapping[str, Any]) -> ModelSpec:
-        """Validate one ``conf/model/<name>.yaml`` entry.
+    def from_dict(cls, name: str, entry: Any) -> ModelSpec:
+        """Validate one entry, composed under ``models.<name>``.
 
         Raises:
-            ModelConfigError: naming the file and the field at fault.
+            ModelConfigError: naming the file and every field at fault.
         """
         where = f"conf/model/{name}.yaml"
-        if d.get("name") not in (None, name):
-            raise ModelConfigError(f"{where}: name {d['name']!r} differs from its key {name!r}")
-        model = str(d.get("litellm_model") or "")
-        if "/" not in model:
+        try:
+            spec = validate(cls, entry, f"models.{name}")
+        except ParamsError as exc:
+            raise ModelConfigError(f"{where}: {exc}") from None
+        if spec.name != name:
             raise ModelConfigError(
-                f"{where}: litellm_model must be 'provider/model' (got {model!r})"
+                f"{where}: name {spec.name!r} differs from its key {name!r}; use the file stem"
             )
-        concurrency = int(d["concurrency"]) if d.get("concurrency") is not None else 1
-        if concurrency < 1:
-            raise ModelConfigError(f"{where}: concurrency must be >= 1")
-        rpm = d.get("rpm")
-        if rpm is not None and float(rpm) <= 0:
-            raise ModelConfigError(f"{where}: rpm must be positive or null")
-        timeout = d.get("timeout_s")
-        return cls(
-            name=name,
-            litellm_model=model,
-            display_name=str(d.get("display_name") or name),
-            params=dict(d.get("params") or {}),
-            api_base=d.get("api_base") or None,
-            api_key_env=d.get("api_key_env") or None,
-            concurrency=concurrency,
-            rpm=float(rpm) if rpm is not None else None,
-            timeout_s=float(timeout) if timeout is not None else None,
-            knowledge_cutoff=_iso_date(d.get("knowledge_cutoff"), where, "knowledge_cutoff"),
-            release_date=_iso_date(d.get("release_date"), where, "release_date"),
-        )
+        return spec
 
 
-def _iso_date(value: Any, where: str, what: str) -> str | None:
-    if value is None:
-        return None
-    text = value.isoformat() if isinstance(value, dt.date) else str(value)
-    try:
-        dt.date.fromisoformat(text)
-    except ValueError as exc:
-        raise ModelConfigError(
-            f"{where}: {what} must be YYYY-MM-DD or null (got {value!r})"
-        ) from exc
-    return text
+class ModelRegistry(Mapping[str, ModelSpec]):
+    """The models of ``params["models"]``, each validated on first use.
+
+    Args:
+        entries: name -> raw entry (a params mapping) or an already built ModelSpec.
+    """
+
+    def __init__(self, entries: Mapping[str, Any]) -> None:
+        self._raw = dict(entries)
+        self._specs: dict[str, ModelSpec] = {
+            n: e for n, e in self._raw.items() if isinstance(e, ModelSpec)
+        }
+
+    def __getitem__(self, name: str) -> ModelSpec:
+        if name not in self._specs:
+            if name not in self._raw:
+                raise ModelConfigError(
+                    f"model {name!r} is not in the registry (params.models); known: "
+                    f"{sorted(self._raw)}. Add conf/model/{name}.yaml and list it in "
+                    "conf/config.yaml's defaults."
+                )
+            self._specs[name] = ModelSpec.from_dict(name, self._raw[name])
+        return self._specs[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._raw
+
+    def key_variables(self) -> set[str]:
+        """Names of the key variables every entry names (validated or not), for scrubbing."""
+        names = set()
+        for entry in self._raw.values():
+            var = entry.api_key_env if isinstance(entry, ModelSpec) else None
+            if isinstance(entry, Mapping):
+                var = entry.get("api_key_env")
+            if isinstance(var, str) and var:
+                names.add(var)
+        return names
 
 
 def load_registry(params: Mapping[str, Any]) -> dict[str, ModelSpec]:
-    """All models of ``params["models"]`` (the composed conf/model/*.yaml entries)."""
-    models = params.get("models") or {}
-    return {name: ModelSpec.from_dict(name, d) for name, d in models.items()}
+    """Every model of ``params["models"]``, validated now (for audits and tests).
+
+    Raises:
+        ModelConfigError: the first malformed entry, naming its file and fields.
+    """
+    registry = ModelRegistry(params.get("models") or {})
+    return {name: registry[name] for name in registry}

@@ -2,7 +2,8 @@
 
 This is the contract between stages and ``prescient.llm.gateway``: a stage builds
 ``LLMRequest`` objects, calls ``Gateway.complete_many`` and gets one ``LLMResult`` per
-request, in order, with failures marked rather than raised.
+request, in order, with failures marked rather than raised. ``Reply`` is the contract
+between the gateway and its transports: what any provider answered, in one shape.
 """
 
 from __future__ import annotations
@@ -63,3 +64,23 @@ class LLMResult:
     cost: float | None = None
     latency_s: float | None = None
     from_ledger: bool = False
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a transport got back from a model, whatever the provider or wire format.
+
+    Attributes:
+        text: the response text ("" when the model said nothing).
+        finish_reason: as reported by the provider.
+        usage: token counts (prompt_tokens, completion_tokens, total_tokens).
+        cost: USD when the price is known, else None.
+        provenance: where the answer was computed, for the audit (the embedded model
+            records its library versions, build and CPU features); never part of the key.
+    """
+
+    text: str
+    finish_reason: str | None
+    usage: Mapping[str, int]
+    cost: float | None = None
+    provenance: Mapping[str, Any] | None = None

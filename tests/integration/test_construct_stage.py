@@ -31,6 +31,7 @@ from stages import construct as construct_stage
 from stages import ingest as ingest_stage
 from stages import select as select_stage
 from tests.conftest import ROOT
+from tests.support.llm import model_entry
 
 CALLS: Counter[str] = Counter()
 WINDOW = ("2024-01-01", "2024-12-31")
@@ -166,7 +167,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _project(base: Path, tmp: Path, **construct: Any) -> Path:
     p = params.compose(ROOT)
     name = register_script("construct_test", scripted)
-    p["models"]["scripted_construct"] = {"litellm_model": name, "params": {}, "concurrency": 4}
+    p["models"]["scripted_construct"] = model_entry(
+        "scripted_construct", name, params={}, concurrency=4
+    )
     p["construct"]["models"] = dict.fromkeys(p["construct"]["models"], "scripted_construct")
     # The paper-structured templates (the script reads their Title/Question lines).
     p["construct"]["templates"] = dict(TEMPLATES)
@@ -178,6 +181,9 @@ def _project(base: Path, tmp: Path, **construct: Any) -> Path:
         else:
             p["construct"][key] = value
     p["llm"]["progress"] = False
+    # The script fails some calls on purpose (llm_error rows); accept them here. The
+    # shipped tolerance (0) is tested in test_failed_calls_fail_the_stage.
+    p["llm"]["max_failed_share"] = 1.0
     (tmp / "params.yaml").write_text(yaml.safe_dump(p))
     return tmp
 
@@ -330,6 +336,28 @@ def test_leakage_switch_drops_flagged_questions(project: Path) -> None:
     assert len(kept) == int((~flagged).sum())
     cands = pd.read_parquet(project / "qa_candidates.parquet")
     assert (cands["status"] == "leakage_dropped").sum() == int(flagged.sum())
+
+
+def test_failed_calls_fail_the_stage(project: Path, caplog: pytest.LogCaptureFixture) -> None:
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    p["llm"]["max_failed_share"] = 0.0
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    assert _run(project) == 3  # the scripted outages fail some summary calls
+    assert "model calls failed" in caplog.text and "scripted outage" in caplog.text
+    for name in ("questions.parquet", "qa_candidates.parquet", "construct.json"):
+        assert not (project / name).exists(), name
+    asked = sum(CALLS.values())
+    p["llm"]["max_failed_share"] = 1.0
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    assert _run(project) == 0
+    metrics = yaml.safe_load((project / "construct.json").read_text())["model_calls"]
+    failed = metrics["failed"]
+    assert failed > 0 and metrics["max_failed_share"] == 1.0
+    assert metrics["failed_share"] == round(failed / metrics["requests"], 4)
+    assert metrics["failed_by_model"] == {"scripted_construct": failed}
+    # Every answer was kept in the ledger: the rerun asked only what had failed (and
+    # failed again: the script's outages are permanent).
+    assert sum(CALLS.values()) - asked == failed
 
 
 def test_a_model_without_its_key_stops_before_any_call(

@@ -23,6 +23,7 @@ from stages import retrieve as retrieve_stage
 from stages import score as score_stage
 from tests.conftest import ROOT
 from tests.fixtures.eval import articles, construct_questions
+from tests.support.llm import model_entry
 
 SETTINGS = ["closed_book", "gold", "rag_dynamic", "rag_2024-03-06"]
 MODELS = ["oracle", "baseline_always_yes", "baseline_random"]
@@ -50,11 +51,12 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     p["questions"]["path"] = "questions.parquet"
     p["eval"]["models"] = MODELS
     p["eval"]["settings"] = SETTINGS
-    p["models"]["oracle"] = {
-        "litellm_model": register_script("eval_oracle", oracle),
-        "params": {"temperature": 0.0, "max_tokens": 16},
-        "concurrency": 2,
-    }
+    p["models"]["oracle"] = model_entry(
+        "oracle",
+        register_script("eval_oracle", oracle),
+        params={"temperature": 0.0, "max_tokens": 16},
+        concurrency=2,
+    )
     p["llm"]["progress"] = False
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(p))
     articles().to_parquet(tmp_path / "articles.parquet")

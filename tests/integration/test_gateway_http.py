@@ -1,22 +1,24 @@
-"""The gateway through litellm and a real loopback HTTP server: ledger, faults, limits, keys."""
+"""The gateway through a real loopback HTTP server, on both transports: ledger, faults,
+limits, keys. Waits are asserted on a fake clock and on request counts, never on how
+long a run took."""
 
 from __future__ import annotations
 
 import asyncio
 import io
 import logging
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from prescient.llm.gateway import Gateway, GatewaySettings
+from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
-from prescient.llm.registry import ModelConfigError, ModelSpec
+from prescient.llm.registry import ModelConfigError, ModelRegistry
 from prescient.llm.types import LLMRequest
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.llm import FakeClock, llm_settings, model_spec
 
 SECRET = "sk-test-0123456789-very-secret"
 
@@ -31,11 +33,13 @@ def make_gateway(
     max_tries: int = 4,
     rpm: float | None = None,
     provider: str = "openai",
+    clock: FakeClock | None = None,
+    progress: bool = False,
 ) -> Gateway:
     monkeypatch.setenv("PRESCIENT_TEST_KEY", SECRET)
-    spec = ModelSpec(
-        name="fake",
-        litellm_model=f"{provider}/fake-model",
+    spec = model_spec(
+        "fake",
+        f"{provider}/fake-model",
         api_base=server.url,
         api_key_env="PRESCIENT_TEST_KEY",
         params={"temperature": 0.0, "max_tokens": 16},
@@ -43,14 +47,14 @@ def make_gateway(
         timeout_s=timeout_s,
         rpm=rpm,
     )
-    settings = GatewaySettings(
+    settings = llm_settings(
         max_tries=max_tries,
         backoff_base_s=0.01,
         backoff_max_s=2.0,
-        progress=False,
+        progress=progress,
         transport=TRANSPORT[0],
     )
-    return Gateway({"fake": spec}, ledger, stage="test", settings=settings)
+    return Gateway({"fake": spec}, ledger, stage="test", settings=settings, clock=clock)
 
 
 TRANSPORT = ["auto"]
@@ -144,15 +148,16 @@ def test_transient_faults_are_retried(
 
 
 def test_retry_after_is_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
     with FakeOpenAI(retry_after="0.8") as server:
-        server.queue(["429"])
-        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
-        start = time.perf_counter()
+        server.queue(["429", "500"])
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, clock=clock)
         (res,) = gw.complete_many([req(1)])
-        elapsed = time.perf_counter() - start
-        assert res.ok and server.requests == 2
-        # The gateway's own backoff would be ~0.01 s; the server asked for 0.8 s.
-        assert 0.8 <= elapsed < 3.0
+        assert res.ok and server.requests == 3
+    # The server asked for 0.8 s after the 429; after the 500 (no header) the gateway's
+    # own second backoff is 0.02 s nominal, jittered by 0.5-1.5.
+    assert clock.sleeps[0] == 0.8 and 0.01 <= clock.sleeps[1] <= 0.03
+    assert len(clock.sleeps) == 2
 
 
 def test_client_errors_are_not_retried(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,37 +197,40 @@ def test_hanging_server_times_out_and_fails(
 ) -> None:
     with FakeOpenAI(hang_s=3.0) as server:
         server.queue(["hang", "hang"])
-        start = time.perf_counter()
         (res,) = make_gateway(
             server, tmp_path / "l.jsonl", monkeypatch, timeout_s=0.4, max_tries=2
         ).complete_many([req(1)])
+        # A hang ends in a 500 after 3 s: a Timeout error means the client gave up first.
         assert not res.ok and res.error and "Timeout" in res.error
-        assert server.requests == 2 and time.perf_counter() - start < 2.5
+        assert server.requests == 2
 
 
 def test_concurrency_limit_is_respected_and_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with FakeOpenAI(latency_s=0.1) as server:
-        start = time.perf_counter()
         out = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, concurrency=3).complete_many(
             [req(i) for i in range(12)]
         )
-        elapsed = time.perf_counter() - start
         assert all(r.ok for r in out)
-        assert server.max_inflight == 3
-        assert 0.4 <= elapsed < 1.5  # 4 waves of 0.1 s, not 12 in a row
+        # Never more than 3 at once, and 3 at once at some point (12 requests of 0.1 s).
+        assert server.max_inflight == 3 and server.requests == 12
 
 
 def test_requests_per_minute_are_paced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
     with FakeOpenAI() as server:
-        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, concurrency=32, rpm=600)
-        start = time.perf_counter()
-        gw.complete_many([req(i) for i in range(20)])  # 10/s, burst 10: ~1 s
-        first = time.perf_counter() - start
-        gw.complete_many([req(i) for i in range(20, 25)])  # the bucket remembers: ~0.5 s
-        second = time.perf_counter() - start - first
-        assert 0.9 <= first < 2.0 and 0.4 <= second < 1.2
+        gw = make_gateway(
+            server, tmp_path / "l.jsonl", monkeypatch, concurrency=32, rpm=600, clock=clock
+        )
+        gw.complete_many([req(i) for i in range(20)])
+        # 10 per second with a burst of 10: ten start at once, the rest 0.1 s apart.
+        assert sorted(clock.sleeps) == pytest.approx([0.1 * k for k in range(1, 11)])
+        assert clock.now_s == pytest.approx(1.0)
+        gw.complete_many([req(i) for i in range(20, 25)])
+        # The bucket remembers the first batch: no fresh burst, five more 0.1 s apart.
+        assert sorted(clock.sleeps[10:]) == pytest.approx([0.1 * k for k in range(1, 6)])
+        assert clock.now_s == pytest.approx(1.5)
         assert server.requests == 25
 
 
@@ -302,8 +310,7 @@ def test_progress_bar_reports_hits_and_failures(
     with FakeOpenAI() as server:
         make_gateway(server, tmp_path / "l.jsonl", monkeypatch).complete_many([req(1)])
         server.queue(["500"])
-        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, max_tries=1)
-        gw.settings = GatewaySettings(max_tries=1, progress=True)
+        gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch, max_tries=1, progress=True)
         gw.complete_many([req(1), req(2)], desc="demo batch")
     err = capsys.readouterr().err
     assert "demo batch" in err and "2/2" in err and "hits=1" in err and "failed=1" in err
@@ -349,8 +356,9 @@ def test_both_transports_price_a_known_model_alike(
 ) -> None:
     with FakeOpenAI() as server:
         gw = make_gateway(server, tmp_path / "l.jsonl", monkeypatch)
-        spec = gw.models["fake"]
-        gw.models["fake"] = ModelSpec(**{**spec.__dict__, "litellm_model": "openai/gpt-4o-mini"})
+        gw.registry = ModelRegistry(
+            {"fake": gw.spec("fake").model_copy(update={"litellm_model": "openai/gpt-4o-mini"})}
+        )
         (res,) = gw.complete_many([req(1)])
     assert res.ok and res.usage["prompt_tokens"] > 0
     import litellm

@@ -13,23 +13,23 @@ from pathlib import Path
 import pytest
 
 from prescient.llm.cli import stats, verify
-from prescient.llm.gateway import Gateway, GatewaySettings
+from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
-from prescient.llm.registry import ModelSpec
 from prescient.llm.types import LLMRequest
 from tests.conftest import ROOT
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.llm import llm_settings, model_spec
 
 N = 60
 CHILD = textwrap.dedent(
     """
     import sys
-    from prescient.llm.gateway import Gateway, GatewaySettings
-    from prescient.llm.registry import ModelSpec
+    from prescient.llm.gateway import Gateway
     from prescient.llm.types import LLMRequest
+    from tests.support.llm import llm_settings, model_spec
     url, ledger, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    spec = ModelSpec(name="fake", litellm_model="openai/fake-model", api_base=url, concurrency=4)
-    gw = Gateway({"fake": spec}, ledger, stage="kill", settings=GatewaySettings(progress=False))
+    spec = model_spec("fake", "openai/fake-model", api_base=url, concurrency=4)
+    gw = Gateway({"fake": spec}, ledger, stage="kill", settings=llm_settings(progress=False))
     gw.complete_many([LLMRequest("fake", [{"role": "user", "content": f"q{i}"}]) for i in range(n)])
     """
 )
@@ -60,9 +60,9 @@ def test_sigkill_mid_batch_then_resume(tmp_path: Path, monkeypatch: pytest.Monke
             fh.write(b'{"key": "0123", "response": "half a li')
         asked_before = server.requests
 
-        spec = ModelSpec(name="fake", litellm_model="openai/fake-model", api_base=server.url)
+        spec = model_spec("fake", "openai/fake-model", api_base=server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "unused")
-        gw = Gateway({"fake": spec}, ledger, stage="kill", settings=GatewaySettings(progress=False))
+        gw = Gateway({"fake": spec}, ledger, stage="kill", settings=llm_settings(progress=False))
         out = gw.complete_many(batch())
         assert all(r.ok for r in out)
         assert [r.text for r in out] == [f"echo: q{i}" for i in range(N)]
@@ -70,7 +70,7 @@ def test_sigkill_mid_batch_then_resume(tmp_path: Path, monkeypatch: pytest.Monke
         assert server.requests - asked_before == N - len(finished)  # nothing finished is re-asked
 
         rerun = Gateway(
-            {"fake": spec}, ledger, stage="kill", settings=GatewaySettings(progress=False)
+            {"fake": spec}, ledger, stage="kill", settings=llm_settings(progress=False)
         ).complete_many(batch())
         assert all(r.from_ledger for r in rerun) and server.requests - asked_before == N - len(
             finished

@@ -20,6 +20,10 @@ Faults are queued and consumed one per request, in arrival order:
 - ``"malformed"``: status 200 with a body that is not JSON;
 - ``"truncated"``: status 200 whose body is shorter than its Content-Length.
 
+``fail_when`` (a function of the request's JSON body returning a fault or None) injects
+faults by content instead, for every attempt: a server that keeps failing some requests
+until the test sets it back to None.
+
 ``python -m tests.support.fake_openai [latency_s]`` runs one standalone (it prints its
 URL; ``GET /stats`` returns the request count), so a benchmark can keep it out of the
 measured process.
@@ -37,6 +41,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 Answer = Callable[[list[dict[str, Any]]], str]
+FailWhen = Callable[[dict[str, Any]], str | None]
 
 
 def echo(messages: list[dict[str, Any]]) -> str:
@@ -79,6 +84,7 @@ class FakeOpenAI:
         self.hang_s = hang_s
         self.retry_after = retry_after
         self.answer: Answer = answer or echo
+        self.fail_when: FailWhen | None = None
         self.faults: deque[str] = deque()
         self.requests = 0
         self.inflight = 0
@@ -123,6 +129,8 @@ class FakeOpenAI:
                     server.auth_headers.append(self.headers.get("Authorization", ""))
                     server.bodies.append(body)
                     fault = server.faults.popleft() if server.faults else None
+                    if fault is None and server.fail_when is not None:
+                        fault = server.fail_when(body)
                 try:
                     if server.latency_s:
                         time.sleep(server.latency_s)

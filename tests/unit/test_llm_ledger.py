@@ -1,4 +1,5 @@
-"""The response ledger: the key rule, durable appends, torn lines, concurrent writers, audit."""
+"""The response ledger: the key rule, durable appends, torn lines, concurrent writers,
+damaged and forged lines, the audit."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from prescient.llm.cli import stats, verify
 from prescient.llm.ledger import Ledger, canonical_json, read_entries, request_key
@@ -73,15 +76,31 @@ def test_key_ignores_transport_fields_and_param_order_but_not_what_is_asked() ->
 def test_only_successes_are_served_and_entries_survive_a_reopen(tmp_path: Path) -> None:
     path = tmp_path / "l.jsonl"
     led = Ledger(path)
-    led.append({"key": "a", "response": "A", "error": None})
-    led.append({"key": "b", "response": None, "error": "RateLimitError: slow down"})
-    assert led.get("a") == {"key": "a", "response": "A", "error": None}
-    assert led.get("b") is None and len(led) == 1 and led.failed_entries == 1
+    a, b = entry("a"), entry("b", response=None, error="RateLimitError: slow down")
+    ka, kb = str(a["key"]), str(b["key"])
+    led.append(a)
+    led.append(b)
+    assert led.get(ka) == a
+    assert led.get(kb) is None and len(led) == 1 and led.failed_entries == 1
     again = Ledger(path)
-    assert again.get("a") is not None and again.get("b") is None and again.failed_entries == 1
+    assert again.get(ka) == a and again.get(kb) is None and again.failed_entries == 1
     # A later success for the failed key is served from then on.
-    again.append({"key": "b", "response": "B", "error": None})
-    assert Ledger(path).get("b") == {"key": "b", "response": "B", "error": None}
+    again.append(entry("b", response="B"))
+    assert Ledger(path).get(kb) == entry("b", response="B")
+
+
+def test_the_first_answer_stays_served(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    led = Ledger(path)
+    led.append(entry("a", response="first"))
+    led.append(entry("a", response="second"))  # a race between two old processes
+    key = str(entry("a")["key"])
+    assert led.get(key) == entry("a", response="first")
+    assert Ledger(path).get(key) == entry("a", response="first")
+    n, problems = verify([str(path)])
+    assert n == 2 and problems == [
+        f"{path}:2: a different answer to the request answered on line 1 (that one is served)"
+    ]
 
 
 def test_lines_are_canonical_json(tmp_path: Path) -> None:
@@ -114,7 +133,7 @@ def test_concurrent_threads_do_not_corrupt_the_ledger(tmp_path: Path) -> None:
 
     def write(n: int, led: Ledger) -> None:
         for i in range(150):
-            led.append({"key": f"{n}-{i}", "response": "x" * (i * 37 % 3000), "error": None})
+            led.append(entry(f"{n}-{i}", response="x" * (i * 37 % 3000)))
 
     threads = [threading.Thread(target=write, args=(n, ledgers[n % 3])) for n in range(3)]
     threads += [threading.Thread(target=write, args=(n, shared)) for n in range(3, 7)]
@@ -124,7 +143,7 @@ def test_concurrent_threads_do_not_corrupt_the_ledger(tmp_path: Path) -> None:
         t.join()
     keys = [e["key"] for e in read_entries(path)]
     assert len(keys) == 7 * 150 and len(set(keys)) == 7 * 150
-    assert all(shared.get(f"{n}-149") is not None for n in range(3, 7))
+    assert all(shared.get(str(entry(f"{n}-149")["key"])) is not None for n in range(3, 7))
 
 
 def _write_from_process(path: str, n: int) -> None:
@@ -176,7 +195,8 @@ def test_verify_flags_an_entry_whose_key_does_not_match(tmp_path: Path) -> None:
         fh.write(b"not json\n")
     n, problems = verify([str(path)])
     assert n == 2 and len(problems) == 2
-    assert "does not match" in problems[0] and "unreadable line" in problems[1]
+    assert f"{path}:2: key 0000000000000000... is not the hash of its own request" in problems[0]
+    assert problems[1].startswith(f"{path}:3: unreadable line")
 
 
 def test_stats_count_models_tokens_cost_and_failure_reasons(tmp_path: Path) -> None:
@@ -228,3 +248,232 @@ def test_cli_stats_verify_export(tmp_path: Path, capsys: pytest.CaptureFixture[s
         fh.write(b'{"key": "torn')
     assert main(["ledger", "verify", str(path)]) == 1
     assert "partial last line" in capsys.readouterr().err
+
+
+def damaged_lines(good: dict[str, object]) -> list[tuple[bytes, str]]:
+    """Hostile lines, each with the problem a reader must report for it."""
+    forged = {**good, "messages": [{"role": "user", "content": "another request"}]}
+    forged["response"] = "a forged answer"
+    return [
+        (b'{"key": "\xff\xfe", "response": "x"}', "not UTF-8"),
+        (b'{"key": "k", "usage": {"prompt_tokens": ' + b"7" * 5000 + b"}}", "unreadable line"),
+        (b"[" * 200_000 + b"]" * 200_000, "unreadable line (nested too deeply)"),
+        (b'"just a string"', "a JSON line holding a string"),
+        (b'{"response": "no key"}', "no key"),
+        (json.dumps({**good, "key": 7}).encode(), "field 'key' is a number, not a string"),
+        (json.dumps({**good, "response": 42}).encode(), "field 'response' is a number"),
+        (json.dumps({**good, "messages": "hi"}).encode(), "field 'messages' is a string"),
+        (json.dumps({**good, "usage": {"prompt_tokens": "7"}}).encode(), "whole numbers"),
+        (json.dumps({**good, "cost": True}).encode(), "field 'cost' is a boolean"),
+        (json.dumps({**good, "messages": [1, 2]}).encode(), "other than objects"),
+        (json.dumps(forged).encode(), "is not the hash of its own request"),
+    ]
+
+
+def test_no_line_breaks_a_reader_and_forgeries_are_never_served(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prescient.cli import main
+
+    path = tmp_path / "l.jsonl"
+    good = entry("Will it rain?", response="the good answer")
+    other = entry("Will it snow?", response="also good")
+    hostile = damaged_lines(good)
+    path.write_bytes(
+        b"\n".join(
+            [json.dumps(good).encode(), *[line for line, _ in hostile], json.dumps(other).encode()]
+        )
+        + b"\n"
+    )
+    led = Ledger(path)  # must not raise
+    assert led.get(str(good["key"])) == good and led.get(str(other["key"])) == other
+    assert len(led) == 2
+    # Lines 2-12 are damaged; line 13 (the forgery) is well-formed but never served.
+    assert [n for n, _ in led.damaged] == list(range(2, 13))
+    assert [n for n, _ in led.unserved] == [13]
+    assert [e["response"] for e in read_entries(path)] == [
+        "the good answer",
+        "a forged answer",
+        "also good",
+    ]
+    n, problems = verify([str(path)])
+    assert n == 3 and len(problems) == len(hostile)
+    for number, (problem, (_, expected)) in enumerate(zip(problems, hostile, strict=True), 2):
+        assert problem.startswith(f"{path}:{number}: ") and expected in problem, problem
+    assert stats([str(path)])["x"]["ok"] == 3  # stats read what is readable
+    assert main(["ledger", "verify", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}:3: unreadable line" in err and f"{path}:13: key" in err
+    # Appending after damage keeps the damage where it is and the new line readable.
+    led.append(entry("later"))
+    assert Ledger(path).get(str(entry("later")["key"])) == entry("later")
+
+
+def test_a_forged_line_before_the_real_answer_does_not_shadow_it(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    good = entry("q", response="real")
+    forged = {**good, "messages": [{"role": "user", "content": "other"}], "response": "fake"}
+    path.write_text(canonical_json(forged) + "\n" + canonical_json(good) + "\n")
+    assert Ledger(path).get(str(good["key"])) == good
+
+
+def test_refresh_reads_what_other_writers_appended(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    mine, theirs = Ledger(path), Ledger(path)
+    mine.append(entry("a"))
+    theirs.append(entry("b"))
+    assert mine.get(str(entry("b")["key"])) is None
+    with open(path, "ab") as fh:
+        fh.write(canonical_json(entry("c")).encode()[:30])  # a line still being written
+    assert mine.refresh() == 1  # b; the unfinished line waits
+    assert mine.get(str(entry("b")["key"])) == entry("b")
+    with open(path, "ab") as fh:
+        fh.write(canonical_json(entry("c")).encode()[30:] + b"\n")
+    assert mine.refresh() == 1 and mine.get(str(entry("c")["key"])) == entry("c")
+    assert mine.refresh() == 0
+
+
+# -- fuzz -------------------------------------------------------------------------------
+
+_json_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=8),
+)
+_json = st.recursive(
+    _json_leaf,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
+    max_leaves=8,
+)
+_FIELDS = ["key", "response", "error", "messages", "params", "usage", "cost", "tries", "model"]
+
+
+@st.composite
+def ledger_lines(draw: st.DrawFn) -> tuple[bytes, str, dict[str, object] | None]:
+    """A line, whether a reader must, may or must never serve it, and its entry."""
+    kind = draw(st.sampled_from(["good", "bytes", "json", "wrong_type", "forged", "deep"]))
+    good = entry(draw(st.text(min_size=1, max_size=12)), response=draw(st.text(max_size=12)))
+    if kind == "good":
+        return canonical_json(good).encode("utf-8", "surrogatepass"), "must", good
+    if kind == "bytes":
+        return draw(st.binary(min_size=1, max_size=60)).replace(b"\n", b" "), "never", None
+    if kind == "json":
+        return json.dumps(draw(_json)).encode(), "never", None
+    if kind == "wrong_type":  # may still be a valid entry (e.g. usage {}): then it may serve
+        changed = {**good, draw(st.sampled_from(_FIELDS)): draw(_json)}
+        return json.dumps(changed).encode(), "may", changed
+    if kind == "forged":  # another request under the real key
+        forged = {**good, "params": {"temperature": draw(st.integers(1, 9))}}
+        return json.dumps(forged).encode(), "never", forged
+    depth = draw(st.integers(500, 5000))
+    return b'{"key": ' + b"[" * depth + b"]" * depth + b"}", "never", None
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(lines=st.lists(ledger_lines(), max_size=12))
+def test_fuzz_readers_never_raise_and_serve_only_self_consistent_answers(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[tuple[bytes, str, dict[str, object] | None]],
+) -> None:
+    path = tmp_path_factory.mktemp("fuzz") / "l.jsonl"
+    path.write_bytes(b"".join(raw + b"\n" for raw, _, _ in lines))
+    led = Ledger(path)
+    n, problems = verify([str(path)])
+    assert n + len(led.damaged) == len(lines)  # every line is an entry or counted damage
+    assert len(list(read_entries(path))) == n
+    stats([str(path)])
+    served = {k: v for k, v in led._ok.items()}
+    for key, e in served.items():  # whatever is served answers its own request
+        assert e["error"] is None and isinstance(e["response"], str)
+        assert request_key(e["litellm_model"], e["messages"], e["params"]) == key
+    for i, (_, label, obj) in enumerate(lines):
+        if obj is None or not isinstance(obj.get("key"), str):
+            continue
+        got = served.get(str(obj["key"]))
+        earlier = [o for _, lab, o in lines[:i] if lab != "never" and o is not None]
+        if label == "must":  # served: this line, or an earlier answer to the same request
+            assert got == obj or got in earlier
+        elif label == "never":
+            assert got != obj
+
+
+def test_a_ledger_written_before_keeps_every_hit(tmp_path: Path) -> None:
+    """tests/fixtures/llm/ledger_written_before.jsonl was written by the gateway as it was
+    before it was composed of parts (git 5912d9b): API models through the loopback server,
+    baselines in process, request params with floats, nulls and a transport field. The
+    same requests today are served entirely from it, with the same keys and answers."""
+    from prescient.llm.gateway import Gateway
+    from prescient.llm.types import LLMRequest
+    from tests.support.llm import llm_settings, model_spec
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "llm" / "ledger_written_before.jsonl"
+    path = tmp_path / "l.jsonl"
+    path.write_bytes(fixture.read_bytes())
+    closed = "http://127.0.0.1:9/v1"  # nothing listens: any call would fail
+    specs = {
+        "api": model_spec(
+            "api",
+            "openai/gpt-4o-mini",
+            api_base=closed,
+            params={"temperature": 0.0, "max_tokens": 16, "seed": 0},
+        ),
+        "vllm": model_spec(
+            "vllm",
+            "hosted_vllm/some-model",
+            api_base=closed,
+            params={"temperature": 0, "max_tokens": 32, "stop": None},
+        ),
+        "rnd": model_spec(
+            "rnd", "baseline/random", params={"temperature": 0.0, "max_tokens": 8, "seed": 0}
+        ),
+        "yes": model_spec(
+            "yes", "baseline/always-yes", params={"temperature": 0.0, "max_tokens": 8, "seed": 0}
+        ),
+    }
+    user = [{"role": "user", "content": "Will the bridge reopen by 1 May 2024?"}]
+    reqs = [
+        LLMRequest(
+            "api",
+            [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "Will it rain in Zürich? ☂"},
+            ],
+        ),
+        LLMRequest(
+            "api",
+            [{"role": "user", "content": "Pick one.\n(a) x\n(b) y"}],
+            params={"max_tokens": 4.0, "timeout": 9},
+        ),
+        LLMRequest(
+            "api",
+            [{"role": "user", "content": "Seeded"}],
+            params={"seed": 3, "temperature": 0.7, "stop": ["\n"]},
+        ),
+        LLMRequest(
+            "vllm",
+            [{"role": "user", "content": "Summarise: the harbour authority met."}],
+            params={"top_p": 1.0},
+        ),  # fmt: skip
+        LLMRequest("vllm", [{"role": "user", "content": "Nothing"}], params={"max_tokens": None}),
+        LLMRequest("rnd", user),
+        LLMRequest(
+            "rnd",
+            [{"role": "user", "content": "Which team?\n(a) Red\n(b) Blue\n(c) Green\n(d) None"}],
+        ),  # fmt: skip
+        LLMRequest("yes", user, params={"seed": 1}),
+    ]
+    gw = Gateway(specs, path, stage="t", settings=llm_settings(progress=False, max_tries=1))
+    out = gw.complete_many(reqs)
+    recorded = {e["key"]: e for e in read_entries(fixture)}
+    assert all(r.from_ledger for r in out) and gw.stats.calls == 0
+    assert sorted(r.key for r in out) == sorted(str(k) for k in recorded)
+    # The keys that gateway gave these requests, in request order.
+    assert [r.key[:8] for r in out] == [
+        "09207077", "fa9a9edd", "c38bee5c", "fc1746a4", "093abb1d", "02994e4c", "7216c708", "b8da4c97"
+    ]  # fmt: skip
+    assert [r.text for r in out] == [recorded[r.key]["response"] for r in out]
+    assert verify([str(fixture)]) == (8, [])

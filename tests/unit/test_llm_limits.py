@@ -1,41 +1,70 @@
-"""Rate limiting and retry timing: the token bucket, Retry-After parsing, backoff."""
+"""The gateway's parts alone: token bucket and limits, retry policy and Retry-After,
+secret scrubbing, transport choice, failure reports."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import email.utils
+import random
 
 import httpx
 import pytest
 
-from prescient.llm.gateway import Gateway, GatewaySettings, TokenBucket, _retry_after
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from prescient.llm.direct import InternalServerError, RateLimitError, Timeout
+from prescient.llm.failures import FailureReport
+from prescient.llm.limits import Limits, TokenBucket
+from prescient.llm.retry import RetryPolicy, describe, is_retryable, retry_after
+from prescient.llm.scrub import Scrubber
+from prescient.llm.transports import transport_kind
+from tests.support.llm import FakeClock, model_spec
 
 
 def test_bucket_allows_one_seconds_burst_then_paces_in_arrival_order() -> None:
-    clock = Clock()
-    bucket = TokenBucket(rpm=120, clock=clock)  # 2 per second, burst of 2
+    clock = FakeClock()
+    bucket = TokenBucket(rpm=120, clock=clock.monotonic)  # 2 per second, burst of 2
     waits = [bucket.reserve() for _ in range(5)]
     assert waits == pytest.approx([0.0, 0.0, 0.5, 1.0, 1.5])
-    clock.now += 10.0  # idle time refills only up to the burst size
+    clock.now_s += 10.0  # idle time refills only up to the burst size
     assert [bucket.reserve() for _ in range(3)] == pytest.approx([0.0, 0.0, 0.5])
 
 
 def test_bucket_with_slow_rate_has_a_burst_of_one() -> None:
-    clock = Clock()
-    bucket = TokenBucket(rpm=30, clock=clock)  # one every 2 s
+    clock = FakeClock()
+    bucket = TokenBucket(rpm=30, clock=clock.monotonic)  # one every 2 s
     assert [bucket.reserve() for _ in range(3)] == pytest.approx([0.0, 2.0, 4.0])
-    clock.now += 3.0
+    clock.now_s += 3.0
     assert bucket.reserve() == pytest.approx(3.0)
     with pytest.raises(ValueError):
         TokenBucket(rpm=0)
+
+
+def test_limits_cap_concurrency_per_model_and_pace_on_the_clock() -> None:
+    clock = FakeClock()
+    limits = Limits(clock)
+    inside = {"a": 0, "b": 0}
+    peak = {"a": 0, "b": 0}
+    starts: list[float] = []
+
+    async def one(model: str, concurrency: int) -> None:
+        async with limits.slot(model, concurrency):
+            await limits.pace(model, 60.0 if model == "a" else None)
+            if model == "a":
+                starts.append(clock.now_s)
+            inside[model] += 1
+            peak[model] = max(peak[model], inside[model])
+            await asyncio.sleep(0.001)
+            inside[model] -= 1
+
+    async def run() -> None:
+        await asyncio.gather(*(one("a", 2) for _ in range(5)), *(one("b", 3) for _ in range(6)))
+
+    asyncio.run(run())
+    assert peak == {"a": 2, "b": 3}
+    # a: 60 rpm = one per second, burst of one: the 2nd..5th start 1, 2, 3, 4 s later;
+    # b has no rate limit and never waits.
+    assert sorted(starts) == pytest.approx([0.0, 1.0, 2.0, 3.0, 4.0])
+    assert len(clock.sleeps) == 4 and clock.now_s == pytest.approx(4.0)
 
 
 class Err(Exception):
@@ -45,28 +74,101 @@ class Err(Exception):
 
 
 def test_retry_after_in_seconds_ms_and_http_date() -> None:
-    assert _retry_after(Err({"retry-after": "7"})) == 7.0
-    assert _retry_after(Err({"Retry-After": "1.5"}, attr="headers")) == 1.5
-    assert _retry_after(Err({"retry-after-ms": "250", "retry-after": "9"})) == 0.25
-    later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=30)
-    parsed = _retry_after(Err({"retry-after": email.utils.format_datetime(later)}))
-    assert parsed is not None and 28 <= parsed <= 31
-    assert _retry_after(Err({"retry-after": "soon"})) is None
-    assert _retry_after(Err({})) is None
-    assert _retry_after(ValueError("no headers")) is None
+    assert retry_after(Err({"retry-after": "7"})) == 7.0
+    assert retry_after(Err({"Retry-After": "1.5"}, attr="headers")) == 1.5
+    assert retry_after(Err({"retry-after-ms": "250", "retry-after": "9"})) == 0.25
+    now = dt.datetime(2024, 5, 1, 12, 0, 0, tzinfo=dt.UTC)
+    later = now + dt.timedelta(seconds=30)
+    assert retry_after(Err({"retry-after": email.utils.format_datetime(later)}), now) == 30.0
+    assert retry_after(Err({"retry-after": "soon"})) is None
+    assert retry_after(Err({})) is None
+    assert retry_after(ValueError("no headers")) is None
 
 
-def test_backoff_is_exponential_jittered_capped_and_server_led(tmp_path: object) -> None:
-    gw = Gateway(
-        {},
-        f"{tmp_path}/l.jsonl",
-        stage="t",
-        settings=GatewaySettings(backoff_base_s=1.0, backoff_max_s=5.0, progress=False),
-    )
+def test_backoff_is_exponential_jittered_capped_and_server_led() -> None:
+    policy = RetryPolicy(5, backoff_base_s=1.0, backoff_max_s=5.0, rng=random.Random(7))
     plain = ValueError("x")
     for attempt, nominal in [(1, 1.0), (2, 2.0), (3, 4.0), (4, 5.0), (8, 5.0)]:
-        delays = [gw._backoff(attempt, plain) for _ in range(200)]
+        delays = [policy.delay(attempt, plain) for _ in range(200)]
         assert min(delays) >= 0.5 * nominal and max(delays) <= 1.5 * nominal
         assert max(delays) - min(delays) > 0.2 * nominal  # jitter spreads them
-    assert gw._backoff(1, Err({"retry-after": "3"})) == 3.0
-    assert gw._backoff(1, Err({"retry-after": "600"})) == 5.0  # capped by backoff_max_s
+    assert policy.delay(1, Err({"retry-after": "3"})) == 3.0
+    assert policy.delay(1, Err({"retry-after": "600"})) == 5.0  # capped by backoff_max_s
+
+
+def test_what_is_retried() -> None:
+    headers: dict[str, str] = {}
+    assert is_retryable(RateLimitError(429, "slow", headers))
+    assert is_retryable(InternalServerError(503, "down", headers))
+    assert is_retryable(Timeout("late")) and is_retryable(ConnectionResetError())
+    for status in (400, 401, 403, 404, 422):
+        err = Exception("client")
+        err.status_code = status  # type: ignore[attr-defined]
+        assert not is_retryable(err), status
+    for status in (408, 409, 429, 500, 502):
+        err = Exception("server")
+        err.status_code = status  # type: ignore[attr-defined]
+        assert is_retryable(err), status
+    assert not is_retryable(ValueError("a bug")) and not is_retryable(ZeroDivisionError())
+
+
+def test_describe_keeps_the_type_and_first_line() -> None:
+    class RateLimitErrorX(Exception):
+        pass
+
+    exc = RateLimitErrorX("litellm.RateLimitErrorX: litellm.RateLimitErrorX: slow down\nmore")
+    assert describe(exc) == "RateLimitErrorX: slow down"
+    assert len(describe(ValueError("x" * 2000))) == 500
+
+
+def test_scrubber_hides_named_and_secret_looking_variables() -> None:
+    env = {
+        "MY_PROVIDER_CRED": "abcdef-123456",  # named by a registry entry
+        "SOME_TOKEN": "tok-987654321",  # looks like a secret
+        "HOME": "/home/someone-long",  # neither
+        "SHORT_KEY": "12345",  # too short to scrub safely
+    }
+    scrub = Scrubber.from_env(["MY_PROVIDER_CRED"], env)
+    text = "auth abcdef-123456 and tok-987654321 at /home/someone-long, pin 12345"
+    assert scrub(text) == "auth *** and *** at /home/someone-long, pin 12345"
+    assert Scrubber(["abc-long-secret", "abc-long"])("x abc-long-secret y") == "x *** y"
+
+
+@pytest.mark.parametrize(
+    ("litellm_model", "api_base", "mode", "kind"),
+    [
+        ("openai/gpt-4o", None, "auto", "direct"),
+        ("hosted_vllm/m", "http://127.0.0.1:8000/v1", "auto", "direct"),
+        ("hosted_vllm/m", None, "auto", "litellm"),  # no endpoint to post to
+        ("openai/gpt-4o", None, "litellm", "litellm"),
+        ("anthropic/claude", None, "auto", "litellm"),
+        ("local/smollm2-135m", None, "auto", "in_process"),
+        ("baseline/random", None, "litellm", "in_process"),
+        ("scripted/echo", None, "auto", "in_process"),
+    ],
+)
+def test_transport_choice(litellm_model: str, api_base: str | None, mode: str, kind: str) -> None:
+    assert transport_kind(model_spec("m", litellm_model, api_base=api_base), mode) == kind
+
+
+def test_failure_report_against_the_tolerance() -> None:
+    report = FailureReport(
+        requests=40,
+        failed=3,
+        max_failed_share=0.05,
+        failed_by_model={"gpt": 3},
+        first_errors=("gpt: InternalServerError: boom (HTTP 500)",),
+    )
+    assert report.failed_share == 0.075 and report.exceeded
+    assert report.metrics() == {
+        "requests": 40,
+        "failed": 3,
+        "failed_share": 0.075,
+        "max_failed_share": 0.05,
+        "failed_by_model": {"gpt": 3},
+    }
+    text = report.summary("construct")
+    assert "3 of 40 model calls failed (7.5%" in text and "gpt (3)" in text
+    assert "InternalServerError: boom" in text and "the stage fails" in text
+    assert not FailureReport(40, 2, 0.05).exceeded  # 5% is within 5%
+    assert not FailureReport(0, 0, 0.0).exceeded and FailureReport(1, 1, 0.0).exceeded

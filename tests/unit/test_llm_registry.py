@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
 
 from prescient import params
-from prescient.llm.gateway import Gateway, GatewaySettings
-from prescient.llm.registry import ModelConfigError, ModelSpec, load_registry
+from prescient.llm.gateway import Gateway
+from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec, load_registry
+from prescient.llm.settings import GatewaySettings, max_failed_share
+from prescient.settings import ParamsError
 from tests.conftest import ROOT
+from tests.support.llm import model_entry
 
-# SPEC 1.5 (knowledge cutoffs) and the paper's Table 5 (versions).
+# Daily Oracle, ICML 2025: Table 3 (knowledge cutoffs) and Table 5 (versions).
 PAPER = {
     "claude_3_5_sonnet": ("2024-04-01", "anthropic/claude-3-5-sonnet-20240620"),
     "gpt_4": ("2023-04-01", "openai/gpt-4-1106-preview"),
@@ -38,7 +42,15 @@ def test_every_conf_model_file_is_in_the_registry(composed: dict[str, Any]) -> N
 
 def test_paper_models_carry_their_knowledge_cutoffs(composed: dict[str, Any]) -> None:
     registry = load_registry(composed)
-    got = {name: (registry[name].knowledge_cutoff, registry[name].litellm_model) for name in PAPER}
+    got = {
+        name: (
+            None
+            if registry[name].knowledge_cutoff is None
+            else str(registry[name].knowledge_cutoff),
+            registry[name].litellm_model,
+        )
+        for name in PAPER
+    }
     assert got == PAPER
 
 
@@ -70,31 +82,69 @@ def test_embedded_default_and_baselines(composed: dict[str, Any]) -> None:
 
 
 def test_gateway_from_params_reads_the_llm_section(composed: dict[str, Any], tmp_path: Any) -> None:
-    gw = Gateway.from_params(composed, "demo", tmp_path / "demo.jsonl", progress=False)
-    assert gw.settings == GatewaySettings(
-        max_tries=composed["llm"]["max_tries"],
-        backoff_base_s=composed["llm"]["backoff_base_s"],
-        backoff_max_s=composed["llm"]["backoff_max_s"],
-        timeout_s=composed["llm"]["timeout_s"],
-        progress=False,
-    )
-    default_path = Gateway.from_params(
-        {**composed, "llm": {**composed["llm"], "ledger_dir": str(tmp_path / "llm")}}, "qa"
-    ).ledger.path
-    assert default_path == tmp_path / "llm" / "qa.jsonl"
+    gw = Gateway.from_params(composed, "demo", tmp_path / "demo.jsonl")
+    assert gw.settings == GatewaySettings(**composed["llm"])
+    assert gw.settings.max_failed_share == 0.0  # the shipped default: any failure fails
+    assert gw.ledger.path == tmp_path / "demo.jsonl"  # the stage says where, always
+    assert max_failed_share(composed) == 0.0
 
 
 @pytest.mark.parametrize(
-    ("entry", "message"),
+    ("change", "message"),
     [
-        ({"litellm_model": "gpt-4o"}, "provider/model"),
-        ({"litellm_model": "openai/x", "knowledge_cutoff": "April 2023"}, "YYYY-MM-DD"),
-        ({"litellm_model": "openai/x", "concurrency": 0}, "concurrency"),
-        ({"litellm_model": "openai/x", "rpm": -5}, "rpm"),
-        ({"litellm_model": "openai/x", "name": "other"}, "differs"),
+        ({"max_tries": 0}, "llm.max_tries"),
+        ({"transport": "carrier-pigeon"}, "llm.transport"),
+        ({"max_failed_share": 1.5}, "llm.max_failed_share"),
+        ({"ledger_dir": "data/llm"}, "llm.ledger_dir is not a parameter"),
+        ({"timeout_s": "eight hundred"}, "llm.timeout_s"),
     ],
 )
-def test_malformed_entries_name_the_file_and_field(entry: dict[str, Any], message: str) -> None:
+def test_bad_llm_settings_name_the_parameter(
+    composed: dict[str, Any], change: dict[str, Any], message: str, tmp_path: Any
+) -> None:
+    bad = {**composed, "llm": {**composed["llm"], **change}}
+    with pytest.raises(ParamsError, match=message):
+        Gateway.from_params(bad, "demo", tmp_path / "demo.jsonl")
+    missing = {**composed, "llm": {k: v for k, v in composed["llm"].items() if k != "progress"}}
+    with pytest.raises(ParamsError, match="llm.progress is missing"):
+        GatewaySettings.from_params(missing)
+    with pytest.raises(ParamsError, match="llm.max_failed_share"):
+        max_failed_share({"llm": {"max_failed_share": True}})
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"litellm_model": "gpt-4o"}, "models.m.litellm_model: must be 'provider/model'"),
+        ({"knowledge_cutoff": "April 2023"}, "models.m.knowledge_cutoff"),
+        ({"concurrency": 0}, "models.m.concurrency"),
+        ({"rpm": -5}, "models.m.rpm"),
+        ({"name": "other"}, "differs from its key"),
+        ({"temperature": 0}, "models.m.temperature is not a parameter"),
+    ],
+)
+def test_malformed_entries_name_the_file_and_field(change: dict[str, Any], message: str) -> None:
     with pytest.raises(ModelConfigError, match=message) as err:
+        ModelSpec.from_dict("m", {**model_entry("m", "openai/x"), **change})
+    assert str(err.value).startswith("conf/model/m.yaml: ")
+    entry = model_entry("m", "openai/x")
+    del entry["rpm"]
+    with pytest.raises(ModelConfigError, match="models.m.rpm is missing"):
         ModelSpec.from_dict("m", entry)
-    assert "conf/model/m.yaml" in str(err.value)
+
+
+def test_entries_are_validated_when_first_used(composed: dict[str, Any], tmp_path: Any) -> None:
+    models = {**composed["models"], "broken": {"litellm_model": "nope"}}
+    registry = ModelRegistry(models)
+    assert registry["gpt_4o"].knowledge_cutoff == dt.date(2023, 10, 1)
+    assert registry["gpt_4o"].provider == "openai" and not registry["gpt_4o"].in_process
+    with pytest.raises(ModelConfigError, match="conf/model/broken.yaml"):
+        registry["broken"]
+    with pytest.raises(ModelConfigError, match="not in the registry"):
+        registry["absent"]
+    # A stage using only valid models is not stopped by another model's broken entry.
+    gw = Gateway.from_params({**composed, "models": models}, "t", tmp_path / "l.jsonl")
+    gw.check(["baseline_random"])
+    with pytest.raises(ModelConfigError, match="broken"):
+        gw.check(["broken"])
+    assert "OPENAI_API_KEY" in registry.key_variables()

@@ -1,0 +1,194 @@
+"""Failed model calls make a stage fail, so `dvc repro` tries again and pays only for them.
+
+A scratch git + DVC project runs retrieve -> evaluate -> score (copied from dvc.yaml) on
+the evaluation fixtures, with one model served by the loopback server. While the server
+answers 500 to some questions, `dvc repro` fails and records nothing as done; once it
+recovers, `dvc repro` succeeds, and the server sees exactly the requests that failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.ledger import read_entries
+from stages import evaluate as evaluate_stage
+from stages import score as score_stage
+from tests.conftest import ROOT
+from tests.fixtures.eval import articles, construct_questions
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.llm import composed, model_entry
+
+STAGES = ("retrieve", "evaluate", "score")
+DVC = Path(sys.executable).parent / "dvc"
+FAILING = ("river bridge", "bakery")  # two of the four fixture questions
+
+
+def fail_some(body: dict[str, Any]) -> str | None:
+    text = json.dumps(body.get("messages"))
+    return "500" if any(word in text for word in FAILING) else None
+
+
+def questions_asked(bodies: list[dict[str, Any]]) -> list[str]:
+    """The fixture question each request was about."""
+    ids = {
+        "river bridge": "q_tf_bridge",
+        "piers be fully": "q_tf_harbour",
+        "bakery": "q_mc_merger",
+        "How much": "q_mc_cost",
+    }
+    out = []
+    for body in bodies:
+        text = json.dumps(body.get("messages"))
+        out.extend(qid for word, qid in ids.items() if word in text)
+    return sorted(out)
+
+
+def write_params(root: Path, url: str, **llm: Any) -> None:
+    p = composed()
+    p["models"]["flaky"] = model_entry("flaky", "hosted_vllm/flaky", api_base=url, concurrency=2)
+    p["eval"]["models"] = ["flaky"]
+    p["eval"]["settings"] = ["closed_book"]
+    p["questions"]["path"] = "data/processed/questions.parquet"
+    # Travel keys: fewer, faster retries (no stage declares them).
+    p["llm"].update(progress=False, max_tries=2, backoff_base_s=0.01, backoff_max_s=0.05)
+    p["llm"].update(llm)
+    (root / "params.yaml").write_text(yaml.safe_dump(p))
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(root),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    return subprocess.run(
+        [str(DVC), *args], cwd=root, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def locked(root: Path) -> set[str]:
+    lock = root / "dvc.lock"
+    return set(yaml.safe_load(lock.read_text())["stages"]) if lock.exists() else set()
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    if not DVC.exists():
+        pytest.skip("dvc is not installed in this environment")
+    root = tmp_path / "proj"
+    root.mkdir()
+    full = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+    (root / "dvc.yaml").write_text(
+        yaml.safe_dump({"stages": {s: full["stages"][s] for s in STAGES}})
+    )
+    for d in ("stages", "prescient", "conf/prompts/eval"):
+        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "data/interim").mkdir(parents=True)
+    (root / "data/processed").mkdir(parents=True)
+    articles().to_parquet(root / "data/interim/articles.parquet")
+    construct_questions().to_parquet(root / "data/processed/questions.parquet")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([str(DVC), "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "scratch"], cwd=root, check=True)
+    return root
+
+
+@pytest.mark.slow
+def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> None:
+    cell = "evaluate@flaky-closed_book"
+    with FakeOpenAI() as server:
+        server.fail_when = fail_some
+        write_params(project, server.url)
+        first = run(project, "repro")
+        assert first.returncode != 0, first.stdout + first.stderr
+        log = first.stdout + first.stderr
+        assert "2 of 4 model calls failed (50.0%, llm.max_failed_share 0)" in log
+        assert "flaky (2)" in log and "InternalServerError" in log
+        # Nothing is recorded as done but retrieval; the cell wrote its ledger only.
+        assert locked(project) == {"retrieve"}
+        assert not (project / "data/processed/predictions/flaky-closed_book.parquet").exists()
+        ledger = project / "data/llm/evaluate/flaky-closed_book.jsonl"
+        entries = list(read_entries(ledger))
+        assert sorted(e["error"] is None for e in entries) == [False, False, True, True]
+        # Two good answers, two failures asked twice each (max_tries 2).
+        assert questions_asked(server.bodies) == sorted(
+            ["q_tf_bridge"] * 2 + ["q_mc_merger"] * 2 + ["q_tf_harbour", "q_mc_cost"]
+        )
+        status = run(project, "status")
+        assert cell in status.stdout
+
+        server.fail_when = None  # the server recovers
+        seen = len(server.bodies)
+        second = run(project, "repro")
+        assert second.returncode == 0, second.stdout + second.stderr
+        assert questions_asked(server.bodies[seen:]) == ["q_mc_merger", "q_tf_bridge"]
+        assert locked(project) == {"retrieve", cell, "score"}
+        metrics = json.loads((project / "reports/metrics/evaluate.json").read_text())
+        assert metrics["model_calls"] == {
+            "max_failed_share": 0.0,
+            "cells": {"flaky": {"closed_book": {"requests": 4, "failed": 0, "failed_share": 0.0}}},
+        }
+        seen = len(server.bodies)
+        third = run(project, "repro")
+        assert third.returncode == 0 and "Running stage" not in third.stdout
+        assert len(server.bodies) == seen
+
+
+def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With llm.max_failed_share 0.5 the same outage is accepted: the cell succeeds, its
+    failed rows carry their error, and the score metrics show the share and tolerance."""
+    from stages import retrieve as retrieve_stage
+
+    monkeypatch.chdir(tmp_path)
+    Path("data/interim").mkdir(parents=True)
+    Path("data/processed").mkdir(parents=True)
+    articles().to_parquet("data/interim/articles.parquet")
+    construct_questions().to_parquet("data/processed/questions.parquet")
+    argv = ["--model", "flaky", "--setting", "closed_book"]
+    argv += ["--questions", "data/interim/eval_questions.parquet"]
+    argv += ["--contexts", "data/interim/contexts/closed_book.parquet"]
+    argv += ["--prompts", str(ROOT / "conf/prompts/eval")]
+    argv += ["--out", "data/processed/predictions/flaky-closed_book.parquet"]
+    argv += ["--ledger", "data/llm/evaluate/flaky-closed_book.jsonl"]
+    with FakeOpenAI() as server:
+        server.fail_when = fail_some
+        write_params(tmp_path, server.url, max_failed_share=0.4)
+        retrieve_argv = ["--articles", "data/interim/articles.parquet"]
+        retrieve_argv += ["--questions-out", "data/interim/eval_questions.parquet"]
+        retrieve_argv += ["--retrieval", "data/interim/retrieval.parquet"]
+        retrieve_argv += ["--contexts", "data/interim/contexts"]
+        retrieve_argv += ["--metrics", "reports/metrics/retrieve.json"]
+        assert retrieve_stage.main(retrieve_argv) == 0
+        assert evaluate_stage.main(argv) == FAILED_CALLS_EXIT  # 50% > 40%
+        assert not Path("data/processed/predictions/flaky-closed_book.parquet").exists()
+        write_params(tmp_path, server.url, max_failed_share=0.5)
+        assert evaluate_stage.main(argv) == 0  # 50% is within 50%
+    pred = pd.read_parquet("data/processed/predictions/flaky-closed_book.parquet")
+    failed = pred.loc[pred["error"].notna(), "question_id"].tolist()
+    assert sorted(failed) == ["q_mc_merger", "q_tf_bridge"]
+    assert pred.loc[pred["error"].notna(), "raw_response"].isna().all()
+    score_argv = ["--questions", "data/interim/eval_questions.parquet"]
+    score_argv += ["--predictions", "data/processed/predictions"]
+    score_argv += ["--out", "data/processed/scores.parquet"]
+    score_argv += ["--metrics", "reports/metrics/evaluate.json"]
+    assert score_stage.main(score_argv) == 0
+    metrics = json.loads(Path("reports/metrics/evaluate.json").read_text())
+    assert metrics["model_calls"] == {
+        "max_failed_share": 0.5,
+        "cells": {"flaky": {"closed_book": {"requests": 4, "failed": 2, "failed_share": 0.5}}},
+    }
