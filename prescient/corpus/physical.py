@@ -163,8 +163,9 @@ class _GzipMembers:
         start = self.pos
         inflater = zlib.decompressobj(31)
         produced = False
+        limited = False  # the last call filled its output: zlib may hold more
         while not inflater.eof:
-            if not self.buf and not self._fill(fh):
+            if not self.buf and not limited and not self._fill(fh):
                 yield self._damage(
                     TRUNCATED_GZIP,
                     member,
@@ -188,10 +189,10 @@ class _GzipMembers:
                 return
             rest = inflater.unused_data if inflater.eof else inflater.unconsumed_tail
             self._consume(len(data) - len(rest))
+            limited = len(out) >= _INFLATE_BYTES
             if out:
                 produced = True
                 yield Chunk(out, member)
-        # A member may end right after its header with nothing left: fine, nothing lost.
 
     def _skip_to_member(self, fh: BinaryIO) -> int:
         """Drop bytes up to the next plausible member header (or the end); return how many."""
