@@ -45,10 +45,15 @@ _INFLATE_BYTES = 1 << 20
 
 @dataclass(frozen=True)
 class Chunk:
-    """Decompressed bytes, all from gzip member ``member`` (0 for a plain file)."""
+    """Decompressed bytes, all from gzip member ``member`` (0 for a plain file).
+
+    ``member_offset`` is the byte offset of that member in the file (None for a plain
+    file), which is how an index of a WARC.gz addresses a record.
+    """
 
     data: bytes
     member: int
+    member_offset: int | None = None
 
 
 @dataclass(frozen=True)
@@ -181,7 +186,7 @@ class _GzipMembers:
             except zlib.error as exc:
                 for piece in _salvage(saved, data):
                     produced = True
-                    yield Chunk(piece, member)
+                    yield Chunk(piece, member, start)
                 skipped = self._skip_to_member(fh)
                 yield self._damage(
                     CORRUPT_GZIP, member, start, produced, f"{exc}; {skipped} bytes skipped"
@@ -192,7 +197,7 @@ class _GzipMembers:
             limited = len(out) >= _INFLATE_BYTES
             if out:
                 produced = True
-                yield Chunk(out, member)
+                yield Chunk(out, member, start)
 
     def _skip_to_member(self, fh: BinaryIO) -> int:
         """Drop bytes up to the next plausible member header (or the end); return how many."""

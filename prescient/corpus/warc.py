@@ -67,6 +67,7 @@ class _Stream:
         self.gap: Damage | None = None
         self.ended = False
         self.last_member = 0
+        self.member_offsets: dict[int, int] = {}  # gzip member -> its byte offset in the file
 
     def fill(self, n: int) -> bool:
         """Buffer at least ``n`` bytes unless damage or the end comes first."""
@@ -79,6 +80,8 @@ class _Stream:
             else:
                 self.marks.append((self.base + len(self.buf), item.member))
                 self.last_member = item.member
+                if item.member_offset is not None:
+                    self.member_offsets[item.member] = item.member_offset
                 self.buf += item.data
         return len(self.buf) >= n
 
@@ -126,6 +129,7 @@ class _Stream:
     def take_gap(self) -> Damage | None:
         """The pending damage, once the bytes before it are gone; reading resumes after it."""
         gap, self.gap = self.gap, None
+        self.base += len(self.buf)
         self.buf.clear()
         self.marks.clear()
         return gap
@@ -157,11 +161,26 @@ class _Framer:
         self.max_bytes = max_bytes
         self.stream = _Stream(physical.chunks(path, file_no))
         self.count = 0
+        self.here = (0, 0)
 
-    def row(self, offset: int, reason: str, detail: str = "", uri: str | None = None) -> RawRow:
+    def row(
+        self,
+        offset: int,
+        reason: str,
+        detail: str = "",
+        uri: str | None = None,
+        member: int | None = None,
+    ) -> RawRow:
+        """A row for the record at decompressed ``offset``, addressed as a reader of the
+        file would: by byte offset in a plain WARC, by its gzip member's offset in a
+        WARC.gz (where records are members)."""
         self.count += 1
-        where = f"{self.path}:record {self.count} @ byte {offset}" + (f" ({uri})" if uri else "")
-        member = self.stream.member_at(offset)
+        if member is None:
+            here, here_member = self.here
+            member = here_member if offset == here else self.stream.member_at(offset)
+        at = self.stream.member_offsets.get(member)
+        place = f"@ byte {offset}" if at is None else f"in the gzip member at byte {at}"
+        where = f"{self.path}:record {self.count} {place}" + (f" ({uri})" if uri else "")
         return RawRow(
             where, reason=reason, detail=detail, file_no=self.file_no, members=(member, member)
         )
@@ -171,6 +190,8 @@ class _Framer:
         while True:
             while s.fill(1) and s.buf[:1] in (b"\r", b"\n"):
                 s.consume(1)
+            # Where this record starts, before reading it consumes the bytes.
+            self.here = (s.base, s.member_at(s.base))
             if not s.buf:
                 if s.gap is None:
                     return
@@ -190,7 +211,7 @@ class _Framer:
 
     def _gap(self, offset: int | None) -> Iterator[RawRow | Damage]:
         """Handle damage: the record in progress (or the damaged member's record) is lost."""
-        gap = self.stream.take_gap()
+        gap = self.stream.gap
         assert gap is not None
         if offset is not None or not gap.produced:
             reason = (
@@ -198,8 +219,13 @@ class _Framer:
                 if gap.reason == physical.TRUNCATED_GZIP
                 else physical.CORRUPT_GZIP
             )
-            start = offset if offset is not None else self.stream.base
-            yield self.row(start, reason, f"{gap.reason} at {gap.where}")
+            detail = f"{gap.reason} at {gap.where}"
+            if offset is not None:
+                yield self.row(offset, reason, detail)
+            else:  # the member gave no bytes: its record is the one lost
+                self.stream.member_offsets[gap.member] = gap.offset
+                yield self.row(self.stream.base, reason, detail, member=gap.member)
+        self.stream.take_gap()
         yield gap
 
     def _skip_to_record(self, start: int = 1) -> int:

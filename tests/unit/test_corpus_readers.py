@@ -274,8 +274,8 @@ def test_a_truncated_warc_counts_the_cut_record_never_half_an_article(
     assert nonzero(m) == {"not_a_response": 1, "truncated_record": 1}
     assert sorted(df["title"]) == ["Harbour story 0", "Harbour story 1"]
     [example] = report.examples["truncated_record"]
-    assert example.startswith(f"{p}:record 4 @ byte ")
     if gz:
+        assert example.startswith(f"{p}:record 4 in the gzip member at byte {w.starts[-1]}:")
         assert m["damage"][0]["reason"] == "truncated_gzip"  # type: ignore[index]
         assert m["damage"][0]["byte"] == w.starts[-1]  # type: ignore[index]
     else:
@@ -365,3 +365,16 @@ def test_row_text_matches_the_input_exactly(tmp_path: Path) -> None:
     p.write_bytes(jsonl_bytes([article(text=BODY + "naïve café — ✓")]))
     df, _, _ = run("jsonl", p)
     assert df.loc[0, "text"] == BODY + "naïve café — ✓"
+
+
+def test_records_of_a_warc_gz_are_addressed_by_their_member_offset(tmp_path: Path) -> None:
+    w = small_warc(True)
+    data = bytearray(w.bytes())
+    data[w.starts[2] + 30] ^= 0xFF  # inside record 3's deflate data
+    p = tmp_path / "cc.warc.gz"
+    p.write_bytes(bytes(data))
+    df, report, m = run("warc", p)
+    assert m["rows_read"] == 4 and sorted(df["title"]) == ["Harbour story 0", "Harbour story 2"]
+    [example] = report.examples["corrupt_gzip"]
+    assert example.startswith(f"{p}:record 3 in the gzip member at byte {w.starts[2]}:")
+    assert [d["byte"] for d in m["damage"]] == [w.starts[2]]  # type: ignore[union-attr]
