@@ -251,20 +251,25 @@ def test_one_reason_over_the_share_stops_but_selection_reasons_do_not() -> None:
     ):
         check_drops(report, 0.9)
     check_drops(report, None)  # null: only an empty result stops
-    with pytest.raises(IngestStopError):
-        check_drops(report, 0.9)
     eight = [dict(r, text="short") for r in rows[:8]] + rows[8:]
     _, report = ingest_rows(
         [RawRow(f"mem:{i}", r) for i, r in enumerate(eight)], ingest_settings(), date_format=None
     )
     check_drops(report, 0.9)  # 80% < 90%
+    allow = ingest_settings("ingest.source_domains=[gazette.example]")
+    elsewhere = [dict(r, source_domain="other.example") for r in rows[:9]] + rows[9:]
     _, report = ingest_rows(
-        [RawRow(f"mem:{i}", r) for i, r in enumerate(rows)],
-        ingest_settings("ingest.source_domains=[other.example]", "ingest.max_drop_share=0.5"),
+        [RawRow(f"mem:{i}", r) for i, r in enumerate(elsewhere)], allow, date_format=None
+    )
+    assert report.dropped["source_not_allowed"] == 9
+    check_drops(report, 0.9)  # an allow-list selects: 90% is not a mistake
+    _, report = ingest_rows(
+        [RawRow(f"mem:{i}", dict(r, source_domain="other.example")) for i, r in enumerate(rows)],
+        allow,
         date_format=None,
     )
-    with pytest.raises(IngestStopError, match="no article kept: source_not_allowed"):
-        check_drops(report, 0.5)  # an allow-list never stops alone, but an empty result does
+    with pytest.raises(IngestStopError, match="no article kept: source_not_allowed: 10 of 10"):
+        check_drops(report, 0.9)  # but an empty result always stops
 
 
 def test_the_wrong_date_format_on_the_demo_corpus_stops(tmp_path: Path) -> None:
