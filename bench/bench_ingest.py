@@ -1,12 +1,14 @@
 """Benchmark: ingest of the shared news corpus at 1x and 4x (replicated) size.
 
-Targets (issue 3): the 16,217-article corpus in under 30 s, peak RSS under 1.5 GB, time
-growing linearly with size. Each size runs in a fresh subprocess so peak RSS is that
-run's own. Replicas get distinct URLs and texts so that de-duplication keeps them.
+Targets: the 16,217-article corpus in under 30 s, peak RSS under 1.5 GB, time growing
+linearly with size. Each size runs in a fresh subprocess so peak RSS is that run's own.
+Replicas get distinct URLs and texts so that de-duplication keeps them. Settings are the
+shipped ``ingest`` section (conf/).
 
-    .venv/bin/python bench/bench_ingest.py [--sizes 1 4]
+    .venv/bin/python bench/bench_ingest.py [--sizes 1 4] [--corpus PATH]
 
-Needs ../shared/data/news/rtqa_news_2019_2025.jsonl.gz; exits 0 with a note when absent.
+Needs the shared corpus (default ../shared/data/news/rtqa_news_2019_2025.jsonl.gz);
+exits 0 with a note when it is absent.
 """
 
 from __future__ import annotations
@@ -43,13 +45,19 @@ def replicate(src: Path, dst: Path, times: int) -> int:
 def child(path: str) -> None:
     """Run the ingest library on one file and print seconds and peak RSS as JSON."""
     sys.path.insert(0, str(ROOT))
-    from prescient.corpus.ingest import IngestSettings, ingest_rows, summarize
+    from prescient.corpus.ingest import ingest_rows, summarize
     from prescient.corpus.readers import read_rows
+    from prescient.corpus.settings import CorpusSettings, IngestSettings
     from prescient.io import frame_checksum, write_parquet
+    from prescient.params import compose
+    from prescient.settings import load_settings
 
-    cols = {f: f for f in ("date", "title", "text", "url", "source_domain")}
+    params = compose(ROOT, ["corpus=jsonl", f"corpus.path={path}"])
+    corpus = load_settings(CorpusSettings, params, "corpus")
+    settings = load_settings(IngestSettings, params, "ingest")
     t0 = time.perf_counter()
-    df, report = ingest_rows(read_rows(Path(path), "jsonl", cols), IngestSettings())
+    units = read_rows(corpus, max_record_bytes=settings.max_record_bytes)
+    df, report = ingest_rows(units, settings, date_format=corpus.date_format)
     summarize(df, report, frame_checksum(df))
     with tempfile.TemporaryDirectory() as tmp:
         write_parquet(Path(tmp) / "a.parquet", df)
@@ -70,20 +78,22 @@ def child(path: str) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 4])
+    ap.add_argument("--corpus", type=Path, default=SHARED)
     ap.add_argument("--child")
     args = ap.parse_args()
     if args.child:
         child(args.child)
         return 0
-    if not SHARED.exists():
-        print(f"skipped: {SHARED} is absent")
+    shared = args.corpus
+    if not shared.exists():
+        print(f"skipped: {shared} is absent")
         return 0
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         for times in args.sizes:
-            path = SHARED if times == 1 else Path(tmp) / f"x{times}.jsonl.gz"
+            path = shared if times == 1 else Path(tmp) / f"x{times}.jsonl.gz"
             if times != 1:
-                replicate(SHARED, path, times)
+                replicate(shared, path, times)
             out = (
                 subprocess.run(
                     [sys.executable, __file__, "--child", str(path)],

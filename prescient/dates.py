@@ -28,6 +28,7 @@ DYNAMIC = "dynamic"
 _TEXT_FORMATS: tuple[str, ...] = (
     "%Y-%m-%d",
     "%Y/%m/%d",
+    "%Y.%m.%d",
     "%d %B %Y",
     "%d %b %Y",
     "%B %d, %Y",
@@ -39,6 +40,7 @@ _TEXT_FORMATS: tuple[str, ...] = (
     "%b. %d, %Y",
 )
 _YEAR = re.compile(r"(?<!\d)(19|20)\d{2}(?!\d)")
+_COMPACT = re.compile(r"(?:19|20)\d{6}")
 
 
 def is_missing(value: Any) -> bool:
@@ -96,6 +98,11 @@ def parse_date(value: Any, date_format: str | None = None) -> dt.date | None:
     if date_format:
         try:
             return dt.datetime.strptime(s, date_format).date()
+        except ValueError:
+            return None
+    if _COMPACT.fullmatch(s):  # 20240301
+        try:
+            return dt.datetime.strptime(s, "%Y%m%d").date()
         except ValueError:
             return None
     if not _YEAR.search(s):

@@ -1,6 +1,7 @@
-"""Stage ``ingest``: read the configured news source into data/interim/articles.parquet.
+"""Stage ``ingest``: read the configured news source into the article table.
 
-Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters).
+Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters and bounds).
+Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
 """
 
 from __future__ import annotations
@@ -8,11 +9,12 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 from prescient import io, params
-from prescient.corpus.ingest import IngestSettings, ingest_rows, log_examples, summarize
-from prescient.corpus.readers import CorpusConfigError, read_rows
+from prescient.corpus.ingest import IngestStopError, ingest_corpus, summarize
+from prescient.corpus.readers import CorpusConfigError
+from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.ingest")
 
@@ -20,33 +22,30 @@ logger = logging.getLogger("stages.ingest")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
-    ap.add_argument("--out", default="data/interim/articles.parquet")
-    ap.add_argument("--metrics", default="reports/metrics/ingest.json")
+    ap.add_argument("--out", required=True, help="the article table (Parquet)")
+    ap.add_argument("--metrics", required=True, help="the accounting (JSON)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
-    corpus, ingest = p["corpus"], p["ingest"]
     try:
-        settings = IngestSettings.from_params(ingest, corpus)
-        rows = read_rows(
-            Path(corpus["path"]), corpus["format"], corpus.get("columns"), corpus.get("glob")
-        )
-        articles, report = ingest_rows(rows, settings)
-    except (CorpusConfigError, ValueError) as exc:
-        logger.error("corpus %r: %s", corpus.get("name"), exc)
+        corpus = load_settings(CorpusSettings, p, "corpus")
+        settings = load_settings(IngestSettings, p, "ingest")
+        articles, report = ingest_corpus(corpus, settings)
+    except (ParamsError, CorpusConfigError, IngestStopError) as exc:
+        logger.error("ingest: %s", exc)
         return 2
 
-    log_examples(report)
     metrics = summarize(articles, report, io.frame_checksum(articles))
     io.write_parquet(args.out, articles)
     io.write_json(args.metrics, metrics)
     logger.info(
-        "kept %d of %d rows (%d dropped) from corpus %r",
+        "kept %d of %d rows (%d dropped, %d damaged stretches) from corpus %r",
         metrics["rows_kept"],
         metrics["rows_read"],
         metrics["dropped_total"],
-        corpus.get("name"),
+        len(metrics["damage"]),
+        corpus.name,
     )
     return 0
 

@@ -1,0 +1,1 @@
+"""The news corpus: readers for each source format, normalisation, and ingest."""

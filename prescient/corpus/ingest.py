@@ -1,8 +1,15 @@
 """Turn raw rows into the article table every later stage uses.
 
-The accounting invariant: every input row is either in the output or counted under
-exactly one drop reason, so ``rows_read == rows_kept + sum(dropped.values())``.
-Checks run in a fixed order and a row is counted under the first one it fails.
+The accounting invariant: every physical unit of the input (line, CSV record, Parquet
+row, WARC record) is either in the output or counted under exactly one drop reason, so
+``rows_read == rows_kept + sum(dropped.values())``. Checks run in a fixed order and a
+row is counted under the first one it fails. Damaged stretches of files (a cut or
+corrupt gzip member, an unreadable Parquet footer) are listed with file and byte
+offset; a row that passed its checks but came from a gzip member that then failed its
+checksum is never kept (``corrupt_gzip``).
+
+Every output is a function of the parameters and the input alone: no check reads the
+clock.
 """
 
 from __future__ import annotations
@@ -10,23 +17,26 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
+from prescient.corpus import physical
 from prescient.corpus.normalize import (
     article_id,
     domain_of,
     normalize_text,
     normalize_title,
     normalize_url,
-    parse_date,
     text_hash,
 )
-from prescient.corpus.readers import RawRow
+from prescient.corpus.physical import Damage
+from prescient.corpus.readers import RawRow, Unit, read_rows
+from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.dates import parse_date
 
 logger = logging.getLogger(__name__)
 
@@ -35,9 +45,17 @@ ARTICLE_COLUMNS = ("article_id", "date", "title", "text", "url", "source_domain"
 # Every reason a row can be dropped for, in the order the checks run (reader-level
 # reasons first). Listed so the metrics always show every reason, zeros included.
 DROP_REASONS: tuple[str, ...] = (
+    "blank_line",
     "invalid_utf8",
     "malformed_json",
     "malformed_row",
+    "record_too_large",
+    "truncated_record",
+    "corrupt_gzip",
+    "corrupt_parquet",
+    "malformed_record",
+    "corrupt_record",
+    "not_a_response",
     "http_error_status",
     "non_html_response",
     "html_too_large",
@@ -58,62 +76,75 @@ DROP_REASONS: tuple[str, ...] = (
     "duplicate_text",
 )
 
+_DAMAGED_FILE = "the file is damaged: fetch it again (corpus.path)"
+REASON_FIX: Mapping[str, str] = {
+    "blank_line": "the input is mostly blank lines: check corpus.path",
+    "invalid_utf8": "the input is not UTF-8: convert it (corpus.path)",
+    "malformed_json": "the input is not JSON Lines: check corpus.format and corpus.path",
+    "malformed_row": "the input does not parse as CSV with its header: check corpus.format",
+    "record_too_large": "raise ingest.max_record_bytes, or check corpus.format",
+    "truncated_record": _DAMAGED_FILE,
+    "corrupt_gzip": _DAMAGED_FILE,
+    "corrupt_parquet": _DAMAGED_FILE,
+    "malformed_record": _DAMAGED_FILE,
+    "corrupt_record": _DAMAGED_FILE,
+    "html_too_large": "raise ingest.max_record_bytes",
+    "unparseable_html": "the pages hold no article text: check corpus.path and corpus.glob",
+    "invalid_field_type": "map text columns in corpus.columns (title, text, url)",
+    "empty_text": "set corpus.columns.text to the column holding the article text",
+    "missing_title": "set corpus.columns.title to the column holding the headline",
+    "missing_date": "set corpus.columns.date to the column holding the publication date",
+    "unparseable_date": "set corpus.date_format (strptime) or corpus.columns.date",
+    "future_date": "set ingest.max_date (null: no bound) or ingest.max_days_after_crawl",
+    "text_too_short": "lower ingest.min_chars, or check corpus.columns.text",
+    "text_too_long": "raise ingest.max_chars",
+    "title_prefix": "change ingest.drop_title_prefixes",
+}
+"""The parameter to look at when a reason drops (nearly) everything. Reasons missing
+here select rather than signal a mistake (an allow-list, a date window, WARC records
+that are not pages, duplicates) and never stop the stage on their own."""
 
-@dataclass(frozen=True)
-class IngestSettings:
-    """Filters of the ingest stage (params section ``ingest``; see conf/config.yaml)."""
 
-    min_chars: int = 800
-    max_chars: int = 10_000
-    drop_title_prefixes: Sequence[str] = ("Opinion",)
-    source_domains: Sequence[str] | None = None
-    date_start: dt.date | None = None
-    date_end: dt.date | None = None
-    max_date: dt.date | None = None
-    date_format: str | None = None
-    examples_per_reason: int = 3
-
-    @classmethod
-    def from_params(cls, ingest: dict[str, Any], corpus: dict[str, Any]) -> IngestSettings:
-        """Build from the ``ingest`` and ``corpus`` params sections, validating dates."""
-
-        def day(key: str) -> dt.date | None:
-            raw = ingest.get(key)
-            if raw is None:
-                return None
-            parsed = parse_date(str(raw))
-            if parsed is None:
-                raise ValueError(f"params ingest.{key}={raw!r} is not a date (use YYYY-MM-DD)")
-            return parsed
-
-        domains = ingest.get("source_domains")
-        return cls(
-            min_chars=int(ingest.get("min_chars", 800)),
-            max_chars=int(ingest.get("max_chars", 10_000)),
-            drop_title_prefixes=tuple(ingest.get("drop_title_prefixes") or ()),
-            source_domains=tuple(d.lower() for d in domains) if domains else None,
-            date_start=day("date_start"),
-            date_end=day("date_end"),
-            max_date=day("max_date"),
-            date_format=corpus.get("date_format"),
-            examples_per_reason=int(ingest.get("examples_per_reason", 3)),
-        )
+class IngestStopError(ValueError):
+    """The configuration drops everything, or nearly everything, for one reason."""
 
 
 @dataclass
 class IngestReport:
-    """Where every input row went."""
+    """Where every input unit went."""
 
     rows_read: int = 0
     dropped: Counter[str] = field(default_factory=Counter)
     notes: Counter[str] = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    damage: list[dict[str, Any]] = field(default_factory=list)
+    corrupt_members: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
     max_date: dt.date | None = None
 
     def drop(self, reason: str, where: str, limit: int, detail: str = "") -> None:
         self.dropped[reason] += 1
         if len(self.examples[reason]) < limit:
             self.examples[reason].append(f"{where}{': ' + detail if detail else ''}")
+
+    def record_damage(self, d: Damage) -> None:
+        logger.warning("%s: %s (%s)", d.where, d.reason, d.detail)
+        self.damage.append(
+            {
+                "file": d.path,
+                "reason": d.reason,
+                "byte": d.offset,
+                "member": d.member,
+                "detail": d.detail,
+            }
+        )
+        if d.reason == physical.CORRUPT_GZIP:
+            self.corrupt_members[d.file_no].add(d.member)
+
+    def is_corrupt(self, file_no: int, members: tuple[int, int]) -> bool:
+        bad = self.corrupt_members.get(file_no)
+        if not bad:
+            return False
+        return any(m in bad for m in range(members[0], members[1] + 1))
 
 
 @dataclass
@@ -126,35 +157,67 @@ class _Candidate:
     url: str | None
     norm_url: str | None
     source_domain: str | None
+    file_no: int
+    members: tuple[int, int]
 
 
-def _as_text(value: Any) -> str | None:
-    """A field as a string; None for absent; raises TypeError for structured values."""
+class _FieldError(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+def _as_text(name: str, value: Any) -> str | None:
+    """A field as text; None for absent. Numbers are not text (a NaN title is no title)."""
     if value is None:
         return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    raise TypeError(type(value).__name__)
+    if not isinstance(value, str):
+        raise _FieldError("invalid_field_type", f"{name} holds a {type(value).__name__}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _FieldError("invalid_utf8", f"{name} holds a lone surrogate") from None
+    return value
+
+
+def _check_date(
+    row: RawRow, s: IngestSettings, date_format: str | None
+) -> tuple[dt.date | None, str, str]:
+    """(date, reason, detail): the publication day, or the reason it is not usable."""
+    raw = row.fields.get("date")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None, "missing_date", ""
+    date = parse_date(raw, date_format)
+    if date is None:
+        return None, "unparseable_date", repr(raw)[:80]
+    if s.max_date is not None and date > s.max_date:
+        return None, "future_date", f"{date} after ingest.max_date {s.max_date}"
+    if row.fetched is not None and date > row.fetched + dt.timedelta(days=s.max_days_after_crawl):
+        return None, "future_date", f"{date}, fetched {row.fetched}"
+    if s.date_start and date < s.date_start:
+        return None, "before_date_start", date.isoformat()
+    if s.date_end and date > s.date_end:
+        return None, "after_date_end", date.isoformat()
+    return date, "", ""
 
 
 def _check_row(
-    row: RawRow, s: IngestSettings, report: IngestReport, order: int
+    row: RawRow, s: IngestSettings, date_format: str | None, report: IngestReport, order: int
 ) -> _Candidate | None:
     """Apply the per-row checks; count and return None on the first failure."""
     ex = s.examples_per_reason
     if row.reason:
-        report.drop(row.reason, row.where, ex)
+        report.drop(row.reason, row.where, ex, row.detail)
         return None
     f = row.fields
     try:
-        text_raw = _as_text(f.get("text"))
-        title_raw = _as_text(f.get("title"))
-        url_raw = _as_text(f.get("url"))
-        domain_raw = _as_text(f.get("source_domain"))
-    except TypeError as exc:
-        report.drop("invalid_field_type", row.where, ex, f"a field holds a {exc}")
+        text_raw = _as_text("text", f.get("text"))
+        title_raw = _as_text("title", f.get("title"))
+        url_raw = _as_text("url", f.get("url"))
+        domain_raw = _as_text("source_domain", f.get("source_domain"))
+    except _FieldError as exc:
+        report.drop(exc.reason, row.where, ex, exc.detail)
         return None
     text = normalize_text(text_raw or "")
     if not text:
@@ -164,22 +227,9 @@ def _check_row(
     if not title:
         report.drop("missing_title", row.where, ex)
         return None
-    raw_date = f.get("date")
-    if raw_date is None or (isinstance(raw_date, str) and not raw_date.strip()):
-        report.drop("missing_date", row.where, ex)
-        return None
-    date = parse_date(raw_date, s.date_format)
+    date, reason, detail = _check_date(row, s, date_format)
     if date is None:
-        report.drop("unparseable_date", row.where, ex, repr(raw_date)[:80])
-        return None
-    if report.max_date is not None and date > report.max_date:
-        report.drop("future_date", row.where, ex, date.isoformat())
-        return None
-    if s.date_start and date < s.date_start:
-        report.drop("before_date_start", row.where, ex, date.isoformat())
-        return None
-    if s.date_end and date > s.date_end:
-        report.drop("after_date_end", row.where, ex, date.isoformat())
+        report.drop(reason, row.where, ex, detail)
         return None
     if len(text) <= s.min_chars:
         report.drop("text_too_short", row.where, ex, f"{len(text)} chars")
@@ -191,56 +241,53 @@ def _check_row(
         report.drop("title_prefix", row.where, ex, title[:80])
         return None
     url = url_raw.strip() if url_raw and url_raw.strip() else None
-    norm_url = normalize_url(url)
-    domain = (domain_raw or "").strip().lower() or domain_of(url)
-    if domain and domain.startswith("www."):
-        domain = domain[4:]
+    domain = (domain_raw or "").strip().lower().removeprefix("www.") or domain_of(url)
     if s.source_domains is not None and (domain or "") not in s.source_domains:
         report.drop("source_not_allowed", row.where, ex, str(domain))
         return None
     for note in row.notes:
         report.notes[note] += 1
-    return _Candidate(order, row.where, date, title, text, url, norm_url, domain or None)
+    return _Candidate(
+        order,
+        row.where,
+        date,
+        title,
+        text,
+        url,
+        normalize_url(url),
+        domain or None,
+        row.file_no,
+        row.members,
+    )
 
 
-def ingest_rows(
-    rows: Iterable[RawRow], settings: IngestSettings, *, today: dt.date | None = None
-) -> tuple[pd.DataFrame, IngestReport]:
-    """Filter, normalise and de-duplicate rows into the article table.
+def _retract(candidates: list[_Candidate], report: IngestReport, limit: int) -> list[_Candidate]:
+    """Candidates of members that failed their checksum are counted, not kept."""
+    kept = []
+    for c in candidates:
+        if report.is_corrupt(c.file_no, c.members):
+            report.drop(physical.CORRUPT_GZIP, c.where, limit, "its gzip member is corrupt")
+        else:
+            kept.append(c)
+    return kept
 
-    De-duplication keeps the earliest copy (by date, then input order) of each
-    normalised URL and of each exact normalised text; ``article_id`` collisions (same
-    title and date, no URL) count as ``duplicate_url`` since the id stands for the URL.
 
-    Args:
-        rows: the source's rows, in input order.
-        settings: the filters.
-        today: reference day for ``future_date`` when ``settings.max_date`` is unset.
-
-    Returns:
-        The article table sorted by (date, article_id), and the accounting.
-    """
-    report = IngestReport(max_date=settings.max_date or today or dt.date.today())
-    candidates: list[_Candidate] = []
-    for order, row in enumerate(tqdm(rows, desc="ingest", unit=" rows", mininterval=2.0)):
-        report.rows_read += 1
-        cand = _check_row(row, settings, report, order)
-        if cand is not None:
-            candidates.append(cand)
-
+def _deduplicate(
+    candidates: list[_Candidate], report: IngestReport, limit: int
+) -> list[dict[str, Any]]:
+    """Keep the earliest copy (by date, then input order) of each URL and each text."""
     candidates.sort(key=lambda c: (c.date, c.order))
     seen_ids: set[str] = set()
     seen_text: set[str] = set()
     records: list[dict[str, Any]] = []
-    ex = settings.examples_per_reason
     for c in candidates:
         aid = article_id(c.norm_url, c.title, c.date)
         th = text_hash(c.text)
         if aid in seen_ids:
-            report.drop("duplicate_url", c.where, ex, c.norm_url or c.title[:60])
+            report.drop("duplicate_url", c.where, limit, c.norm_url or c.title[:60])
             continue
         if th in seen_text:
-            report.drop("duplicate_text", c.where, ex, c.title[:60])
+            report.drop("duplicate_text", c.where, limit, c.title[:60])
             continue
         seen_ids.add(aid)
         seen_text.add(th)
@@ -254,7 +301,94 @@ def ingest_rows(
                 "source_domain": c.source_domain,
             }
         )
-    return articles_frame(records), report
+    return records
+
+
+def ingest_rows(
+    units: Iterable[Unit], settings: IngestSettings, *, date_format: str | None
+) -> tuple[pd.DataFrame, IngestReport]:
+    """Filter, normalise and de-duplicate rows into the article table.
+
+    De-duplication keeps the earliest copy (by date, then input order) of each
+    normalised URL and of each exact normalised text; ``article_id`` collisions (same
+    title and date, no URL) count as ``duplicate_url`` since the id stands for the URL.
+
+    Args:
+        units: the source's rows and damage events, in input order.
+        settings: the filters.
+        date_format: strptime format of the date field (None: ISO 8601 and common forms).
+
+    Returns:
+        The article table sorted by (date, article_id), and the accounting.
+    """
+    report = IngestReport(max_date=settings.max_date)
+    limit = settings.examples_per_reason
+    candidates: list[_Candidate] = []
+    for unit in tqdm(units, desc="ingest", unit=" rows", mininterval=2.0):
+        if isinstance(unit, Damage):
+            report.record_damage(unit)
+            if unit.reason == physical.CORRUPT_GZIP and report.corrupt_members:
+                candidates = _retract(candidates, report, limit)
+            continue
+        report.rows_read += 1
+        cand = _check_row(unit, settings, date_format, report, report.rows_read)
+        if cand is None:
+            continue
+        if report.is_corrupt(cand.file_no, cand.members):
+            report.drop(physical.CORRUPT_GZIP, cand.where, limit, "its gzip member is corrupt")
+            continue
+        candidates.append(cand)
+    return articles_frame(_deduplicate(candidates, report, limit)), report
+
+
+def check_drops(report: IngestReport, max_share: float | None) -> None:
+    """Stop when the configuration, not the data, decides the outcome.
+
+    Raises:
+        IngestStopError: nothing was kept from a non-empty input, or one reason listed
+            in :data:`REASON_FIX` dropped at least ``max_share`` of the rows read. The
+            message names the reason, its count, an example and the parameter to fix.
+    """
+    if report.rows_read == 0:
+        return
+    kept = report.rows_read - sum(report.dropped.values())
+    worst = [
+        (n, r)
+        for r, n in report.dropped.items()
+        if n
+        and (
+            kept == 0
+            or (r in REASON_FIX and max_share is not None and n >= max_share * report.rows_read)
+        )
+    ]
+    if not worst:
+        return
+    worst.sort(reverse=True)
+    parts = []
+    for n, reason in worst[:3]:
+        example = (report.examples.get(reason) or [""])[0]
+        fix = REASON_FIX.get(reason, "check the ingest and corpus parameters")
+        parts.append(f"{reason}: {n} of {report.rows_read} rows (e.g. {example}); fix: {fix}")
+    head = (
+        "no article kept" if kept == 0 else f"one reason drops at least {max_share:.0%} of the rows"
+    )
+    raise IngestStopError(f"{head}: " + " | ".join(parts))
+
+
+def ingest_corpus(
+    corpus: CorpusSettings, settings: IngestSettings
+) -> tuple[pd.DataFrame, IngestReport]:
+    """Read, check and de-duplicate a corpus source; stop when the configuration is wrong.
+
+    Raises:
+        CorpusConfigError: the source cannot be read as configured.
+        IngestStopError: see :func:`check_drops` (the examples are logged first).
+    """
+    units = read_rows(corpus, max_record_bytes=settings.max_record_bytes)
+    articles, report = ingest_rows(units, settings, date_format=corpus.date_format)
+    log_examples(report)
+    check_drops(report, settings.max_drop_share)
+    return articles, report
 
 
 def articles_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
@@ -288,6 +422,7 @@ def summarize(df: pd.DataFrame, report: IngestReport, checksum: str) -> dict[str
         "rows_kept": len(df),
         "dropped": dropped,
         "dropped_total": int(sum(dropped.values())),
+        "damage": list(report.damage),
         "notes": dict(sorted(report.notes.items())),
         "per_year": per_year,
         "per_source": per_source,

@@ -1,4 +1,6 @@
-"""Normalisation of article fields: URLs, identifiers, text, titles and dates.
+"""Normalisation of article fields: URLs, identifiers, text and titles.
+
+Dates are read by :func:`prescient.dates.parse_date`.
 
 Every later stage keys on ``article_id``, so it must not change when a crawler sees the
 same page with a tracking parameter, another scheme or a trailing slash.
@@ -44,7 +46,8 @@ def normalize_url(url: str | None) -> str | None:
 
     Drops the scheme (http and https are the same article), a leading ``www.``, the
     fragment, tracking parameters and a trailing slash; lower-cases the host; sorts the
-    remaining query parameters. Returns None for an empty or host-less URL.
+    remaining query parameters. Returns None for an empty, host-less or unparseable URL
+    (the article then keeps its URL text and is identified by title and date).
     """
     if url is None:
         return None
@@ -53,14 +56,18 @@ def normalize_url(url: str | None) -> str | None:
         return None
     if "://" not in url:
         url = "http://" + url
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower().rstrip(".")
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().rstrip(".")
+        port = parts.port
+    except ValueError:  # a port that is not a number, a broken IPv6 literal
+        return None
     if not host:
         return None
     if host.startswith("www."):
         host = host[4:]
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
+    if port and port not in (80, 443):
+        host = f"{host}:{port}"
     query = [
         (k, v)
         for k, v in parse_qsl(parts.query, keep_blank_values=True)
@@ -106,60 +113,3 @@ def normalize_text(text: str) -> str:
 def normalize_title(title: str) -> str:
     """NFC and a single line with single spaces."""
     return " ".join(unicodedata.normalize("NFC", title).split())
-
-
-# Forms seen in news dumps, tried after ISO 8601. Day-first numeric forms are not
-# guessed: 03/04/2024 is ambiguous, so it needs an explicit corpus.date_format.
-_DATE_FORMATS = (
-    "%Y/%m/%d",
-    "%Y.%m.%d",
-    "%B %d, %Y",
-    "%b %d, %Y",
-    "%d %B %Y",
-    "%d %b %Y",
-    "%a, %d %b %Y %H:%M:%S %Z",
-    "%a, %d %b %Y %H:%M:%S %z",
-    "%a, %d %b %Y",
-    "%B %d %Y",
-    "%b. %d, %Y",
-)
-_YEAR = re.compile(r"(?<!\d)(19|20)\d{2}(?!\d)")
-
-
-def parse_date(value: object, date_format: str | None = None) -> dt.date | None:
-    """Publication day of a raw date value, or None when it cannot be read.
-
-    Accepts ``datetime.date``/``datetime`` objects, ISO 8601 strings (with or without a
-    time and offset: the calendar day as written is kept, not converted to UTC, because
-    that is the day the outlet published it), and the unambiguous textual forms above.
-    With ``date_format`` only that strptime format is accepted.
-    """
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if not isinstance(value, str):
-        return None
-    s = " ".join(value.split())
-    if not s:
-        return None
-    if date_format:
-        try:
-            return dt.datetime.strptime(s, date_format).date()
-        except ValueError:
-            return None
-    iso = s.replace("Z", "+00:00") if s.endswith("Z") else s
-    try:
-        return dt.datetime.fromisoformat(iso).date()
-    except ValueError:
-        pass
-    if not _YEAR.search(s):
-        return None
-    for fmt in _DATE_FORMATS:
-        try:
-            return dt.datetime.strptime(s, fmt).date()
-        except ValueError:
-            continue
-    return None

@@ -1,80 +1,77 @@
-"""Streaming readers for every corpus source.
+"""Streaming readers for every corpus source, counting what the file physically holds.
 
-Each reader yields one ``RawRow`` per input row (a JSON line, a CSV record, a Parquet
-row, a WARC response record), never holding the whole input in memory. A row that
-cannot be read still comes out, carrying the reason, so the ingest accounting can show
-where every input row went.
+Each reader yields one :class:`RawRow` per physical unit of its file: a line of JSON
+Lines, a record of CSV as the file holds it, a Parquet row, a WARC record
+(:mod:`prescient.corpus.warc`). A unit that cannot be read still comes out, carrying
+the reason, so the ingest accounting shows where every unit went; a damaged stretch of
+a compressed file comes out as a :class:`~prescient.corpus.physical.Damage` event in
+place. Readers never hold a whole input in memory and never raise on bad data; only a
+configuration that cannot work (a missing file, a column mapping the file does not
+have) raises :class:`CorpusConfigError`.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
-import gzip
-import io
 import json
 import logging
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any
+
+from prescient.corpus import physical
+from prescient.corpus.physical import Damage, Line
+from prescient.corpus.settings import REQUIRED_FIELDS, CorpusSettings
 
 logger = logging.getLogger(__name__)
 
-ARTICLE_FIELDS = ("date", "title", "text", "url", "source_domain")
-REQUIRED_FIELDS = ("date", "title", "text")
-FORMATS = ("jsonl", "csv", "parquet", "warc")
-
-# A JSON/CSV source whose first rows lack a mapped column is a configuration error,
-# not bad data: look at this many readable rows before deciding.
+# A JSON source whose first rows lack a mapped key is a configuration error, not bad
+# data: look at this many readable rows before deciding.
 _SCHEMA_PROBE_ROWS = 200
-# Pages larger than this are not articles (and would cost memory to parse).
-MAX_HTML_BYTES = 5_000_000
+_CSV_FIELD_LIMIT = 2**31 - 1  # the record bound is enforced per record, below
+
+BLANK_LINE = "blank_line"
+MALFORMED_JSON = "malformed_json"
+MALFORMED_ROW = "malformed_row"
+INVALID_UTF8 = "invalid_utf8"
+CORRUPT_PARQUET = "corrupt_parquet"
 
 
 class CorpusConfigError(ValueError):
     """The corpus configuration cannot work (missing file, wrong column mapping...)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class RawRow:
-    """One input row in article-field terms, or the reason it could not be read.
+    """One physical unit of input in article-field terms, or the reason it is unusable.
 
     Attributes:
-        where: ``file:line`` (or ``file:record``) for error messages and examples.
+        where: ``file:line`` (or ``file:record N @ byte``) for errors and examples.
         fields: article field -> raw value (None when absent).
-        reason: why the row is unusable at read time (None when readable).
-        notes: counters the reader wants reported without dropping the row
-            (e.g. ``date_from_warc``).
+        reason: why the unit is unusable at read time (None when readable).
+        detail: a short explanation for the examples (the parser's message...).
+        notes: counters to report without dropping the row (``date_from_warc``).
+        file_no: index of the file in the corpus.
+        members: first and last gzip member the unit came from (a member that later
+            fails its checksum takes back every row it held).
+        fetched: the day the page was fetched (WARC-Date), None for other sources.
     """
 
     where: str
     fields: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
+    detail: str = ""
     notes: tuple[str, ...] = ()
+    file_no: int = 0
+    members: tuple[int, int] = (0, 0)
+    fetched: dt.date | None = None
 
 
-def _open_text(path: Path) -> IO[str]:
-    """Text stream that keeps undecodable bytes as surrogates, so they can be counted."""
-    raw = gzip.open(path, "rb") if _is_gzip(path) else open(path, "rb")  # noqa: SIM115
-    return io.TextIOWrapper(
-        cast(IO[bytes], raw), encoding="utf-8", errors="surrogateescape", newline=""
-    )
-
-
-def _is_gzip(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(2) == b"\x1f\x8b"
-
-
-def _has_surrogates(values: Mapping[str, Any]) -> bool:
-    for v in values.values():
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-    return False
+Unit = RawRow | Damage
+"""What readers yield: a unit of input, or a damaged stretch of a file."""
 
 
 def _map_fields(obj: Mapping[str, Any], columns: Mapping[str, str | None]) -> dict[str, Any]:
@@ -94,163 +91,244 @@ def _check_mapping(
         )
 
 
-def read_jsonl(path: Path, columns: Mapping[str, str | None]) -> Iterator[RawRow]:
-    """JSON Lines, plain or gzip; malformed lines and non-UTF-8 lines are reasons."""
+def _line_row(path: Path, line: Line, file_no: int, reason: str | None, detail: str = "") -> RawRow:
+    return RawRow(
+        f"{path}:{line.number}",
+        reason=reason,
+        detail=detail,
+        file_no=file_no,
+        members=(line.first_member, line.last_member),
+    )
+
+
+def _parse_json_line(line: Line) -> tuple[Any, str | None, str]:
+    """(object, reason, detail) of one line: every failure of json is a reason."""
+    if not line.data.strip():
+        return None, BLANK_LINE, ""
+    try:
+        text = line.data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, INVALID_UTF8, f"byte {exc.start} of the line"
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError) as exc:  # bad syntax, huge numbers, deep nesting
+        return None, MALFORMED_JSON, str(exc)[:120]
+    if not isinstance(obj, dict):
+        return None, MALFORMED_JSON, f"a JSON {type(obj).__name__}, not an object"
+    return obj, None, ""
+
+
+def read_jsonl(
+    path: Path, columns: Mapping[str, str | None], *, max_bytes: int, file_no: int = 0
+) -> Iterator[Unit]:
+    """JSON Lines, plain or gzip: one row per physical line, blank lines included.
+
+    The column mapping is checked on the first readable rows (a wrong mapping is a
+    configuration error), unless the file is damaged: keys garbled by a corrupt gzip
+    member are not a configuration, and those rows are counted like any other.
+    """
     seen_keys: set[str] = set()
     probed = 0
     checked = False
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, start=1):
-            where = f"{path}:{lineno}"
-            if not line.strip():
-                continue  # blank lines are not rows
-            try:
-                line.encode("utf-8")
-            except UnicodeEncodeError:
-                yield RawRow(where, reason="invalid_utf8")
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                yield RawRow(where, reason="malformed_json")
-                continue
-            if not isinstance(obj, dict):
-                yield RawRow(where, reason="malformed_json")
-                continue
-            if not checked:
-                seen_keys.update(obj)
-                probed += 1
-                if probed >= _SCHEMA_PROBE_ROWS or all(
-                    c in seen_keys for c in columns.values() if c
-                ):
-                    _check_mapping(path, seen_keys, columns, exhaustive=False)
-                    checked = True
-            yield RawRow(where, _map_fields(obj, columns))
+    for item in physical.lines(physical.chunks(path, file_no), max_bytes):
+        if isinstance(item, Damage):
+            checked = True
+            yield item
+            continue
+        if item.problem:
+            yield _line_row(path, item, file_no, item.problem)
+            continue
+        obj, reason, detail = _parse_json_line(item)
+        if reason:
+            yield _line_row(path, item, file_no, reason, detail)
+            continue
+        if not checked:
+            seen_keys.update(obj)
+            probed += 1
+            if probed >= _SCHEMA_PROBE_ROWS or all(c in seen_keys for c in columns.values() if c):
+                _check_mapping(path, seen_keys, columns, exhaustive=False)
+                checked = True
+        row = _line_row(path, item, file_no, None)
+        row.fields = _map_fields(obj, columns)
+        yield row
     if not checked and probed:
         _check_mapping(path, seen_keys, columns, exhaustive=False)
 
 
-def read_csv(path: Path, columns: Mapping[str, str | None]) -> Iterator[RawRow]:
-    """CSV with a header row, plain or gzip; short/long records are ``malformed_row``."""
-    with _open_text(path) as fh:
-        reader = csv.DictReader(fh, restkey="\x00extra", restval=None)
-        header = set(reader.fieldnames or [])
-        _check_mapping(path, header, columns, exhaustive=True)
-        for rec in reader:
-            where = f"{path}:{reader.line_num}"
-            if "\x00extra" in rec or any(v is None for v in rec.values()):
-                yield RawRow(where, reason="malformed_row")
-                continue
-            if _has_surrogates(rec):
-                yield RawRow(where, reason="invalid_utf8")
-                continue
-            yield RawRow(where, _map_fields(rec, columns))
+class _Unreadable(Exception):
+    """A line fed to the CSV parser cannot be used (cut, corrupt, too large)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
-def read_parquet(path: Path, columns: Mapping[str, str | None]) -> Iterator[RawRow]:
-    """Parquet in record batches (bounded memory)."""
+class _CsvFeed:
+    """Physical lines for :func:`csv.reader`, remembering the lines of the current record.
+
+    Lines put back (``retry``) are fed again before new ones, which is how reading
+    restarts after a record that cannot be read.
+    """
+
+    def __init__(self, items: Iterator[Line | Damage], max_bytes: int) -> None:
+        self.items = items
+        self.max_bytes = max_bytes
+        self.pending: deque[Line] = deque()
+        self.taken: list[Line] = []
+        self.size = 0
+        self.damage: list[Damage] = []
+
+    def __iter__(self) -> _CsvFeed:
+        return self
+
+    def __next__(self) -> str:
+        if self.pending:
+            line = self.pending.popleft()
+        else:
+            item = next(self.items)
+            while isinstance(item, Damage):
+                self.damage.append(item)
+                item = next(self.items)
+            line = item
+        self.taken.append(line)
+        if line.problem:
+            raise _Unreadable(line.problem)
+        self.size += len(line.data) + 1
+        if self.size > self.max_bytes:
+            raise _Unreadable(physical.RECORD_TOO_LARGE)
+        return line.data.decode("utf-8", "surrogateescape") + "\n"
+
+    def take(self) -> list[Line]:
+        """The lines of the record just read; the next record starts empty."""
+        taken, self.taken, self.size = self.taken, [], 0
+        return taken
+
+    def retry(self, lines: list[Line]) -> None:
+        """Feed these lines again, before any new one."""
+        self.pending.extendleft(reversed(lines))
+
+
+def _csv_header(path: Path, reader: Any, feed: _CsvFeed) -> list[str] | None:
+    try:
+        header = next(reader)
+    except StopIteration:
+        return None
+    except (csv.Error, _Unreadable) as exc:
+        raise CorpusConfigError(
+            f"{path}: the header row cannot be read ({exc}). Fix: check that the file is "
+            "CSV (corpus.format) with a header row of column names."
+        ) from None
+    feed.take()
+    return [str(h) for h in header]
+
+
+def read_csv(
+    path: Path, columns: Mapping[str, str | None], *, max_bytes: int, file_no: int = 0
+) -> Iterator[Unit]:
+    """CSV with a header row, plain or gzip: one row per record as the file holds it.
+
+    A record that cannot be read (an unbalanced quote, a wrong number of fields, a cut
+    or oversized record) loses only its first physical line, counted under the reason;
+    reading restarts at the next line, so one stray quote cannot swallow the rows after
+    it. A well-formed record may span lines (quoted newlines).
+    """
+    feed = _CsvFeed(physical.lines(physical.chunks(path, file_no), max_bytes), max_bytes)
+    reader = csv.reader(feed, strict=True)
+    old_limit = csv.field_size_limit(_CSV_FIELD_LIMIT)
+    try:
+        header = _csv_header(path, reader, feed)
+        if header is None:
+            yield from feed.damage
+            return
+        _check_mapping(path, set(header), columns, exhaustive=True)
+        index = {f: header.index(c) if c else None for f, c in columns.items()}
+        yield from _csv_records(path, reader, feed, index, len(header), file_no)
+    finally:
+        csv.field_size_limit(old_limit)
+
+
+def _csv_records(
+    path: Path,
+    reader: Any,
+    feed: _CsvFeed,
+    index: Mapping[str, int | None],
+    width: int,
+    file_no: int,
+) -> Iterator[Unit]:
+    while True:
+        reason, detail = None, ""
+        try:
+            rec = next(reader)
+        except StopIteration:
+            yield from feed.damage
+            return
+        except csv.Error as exc:
+            rec, reason, detail = [], MALFORMED_ROW, str(exc)
+        except _Unreadable as exc:
+            rec, reason = [], exc.reason
+        yield from feed.damage
+        feed.damage.clear()
+        taken = feed.take()
+        if not taken:
+            continue
+        if reason is None and len(rec) != width:
+            reason = BLANK_LINE if not rec else MALFORMED_ROW
+            detail = "" if not rec else f"{len(rec)} fields, the header has {width}"
+        first = taken[0]
+        if reason is None:
+            row = _line_row(path, first, file_no, None)
+            row.members = (first.first_member, taken[-1].last_member)
+            row.fields = {f: (rec[i] if i is not None else None) for f, i in index.items()}
+            yield row
+            continue
+        if len(taken) > 1:
+            # Only the first line is lost; the others are read again as records.
+            if reason in (physical.TRUNCATED_RECORD, physical.CORRUPT_GZIP):
+                reason = MALFORMED_ROW
+                detail = "a record not closed before the end of the readable data"
+            feed.retry(taken[1:])
+        yield _line_row(path, first, file_no, reason, detail or "")
+
+
+def read_parquet(
+    path: Path, columns: Mapping[str, str | None], *, file_no: int = 0
+) -> Iterator[Unit]:
+    """Parquet in record batches (bounded memory); a row group that cannot be decoded
+    counts each of its rows (from the file's metadata) as ``corrupt_parquet``."""
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(path)
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises several types for a bad footer
+        yield Damage(file_no, str(path), CORRUPT_PARQUET, 0, 0, False, str(exc)[:200])
+        yield RawRow(f"{path}: footer", reason=CORRUPT_PARQUET, detail=str(exc)[:120])
+        return
     _check_mapping(path, set(pf.schema_arrow.names), columns, exhaustive=True)
     wanted = sorted({c for c in columns.values() if c})
     row = 0
-    for batch in pf.iter_batches(batch_size=2048, columns=wanted):
-        for obj in batch.to_pylist():
-            row += 1
-            yield RawRow(f"{path}:row {row}", _map_fields(obj, columns))
-
-
-def read_warc(path: Path) -> Iterator[RawRow]:
-    """HTTP response records of a WARC/WARC.gz, with the article extracted from HTML.
-
-    Only response records are rows; request, metadata and warcinfo records are skipped
-    (they are not candidate articles). The page's own publication date is used when
-    trafilatura finds one; otherwise the WARC-Date, noted as ``date_from_warc``.
-    """
-    import trafilatura
-    from warcio.archiveiterator import ArchiveIterator
-
-    with open(path, "rb") as fh:
-        for n, record in enumerate(ArchiveIterator(fh), start=1):
-            if record.rec_type != "response":
-                continue
-            uri = record.rec_headers.get_header("WARC-Target-URI")
-            where = f"{path}:record {n} ({uri})"
-            warc_date = record.rec_headers.get_header("WARC-Date")
-            http = record.http_headers
-            ctype = (http.get_header("Content-Type") if http else "") or ""
-            status = http.get_statuscode() if http else None
-            if status and not str(status).startswith("2"):
-                yield RawRow(where, reason="http_error_status")
-                continue
-            if "html" not in ctype.lower():
-                yield RawRow(where, reason="non_html_response")
-                continue
-            stream = record.content_stream()
-            body = stream.read(MAX_HTML_BYTES + 1)
-            if len(body) > MAX_HTML_BYTES:
-                yield RawRow(where, reason="html_too_large")
-                continue
-            try:
-                doc = trafilatura.bare_extraction(
-                    body,
-                    url=uri,
-                    with_metadata=True,
-                    include_comments=False,
-                    include_tables=False,
-                    date_extraction_params={"extensive_search": False, "original_date": True},
+    for group in range(pf.metadata.num_row_groups):
+        expected = pf.metadata.row_group(group).num_rows
+        done = 0
+        try:
+            for batch in pf.iter_batches(batch_size=2048, row_groups=[group], columns=wanted):
+                for obj in batch.to_pylist():
+                    row += 1
+                    done += 1
+                    yield RawRow(f"{path}:row {row}", _map_fields(obj, columns), file_no=file_no)
+        except Exception as exc:  # a damaged page or column chunk
+            logger.warning("%s: row group %d cannot be decoded: %s", path, group, exc)
+            for _ in range(expected - done):
+                row += 1
+                yield RawRow(
+                    f"{path}:row {row}",
+                    reason=CORRUPT_PARQUET,
+                    detail=f"row group {group}: {str(exc)[:100]}",
+                    file_no=file_no,
                 )
-            except Exception:  # trafilatura raises many things on broken pages
-                logger.debug("trafilatura failed on %s", where, exc_info=True)
-                doc = None
-            data = doc.as_dict() if doc is not None and hasattr(doc, "as_dict") else doc
-            if not isinstance(data, dict) or not (data.get("text") or "").strip():
-                yield RawRow(where, reason="unparseable_html")
-                continue
-            title = data.get("title") or ""
-            text = _strip_leading_title(data.get("text") or "", title)
-            notes: tuple[str, ...] = ()
-            date = data.get("date")
-            if not date:
-                date = _warc_day(warc_date)
-                notes = ("date_from_warc",)
-            yield RawRow(
-                where,
-                {
-                    "date": date,
-                    "title": title,
-                    "text": text,
-                    "url": uri,
-                    "source_domain": None,
-                },
-                notes=notes,
-            )
 
 
-def _strip_leading_title(text: str, title: str) -> str:
-    """trafilatura often repeats the headline as the first line of the body."""
-    first, _, rest = text.partition("\n")
-    if title and first.strip() == title.strip():
-        return rest
-    return text
-
-
-def _warc_day(value: str | None) -> str | None:
-    if not value:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).date().isoformat()
-    except ValueError:
-        return None
-
-
-def input_files(path: Path, fmt: str, glob: str | None) -> list[Path]:
+def input_files(path: Path, glob: str | None) -> list[Path]:
     """The files a corpus configuration points at, with a clear error when there are none."""
-    if fmt not in FORMATS:
-        raise CorpusConfigError(
-            f"corpus.format={fmt!r} is not supported; use one of {', '.join(FORMATS)}."
-        )
     if not path.exists():
         raise CorpusConfigError(
             f"{path}: the corpus input does not exist. Fix: create it, or point "
@@ -267,30 +345,23 @@ def input_files(path: Path, fmt: str, glob: str | None) -> list[Path]:
     return [path]
 
 
-def read_rows(
-    path: Path, fmt: str, columns: Mapping[str, str | None] | None, glob: str | None = None
-) -> Iterator[RawRow]:
-    """All rows of a corpus source, file by file in name order."""
-    files = input_files(path, fmt, glob)
-    if fmt != "warc":
-        if not columns:
-            raise CorpusConfigError(
-                f"corpus.columns is required for format {fmt!r} (article field -> column)."
-            )
-        unknown = sorted(set(columns) - set(ARTICLE_FIELDS))
-        absent = [f for f in REQUIRED_FIELDS if not columns.get(f)]
-        if unknown or absent:
-            raise CorpusConfigError(
-                f"corpus.columns must map {', '.join(ARTICLE_FIELDS)} "
-                f"(date, title, text required); unknown: {unknown}, unmapped: {absent}."
-            )
-        columns = {f: columns.get(f) for f in ARTICLE_FIELDS}
-    for f in files:
-        if fmt == "jsonl":
-            yield from read_jsonl(f, columns or {})
-        elif fmt == "csv":
-            yield from read_csv(f, columns or {})
-        elif fmt == "parquet":
-            yield from read_parquet(f, columns or {})
+def read_rows(corpus: CorpusSettings, *, max_record_bytes: int) -> Iterator[Unit]:
+    """All units of a corpus source, file by file in name order.
+
+    Args:
+        corpus: the source.
+        max_record_bytes: bound on one line or record (larger ones are counted, not read).
+    """
+    files = input_files(Path(corpus.path), corpus.glob)
+    columns = corpus.column_map()
+    for file_no, f in enumerate(files):
+        if corpus.format == "jsonl":
+            yield from read_jsonl(f, columns, max_bytes=max_record_bytes, file_no=file_no)
+        elif corpus.format == "csv":
+            yield from read_csv(f, columns, max_bytes=max_record_bytes, file_no=file_no)
+        elif corpus.format == "parquet":
+            yield from read_parquet(f, columns, file_no=file_no)
         else:
-            yield from read_warc(f)
+            from prescient.corpus.warc import read_warc
+
+            yield from read_warc(f, max_bytes=max_record_bytes, file_no=file_no)

@@ -11,29 +11,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prescient.corpus.ingest import DROP_REASONS, IngestSettings, ingest_rows, summarize
-from prescient.corpus.readers import CorpusConfigError, RawRow, read_rows
-
-COLS = {f: f for f in ("date", "title", "text", "url", "source_domain")}
-TODAY = dt.date(2025, 6, 30)
-BODY = "The council approved the plan after a long debate. " * 20  # ~1,000 chars
-
-
-def art(**kw: object) -> dict[str, object]:
-    base: dict[str, object] = {
-        "date": "2024-03-01",
-        "title": "Council approves plan",
-        "text": BODY,
-        "url": "https://gazette.example/a",
-        "source_domain": "gazette.example",
-    }
-    base.update(kw)
-    return base
+from prescient.corpus.ingest import (
+    DROP_REASONS,
+    IngestStopError,
+    check_drops,
+    ingest_rows,
+    summarize,
+)
+from prescient.corpus.readers import CorpusConfigError, RawRow, input_files
+from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.settings import ParamsError, load_settings
+from tests.support.corpus import BODY, corpus_settings, ingest_settings
+from tests.support.corpus import article as art
+from tests.support.corpus import run as run_file
 
 
-def run(rows: list[dict[str, object]], **kw: object) -> tuple[pd.DataFrame, dict[str, object]]:
-    raw = [RawRow(f"mem:{i}", dict(r)) for i, r in enumerate(rows, 1)]
-    df, report = ingest_rows(raw, IngestSettings(**kw), today=TODAY)  # type: ignore[arg-type]
+def run(
+    rows: list[dict[str, object]], *overrides: str, fetched: dt.date | None = None
+) -> tuple[pd.DataFrame, dict[str, object]]:
+    raw = [RawRow(f"mem:{i}", dict(r), fetched=fetched) for i, r in enumerate(rows, 1)]
+    df, report = ingest_rows(raw, ingest_settings(*overrides), date_format=None)
     return df, summarize(df, report, "x")
 
 
@@ -68,10 +65,11 @@ def test_bad_rows_are_counted_under_named_reasons() -> None:
             art(url="https://g.example/2", title=""),
             art(url="https://g.example/3", date=None),
             art(url="https://g.example/4", date="sometime soon"),
-            art(url="https://g.example/5", date="2031-01-01"),
+            art(url="https://g.example/5", date="2031-01-01"),  # after ingest.max_date
             art(url="https://g.example/6", title={"nested": 1}),
             art(url="https://g.example/7", text=BODY + "unique"),
-        ]
+        ],
+        "ingest.max_date=2025-06-30",
     )
     dropped = m["dropped"]
     assert isinstance(dropped, dict)
@@ -116,9 +114,9 @@ def test_domain_allow_list_and_date_range() -> None:
                 url="https://npr.org/d", source_domain="npr.org", date="2024-07-01", text=BODY + "d"
             ),
         ],
-        source_domains=("cnn.com",),
-        date_start=dt.date(2020, 1, 1),
-        date_end=dt.date(2024, 6, 30),
+        "ingest.source_domains=[cnn.com]",
+        "ingest.date_start=2020-01-01",
+        "ingest.date_end=2024-06-30",
     )
     assert list(df["source_domain"]) == ["cnn.com"]
     dropped = m["dropped"]
@@ -179,7 +177,7 @@ def test_every_row_is_kept_or_counted_under_exactly_one_reason(
         RawRow(f"mem:{i}", dict(r)) if kind == "ok" else RawRow(f"mem:{i}", reason=str(r))  # type: ignore[call-overload]
         for i, (kind, r) in enumerate(rows)
     ]
-    df, report = ingest_rows(raw, IngestSettings(), today=TODAY)
+    df, report = ingest_rows(raw, ingest_settings(), date_format=None)
     m = summarize(df, report, "x")
     dropped = m["dropped"]
     assert isinstance(dropped, dict)
@@ -189,63 +187,161 @@ def test_every_row_is_kept_or_counted_under_exactly_one_reason(
     assert df["article_id"].is_unique
 
 
-# --- readers ----------------------------------------------------------------------
+# --- dates: no clock, an optional pinned bound, the crawl time for WARC pages ------
 
 
-def test_jsonl_reader_counts_malformed_and_non_utf8_lines(tmp_path: Path) -> None:
-    p = tmp_path / "news.jsonl.gz"
-    with gzip.open(p, "wb") as fh:
-        fh.write((json.dumps(art(url="https://g.example/1")) + "\n").encode())
-        fh.write(b'{"date": "2024-03-01", "title": "broken\n')
-        fh.write(b"\n")  # blank lines are not rows
-        fh.write(
-            json.dumps(art(url="https://g.example/2", text=BODY + "2")).encode()[:-2]
-            + b'\xff\xfe"}\n'
-        )
-        fh.write(b"[1, 2, 3]\n")
-        fh.write((json.dumps(art(url="https://g.example/3", text=BODY + "3")) + "\n").encode())
-    rows = list(read_rows(p, "jsonl", COLS))
-    assert [r.reason for r in rows] == [
-        None,
-        "malformed_json",
-        "invalid_utf8",
-        "malformed_json",
-        None,
+def test_without_max_date_there_is_no_upper_bound() -> None:
+    df, m = run([art(date="2031-01-01")])
+    assert m["rows_kept"] == 1 and m["future_after"] is None
+    df, m = run([art(date="2031-01-01")], "ingest.max_date=2030-12-31")
+    assert m["dropped"]["future_date"] == 1 and m["future_after"] == "2030-12-31"  # type: ignore[index]
+    df, m = run([art(date="2030-12-31")], "ingest.max_date=2030-12-31")
+    assert m["rows_kept"] == 1  # the pinned day itself is kept
+
+
+def test_a_page_dated_after_its_crawl_plus_the_margin_is_future() -> None:
+    fetched = dt.date(2024, 5, 3)
+    rows = [
+        art(url="https://g.example/same", text=BODY + "a", date="2024-05-03"),
+        art(url="https://g.example/next", text=BODY + "b", date="2024-05-04"),  # margin 1
+        art(url="https://g.example/later", text=BODY + "c", date="2024-05-05"),
     ]
-    assert rows[2].where.endswith(":4")
-    df, report = ingest_rows(rows, IngestSettings(), today=TODAY)
-    assert len(df) == 2 and report.rows_read == 5
+    df, m = run(rows, fetched=fetched)
+    assert sorted(df["url"]) == ["https://g.example/next", "https://g.example/same"]
+    assert m["dropped"]["future_date"] == 1  # type: ignore[index]
+    df, m = run(rows, "ingest.max_days_after_crawl=0", fetched=fetched)
+    assert list(df["url"]) == ["https://g.example/same"]
+
+
+# --- values that are not text ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("title", [float("nan"), float("inf"), 7.0, 7, True, ["a"]])
+def test_a_title_that_is_not_text_is_dropped_never_kept_as_text(title: object) -> None:
+    df, m = run([art(title=title), art(url="https://g.example/ok", text=BODY + "ok")])
+    assert m["dropped"]["invalid_field_type"] == 1  # type: ignore[index]
+    assert list(df["title"]) == ["Council approves plan"]
+
+
+def test_a_lone_surrogate_is_invalid_utf8_not_a_crash_at_write_time() -> None:
+    df, m = run([art(text=BODY + "\ud800")])
+    assert m["dropped"]["invalid_utf8"] == 1 and m["rows_kept"] == 0  # type: ignore[index]
+
+
+# --- a configuration that drops (nearly) everything stops ------------------------------
+
+
+def test_nothing_kept_stops_with_the_parameter_to_fix() -> None:
+    raw = [RawRow(f"mem:{i}", art(date="01.03.2024")) for i in range(3)]
+    df, report = ingest_rows(raw, ingest_settings(), date_format=None)
+    with pytest.raises(
+        IngestStopError, match=r"no article kept: unparseable_date: 3 of 3.*corpus.date_format"
+    ):
+        check_drops(report, 0.9)
+
+
+def test_one_reason_over_the_share_stops_but_selection_reasons_do_not() -> None:
+    rows = [art(url=f"https://g.example/{i}", text=BODY + str(i)) for i in range(10)]
+    short = [dict(r, text="short") for r in rows[:9]] + rows[9:]
+    _, report = ingest_rows(
+        [RawRow(f"mem:{i}", r) for i, r in enumerate(short)], ingest_settings(), date_format=None
+    )
+    with pytest.raises(
+        IngestStopError, match=r"at least 90%.*text_too_short: 9 of 10.*ingest.min_chars"
+    ):
+        check_drops(report, 0.9)
+    check_drops(report, None)  # null: only an empty result stops
+    eight = [dict(r, text="short") for r in rows[:8]] + rows[8:]
+    _, report = ingest_rows(
+        [RawRow(f"mem:{i}", r) for i, r in enumerate(eight)], ingest_settings(), date_format=None
+    )
+    check_drops(report, 0.9)  # 80% < 90%
+    allow = ingest_settings("ingest.source_domains=[gazette.example]")
+    elsewhere = [dict(r, source_domain="other.example") for r in rows[:9]] + rows[9:]
+    _, report = ingest_rows(
+        [RawRow(f"mem:{i}", r) for i, r in enumerate(elsewhere)], allow, date_format=None
+    )
+    assert report.dropped["source_not_allowed"] == 9
+    check_drops(report, 0.9)  # an allow-list selects: 90% is not a mistake
+    _, report = ingest_rows(
+        [RawRow(f"mem:{i}", dict(r, source_domain="other.example")) for i, r in enumerate(rows)],
+        allow,
+        date_format=None,
+    )
+    with pytest.raises(IngestStopError, match="no article kept: source_not_allowed: 10 of 10"):
+        check_drops(report, 0.9)  # but an empty result always stops
+
+
+def test_the_wrong_date_format_on_the_demo_corpus_stops(tmp_path: Path) -> None:
+    from prescient.corpus.ingest import ingest_corpus
+    from tests.conftest import ROOT
+
+    corpus = corpus_settings(
+        "demo", ROOT / "data/raw/demo/news.jsonl.gz", "corpus.date_format=%d/%m/%Y"
+    )
+    with pytest.raises(IngestStopError, match=r"unparseable_date: 369 of 371.*corpus.date_format"):
+        ingest_corpus(corpus, ingest_settings())
+
+
+# --- settings ---------------------------------------------------------------------------
+
+
+def test_settings_errors_name_the_parameter() -> None:
+    from prescient.params import compose
+    from tests.conftest import ROOT
+
+    with pytest.raises(ParamsError, match=r"ingest.max_chars \(500\) must exceed ingest.min_chars"):
+        ingest_settings("ingest.max_chars=500")
+    with pytest.raises(ParamsError, match=r"ingest.max_date: expected a day"):
+        ingest_settings("ingest.max_date=soon")
+    with pytest.raises(ParamsError, match=r"ingest.max_drop_share"):
+        ingest_settings("ingest.max_drop_share=1.5")
+    params = compose(ROOT)
+    del params["ingest"]["max_days_after_crawl"]
+    with pytest.raises(ParamsError, match=r"ingest.max_days_after_crawl is missing"):
+        load_settings(IngestSettings, params, "ingest")
+    params = compose(ROOT, ["corpus.columns.date=null"])
+    with pytest.raises(ParamsError, match=r"corpus.*unmapped: \['date'\]"):
+        load_settings(CorpusSettings, params, "corpus")
+    assert ingest_settings("ingest.source_domains=[WWW.CNN.com]").source_domains == ("cnn.com",)
+
+
+def test_missing_file_and_empty_directory(tmp_path: Path) -> None:
+    with pytest.raises(CorpusConfigError, match="does not exist.*corpus.path"):
+        input_files(tmp_path / "nope.jsonl", None)
+    with pytest.raises(CorpusConfigError, match="corpus.glob"):
+        input_files(tmp_path, "*.warc.gz")
 
 
 def test_jsonl_column_mapping(tmp_path: Path) -> None:
     p = tmp_path / "news.jsonl"
     obj = {"published": "2024-03-01", "headline": "H", "body": BODY, "link": "https://g.example/x"}
     p.write_text(json.dumps(obj) + "\n")
-    cols = {
-        "date": "published",
-        "title": "headline",
-        "text": "body",
-        "url": "link",
-        "source_domain": None,
-    }
-    df, _ = ingest_rows(read_rows(p, "jsonl", cols), IngestSettings(), today=TODAY)
+    corpus = corpus_settings(
+        "jsonl",
+        p,
+        "corpus.columns.date=published",
+        "corpus.columns.title=headline",
+        "corpus.columns.text=body",
+        "corpus.columns.url=link",
+        "corpus.columns.source_domain=null",
+    )
+    from prescient.corpus.readers import read_rows
+
+    s = ingest_settings()
+    units = read_rows(corpus, max_record_bytes=s.max_record_bytes)
+    df, _ = ingest_rows(units, s, date_format=None)
     assert df.loc[0, "title"] == "H" and df.loc[0, "source_domain"] == "g.example"
 
 
 def test_wrong_mapping_is_a_clear_config_error(tmp_path: Path) -> None:
     p = tmp_path / "news.jsonl"
     p.write_text(json.dumps(art()) + "\n")
-    cols = dict(COLS, date="published_at")
+    from prescient.corpus.readers import read_rows
+
+    corpus = corpus_settings("jsonl", p, "corpus.columns.date=published_at")
     with pytest.raises(CorpusConfigError, match=r"news.jsonl.*published_at.*corpus.columns"):
-        list(read_rows(p, "jsonl", cols))
-
-
-def test_missing_file_and_unknown_format(tmp_path: Path) -> None:
-    with pytest.raises(CorpusConfigError, match="does not exist.*corpus.path"):
-        list(read_rows(tmp_path / "nope.jsonl", "jsonl", COLS))
-    (tmp_path / "x.txt").write_text("")
-    with pytest.raises(CorpusConfigError, match="not supported"):
-        list(read_rows(tmp_path / "x.txt", "xml", COLS))
+        list(read_rows(corpus, max_record_bytes=10_000))
 
 
 def test_csv_reader(tmp_path: Path) -> None:
@@ -259,13 +355,23 @@ def test_csv_reader(tmp_path: Path) -> None:
         w.writerow(["2024-03-02", "too few"])
         w.writerow(["2024-03-02", "t", BODY + "3", "https://g.example/3", "g.example", "extra"])
         w.writerow(["2024-03-03", "ok", BODY + "4", "https://g.example/4", "g.example"])
-    rows = list(read_rows(p, "csv", COLS))
-    assert [r.reason for r in rows] == [None, "malformed_row", "malformed_row", None]
-    df, _ = ingest_rows(rows, IngestSettings(), today=TODAY)
+    df, report, m = run_file("csv", p)
+    assert report.rows_read == 4 and m["dropped"]["malformed_row"] == 2
+    assert report.examples["malformed_row"] == [
+        f"{p}:6: 2 fields, the header has 5",  # record 1 spans lines 2-5
+        f"{p}:7: 6 fields, the header has 5",
+    ]
     assert df.loc[0, "title"] == "Multi line title"
     assert df.loc[0, "source_domain"] == "g.example"  # derived from the url when empty
+    from prescient.corpus.readers import read_rows
+
     with pytest.raises(CorpusConfigError, match="headline"):
-        list(read_rows(p, "csv", dict(COLS, title="headline")))
+        list(
+            read_rows(
+                corpus_settings("csv", p, "corpus.columns.title=headline"),
+                max_record_bytes=10_000,
+            )
+        )
 
 
 def test_parquet_reader(tmp_path: Path) -> None:
@@ -273,7 +379,33 @@ def test_parquet_reader(tmp_path: Path) -> None:
     pd.DataFrame(
         [art(url=f"https://g.example/{i}", text=BODY + str(i)) for i in range(5)]
     ).to_parquet(p)
-    df, report = ingest_rows(read_rows(p, "parquet", COLS), IngestSettings(), today=TODAY)
+    df, report, _ = run_file("parquet", p)
     assert len(df) == 5 and report.rows_read == 5
+    from prescient.corpus.readers import read_rows
+
     with pytest.raises(CorpusConfigError, match="body"):
-        list(read_rows(p, "parquet", dict(COLS, text="body")))
+        list(
+            read_rows(
+                corpus_settings("parquet", p, "corpus.columns.text=body"),
+                max_record_bytes=10_000,
+            )
+        )
+
+
+def test_jsonl_gzip_with_malformed_and_non_utf8_lines(tmp_path: Path) -> None:
+    p = tmp_path / "news.jsonl.gz"
+    with gzip.open(p, "wb") as fh:
+        fh.write((json.dumps(art(url="https://g.example/1")) + "\n").encode())
+        fh.write(b'{"date": "2024-03-01", "title": "broken\n')
+        fh.write(b"\n")
+        fh.write(
+            json.dumps(art(url="https://g.example/2", text=BODY + "2")).encode()[:-2]
+            + b'\xff\xfe"}\n'
+        )
+        fh.write(b"[1, 2, 3]\n")
+        fh.write((json.dumps(art(url="https://g.example/3", text=BODY + "3")) + "\n").encode())
+    df, report, m = run_file("jsonl", p)
+    dropped = {k: v for k, v in m["dropped"].items() if v}
+    assert dropped == {"malformed_json": 2, "blank_line": 1, "invalid_utf8": 1}
+    assert report.rows_read == 6 and len(df) == 2
+    assert report.examples["invalid_utf8"][0].startswith(f"{p}:4:")

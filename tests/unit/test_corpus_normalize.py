@@ -12,8 +12,8 @@ from prescient.corpus.normalize import (
     domain_of,
     normalize_text,
     normalize_url,
-    parse_date,
 )
+from prescient.dates import parse_date  # the date reader ingest uses
 
 
 @pytest.mark.parametrize(
@@ -104,3 +104,10 @@ def test_datetimes_keep_the_calendar_day_as_published(when: dt.datetime, offset_
 def test_parse_date_never_raises(s: str) -> None:
     result = parse_date(s)
     assert result is None or isinstance(result, dt.date)
+
+
+@pytest.mark.parametrize(
+    "url", ["https://gazette:example/a", "http://[::1/a", "http://a.example:99999/x"]
+)
+def test_an_unparseable_url_has_no_normal_form_instead_of_raising(url: str) -> None:
+    assert normalize_url(url) is None and domain_of(url) is None

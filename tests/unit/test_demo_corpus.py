@@ -22,11 +22,12 @@ import pytest
 from sklearn.cluster import DBSCAN
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from prescient.corpus.ingest import IngestSettings, ingest_rows
+from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.normalize import normalize_url
 from prescient.corpus.readers import read_jsonl
 from prescient.vocab import CATEGORIES
 from tests.conftest import ROOT
+from tests.support.corpus import ingest_settings
 
 DEMO = ROOT / "data" / "raw" / "demo" / "news.jsonl.gz"
 TIMELINES = ROOT / "data" / "raw" / "demo" / "timelines.jsonl"
@@ -159,7 +160,9 @@ def test_hot_topic_clustering_finds_the_multi_outlet_stories(rows: list[Row]) ->
 
 def test_ingest_drops_each_flawed_row_under_its_own_reason() -> None:
     columns: dict[str, str | None] = {f: f for f in FIELDS}
-    df, report = ingest_rows(read_jsonl(DEMO, columns), IngestSettings(), today=dt.date(2026, 1, 1))
+    settings = ingest_settings()
+    units = read_jsonl(DEMO, columns, max_bytes=settings.max_record_bytes)
+    df, report = ingest_rows(units, settings, date_format=None)
     dropped = {k: v for k, v in report.dropped.items() if v}
     assert dropped == {
         "duplicate_text": 1,

@@ -111,12 +111,15 @@ def test_incoherent_clusters_are_dropped() -> None:
 @pytest.mark.skipif(not SHARED_NEWS.exists(), reason="../shared news corpus is absent")
 def test_selection_on_one_real_month() -> None:
     """June 2022 of shared_news: every day selected, clusters found on most days."""
-    from prescient.corpus.ingest import IngestSettings, ingest_rows
+    from prescient.corpus.ingest import ingest_rows
     from prescient.corpus.readers import read_rows
+    from tests.support.corpus import corpus_settings, ingest_settings
 
-    cols = {f: f for f in ("date", "title", "text", "url", "source_domain")}
-    window = IngestSettings(date_start=dt.date(2022, 6, 1), date_end=dt.date(2022, 6, 30))
-    articles, _ = ingest_rows(read_rows(SHARED_NEWS, "jsonl", cols), window)
+    window = ingest_settings("ingest.date_start=2022-06-01", "ingest.date_end=2022-06-30")
+    units = read_rows(
+        corpus_settings("jsonl", SHARED_NEWS), max_record_bytes=window.max_record_bytes
+    )
+    articles, _ = ingest_rows(units, window, date_format=None)
     out, m = select_articles(articles, shipped(), base_seed=20240501)
     assert m["days"] == 30
     assert m["articles_selected"] >= 6 * 29

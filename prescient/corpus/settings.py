@@ -1,0 +1,112 @@
+"""Typed parameters of the ``corpus`` (the source) and ``ingest`` (the filters) sections.
+
+Values and defaults live in ``conf/config.yaml`` and ``conf/corpus/*.yaml``; these models
+only state types and constraints, checked once when the stage starts.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from prescient.settings import Day, Settings
+
+ARTICLE_FIELDS = ("date", "title", "text", "url", "source_domain")
+"""Fields of an article, in the order of the article table."""
+REQUIRED_FIELDS = ("date", "title", "text")
+"""Fields a column-mapped source must map (url and source_domain may be absent)."""
+
+
+class CorpusSettings(Settings):
+    """Where the news comes from (params section ``corpus``).
+
+    Attributes:
+        name: recorded in logs.
+        format: jsonl, csv, parquet (mapped columns) or warc (HTML responses).
+        path: a file, or a directory scanned with ``glob``.
+        glob: file pattern inside a directory (null: every file).
+        columns: article field -> column of the source (null for warc).
+        date_format: strptime format of the date column (null: ISO 8601 and common forms).
+    """
+
+    name: str
+    format: Literal["jsonl", "csv", "parquet", "warc"]
+    path: str = Field(min_length=1)
+    glob: str | None
+    columns: dict[str, str | None] | None
+    date_format: str | None
+
+    @model_validator(mode="after")
+    def _columns_fit_the_format(self) -> CorpusSettings:
+        if self.format == "warc":
+            return self
+        columns = self.columns or {}
+        unknown = sorted(set(columns) - set(ARTICLE_FIELDS))
+        absent = [f for f in REQUIRED_FIELDS if not columns.get(f)]
+        if unknown or absent:
+            raise ValueError(
+                f"corpus.columns must map {', '.join(ARTICLE_FIELDS)} to columns of the "
+                f"{self.format} source (date, title, text required); unknown fields: "
+                f"{unknown}, unmapped: {absent}; set corpus.columns.<field>=<column>"
+            )
+        return self
+
+    def column_map(self) -> dict[str, str | None]:
+        """Every article field -> its column (None: not in the source)."""
+        columns = self.columns or {}
+        return {f: columns.get(f) for f in ARTICLE_FIELDS}
+
+
+class IngestSettings(Settings):
+    """Filters and bounds of the ingest stage (params section ``ingest``).
+
+    Attributes:
+        min_chars: keep texts strictly longer than this.
+        max_chars: keep texts strictly shorter than this.
+        drop_title_prefixes: drop titles starting with any of these.
+        source_domains: allow-list of source domains (null: all).
+        date_start: first publication day kept (null: open).
+        date_end: last publication day kept (null: open).
+        max_date: articles dated after this day are ``future_date`` (null: no bound).
+        max_days_after_crawl: a WARC page may be dated at most this many days after its
+            record's WARC-Date (time zones); later is ``future_date``.
+        max_record_bytes: a line, CSV record or WARC record (and a decoded HTML page)
+            larger than this is not an article: counted, never parsed or held.
+        max_drop_share: stop when one drop reason that signals a wrong configuration
+            takes at least this share of the rows read (null: never).
+        examples_per_reason: examples of each drop reason kept for the log.
+    """
+
+    min_chars: int = Field(ge=0)
+    max_chars: int = Field(gt=0)
+    drop_title_prefixes: tuple[str, ...]
+    source_domains: tuple[str, ...] | None
+    date_start: Day | None
+    date_end: Day | None
+    max_date: Day | None
+    max_days_after_crawl: int = Field(ge=0)
+    max_record_bytes: int = Field(ge=1024)
+    max_drop_share: float | None = Field(gt=0.0, le=1.0)
+    examples_per_reason: int = Field(ge=0)
+
+    @field_validator("source_domains")
+    @classmethod
+    def _lower_domains(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        return tuple(d.strip().lower().removeprefix("www.") for d in value)
+
+    @model_validator(mode="after")
+    def _bounds_in_order(self) -> IngestSettings:
+        if self.max_chars <= self.min_chars:
+            raise ValueError(
+                f"ingest.max_chars ({self.max_chars}) must exceed ingest.min_chars "
+                f"({self.min_chars}); no text could be kept"
+            )
+        if self.date_start and self.date_end and self.date_end < self.date_start:
+            raise ValueError(
+                f"ingest.date_end ({self.date_end}) is before ingest.date_start "
+                f"({self.date_start}); no date could be kept"
+            )
+        return self
