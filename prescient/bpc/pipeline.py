@@ -102,6 +102,7 @@ def run_bpc(
         ", ".join(f"{k} {v}" for k, v in sample.counts.items()),
     )
     doc_frames: list[pd.DataFrame] = []
+    scored: list[str] = []
     skipped: list[dict[str, Any]] = []
     for name in settings.models:
         spec = registry[name]
@@ -123,8 +124,9 @@ def run_bpc(
         finally:
             ledger.close()
         doc_frames.append(doc_rows(spec, sample.documents, results, settings.token_limit))
+        scored.append(name)
     docs = pd.concat(doc_frames, ignore_index=True) if doc_frames else _frame(tables.DOCS, [])
-    return _tabulate(docs, sample, settings, registry, seed, skipped)
+    return _tabulate(docs, sample, settings, [registry[n] for n in scored], seed, skipped)
 
 
 def doc_rows(
@@ -169,7 +171,7 @@ def _tabulate(
     docs: pd.DataFrame,
     sample: Sample,
     settings: BpcSettings,
-    registry: Mapping[str, ModelSpec],
+    models: Sequence[ModelSpec],
     seed: int,
     skipped: list[dict[str, Any]],
 ) -> BpcResult:
@@ -177,8 +179,8 @@ def _tabulate(
     tbi: list[dict[str, Any]] = []
     changes: list[dict[str, Any]] = []
     per_model: dict[str, Any] = {}
-    for name in dict.fromkeys(docs["model"].astype(str)):
-        spec = registry[name]
+    for spec in models:
+        name = spec.name
         info = ModelInfo(name, spec.display_name or name, optional_date(spec.release_date))
         mine = docs[docs["model"] == name]
         rows, replicates = bucket_rows(info, mine, sample.buckets, settings, seed)

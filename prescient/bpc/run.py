@@ -9,8 +9,9 @@ carry the same request fields as the gateway's (``litellm_model``, ``messages``,
 ``prescient ledger verify`` checks them.
 
 An entry's ``response`` is :meth:`DocScore.to_json`: the sums and counts, plus every
-scored token and its ``ln p`` (about 10 bytes a token, the size of the text the entry
-already holds), so an auditor can recompute each document's BPC from the ledger alone.
+scored token and its ``ln p`` (about 18 bytes a token: 9 KB for 512 tokens, beside the
+~5 KB text the entry already holds), so an auditor can recompute each document's BPC
+from the ledger alone.
 Entries hold no clock time, so the same work writes the same bytes; what produced a
 score (scoring method, GGUF file, llama-cpp-python version) is in the entry's ``tags``.
 

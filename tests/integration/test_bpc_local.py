@@ -142,14 +142,15 @@ def test_news_reads_about_one_bit_per_character(scorer: LlamaScorer) -> None:
 def test_stage_with_the_embedded_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pandas as pd
 
-    from tests.integration.test_bpc_stage import _articles, _params, _run
+    from tests.support.bpc import articles as make_articles
+    from tests.support.bpc import params_file, run
 
-    articles = _articles(tmp_path / "articles.parquet")
-    pf = _params(
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(
         tmp_path, "bpc.models=[smollm2_135m]", "bpc.token_limit=8", "bpc.docs_per_bucket=1"
     )
-    assert _run(tmp_path, "one", articles, pf) == 0
-    assert _run(tmp_path, "two", articles, pf) == 0
+    assert run(tmp_path, "one", articles, pf) == 0
+    assert run(tmp_path, "two", articles, pf) == 0
     one = pd.read_parquet(tmp_path / "one" / "bpc_docs.parquet")
     assert len(one) == 3 and (one["n_tokens"] == 8).all() and (one["status"] == "ok").all()
     assert one.equals(pd.read_parquet(tmp_path / "two" / "bpc_docs.parquet"))

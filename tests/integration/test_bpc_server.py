@@ -107,23 +107,69 @@ def test_the_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 def test_stage_scores_a_registered_vllm_model_through_its_ledger(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pandas as pd
 
-    from tests.integration.test_bpc_stage import _articles, _params, _run
+    from tests.support.bpc import articles as make_articles
+    from tests.support.bpc import params_file, run
 
-    articles = _articles(tmp_path / "articles.parquet")
+    articles = make_articles(tmp_path / "articles.parquet")
     with FakeOpenAI(tokenize=with_bos) as server:
-        pf = _params(
+        pf = params_file(
             tmp_path,
             "bpc.models=[fake_vllm]",
             "+models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
             f"+models.fake_vllm.api_base={server.url}",
             "+models.fake_vllm.concurrency=4",
         )
-        assert _run(tmp_path, "out", articles, pf) == 0
+        assert run(tmp_path, "out", articles, pf) == 0
         assert server.requests == 5 and server.max_inflight >= 1
-        assert _run(tmp_path, "again", articles, pf) == 0
+        assert run(tmp_path, "again", articles, pf) == 0
         assert server.requests == 5  # the rerun is answered by the ledger
     docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
     assert (docs["status"] == "ok").all()
     whole = docs[~docs["truncated"]]
     assert (whole["n_chars"] == whole["text_chars"]).all()  # the BOS is not text
     assert docs["bpc"].tolist() == pytest.approx([0.25 / math.log(2)] * 5, rel=1e-12)
+
+
+def test_a_killed_run_keeps_every_finished_document(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+    from tests.support.bpc import articles as make_articles
+    from tests.support.bpc import params_file, run
+
+    articles = make_articles(tmp_path / "articles.parquet")
+    ledger = tmp_path / "ledger" / "fake_vllm.jsonl"
+    with FakeOpenAI(tokenize=words, latency_s=0.4) as server:
+        pf = params_file(
+            tmp_path,
+            "bpc.models=[fake_vllm]",
+            "+models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
+            f"+models.fake_vllm.api_base={server.url}",
+            "+models.fake_vllm.concurrency=1",
+        )
+        args = ["--params", str(pf), "--articles", str(articles)]
+        args += ["--ledger-dir", str(tmp_path / "ledger"), "--docs", str(tmp_path / "d.parquet")]
+        args += ["--tables", str(tmp_path / "t"), "--metrics", str(tmp_path / "m.json")]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "stages.bpc", *args],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and (
+            not ledger.exists() or ledger.read_bytes().count(b"\n") < 2
+        ):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        done = ledger.read_bytes().count(b"\n")
+        assert 2 <= done < 5 and not (tmp_path / "d.parquet").exists()
+        asked = server.requests
+        assert run(tmp_path, "out", articles, pf) == 0
+        assert server.requests - asked == 5 - done  # only the unfinished documents

@@ -3,7 +3,6 @@ exact reruns."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import math
 import re
@@ -12,14 +11,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
-from prescient import params
 from prescient.bpc.scoring import register_scripted
 from prescient.llm.cli import verify
 from prescient.llm.ledger import read_entries
-from stages import bpc as stage
-from tests.conftest import ROOT
+from tests.support.bpc import DAYS, outputs, params_file, run
+from tests.support.bpc import articles as make_articles
 
 CALLS: Counter[str] = Counter()
 BROKEN: set[str] = set()
@@ -35,77 +32,12 @@ def words(text: str) -> list[tuple[str, float | None]]:
 
 register_scripted("words", words)
 
-DAYS = ["2024-01-05", "2024-01-20", "2024-02-11", "2024-03-03", "2024-07-30", "2024-08-02"]
-
-
-def _articles(path: Path, days: list[str] = DAYS) -> Path:
-    rows = []
-    for k, day in enumerate(days):
-        body = " ".join(["The committee met again on the matter of the harbour."] * (2 + k % 3))
-        rows.append(
-            {
-                "article_id": f"a{k:02d}",
-                "date": dt.date.fromisoformat(day),
-                "title": f"Story {k}",
-                "text": f"Story {k} ({day}). {body}",
-                "url": f"https://news.example/{k}",
-                "source_domain": "news.example",
-            }
-        )
-    rows.append({**rows[0], "article_id": "short", "text": "Too short."})
-    pd.DataFrame(rows).to_parquet(path, index=False)
-    return path
-
-
-def _params(tmp: Path, *overrides: str) -> Path:
-    p = params.compose(
-        ROOT,
-        [
-            "bpc.models=[scripted_words,gpt_4o]",
-            "+models.scripted_words.litellm_model=scripted/words",
-            "+models.scripted_words.display_name=Words",
-            "+models.scripted_words.release_date=2024-05-01",
-            "bpc.docs_per_bucket=2",
-            "bpc.bootstrap.reps=50",
-            "bpc.token_limit=30",
-            "llm.progress=false",
-            *overrides,
-        ],
-    )
-    path = tmp / "params.yaml"
-    path.write_text(yaml.safe_dump(p))
-    return path
-
-
-def _run(tmp: Path, out: str, articles: Path, params_file: Path) -> int:
-    o = tmp / out
-    return stage.main(
-        [
-            "--params",
-            str(params_file),
-            "--articles",
-            str(articles),
-            "--ledger-dir",
-            str(tmp / "ledger"),
-            "--docs",
-            str(o / "bpc_docs.parquet"),
-            "--tables",
-            str(o / "tables"),
-            "--metrics",
-            str(o / "bpc.json"),
-        ]
-    )
-
-
-def _outputs(tmp: Path, out: str) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((tmp / out).rglob("*")) if p.is_file()}
-
 
 def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> None:
     CALLS.clear()
-    articles = _articles(tmp_path / "articles.parquet")
-    pf = _params(tmp_path)
-    assert _run(tmp_path, "one", articles, pf) == 0
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path)
+    assert run(tmp_path, "one", articles, pf) == 0
     assert sum(CALLS.values()) == 5  # 2 + 1 + 2 documents in three buckets with articles
 
     docs = pd.read_parquet(tmp_path / "one" / "bpc_docs.parquet")
@@ -144,20 +76,20 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     assert entry["params"] == {"purpose": "logprobs", "token_limit": 30, "scorer": "scripted"}
     assert "timestamp" not in entry
     before = ledger.read_bytes()
-    assert _run(tmp_path, "two", articles, pf) == 0
+    assert run(tmp_path, "two", articles, pf) == 0
     assert sum(CALLS.values()) == 5 and ledger.read_bytes() == before
-    assert _outputs(tmp_path, "one") == _outputs(tmp_path, "two")
+    assert outputs(tmp_path, "one") == outputs(tmp_path, "two")
 
 
 def test_same_inputs_give_the_same_bytes_from_scratch(tmp_path: Path) -> None:
-    articles = _articles(tmp_path / "articles.parquet")
-    pf = _params(tmp_path)
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    assert _run(a, "out", articles, pf) == 0
-    assert _run(b, "out", articles, pf) == 0
-    assert _outputs(a, "out") == _outputs(b, "out")
+    assert run(a, "out", articles, pf) == 0
+    assert run(b, "out", articles, pf) == 0
+    assert outputs(a, "out") == outputs(b, "out")
     assert (a / "ledger" / "scripted_words.jsonl").read_bytes() == (
         b / "ledger" / "scripted_words.jsonl"
     ).read_bytes()
@@ -165,11 +97,11 @@ def test_same_inputs_give_the_same_bytes_from_scratch(tmp_path: Path) -> None:
 
 def test_failed_documents_exit_nonzero_and_are_retried(tmp_path: Path) -> None:
     CALLS.clear()
-    articles = _articles(tmp_path / "articles.parquet")
-    pf = _params(tmp_path)
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path)
     BROKEN.add("Story 3 ")
     try:
-        assert _run(tmp_path, "out", articles, pf) == 1
+        assert run(tmp_path, "out", articles, pf) == 1
     finally:
         BROKEN.clear()
     docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
@@ -182,16 +114,16 @@ def test_failed_documents_exit_nonzero_and_are_retried(tmp_path: Path) -> None:
     assert buckets.set_index("bucket").loc["2024-03", "n_failed"] == 1
 
     CALLS.clear()
-    assert _run(tmp_path, "out", articles, pf) == 0
+    assert run(tmp_path, "out", articles, pf) == 0
     assert sum(CALLS.values()) == 1  # only the failed document is scored again
 
 
 def test_added_articles_cost_only_new_documents(tmp_path: Path) -> None:
     CALLS.clear()
-    pf = _params(tmp_path, "bpc.docs_per_bucket=10")
-    assert _run(tmp_path, "out", _articles(tmp_path / "a.parquet", DAYS[:3]), pf) == 0
+    pf = params_file(tmp_path, "bpc.docs_per_bucket=10")
+    assert run(tmp_path, "out", make_articles(tmp_path / "a.parquet", DAYS[:3]), pf) == 0
     assert sum(CALLS.values()) == 3
-    assert _run(tmp_path, "out", _articles(tmp_path / "b.parquet"), pf) == 0
+    assert run(tmp_path, "out", make_articles(tmp_path / "b.parquet"), pf) == 0
     assert sum(CALLS.values()) == 6
 
 
@@ -205,7 +137,19 @@ def test_added_articles_cost_only_new_documents(tmp_path: Path) -> None:
 def test_configuration_errors_exit_2(
     tmp_path: Path, override: str, message: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    articles = _articles(tmp_path / "articles.parquet")
-    assert _run(tmp_path, "out", articles, _params(tmp_path, override)) == 2
+    articles = make_articles(tmp_path / "articles.parquet")
+    assert run(tmp_path, "out", articles, params_file(tmp_path, override)) == 2
     assert message in caplog.text
     assert not (tmp_path / "out").exists()
+
+
+def test_no_usable_document_gives_empty_tables_not_an_error(tmp_path: Path) -> None:
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path, "bpc.min_chars=100000")
+    assert run(tmp_path, "out", articles, pf) == 0
+    docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
+    assert docs.empty and "bpc" in docs.columns
+    buckets = pd.read_csv(tmp_path / "out" / "tables" / "bpc_buckets.csv")
+    assert buckets.empty and "bpc_lo" in buckets.columns
+    metrics = json.loads((tmp_path / "out" / "bpc.json").read_text())
+    assert metrics["documents"]["too_short"] == 7 and metrics["buckets"] == 0
