@@ -92,7 +92,7 @@ def _entry(
         "usage": {"prompt_tokens": read, "completion_tokens": 0, "total_tokens": read},
         "cost": None,
         "latency_s": None,
-        "tries": None,
+        "tries": 1,  # one recorded result; retries of remote scorers are not counted
         "error": error,
     }
 

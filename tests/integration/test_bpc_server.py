@@ -10,8 +10,8 @@ import pytest
 
 from prescient.bpc.scoring import ScoringError
 from prescient.bpc.server import CompletionsScorer
-from prescient.llm.registry import ModelSpec
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.llm import model_spec
 
 TEXT = "Rain is expected over the weekend, the forecasters said."
 
@@ -26,7 +26,7 @@ def with_bos(text: str) -> list[tuple[str, float]]:
 
 
 def _scorer(server: FakeOpenAI, **kw: object) -> CompletionsScorer:
-    spec = ModelSpec("srv", "hosted_vllm/fake-lm", api_base=server.url, concurrency=2)
+    spec = model_spec("srv", "hosted_vllm/fake-lm", api_base=server.url, concurrency=2)
     args = {"max_tries": 3, "backoff_base_s": 0.01, "backoff_max_s": 0.05, "timeout_s": 5.0}
     return CompletionsScorer(spec, **{**args, **kw})  # type: ignore[arg-type]
 
@@ -93,13 +93,13 @@ def test_a_server_whose_tokens_do_not_spell_the_text_fails() -> None:
 
 
 def test_the_key_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    spec = ModelSpec("srv", "hosted_vllm/m", api_base="http://127.0.0.1:9/v1", api_key_env="K_X")
+    spec = model_spec("srv", "hosted_vllm/m", api_base="http://127.0.0.1:9/v1", api_key_env="K_X")
     monkeypatch.delenv("K_X", raising=False)
     with pytest.raises(ValueError, match="K_X"):
         CompletionsScorer(spec, 1, 0.0, 0.0, 1.0)
     monkeypatch.setenv("K_X", "secret-value")
     with FakeOpenAI(tokenize=words) as server:
-        spec = ModelSpec("srv", "hosted_vllm/m", api_base=server.url, api_key_env="K_X")
+        spec = model_spec("srv", "hosted_vllm/m", api_base=server.url, api_key_env="K_X")
         CompletionsScorer(spec, 1, 0.0, 0.0, 1.0).score(TEXT, 100)
         assert server.auth_headers == ["Bearer secret-value"]
 
@@ -115,9 +115,11 @@ def test_stage_scores_a_registered_vllm_model_through_its_ledger(tmp_path) -> No
         pf = params_file(
             tmp_path,
             "bpc.models=[fake_vllm]",
-            "+models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
-            f"+models.fake_vllm.api_base={server.url}",
-            "+models.fake_vllm.concurrency=4",
+            "+model@models.fake_vllm=local_openai_server",
+            "models.fake_vllm.name=fake_vllm",
+            "models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
+            f"models.fake_vllm.api_base={server.url}",
+            "models.fake_vllm.concurrency=4",
         )
         assert run(tmp_path, "out", articles, pf) == 0
         assert server.requests == 5 and server.max_inflight >= 1
@@ -147,9 +149,11 @@ def test_a_killed_run_keeps_every_finished_document(tmp_path) -> None:  # type: 
         pf = params_file(
             tmp_path,
             "bpc.models=[fake_vllm]",
-            "+models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
-            f"+models.fake_vllm.api_base={server.url}",
-            "+models.fake_vllm.concurrency=1",
+            "+model@models.fake_vllm=local_openai_server",
+            "models.fake_vllm.name=fake_vllm",
+            "models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
+            f"models.fake_vllm.api_base={server.url}",
+            "models.fake_vllm.concurrency=1",
         )
         args = ["--params", str(pf), "--articles", str(articles)]
         args += ["--ledger-dir", str(tmp_path / "ledger"), "--docs", str(tmp_path / "d.parquet")]

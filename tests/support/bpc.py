@@ -12,6 +12,7 @@ import yaml
 from prescient import params
 from stages import bpc as stage
 from tests.conftest import ROOT
+from tests.support.llm import model_entry
 
 DAYS = ["2024-01-05", "2024-01-20", "2024-02-11", "2024-03-03", "2024-07-30", "2024-08-02"]
 
@@ -43,15 +44,15 @@ def params_file(tmp: Path, *overrides: str) -> Path:
         ROOT,
         [
             "bpc.models=[scripted_words,gpt_4o]",
-            "+models.scripted_words.litellm_model=scripted/words",
-            "+models.scripted_words.display_name=Words",
-            "+models.scripted_words.release_date=2024-05-01",
             "bpc.docs_per_bucket=2",
             "bpc.bootstrap.reps=50",
             "bpc.token_limit=30",
             "llm.progress=false",
             *overrides,
         ],
+    )
+    p["models"]["scripted_words"] = model_entry(
+        "scripted_words", "scripted/words", display_name="Words", release_date="2024-05-01"
     )
     path = tmp / "params.yaml"
     path.write_text(yaml.safe_dump(p))

@@ -7,7 +7,7 @@ network stack. Use it from any test::
     from tests.support.fake_openai import FakeOpenAI
 
     with FakeOpenAI(latency_s=0.05, answer=lambda messages: "Yes") as server:
-        spec = ModelSpec(name="m", litellm_model="openai/m", api_base=server.url)
+        spec = model_spec("m", "openai/m", api_base=server.url)  # tests/support/llm.py
         ...
         assert server.requests == 3
 

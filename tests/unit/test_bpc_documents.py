@@ -133,7 +133,14 @@ def test_scorer_follows_the_registry_entry() -> None:
     assert "chat-completions" in str(skip_reason(registry["gpt_4o"]))
     assert "chat completions only" in str(skip_reason(registry["claude_3_5_sonnet"]))
     assert "not a language model" in str(skip_reason(registry["baseline_random"]))
-    own_server = ModelSpec("mine", "openai/my-model", api_base="http://127.0.0.1:9/v1")
+    own_server = ModelSpec.model_validate(
+        {
+            **registry["gpt_4o"].model_dump(),
+            "name": "mine",
+            "litellm_model": "openai/my-model",
+            "api_base": "http://127.0.0.1:9/v1",
+        }
+    )
     assert skip_reason(own_server) is None
 
 
