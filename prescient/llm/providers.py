@@ -42,6 +42,7 @@ import os
 import platform
 import re
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -86,15 +87,36 @@ def smollm2_path() -> Path:
     return path
 
 
-def default_threads() -> int:
-    """llama.cpp threads: ``PRESCIENT_LLAMA_THREADS``, else half the usable cores (1 to 8).
+def _idle_cores(sample_s: float = 0.25) -> float | None:
+    """How many cores sat idle over a short sample (``/proc/stat``), or None off Linux."""
 
-    llama.cpp's threads meet at a barrier after every layer, so one thread descheduled
-    by a busy machine stalls the others: on the shared 2-core runner, with other work
-    running, two threads generated 100 tokens in 88-126 s where one thread took 6.5 s.
-    Half the cores leaves room for the gateway's event loop and the rest of the
-    machine. The variable is machine tuning, not a parameter, and so not part of the
-    ledger key.
+    def read() -> tuple[int, int]:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+        return fields[3] + fields[4], sum(fields)  # idle + iowait, total
+
+    try:
+        idle0, total0 = read()
+        time.sleep(sample_s)
+        idle1, total1 = read()
+    except (OSError, ValueError, IndexError):
+        return None
+    if total1 <= total0:
+        return None
+    return (idle1 - idle0) / (total1 - total0) * (os.cpu_count() or 1)
+
+
+def default_threads() -> int:
+    """llama.cpp threads: ``PRESCIENT_LLAMA_THREADS``, else as many as there are idle cores.
+
+    llama.cpp's threads meet at a barrier after every layer, so a thread descheduled by
+    a busy machine stalls the others: on a 2-core machine with other work running, two
+    threads generated 100 tokens in 88-126 s where one thread took 6.5 s, while on an
+    idle one two threads are about 1.7 times faster than one. So the model gets the
+    cores that are idle when it loads (at least one, at most 8 and never more than the
+    usable cores). Results do not depend on it: one and two threads give bit-identical
+    logits (tests/integration/test_gateway_local.py), so the variable is machine
+    tuning, not a parameter, and not part of the ledger key.
     """
     if os.environ.get("PRESCIENT_LLAMA_THREADS", "").isdigit():
         return max(1, int(os.environ["PRESCIENT_LLAMA_THREADS"]))
@@ -102,7 +124,10 @@ def default_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return max(1, min(8, cores // 2))
+    idle = _idle_cores()
+    if idle is None:
+        return max(1, min(8, cores // 2))
+    return max(1, min(8, cores, int(idle + 0.25)))
 
 
 SIMD_FLAGS = (
