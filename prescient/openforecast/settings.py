@@ -10,6 +10,18 @@ from pydantic import Field, field_validator, model_validator
 
 from prescient.settings import Day, Settings
 
+SAMPLE_STEPS = ("argument", "distract_event", "distract_argument")
+"""The model-written steps of stage ``of_samples``."""
+
+
+def exact_keys(v: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """``v`` when its keys are exactly ``keys``; otherwise a ValueError naming the difference."""
+    missing, unknown = sorted(set(keys) - set(v)), sorted(set(v) - set(keys))
+    if missing or unknown:
+        raise ValueError(f"expected keys {list(keys)} (missing {missing}, unknown {unknown})")
+    return v
+
+
 # --- stage chains --------------------------------------------------------------------
 
 
@@ -167,9 +179,19 @@ class SamplesSettings(Settings):
     argument_types: list[Literal["who", "what", "when", "where", "which"]] = Field(min_length=1)
     distractor_similarity: float = Field(gt=0, le=1)
     distractor_fallback: Literal["chain"] | None
-    models: dict[Literal["argument", "distract_event", "distract_argument"], str]
-    templates: dict[Literal["argument", "distract_event", "distract_argument"], str]
-    gen: dict[Literal["argument", "distract_event", "distract_argument"], dict[str, Any]]
+    models: dict[str, str]
+    templates: dict[str, str]
+    gen: dict[str, dict[str, Any]]
+
+    @field_validator("models", "gen")
+    @classmethod
+    def _steps(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return exact_keys(v, SAMPLE_STEPS)
+
+    @field_validator("templates")
+    @classmethod
+    def _roles(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return exact_keys(v, (*SAMPLE_STEPS, "question_mcnc", "question_mcac", "question_vqa"))
 
     @field_validator("ltf_background_share")
     @classmethod
