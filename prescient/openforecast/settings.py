@@ -209,8 +209,13 @@ class PredictSettings(Settings):
 
     models: list[str] = Field(min_length=1)
     tasks: list[Literal["stf", "ltf", "aqa"]] = Field(min_length=1)
-    templates: dict[Literal["stf", "ltf", "aqa"], str]
-    gen: dict[Literal["stf", "ltf", "aqa"], dict[str, Any]]
+    templates: dict[str, str]
+    gen: dict[str, dict[str, Any]]
+
+    @field_validator("templates", "gen")
+    @classmethod
+    def _tasks(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return exact_keys(v, ("stf", "ltf", "aqa"))
 
 
 # --- stage lrae ------------------------------------------------------------------------
@@ -220,24 +225,37 @@ class EvidenceSettings(Settings):
     """``openforecast.lrae.evidence``: BM25 over paragraph chunks of later articles."""
 
     top_k: int = Field(ge=1)
-    horizon_days: dict[Literal["stf", "ltf"], int | Literal["chain_end"]]
+    horizon_days: dict[str, int | Literal["chain_end"]]
     chunk_words: int = Field(ge=10)
     max_chunk_chars: int = Field(ge=50)
-    fields: list[str] = Field(min_length=1)
     k1: float = Field(gt=0)
     b: float = Field(ge=0, le=1)
     epsilon: float = Field(ge=0)
     stopwords: Literal["english", "none"]
+
+    @field_validator("horizon_days")
+    @classmethod
+    def _horizons(cls, v: dict[str, Any]) -> dict[str, Any]:
+        exact_keys(v, ("stf", "ltf"))
+        bad = [k for k, h in v.items() if isinstance(h, int) and h < 0]
+        if bad:
+            raise ValueError(f"horizons of {bad} are negative")
+        return v
 
 
 class LraeSettings(Settings):
     """``openforecast.lrae``: LRAE (paper section 5, appendix B.3)."""
 
     judge_model: str
-    templates: dict[Literal["match", "evidence", "aqa"], str]
+    templates: dict[str, str]
     gen: dict[str, Any]
     dedupe_similarity: float = Field(gt=0, le=1)
     repeat_match: Literal["ignore", "false_positive"]
     evidence: EvidenceSettings
     bootstrap_reps: int = Field(ge=0)
     confidence: float = Field(gt=0, lt=1)
+
+    @field_validator("templates")
+    @classmethod
+    def _roles(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return exact_keys(v, ("match", "evidence", "aqa_judge"))

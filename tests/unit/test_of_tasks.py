@@ -38,7 +38,7 @@ from prescient.settings import load_settings
 from tests.conftest import ROOT
 
 FIX = ROOT / "tests" / "fixtures" / "openforecast"
-PROMPTS = ROOT / "conf" / "prompts" / "openforecast"
+PROMPTS = ROOT / "conf" / "prompts" / "openforecast" / "samples"
 ALL_SPLITS = "openforecast.samples.splits=[train,dev,test,later]"
 NO_CAPS = [f"openforecast.samples.max_samples.{t}=null" for t in (STF, LTF, AQA, MCNC, MCAC, VQA)]
 
