@@ -16,17 +16,48 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from prescient import io, params
-from prescient.openforecast.chains import ChainError, chain_frame, chain_stats
+from prescient.llm.gateway import Gateway
+from prescient.openforecast.chains import AtomicEvent, ChainError, chain_frame, chain_stats
 from prescient.openforecast.demo import read_timelines
 from prescient.openforecast.importer import read_import
+from prescient.openforecast.keypoints import story_events
+from prescient.openforecast.linking import link_articles
 from prescient.openforecast.settings import ChainsSettings
+from prescient.qa.prompts import load_template
 from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.chains")
+
+
+def _cluster(
+    s: ChainsSettings, articles: pd.DataFrame, args: argparse.Namespace
+) -> tuple[list[AtomicEvent], dict[str, Any]]:
+    """Link stories, then ask for the key points of the kept ones (longest first)."""
+    c = s.cluster
+    template = load_template(Path(args.prompts) / f"{c.keypoints.template}.yaml", "summary")
+    frame, kept, counts = link_articles(articles, c, progress=True)
+    if c.max_chains is not None:
+        counts["budget_dropped"] = max(0, len(kept) - c.max_chains)
+        kept = kept[: c.max_chains]
+    params_all = params.load(args.params)
+    with Gateway.from_params(params_all, stage="chains", ledger_path=args.ledger) as gateway:
+        gateway.check([c.keypoints.model])
+        events, kp = story_events(
+            frame,
+            kept,
+            template,
+            c.keypoints,
+            gateway.complete_many,
+            gateway.key_for,
+            (args.reuse_ledger, gateway.ledger),
+            c.min_dates,
+        )
+    return events, {**counts, "keypoints": kp}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         s = load_settings(ChainsSettings, p, "chains")
         articles = pd.read_parquet(args.articles)
         known = set(articles["article_id"].astype(str))
-        metrics: dict[str, object] = {"source": s.source}
+        metrics: dict[str, Any] = {"source": s.source}
         if s.source == "demo":
             events, counts = read_timelines(s.demo.path, known)
             origin = "demo"
@@ -55,12 +86,13 @@ def main(argv: list[str] | None = None) -> int:
             events, counts = read_import(s.import_, known)
             origin = f"import:{s.import_.name}"
         else:
-            raise ChainError("chains.source=cluster: the linker is not available yet")
-    except (ParamsError, ChainError, ValueError) as exc:
+            events, counts = _cluster(s, articles, args)
+            origin = "cluster"
+    except (ParamsError, ChainError, ValueError, FileNotFoundError) as exc:
         logger.error("%s", exc)
         return 2
     frame, extra = chain_frame(events, origin)
-    metrics.update({"input": counts, **extra, **chain_stats(frame)})
+    metrics.update({"read": counts, **extra, **chain_stats(frame)})
     Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
     Path(args.ledger).touch()  # a declared output even when no model was asked
     io.write_parquet(args.out, frame)

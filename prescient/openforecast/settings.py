@@ -92,6 +92,7 @@ class ClusterChains(Settings):
     path: str
     window_days: int = Field(ge=1)
     threshold: float = Field(gt=0, le=1)
+    name_threshold: float = Field(ge=0, le=1)
     min_coherence: float = Field(ge=0, le=1)
     min_dates: int = Field(ge=1)
     title_suffix_separators: list[str]
