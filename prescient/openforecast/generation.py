@@ -198,7 +198,7 @@ class SampleSteps:
             answer = str(x.answer)
             kept = [
                 o
-                for o in parse_options(res.text or "")
+                for o in _options(res)
                 if jaccard(o, answer) < self.s.distractor_similarity
                 and o.lower() not in answer.lower()
                 and answer.lower() not in o.lower()
@@ -223,7 +223,7 @@ class SampleSteps:
                 _drop(x, "llm_error", f"distract_event: {res.error}")
                 continue
             real = [e.text for e in x.chain.targets(x.split_date)]
-            kept = [o for o in parse_options(res.text or "") if not self._restates(o, real)]
+            kept = [o for o in _options(res) if not self._restates(o, real)]
             pool = [e.text for e in reversed(x.background) if not self._restates(e.text, real)]
             self._complete_distractors(x, kept, pool, res.text)
 
@@ -292,6 +292,13 @@ class SampleSteps:
             x.answer_index = order.index(0)
             if x.task == MCNC:
                 x.answer = str(truth)
+
+
+def _options(res: LLMResult) -> list[str]:
+    """The options of a reply; the last one of a reply cut at its token limit is a
+    fragment and goes."""
+    options = parse_options(res.text or "")
+    return options[:-1] if res.finish_reason == "length" else options
 
 
 def _drop(x: Sample, status: str, reason: str, raw: str | None = None) -> None:

@@ -33,10 +33,12 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "split_date": "date32[pyarrow]",
     "template": "string",
     "response": "string",
+    "finish_reason": "string",
     "error": "string",
     "ledger_key": "string",
 }
-"""One row per sample: the model's reply (null with ``error`` when the call failed)."""
+"""One row per sample: the model's reply (null with ``error`` when the call failed) and
+why it ended (``length``: cut at ``max_tokens``, so its last item is incomplete)."""
 
 
 def prompt_values(sample: dict[str, Any]) -> dict[str, str]:
@@ -91,6 +93,7 @@ def predict(
         rows["split_date"].append(as_date(x["split_date"]))
         rows["template"].append(template.label)
         rows["response"].append(r.text if r.ok else None)
+        rows["finish_reason"].append(r.finish_reason if r.ok else None)
         rows["error"].append(None if r.ok else r.error)
         rows["ledger_key"].append(r.key)
     return io.typed_frame(PREDICTION_SCHEMA, rows)

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
+from prescient import params
+from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.lrae.judge import Match, parse_match, parse_yes_no
 from prescient.openforecast.lrae.metrics import FP, MTP, REPEAT, TP, Counts, count, macro
+from prescient.openforecast.lrae.run import evaluate
+from prescient.openforecast.prompts import load_role_template
+from prescient.openforecast.settings import LraeSettings
+from prescient.settings import load_settings
 from prescient.openforecast.lrae.split import split_predictions
 from prescient.openforecast.text import jaccard, near_duplicates
+from tests.conftest import ROOT
 
 
 def test_a_year_ending_a_sentence_is_not_a_list_marker() -> None:
@@ -137,3 +145,43 @@ def test_macro_average_and_seeded_bootstrap() -> None:
     assert macro([0.7], reps=100, confidence=0.9, seed=1) == type(m)(0.7, 0.7, 0.7, 1)
     none = macro([], reps=100, confidence=0.9, seed=1)
     assert none.n == 0 and math.isnan(none.value)
+
+
+def test_the_last_item_of_a_cut_reply_is_not_judged() -> None:
+    s = load_settings(LraeSettings, params.compose(ROOT), "openforecast.lrae")
+    prompts = ROOT / "conf" / "prompts" / "openforecast" / "lrae"
+    templates = {r: load_role_template(prompts, r, r) for r in ("match", "evidence", "aqa_judge")}
+    sample = {
+        "sample_id": "s1",
+        "task": "stf",
+        "split": "test",
+        "split_date": "2024-01-16",
+        "chain_end": "2024-06-01",
+        "targets": ["The bank cut rates.", "Unions struck."],
+        "question": None,
+        "answer": None,
+    }
+    judged: list[str] = []
+
+    def complete(reqs: list[LLMRequest], desc: str) -> list[LLMResult]:
+        judged.extend(str(r.messages[-1]["content"]) for r in reqs)
+        return [LLMResult(r, "k" * 64, ok=True, text="Yes (1)") for r in reqs]
+
+    reply = "1. The bank cuts rates.\n2. Prices fall.\n3. The unio"
+    preds = pd.DataFrame(
+        {
+            "sample_id": ["s1", "s1"],
+            "model": ["cut", "whole"],
+            "task": ["stf", "stf"],
+            "response": [reply, reply],
+            "finish_reason": ["length", "stop"],
+            "error": [None, None],
+        }
+    )
+    result = evaluate(pd.DataFrame([sample]), preds, templates, s, complete, None)
+    j = result.judgements.set_index(["model", "item"])
+    assert j.loc[("cut", 2), "verdict"] == "truncated"
+    assert j.loc[("whole", 2), "verdict"] == "repeat"  # judged: the weak judge says label 1
+    scores = result.scores.set_index("model")
+    assert scores.loc["cut", "n_atomic"] == 2 and scores.loc["whole", "n_atomic"] == 3
+    assert len(judged) == 5

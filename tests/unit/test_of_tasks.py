@@ -18,7 +18,7 @@ from prescient.evaluation.questions import QuestionSource, load_questions
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.chains import EventDate, chain_frame, event_id
 from prescient.openforecast.demo import read_timelines
-from prescient.openforecast.generation import parse_argument, parse_options
+from prescient.openforecast.generation import _options, parse_argument, parse_options
 from prescient.openforecast.samples import build_samples, load_sample_templates
 from prescient.openforecast.settings import SamplesSettings, SplitSettings
 from prescient.openforecast.tasks import (
@@ -342,3 +342,12 @@ def test_failed_and_unusable_replies_drop_samples_with_a_reason() -> None:
     samples, _, _ = build_samples(demo_chains(), templates, s, split, seed, complete)
     assert set(samples[samples["task"] == MCAC]["status"]) == {"too_few_distractors"}
     assert set(samples[samples["task"] == VQA]["status"]) == {"ok"}  # one option suffices
+
+
+def test_the_last_option_of_a_cut_reply_is_dropped() -> None:
+    req = LLMRequest("m", [{"role": "user", "content": "x"}])
+    text = "- A storm closed the port.\n- The ministry cut aid.\n- The government on"
+    cut = LLMResult(req, "k", ok=True, text=text, finish_reason="length")
+    whole = LLMResult(req, "k", ok=True, text=text, finish_reason="stop")
+    assert _options(cut) == ["A storm closed the port.", "The ministry cut aid."]
+    assert len(_options(whole)) == 3

@@ -3,8 +3,9 @@ formula 2), per sample and macro-averaged.
 
 Verdicts of a sample's atomic predictions: ``tp`` (matches gold label ``k``), ``mtp``
 (matches no label but the evidence supports it), ``fp`` (neither), ``duplicate`` (a
-near-duplicate of an earlier prediction, dropped before judging) and ``repeat`` (matches
-a label an earlier prediction already matched). A label matched twice counts once: TP is
+near-duplicate of an earlier prediction, dropped before judging), ``truncated`` (the last
+item of a reply cut at its token limit, incomplete, not judged) and ``repeat`` (matches a
+label an earlier prediction already matched). A label matched twice counts once: TP is
 the number of distinct labels matched, FN the labels never matched. ``repeat_match``
 decides what a repeat is: ``ignore`` (neither true nor false) or ``false_positive`` (what
 the paper's code does: its precision divides by every prediction).
@@ -23,8 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TP, MTP, FP, DUPLICATE, REPEAT = "tp", "mtp", "fp", "duplicate", "repeat"
-VERDICTS: tuple[str, ...] = (TP, MTP, FP, DUPLICATE, REPEAT)
+TP, MTP, FP, DUPLICATE, TRUNCATED, REPEAT = "tp", "mtp", "fp", "duplicate", "truncated", "repeat"
+VERDICTS: tuple[str, ...] = (TP, MTP, FP, DUPLICATE, TRUNCATED, REPEAT)
+NOT_JUDGED: frozenset[str] = frozenset({DUPLICATE, TRUNCATED})
+"""Verdicts given before judging; such predictions count nowhere."""
 
 
 @dataclass(frozen=True)

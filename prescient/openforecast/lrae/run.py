@@ -40,8 +40,10 @@ from prescient.openforecast.lrae.metrics import (
     DUPLICATE,
     FP,
     MTP,
+    NOT_JUDGED,
     REPEAT,
     TP,
+    TRUNCATED,
     Counts,
     count,
     macro,
@@ -260,7 +262,11 @@ class Judge:
             a.verdict = MTP if parse_yes_no(r.text) else FP
 
 
-def _atoms(sample: Mapping[str, Any], model: str, response: str, s: LraeSettings) -> list[Atom]:
+def _atoms(
+    sample: Mapping[str, Any], model: str, response: str, cut: bool, s: LraeSettings
+) -> list[Atom]:
+    """Atomic predictions of a reply; ``cut``: the reply hit its token limit, so its last
+    item is incomplete and not judged."""
     if sample["task"] == AQA:
         answer = aqa_answer(response)
         return [Atom(sample, model, 0, answer)] if answer else []
@@ -270,6 +276,8 @@ def _atoms(sample: Mapping[str, Any], model: str, response: str, s: LraeSettings
     for a in atoms:
         if a.duplicate_of is not None:
             a.verdict, a.note = DUPLICATE, f"near-duplicate of item {a.duplicate_of}"
+    if cut and atoms:
+        atoms[-1].verdict, atoms[-1].note = TRUNCATED, "the reply was cut at its token limit"
     return atoms
 
 
@@ -310,7 +318,7 @@ def _score_row(
         "task": sample["task"],
         "split": sample["split"],
         "n_labels": n_labels,
-        "n_atomic": sum(a.verdict != DUPLICATE for a in atoms),
+        "n_atomic": sum(a.verdict not in NOT_JUDGED for a in atoms),
         "empty": not atoms and error is None,
         "error": error,
     }
@@ -322,7 +330,7 @@ def _score_row(
                 ("precision", "recall", "f1", "precision_gold", "recall_gold", "f1_gold"), None
             ),
         }
-    judged = [a for a in atoms if a.verdict != DUPLICATE]
+    judged = [a for a in atoms if a.verdict not in NOT_JUDGED]
     verdicts = [a.verdict or FP for a in judged]  # a failed judge call counts as unsupported
     c = count(verdicts, [a.label for a in judged], n_labels, s.repeat_match)
     gold = Counts(tp=c.tp, mtp=0, fp=c.fp + c.mtp, fn=c.fn)
@@ -377,7 +385,10 @@ def evaluate(
     per_pred: list[tuple[dict[str, Any], list[Atom]]] = []
     for p in preds:
         failed = p["error"] is not None and not pd.isna(p["error"])
-        atoms = [] if failed else _atoms(by_id[p["sample_id"]], p["model"], p["response"] or "", s)
+        cut = p.get("finish_reason") == "length"
+        atoms = (
+            [] if failed else _atoms(by_id[p["sample_id"]], p["model"], p["response"] or "", cut, s)
+        )
         per_pred.append((p, atoms))
     all_atoms = [a for _, atoms in per_pred for a in atoms]
     judge = Judge(templates, s, complete, evidence)
