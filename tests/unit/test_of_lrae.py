@@ -12,11 +12,11 @@ from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.lrae.judge import Match, parse_match, parse_yes_no
 from prescient.openforecast.lrae.metrics import FP, MTP, REPEAT, TP, Counts, count, macro
 from prescient.openforecast.lrae.run import evaluate
+from prescient.openforecast.lrae.split import split_predictions
 from prescient.openforecast.prompts import load_role_template
 from prescient.openforecast.settings import LraeSettings
-from prescient.settings import load_settings
-from prescient.openforecast.lrae.split import split_predictions
 from prescient.openforecast.text import jaccard, near_duplicates
+from prescient.settings import load_settings
 from tests.conftest import ROOT
 
 
