@@ -1,7 +1,8 @@
 """Stage ``of_predict`` (one DVC matrix cell): a model's open-ended forecasts for one task.
 
-Params: ``models.<model>``, ``openforecast.predict.templates`` and
-``openforecast.predict.gen``, ``llm``; the model and task come from the matrix item.
+Params: ``models.<model>``, ``openforecast.predict.templates``,
+``openforecast.predict.gen``, ``openforecast.split.relative_to_cutoff`` (forecast only
+after the model's knowledge cutoff), ``llm``; the model and task come from the matrix item.
 Writes data/processed/of_predictions/<model>-<task>.parquet and the cell's ledger
 data/llm/of_predict/<model>-<task>.jsonl.
 """
@@ -16,10 +17,11 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
+from prescient.dates import as_date
 from prescient.llm.gateway import Gateway
 from prescient.openforecast.predict import predict
 from prescient.openforecast.prompts import load_role_template
-from prescient.openforecast.settings import PredictSettings
+from prescient.openforecast.settings import PredictSettings, SplitSettings
 from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.of_predict")
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     gateway = None
     try:
         s = load_settings(PredictSettings, p, "openforecast.predict")
+        split = load_settings(SplitSettings, p, "openforecast.split")
         template = load_role_template(args.prompts, s.templates[args.task], args.task)
         gateway = Gateway.from_params(p, stage="of_predict", ledger_path=args.ledger)
         gateway.check([args.model])
@@ -50,9 +53,11 @@ def main(argv: list[str] | None = None) -> int:
             gateway.close()
         return 2
     samples = pd.read_parquet(args.samples)
+    cutoff = gateway.spec(args.model).knowledge_cutoff
+    after = as_date(cutoff) if split.relative_to_cutoff and cutoff else None
     with gateway:
         out = predict(
-            samples, args.model, args.task, template, s.gen[args.task], gateway.complete_many
+            samples, args.model, args.task, template, s.gen[args.task], gateway.complete_many, after
         )
     Path(args.ledger).touch()
     io.write_parquet(args.out, out)

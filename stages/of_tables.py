@@ -1,7 +1,8 @@
 """Stage ``of_tables``: OpenForecast's results tables and metrics (COLING 2025, Table 2).
 
-Params: ``base.seed``, ``openforecast.lrae.bootstrap_reps`` and
-``openforecast.lrae.confidence``. Reads the evaluation's scores (the closed forms are
+Params: ``base.seed``, ``openforecast.lrae.bootstrap_reps``,
+``openforecast.lrae.confidence``, ``openforecast.split.relative_to_cutoff`` and ``models``
+(knowledge cutoffs). Reads the evaluation's scores (the closed forms are
 the rows whose question_id is an OpenForecast question), the closed-form questions, the
 samples and LRAE's per-sample scores. Writes reports/openforecast/closed_accuracy.csv,
 reports/openforecast/open_scores.csv and reports/metrics/openforecast.json.
@@ -16,7 +17,12 @@ import sys
 import pandas as pd
 
 from prescient import io, params
-from prescient.openforecast.tables import closed_accuracy, open_scores, openforecast_metrics
+from prescient.openforecast.tables import (
+    closed_accuracy,
+    knowledge_cutoffs,
+    open_scores,
+    openforecast_metrics,
+)
 
 logger = logging.getLogger("stages.of_tables")
 
@@ -36,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = params.load(args.params)
     lrae = p["openforecast"]["lrae"]
-    closed = closed_accuracy(pd.read_parquet(args.scores), pd.read_parquet(args.questions))
+    relative = bool(p["openforecast"]["split"]["relative_to_cutoff"])
+    cutoffs = knowledge_cutoffs(p["models"]) if relative else None
+    closed = closed_accuracy(pd.read_parquet(args.scores), pd.read_parquet(args.questions), cutoffs)
     open_ = open_scores(
         pd.read_parquet(args.lrae_scores),
         int(lrae["bootstrap_reps"]),

@@ -9,6 +9,7 @@ and no article is shown. Replies are kept verbatim; stage ``lrae`` splits and ju
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -59,6 +60,7 @@ def predict(
     template: PromptTemplate,
     gen: dict[str, Any],
     complete: Complete,
+    after: dt.date | None = None,
 ) -> pd.DataFrame:
     """Predictions of ``model`` for the usable samples of ``task``.
 
@@ -69,8 +71,12 @@ def predict(
         template: the task's prompt template.
         gen: generation parameters (part of the ledger key).
         complete: ``Gateway.complete_many``.
+        after: only samples whose split date is after this day (the model's knowledge
+            cutoff, ``openforecast.split.relative_to_cutoff``); None: all.
     """
     chosen = samples[(samples["task"] == task) & (samples["status"] == "ok")]
+    if after is not None:
+        chosen = chosen[[as_date(d) > after for d in chosen["split_date"]]]
     mine: list[dict[str, Any]] = chosen.sort_values("sample_id").to_dict("records")  # type: ignore[assignment]
     requests = [
         LLMRequest(

@@ -127,8 +127,10 @@ class ChainsSettings(Settings):
 
 
 class SplitSettings(Settings):
-    """``openforecast.split``: train/dev/test by the split date T_k (paper appendix A.2)."""
+    """``openforecast.split``: train/dev/test by the split date T_k (paper appendix A.2),
+    and whether each model is evaluated only on split dates after its knowledge cutoff."""
 
+    relative_to_cutoff: bool
     train_end: Day
     dev_start: Day
     dev_end: Day

@@ -13,12 +13,15 @@ The figure (:mod:`prescient.report.openforecast_figures`) draws these tables as 
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from prescient import io
 from prescient.analysis.stats import wilson_interval
+from prescient.dates import as_date, optional_date
 from prescient.openforecast.lrae.metrics import macro
 from prescient.openforecast.tasks import AQA, CLOSED_TASKS
 from prescient.seeds import derive_seed
@@ -62,12 +65,31 @@ OPEN_METRICS: tuple[str, ...] = (
 )
 
 
-def closed_accuracy(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
-    """Accuracy of the closed forms per model, task and setting (see module docstring)."""
+def closed_accuracy(
+    scores: pd.DataFrame,
+    questions: pd.DataFrame,
+    cutoffs: Mapping[str, dt.date | None] | None = None,
+) -> pd.DataFrame:
+    """Accuracy of the closed forms per model, task and setting (see module docstring).
+
+    Args:
+        scores: the evaluation's scores table.
+        questions: the closed-form question table (question_id -> task).
+        cutoffs: model -> knowledge cutoff; a model's questions resolved on or before
+            its cutoff are left out (``openforecast.split.relative_to_cutoff``). None:
+            every question counts.
+    """
     tasks = questions.set_index("question_id")["task"]
     mine = scores[scores["question_id"].isin(tasks.index)].copy()
     mine["task"] = mine["question_id"].map(tasks)
     mine = mine[mine["task"].isin(CLOSED_TASKS)]
+    if cutoffs is not None:
+        resolved = questions.set_index("question_id")["resolution_date"].map(as_date)
+        after = [
+            (cutoff := cutoffs.get(str(m))) is None or resolved[q] > cutoff
+            for m, q in zip(mine["model"], mine["question_id"], strict=True)
+        ]
+        mine = mine[after]
     rows: dict[str, list[Any]] = {c: [] for c in CLOSED_SCHEMA}
     keys = ["model", "task", "setting", "rag_cutoff"]
     for key, group in mine.groupby(keys, sort=True, dropna=False):
@@ -152,3 +174,8 @@ def openforecast_metrics(
         cell = out["open"].setdefault(r["model"], {}).setdefault(r["task"], {"n": int(r["n"])})
         cell[r["metric"]] = _num(r["value"])
     return out
+
+
+def knowledge_cutoffs(models: Mapping[str, Any]) -> dict[str, dt.date | None]:
+    """Model -> knowledge cutoff from the registry section ``models`` of params."""
+    return {name: optional_date(m.get("knowledge_cutoff")) for name, m in models.items()}
