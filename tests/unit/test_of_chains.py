@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -189,3 +191,27 @@ def test_settings_name_the_missing_path_and_bad_layouts() -> None:
     with pytest.raises(ParamsError, match="needs columns"):
         settings("chains.import.columns.dates=null")
     assert settings().path == "data/raw/demo/timelines.jsonl"
+
+
+DEMO_TIMELINES = ROOT / "data" / "raw" / "demo" / "timelines.jsonl"
+
+
+@pytest.mark.skipif(not DEMO_TIMELINES.exists(), reason="the demo timelines file is absent")
+def test_the_shipped_demo_timelines_tell_the_generators_13_arcs() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "demo_gen", ROOT / "scripts" / "make_demo_corpus.py"
+    )
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    sys.modules["demo_gen"] = gen
+    spec.loader.exec_module(gen)
+    made = gen.build_articles()
+    ids = {article_id(normalize_url(r["url"]), "", dt.date.min) for r in gen.clean_rows(made)}
+    events, counts = read_timelines(DEMO_TIMELINES, ids)
+    frame, extra = chain_frame(events, "demo")
+    assert frame["chain_id"].nunique() == 13 and extra["duplicate_events"] == 0
+    for arc in gen.ARCS:
+        mine = frame[frame["chain_id"] == arc.key]
+        assert sorted(set(mine["date"])) == sorted({e.day for e in arc.episodes}), arc.key
+    assert counts["source_urls_not_ingested"] == 0  # every URL is a clean demo article
+    assert frame["source_article_ids"].map(len).min() >= 1
