@@ -70,6 +70,8 @@ def parse_argument(text: str) -> tuple[str | None, str | None, str | None]:
         return None, None, "no 'Question:' and 'Answer:' lines"
     question = " ".join(q.group(1).strip(" *").split())
     answer = " ".join(a.group(1).strip(" *").split()).rstrip(".")
+    if any("<" in s and ">" in s for s in (question, answer)):
+        return None, None, "the reply repeats the template's <placeholder>"
     if "?" not in question:
         return None, None, "the question has no question mark"
     question = question[: question.index("?") + 1]

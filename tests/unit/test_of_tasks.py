@@ -215,6 +215,8 @@ def test_argument_and_option_parsers() -> None:
         "Brisk Island",
     )
     assert parse_argument("Who will open it?")[2] == "no 'Question:' and 'Answer:' lines"
+    echo = "Question: Who will open it?\nAnswer: <the answer, a few words from the event>"
+    assert parse_argument(echo)[2] == "the reply repeats the template's <placeholder>"
     assert parse_argument("Question: Who opens it\nAnswer: Varga")[2] == (
         "the question has no question mark"
     )
