@@ -16,12 +16,11 @@ import argparse
 import logging
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 
 from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
 from prescient.llm.gateway import Gateway
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
@@ -66,10 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     # Failed calls beyond llm.max_failed_share: the ledger keeps every answer, no output
     # is written, and the non-zero exit makes the next `dvc repro` run the stage again.
     failures = gateway.failure_report()
-    failures.log(logger, "construct")
-    if failures.exceeded:
-        for stale in (args.candidates, args.questions, args.metrics):
-            Path(stale).unlink(missing_ok=True)
+    if failed_stage(failures, logger, "construct", [args.candidates, args.questions, args.metrics]):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.candidates, result.candidates)
     io.write_parquet(args.questions, result.questions)

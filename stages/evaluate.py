@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    from prescient.llm.failures import FAILED_CALLS_EXIT
+    from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
     from prescient.llm.gateway import Gateway
 
     p = params.load(args.params)
@@ -79,10 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     # article for any question).
     Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
     Path(args.ledger).touch()
-    failures = gateway.failure_report()
-    failures.log(logger, f"evaluate {args.model} {args.setting}")
-    if failures.exceeded:
-        Path(args.out).unlink(missing_ok=True)  # no earlier cell result may look current
+    if failed_stage(
+        gateway.failure_report(), logger, f"evaluate {args.model} {args.setting}", [args.out]
+    ):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.out, predictions)
     return 0

@@ -225,6 +225,14 @@ def date_values(day: dt.date) -> dict[str, str]:
     }
 
 
+def article_values(title: str, text: str, day: dt.date, max_chars: int | None) -> dict[str, str]:
+    """An article's placeholders (``title``, ``text`` cut to ``max_chars``, the dates);
+    also what the chains stage sends for a key point, so both make the same request."""
+    if max_chars and len(text) > max_chars:
+        text = text[:max_chars].rstrip() + " [...]"
+    return {"title": title, "text": text, **date_values(day)}
+
+
 # --- records --------------------------------------------------------------------------
 
 
@@ -295,10 +303,7 @@ class _Steps:
         self.filter_values = filter_sections(templates["filter"])
 
     def _values(self, a: _Article) -> dict[str, str]:
-        text = a.text
-        if self.s.article_max_chars and len(text) > self.s.article_max_chars:
-            text = text[: self.s.article_max_chars].rstrip() + " [...]"
-        return {"title": a.title, "text": text, **date_values(a.date)}
+        return article_values(a.title, a.text, a.date, self.s.article_max_chars)
 
     def _request(self, step: str, values: Mapping[str, str], tags: dict[str, Any]) -> LLMRequest:
         t = self.t[step]

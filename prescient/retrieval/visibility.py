@@ -67,3 +67,22 @@ def visible_window(
     if rag_cutoff is not None:
         end = min(end, rag_cutoff)
     return VisibleWindow(start=corpus_start, end=end)
+
+
+def evidence_window(split_date: dt.date, horizon_days: int) -> VisibleWindow:
+    """The articles an LRAE judge may read about a forecast made at ``split_date`` (T_k).
+
+    OpenForecast's evaluation (COLING 2025, section 5) checks predictions the gold
+    labels miss against news from after the split date: the window holds the articles
+    dated in ``[T_k, T_k + horizon_days]``, i.e. half-open ``[T_k, T_k + horizon + 1)``.
+    It starts exactly where every :func:`visible_window` of a question resolved on T_k
+    has already ended (that window ends at ``T_k - gap_days`` with ``gap_days >= 0``), so
+    the evidence the judge sees never reaches a forecasting prompt, and the judge never
+    sees an article from before T_k.
+
+    Raises:
+        ValueError: ``horizon_days`` is negative.
+    """
+    if horizon_days < 0:
+        raise ValueError(f"horizon_days must be >= 0 (got {horizon_days})")
+    return VisibleWindow(start=split_date, end=split_date + dt.timedelta(days=horizon_days + 1))
