@@ -100,22 +100,28 @@ class PromptTemplate:
     def slots(self) -> dict[int, dict[str, str]]:
         """Per-question prompts (``slots`` in the file: slot -> ``{instruction, example}``).
 
-        A template with slots asks for one question per request: the question of slot
-        ``k`` gets ``{slot_instruction}`` filled with slot ``k``'s instruction and one worked
-        example, ``example_user`` plus that instruction answered with slot ``k``'s
-        example. Small models follow one focused request far better than a four-part one.
+        A template with slots asks for one question per request: the request for slot
+        ``k`` fills ``{slot_instruction}`` with slot ``k``'s instruction, after one worked
+        example per slot (``example_user`` plus each slot's instruction, answered with
+        its example). Small models follow one focused request far better than a
+        four-part one, and since the examples come first and the instruction last,
+        every request of a stage shares the examples and the four requests of an
+        article share the article too: a local model reads them once.
         """
         return {int(k): dict(v) for k, v in (self.extras.get("slots") or {}).items()}
 
     def render_slot(self, values: Mapping[str, Any], slot: int) -> list[dict[str, str]]:
         """Chat messages asking for the question of ``slot`` (see :attr:`slots`)."""
-        spec = self.slots[slot]
-        instruction = spec["instruction"]
-        example = {
-            "user": f"{self.extras['example_user']}\n{instruction}",
-            "assistant": spec["example"],
-        }
-        return self.render({**values, "slot_instruction": instruction}, [example])
+        examples = [
+            {
+                "user": f"{self.extras['example_user']}\n{spec['instruction']}",
+                "assistant": spec["example"],
+            }
+            for _, spec in sorted(self.slots.items())
+        ]
+        return self.render(
+            {**values, "slot_instruction": self.slots[slot]["instruction"]}, examples
+        )
 
     def render(
         self, values: Mapping[str, Any], examples: list[dict[str, str]] | None = None

@@ -69,14 +69,16 @@ def test_slot_template_renders_one_focused_request_per_slot() -> None:
     assert sorted(t.slots) == [1, 2, 3, 4]
     values = {"date": "2024-05-02", "keypoint": "The port reopened on 2024-05-01."}
     one, three = t.render_slot(values, 1), t.render_slot(values, 3)
-    # system, one worked example (user, assistant), the request
-    assert [m["role"] for m in one] == ["system", "user", "assistant", "user"]
+    # system, one worked example per slot (user, assistant), the request
+    assert [m["role"] for m in one] == ["system"] + ["user", "assistant"] * 4 + ["user"]
     assert one[-1]["content"].endswith(t.slots[1]["instruction"])
-    assert (
-        one[2]["content"] == t.slots[1]["example"] and three[2]["content"] == t.slots[3]["example"]
-    )
+    assert three[-1]["content"].endswith(t.slots[3]["instruction"])
+    examples = [one[2 * k]["content"] for k in (1, 2, 3, 4)]
+    assert examples == [t.slots[k]["example"] for k in (1, 2, 3, 4)]
     assert one[1]["content"].startswith(t.extras["example_user"])
-    # The four requests of an article differ only after the key point: a shared prefix.
+    # Requests differ only after the key point: the examples and the article are a
+    # shared prefix.
+    assert one[:-1] == three[:-1]
     assert one[-1]["content"].split("\n")[:2] == three[-1]["content"].split("\n")[:2]
 
 
