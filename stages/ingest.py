@@ -1,6 +1,7 @@
 """Stage ``ingest``: read the configured news source into data/interim/articles.parquet.
 
-Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters).
+Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters). A corpus
+outside the project is named ``remote://<location>/<path>`` (prescient.locations).
 """
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 from prescient import io, params
 from prescient.corpus.ingest import IngestSettings, ingest_rows, log_examples, summarize
 from prescient.corpus.readers import CorpusConfigError, read_rows
+from prescient.locations import resolve
 
 logger = logging.getLogger("stages.ingest")
 
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = IngestSettings.from_params(ingest, corpus)
         rows = read_rows(
-            Path(corpus["path"]), corpus["format"], corpus.get("columns"), corpus.get("glob")
+            resolve(corpus["path"]), corpus["format"], corpus.get("columns"), corpus.get("glob")
         )
         articles, report = ingest_rows(rows, settings)
     except (CorpusConfigError, ValueError) as exc:

@@ -417,3 +417,23 @@ def test_bad_settings_stop_before_any_call_with_one_line(
     assert "construct.leakage.near_duplicate_window_days: " in error
     assert sum(CALLS.values()) == 0
     assert not (project / "questions.parquet").exists()
+
+
+def test_a_window_without_articles_writes_empty_outputs_and_an_empty_ledger(
+    project: Path,
+) -> None:
+    """A date window that selects no article is nothing to do, not a failure: the stage
+    writes every output (empty tables with their columns, an empty ledger) so that DVC
+    records it as done and the stages after it see zero questions."""
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    p["construct"]["date_start"], p["construct"]["date_end"] = "2030-01-01", "2030-01-31"
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    assert _run(project) == 0
+    assert sum(CALLS.values()) == 0
+    assert (project / "construct.jsonl").read_bytes() == b""
+    questions = pd.read_parquet(project / "questions.parquet")
+    candidates = pd.read_parquet(project / "qa_candidates.parquet")
+    assert questions.empty and list(questions.columns) == list(QUESTION_COLUMNS)
+    assert candidates.empty and list(candidates.columns) == list(CANDIDATE_COLUMNS)
+    metrics = json.loads((project / "construct.json").read_text())
+    assert metrics["questions"]["accepted"] == 0
