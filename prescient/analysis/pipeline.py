@@ -364,6 +364,8 @@ def _dataset_tables(
     if not q.empty and q["question"].notna().any():
         for qtype, label in ((TF, "TF questions"), (MC, "MC questions")):
             part = q.loc[q["qtype"].astype(str).str.lower() == qtype]
+            if part.empty:  # a True/False benchmark has no MC panel to fill
+                continue
             sources[label] = (part["resolution_date"], part["question"])
     points, fits = dataset.anderson_schooler(sources, a_s.window_days, a_s.drop_stopwords)
     for row in fits.itertuples(index=False):
