@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, PlainValidator, model_validator
+from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo, field_validator
 
 from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
 from prescient.settings import Settings
@@ -122,15 +122,19 @@ class EvalSettings(Settings):
     generation: dict[str, Any]
     max_questions: dict[str, Annotated[int, Field(ge=1)]]
 
-    @model_validator(mode="after")
-    def _budgets_name_evaluated_models(self) -> EvalSettings:
-        unknown = sorted(set(self.max_questions) - set(self.models))
+    @field_validator("max_questions")
+    @classmethod
+    def _budgets_name_evaluated_models(
+        cls, value: dict[str, int], info: ValidationInfo
+    ) -> dict[str, int]:
+        models = list(info.data.get("models") or ())
+        unknown = sorted(set(value) - set(models))
         if unknown:
             raise ValueError(
-                f"max_questions names models {unknown} that are not in eval.models "
-                f"{list(self.models)}: remove them or add the models"
+                f"names models {unknown} that are not in eval.models {models}: remove them "
+                "or add the models"
             )
-        return self
+        return value
 
     @property
     def rag_cutoffs(self) -> list[dt.date | None]:

@@ -30,14 +30,19 @@ from tests.conftest import ROOT
 
 DVC = Path(sys.executable).parent / "dvc"
 COPIED = ("conf", "prescient", "stages", "dvc.yaml", ".dvcignore", "data/raw/demo/news.jsonl.gz")
-DVC_CONFIG = "[core]\n    analytics = false\n    check_update = false\n[hydra]\n    enabled = true\n"
+DVC_CONFIG = (
+    "[core]\n    analytics = false\n    check_update = false\n[hydra]\n    enabled = true\n"
+)
 IMP = "questions.sources.imported"
 MARKETS_CSV = """id,question,outcome,opened,closed,topic
 m1,Will the Aldmark Reserve Bank raise rates in July 2024?,1,2024-05-01,2024-07-20,Economics & Business
 m2,Will the Lyra-2 satellite launch before September 2024?,0,2024-06-01,2024-09-01,Science & Technology
 m3,Will the Port Velden tram open in 2024?,1,2024-01-15,2024-11-30,Transport
 """
-GRID = ("eval.models=[baseline_always_yes,baseline_random]", "eval.settings=[closed_book,rag_dynamic]")
+GRID = (
+    "eval.models=[baseline_always_yes,baseline_random]",
+    "eval.settings=[closed_book,rag_dynamic]",
+)
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -133,7 +138,9 @@ def test_an_imported_file_runs_retrieval_evaluation_and_the_report_only(tmp_path
     assert provenance["questions_path"] == "data/interim/eval_questions.parquet"
     horizon = pd.read_csv(root / "reports/tables/horizon_accuracy.csv")
     # m1 asked 80 days ahead, m2 92, m3 320; always-yes is right on m1 and m3
-    yes = horizon.query("model == 'baseline_always_yes' and cell == 'closed_book' and qtype == 'all'")
+    yes = horizon.query(
+        "model == 'baseline_always_yes' and cell == 'closed_book' and qtype == 'all'"
+    )
     assert yes[["bucket", "n", "n_correct"]].values.tolist() == [
         ["30-89 days", 1, 1],
         ["90-179 days", 1, 0],
@@ -190,7 +197,9 @@ def test_a_scores_table_from_elsewhere_is_analysed_alone(tmp_path: Path) -> None
     assert sources[["source", "n", "n_tf", "n_mc", "n_categories"]].values.tolist() == [
         ["their_bench", 40, 20, 20, 2]
     ]
-    provenance = dict(pd.read_csv(root / "reports/tables/provenance.csv").fillna("").values.tolist())
+    provenance = dict(
+        pd.read_csv(root / "reports/tables/provenance.csv").fillna("").values.tolist()
+    )
     assert provenance["scores_path"] == "results/their_scores.parquet"
     assert provenance["questions_path"] == "(the scores table)"
     assert provenance["corpus_checksum"] == ""
@@ -249,7 +258,10 @@ def test_a_queued_experiment_reads_a_corpus_outside_the_project(tmp_path: Path) 
     _run(root, str(DVC), "remote", "add", "--local", "shared", "../shared")
     _commit(root)
     dvc = str(DVC)
-    for path, name in (("remote://shared/news.jsonl.gz", "located"), ("../shared/news.jsonl.gz", "relative")):
+    for path, name in (
+        ("remote://shared/news.jsonl.gz", "located"),
+        ("../shared/news.jsonl.gz", "relative"),
+    ):
         _run(root, dvc, "exp", "run", "--queue", "ingest", "-n", name,
              "-S", "corpus=jsonl", "-S", f"corpus.path={path}")  # fmt: skip
     _run(root, dvc, "exp", "run", "--run-all", ok=False)
@@ -260,5 +272,7 @@ def test_a_queued_experiment_reads_a_corpus_outside_the_project(tmp_path: Path) 
     located = next(r for r in ref if r.endswith("/located"))
     lock = _run(root, "git", "show", f"{located}:dvc.lock").stdout
     assert "path: remote://shared/news.jsonl.gz" in lock and str(tmp_path) not in lock
-    metrics = yaml.safe_load(_run(root, "git", "show", f"{located}:reports/metrics/ingest.json").stdout)
+    metrics = yaml.safe_load(
+        _run(root, "git", "show", f"{located}:reports/metrics/ingest.json").stdout
+    )
     assert metrics["rows_read"] == 371 and metrics["rows_kept"] == 363

@@ -568,3 +568,16 @@ def test_model_samples_are_nested() -> None:
     assert samples[0] <= samples[1] <= samples[2] <= samples[3]
     first = table.loc[table["sample_rank"] == 1, "question_id"].item()
     assert samples[0] == {first}
+
+
+def test_model_budgets_name_evaluated_models() -> None:
+    from prescient.evaluation.settings import EvalSettings
+    from prescient.settings import load_settings
+
+    p = params.compose(ROOT, ["+eval.max_questions.smollm2_135m=50"])
+    assert load_settings(EvalSettings, p, "eval").max_questions == {"smollm2_135m": 50}
+    with pytest.raises(ParamsError) as err:
+        load_settings(EvalSettings, params.compose(ROOT, ["+eval.max_questions.gpt_4=5"]), "eval")
+    assert str(err.value).startswith(
+        "eval.max_questions: names models ['gpt_4'] that are not in eval.models"
+    )
