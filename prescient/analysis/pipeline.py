@@ -195,31 +195,10 @@ def run_analysis(
         settings: the analysis settings.
         seed: ``base.seed`` (the bootstrap's seeds derive from it).
     """
-    notes: list[str] = []
-    raw_scores, n_duplicates = drop_duplicate_scores(raw_scores, settings.duplicates)
-    if n_duplicates:
-        notes.append(
-            f"{n_duplicates} scored rows repeated a (model, setting, question) already in the "
-            f"table and were dropped (analysis.duplicates={settings.duplicates})."
-        )
-    info = question_info(raw_scores, questions)
-    if questions is None:
-        notes.append(
-            f"No questions table: the scores table's own columns describe its {len(info)} "
-            "questions (dataset statistics use the columns it has)."
-        )
-    every = with_questions(normalize_scores(raw_scores, settings.exclude_errors), info)
-    sources = dict(zip(info["question_id"], info["source"], strict=True))
-    errors = count_errors(raw_scores, sources)
-    n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
-    if n_errors:
-        verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
-        notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
-    scores, series_notes = _series_scores(every, settings)
-    notes += series_notes
-    if scores.empty:
-        notes.append("The scores table has no scored rows: every accuracy table is empty.")
-    infos = resolve_models(raw_scores, registry)
+    inputs = prepare_inputs(raw_scores, questions, settings)
+    notes = list(inputs.notes)
+    scores, info, every = inputs.series, inputs.info, inputs.every
+    infos = resolve_models(inputs.raw, registry)
     models = {i.model: i for i in infos}
 
     monthly = monthly_accuracy(scores, settings.moving_average)
@@ -227,7 +206,7 @@ def run_analysis(
     slopes = slopes_table(monthly, settings.slope)
     fresh = freshbench(scores, models, settings.freshbench)
     sizes = {str(k): int(v) for k, v in info.groupby("source").size().items()}
-    cells = cell_summary(every, errors, sizes)
+    cells = cell_summary(every, inputs.errors, sizes)
     horizon = horizon_accuracy(every, settings.horizon.buckets_days)
     notes += _series_notes(monthly, slopes, settings)
     notes += _table3_notes(t3)
@@ -240,6 +219,11 @@ def run_analysis(
         for i in infos
         if i.knowledge_cutoff is None
     ]
+    if horizon.empty:
+        notes.append(
+            "No evaluated question has a forecast date: accuracy by horizon is empty "
+            "(map questions.sources.<name>.columns.forecast_date to report it)."
+        )
     tables: dict[str, pd.DataFrame] = {
         "monthly_accuracy": monthly,
         "yearly_accuracy": yearly_averages(monthly),
@@ -257,25 +241,81 @@ def run_analysis(
         "dataset_horizons": horizon_counts(info, settings.horizon.buckets_days),
     }
     tables.update(_dataset_tables(info, articles, settings, notes))
-    visibility = visibility_summary(info)
-    if horizon.empty:
-        notes.append(
-            "No evaluated question has a forecast date: accuracy by horizon is empty "
-            "(map questions.sources.<name>.columns.forecast_date to report it)."
-        )
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
+    n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
     metrics = _metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
-    metrics["duplicates_dropped"] = n_duplicates
+    metrics["duplicates_dropped"] = inputs.n_duplicates
     for note in notes:
         logger.info("note: %s", note)
-    provenance = {
+    return AnalysisResult(tables, metrics, notes, models, _provenance(inputs))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The scores and questions as the analysis uses them.
+
+    Attributes:
+        raw: the scores table after the duplicate rule.
+        n_duplicates: rows the duplicate rule dropped.
+        info: one row per evaluated question (:func:`question_info`).
+        every: the normalised scores of every source, with ``source`` and
+            ``horizon_days``.
+        series: the scores of the time-series analyses (excluded sources left out).
+        errors: failed calls per model, cell and source.
+        notes: what preparing them found worth saying.
+    """
+
+    raw: pd.DataFrame
+    n_duplicates: int
+    info: pd.DataFrame
+    every: pd.DataFrame
+    series: pd.DataFrame
+    errors: pd.DataFrame
+    notes: list[str]
+
+
+def prepare_inputs(
+    raw_scores: pd.DataFrame, questions: pd.DataFrame | None, settings: AnalysisSettings
+) -> Inputs:
+    """Apply the duplicate rule, describe the questions, normalise the scores, count the
+    failed calls and set the excluded sources apart, with a note for each."""
+    notes: list[str] = []
+    raw, n_duplicates = drop_duplicate_scores(raw_scores, settings.duplicates)
+    if n_duplicates:
+        notes.append(
+            f"{n_duplicates} scored rows repeated a (model, setting, question) already in the "
+            f"table and were dropped (analysis.duplicates={settings.duplicates})."
+        )
+    info = question_info(raw, questions)
+    if questions is None:
+        notes.append(
+            f"No questions table: the scores table's own columns describe its {len(info)} "
+            "questions (dataset statistics use the columns it has)."
+        )
+    every = with_questions(normalize_scores(raw, settings.exclude_errors), info)
+    errors = count_errors(raw, dict(zip(info["question_id"], info["source"], strict=True)))
+    n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
+    if n_errors:
+        verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
+        notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
+    series, series_notes = _series_scores(every, settings)
+    notes += series_notes
+    if series.empty:
+        notes.append("The scores table has no scored rows: every accuracy table is empty.")
+    return Inputs(raw, n_duplicates, info, every, series, errors, notes)
+
+
+def _provenance(inputs: Inputs) -> dict[str, str]:
+    """What the report says about the inputs: the retrieval rule, sources, duplicates."""
+    visibility = visibility_summary(inputs.info)
+    series = inputs.series
+    return {
         "retrieval_window": visibility["rule"],
         "forecast_dates": visibility["forecast_dates"],
-        "sources": ", ".join(sorted(set(info["source"]))),
-        "time_series_sources": ", ".join(sorted(set(scores["source"]))) if not scores.empty else "",
-        "duplicates_dropped": str(n_duplicates),
+        "sources": ", ".join(sorted(set(inputs.info["source"]))),
+        "time_series_sources": ", ".join(sorted(set(series["source"]))) if not series.empty else "",
+        "duplicates_dropped": str(inputs.n_duplicates),
     }
-    return AnalysisResult(tables, metrics, notes, models, provenance)
 
 
 def _series_scores(
