@@ -6,7 +6,8 @@ travel). Prompt templates are read from ``--prompts`` (a DVC dependency).
 Writes data/processed/questions.parquet (accepted questions),
 data/interim/qa_candidates.parquet (every article and question with its status) and
 reports/metrics/construct.json; every model reply goes to the ledger (``--ledger``), so a
-rerun only pays for requests it has not seen. Failed calls beyond
+rerun only pays for requests it has not seen. With nothing to do (no selected article in
+the date window) it writes empty tables and an empty ledger and succeeds. Failed calls beyond
 ``llm.max_failed_share`` write no output and exit with status 3.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import logging
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 
@@ -62,6 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         result = build_questions(
             selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
         )
+    # The ledger is a declared output even when there was nothing to ask (a date window
+    # that selects no article): an empty ledger and empty tables, not a failed stage.
+    Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.ledger).touch()
     # Failed calls beyond llm.max_failed_share: the ledger keeps every answer, no output
     # is written, and the non-zero exit makes the next `dvc repro` run the stage again.
     failures = gateway.failure_report()

@@ -1,6 +1,7 @@
 """Stage ``ingest``: read the configured news source into the article table.
 
-Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters and bounds).
+Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters and bounds). A
+corpus outside the project is named ``remote://<location>/<path>`` (prescient.locations).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
 """
 
@@ -14,6 +15,7 @@ from prescient import io, params
 from prescient.corpus.ingest import IngestStopError, ingest_corpus, summarize
 from prescient.corpus.readers import CorpusConfigError
 from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.locations import LocationError, resolve
 from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.ingest")
@@ -30,9 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     p = params.load(args.params)
     try:
         corpus = load_settings(CorpusSettings, p, "corpus")
+        corpus = corpus.model_copy(update={"path": str(resolve(corpus.path))})
         settings = load_settings(IngestSettings, p, "ingest")
         articles, report = ingest_corpus(corpus, settings)
-    except (ParamsError, CorpusConfigError, IngestStopError) as exc:
+    except (ParamsError, CorpusConfigError, IngestStopError, LocationError) as exc:
         logger.error("ingest: %s", exc)
         return 2
 

@@ -469,3 +469,23 @@ def test_one_question_per_request_and_the_monthly_budget(project: Path) -> None:
     assert generated["reason"].str.contains(r"no question in slot\(s\) \[4\]").all()
     metrics = yaml.safe_load((project / "construct.json").read_text())
     assert metrics["llm_calls"]["generate"]["requests"] == 4 * len(generated)
+
+
+def test_a_window_without_articles_writes_empty_outputs_and_an_empty_ledger(
+    project: Path,
+) -> None:
+    """A date window that selects no article is nothing to do, not a failure: the stage
+    writes every output (empty tables with their columns, an empty ledger) so that DVC
+    records it as done and the stages after it see zero questions."""
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    p["construct"]["date_start"], p["construct"]["date_end"] = "2030-01-01", "2030-01-31"
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    assert _run(project) == 0
+    assert sum(CALLS.values()) == 0
+    assert (project / "construct.jsonl").read_bytes() == b""
+    questions = pd.read_parquet(project / "questions.parquet")
+    candidates = pd.read_parquet(project / "qa_candidates.parquet")
+    assert questions.empty and list(questions.columns) == list(QUESTION_COLUMNS)
+    assert candidates.empty and list(candidates.columns) == list(CANDIDATE_COLUMNS)
+    metrics = json.loads((project / "construct.json").read_text())
+    assert metrics["questions"]["accepted"] == 0
