@@ -330,13 +330,14 @@ def test_tables_and_metrics(done: Path) -> None:
     )
     io.write_parquet(done / "scores.parquet", scores)
     out = done / "tables"
-    assert (
-        tables_stage.main(
+
+    def tables(scores_path: Path) -> int:
+        return tables_stage.main(
             [
                 "--params",
                 str(pfile),
                 "--scores",
-                str(done / "scores.parquet"),
+                str(scores_path),
                 "--questions",
                 str(done / "of_questions.parquet"),
                 "--samples",
@@ -351,8 +352,9 @@ def test_tables_and_metrics(done: Path) -> None:
                 str(done / "openforecast.json"),
             ]
         )
-        == 0
-    )
+
+    assert tables(done / "no-scores.parquet") == 2 and not out.exists()
+    assert tables(done / "scores.parquet") == 0
     closed = pd.read_csv(out / "closed.csv")
     assert (
         closed["n"].sum() == 2 and closed["n_correct"].sum() == 1
