@@ -9,10 +9,9 @@ Usage (from the repository root, with an ingested articles table)::
 ``--gold demo`` scores the recovered stories against the demo generator's story arcs
 with B-cubed precision, recall and F1 (Bagga and Baldwin, 1998): per article, the share
 of its predicted story that shares its arc, and of its arc that shares its predicted
-story. Gold arcs come from ``--timelines`` (the generator's timelines file: the source
-URLs of each chain's events) when given, else from the generator itself
-(scripts/make_demo_corpus.py: every article of an arc carries it). Articles outside any
-arc, and articles the linker leaves out of every kept chain, are singletons. Scores are
+story. Gold arcs come from ``--timelines`` (the timelines file the demo generator writes
+beside the news, data/raw/demo/timelines.jsonl by default: the source URLs of each
+chain's events). Articles outside any arc, and articles the linker leaves out of every kept chain, are singletons. Scores are
 given over the arc articles and over all articles. Only linking is measured: no model is
 called (key points are the stage's business). Results are printed and written to
 ``bench/results/chains.json``.
@@ -21,7 +20,6 @@ called (key points are the stage's business). Results are printed and written to
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import resource
 import sys
@@ -46,26 +44,6 @@ def _aid(url: str) -> str:
     norm = normalize_url(url)
     assert norm is not None
     return article_id(norm, "", pd.Timestamp(0).date())
-
-
-def gold_from_generator() -> dict[str, str]:
-    """article id -> arc key, from scripts/make_demo_corpus.py."""
-    spec = importlib.util.spec_from_file_location(
-        "make_demo_corpus", ROOT / "scripts" / "make_demo_corpus.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_demo_corpus"] = module
-    spec.loader.exec_module(module)
-    articles = module.build_articles()
-    rows = module.clean_rows(articles)
-    arcs = {a.key for a in module.ARCS}
-    out = {}
-    for a, r in zip(articles, rows, strict=True):
-        arc = a.story.split(":", 1)[0]
-        if arc in arcs:
-            out[_aid(r["url"])] = arc
-    return out
 
 
 def gold_from_timelines(path: Path) -> dict[str, str]:
@@ -125,7 +103,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--articles", required=True)
     ap.add_argument("--gold", choices=["demo", "none"], default="none")
-    ap.add_argument("--timelines", default=None, help="the demo timelines file (gold arcs)")
+    ap.add_argument(
+        "--timelines",
+        default=str(ROOT / "data" / "raw" / "demo" / "timelines.jsonl"),
+        help="the demo timelines file (gold arcs)",
+    )
     ap.add_argument(
         "--set",
         action="append",
@@ -138,9 +120,7 @@ def main() -> int:
     articles = pd.read_parquet(args.articles, columns=["article_id", "date", "title", "text"])
     gold = None
     if args.gold == "demo":
-        gold = (
-            gold_from_timelines(Path(args.timelines)) if args.timelines else gold_from_generator()
-        )
+        gold = gold_from_timelines(Path(args.timelines))
     results: dict[str, Any] = {"articles": len(articles)}
     if args.grid:
         grid = []

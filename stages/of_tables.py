@@ -17,12 +17,15 @@ import sys
 import pandas as pd
 
 from prescient import io, params
+from prescient.llm.registry import ModelRegistry
+from prescient.openforecast.settings import LraeSettings, SplitSettings
 from prescient.openforecast.tables import (
     closed_accuracy,
     knowledge_cutoffs,
     open_scores,
     openforecast_metrics,
 )
+from prescient.settings import ParamsError, load_settings
 
 logger = logging.getLogger("stages.of_tables")
 
@@ -41,17 +44,26 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
-    lrae = p["openforecast"]["lrae"]
-    relative = bool(p["openforecast"]["split"]["relative_to_cutoff"])
-    cutoffs = knowledge_cutoffs(p["models"]) if relative else None
-    closed = closed_accuracy(pd.read_parquet(args.scores), pd.read_parquet(args.questions), cutoffs)
-    open_ = open_scores(
-        pd.read_parquet(args.lrae_scores),
-        int(lrae["bootstrap_reps"]),
-        float(lrae["confidence"]),
-        int(p["base"]["seed"]),
-    )
-    metrics = openforecast_metrics(closed, open_, pd.read_parquet(args.samples))
+    try:
+        lrae = load_settings(LraeSettings, p, "openforecast.lrae")
+        split = load_settings(SplitSettings, p, "openforecast.split")
+        scores = pd.read_parquet(args.scores)
+        cutoffs = None
+        if split.relative_to_cutoff:
+            registry = ModelRegistry(p["models"])
+            cutoffs = knowledge_cutoffs(registry, scores["model"].astype(str).unique())
+        closed = closed_accuracy(scores, pd.read_parquet(args.questions), cutoffs)
+        open_ = open_scores(
+            pd.read_parquet(args.lrae_scores),
+            lrae.bootstrap_reps,
+            lrae.confidence,
+            int(p["base"]["seed"]),
+        )
+        samples = pd.read_parquet(args.samples)
+    except (ParamsError, FileNotFoundError) as exc:  # ModelConfigError is a ParamsError
+        logger.error("%s", exc)
+        return 2
+    metrics = openforecast_metrics(closed, open_, samples)
     with io.atomic_open(args.closed) as fh:
         closed.to_csv(fh, index=False)
     with io.atomic_open(args.open) as fh:

@@ -14,14 +14,15 @@ The figure (:mod:`prescient.report.openforecast_figures`) draws these tables as 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pandas as pd
 
 from prescient import io
 from prescient.analysis.stats import wilson_interval
-from prescient.dates import as_date, optional_date
+from prescient.dates import as_date
+from prescient.llm.registry import ModelSpec
 from prescient.openforecast.lrae.metrics import macro
 from prescient.openforecast.tasks import AQA, CLOSED_TASKS
 from prescient.seeds import derive_seed
@@ -176,6 +177,13 @@ def openforecast_metrics(
     return out
 
 
-def knowledge_cutoffs(models: Mapping[str, Any]) -> dict[str, dt.date | None]:
-    """Model -> knowledge cutoff from the registry section ``models`` of params."""
-    return {name: optional_date(m.get("knowledge_cutoff")) for name, m in models.items()}
+def knowledge_cutoffs(
+    registry: Mapping[str, ModelSpec], models: Iterable[str]
+) -> dict[str, dt.date | None]:
+    """Model -> knowledge cutoff, for the ``models`` a table scores.
+
+    Only those entries are validated (a broken entry of a model the table does not show
+    does not stop it); a model missing from the registry, as one scored elsewhere may be,
+    has no known cutoff, so every question counts for it.
+    """
+    return {m: registry[m].knowledge_cutoff if m in registry else None for m in models}

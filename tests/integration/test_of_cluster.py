@@ -22,6 +22,7 @@ from stages import construct as construct_stage
 from stages import ingest as ingest_stage
 from stages import select as select_stage
 from tests.conftest import ROOT
+from tests.support.llm import model_entry
 
 CALLS: Counter[str] = Counter()
 
@@ -55,7 +56,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any],
             ],
         ],
     )
-    p["models"]["kp"] = {"litellm_model": "scripted/of_keypoints", "params": {}, "concurrency": 4}
+    p["models"]["kp"] = model_entry("kp", "scripted/of_keypoints", params={}, concurrency=4)
     (tmp / "params.yaml").write_text(yaml.safe_dump(p))
     a = ["--params", str(tmp / "params.yaml")]
     articles = str(tmp / "articles.parquet")

@@ -26,6 +26,7 @@ from stages import of_predict as predict_stage
 from stages import of_samples as samples_stage
 from stages import of_tables as tables_stage
 from tests.conftest import ROOT
+from tests.support.llm import model_entry
 
 FIX = ROOT / "tests" / "fixtures" / "openforecast"
 PROMPTS = ROOT / "conf" / "prompts" / "openforecast"
@@ -148,11 +149,11 @@ def project(tmp: Path, *extra: str) -> tuple[Path, dict[str, Any]]:
     )
     register_script("of_writer", writer)
     register_script("of_judge", judge)
-    p["models"]["writer"] = {"litellm_model": "scripted/of_writer", "params": {}, "concurrency": 4}
-    p["models"]["judge"] = {"litellm_model": "scripted/of_judge", "params": {}, "concurrency": 4}
+    p["models"]["writer"] = model_entry("writer", "scripted/of_writer", params={}, concurrency=4)
+    p["models"]["judge"] = model_entry("judge", "scripted/of_judge", params={}, concurrency=4)
     for kind in MODELS:
         register_script(f"of_{kind}", forecaster(kind))
-        p["models"][kind] = {"litellm_model": f"scripted/of_{kind}", "params": {}, "concurrency": 4}
+        p["models"][kind] = model_entry(kind, f"scripted/of_{kind}", params={}, concurrency=4)
     for step in ("argument", "distract_event", "distract_argument"):
         p["openforecast"]["samples"]["models"][step] = "writer"
     p["openforecast"]["predict"]["models"] = list(MODELS)
@@ -329,13 +330,14 @@ def test_tables_and_metrics(done: Path) -> None:
     )
     io.write_parquet(done / "scores.parquet", scores)
     out = done / "tables"
-    assert (
-        tables_stage.main(
+
+    def tables(scores_path: Path) -> int:
+        return tables_stage.main(
             [
                 "--params",
                 str(pfile),
                 "--scores",
-                str(done / "scores.parquet"),
+                str(scores_path),
                 "--questions",
                 str(done / "of_questions.parquet"),
                 "--samples",
@@ -350,8 +352,9 @@ def test_tables_and_metrics(done: Path) -> None:
                 str(done / "openforecast.json"),
             ]
         )
-        == 0
-    )
+
+    assert tables(done / "no-scores.parquet") == 2 and not out.exists()
+    assert tables(done / "scores.parquet") == 0
     closed = pd.read_csv(out / "closed.csv")
     assert (
         closed["n"].sum() == 2 and closed["n_correct"].sum() == 1

@@ -10,15 +10,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
+from prescient import params as project_params
 from prescient.retrieval.bm25 import BM25Params, average_idf_at, log_half_table
 from prescient.retrieval.interval import IntervalBM25
 from prescient.retrieval.visibility import evidence_window, visible_window
+from prescient.settings import load_settings
+from tests.conftest import ROOT
 
 WORDS = [f"w{i}" for i in range(10)]
 
 corpora = st.lists(
     st.lists(st.sampled_from(WORDS), min_size=1, max_size=12), min_size=1, max_size=35
 )
+SHIPPED = load_settings(BM25Params, project_params.compose(ROOT), "retrieval.bm25")
+"""The shipped BM25 parameters (rank-bm25's defaults)."""
+
 queries = st.lists(st.sampled_from([*WORDS, "unseen"]), min_size=0, max_size=6)
 bm25_params = st.builds(
     BM25Params,
@@ -63,8 +69,9 @@ def test_the_window_vocabulary_order_is_its_own() -> None:
     """rank-bm25 sums idfs in the order terms first appear in the window, which can
     differ from their order in the whole corpus; the floor must use the window's."""
     docs = [["d"], ["e", "c"], ["e", "c", "c", "d"], ["c", "b"]]
-    index = IntervalBM25(docs, BM25Params())
-    ref = BM25Okapi(docs[1:4])  # the window's order is e, c, d, b; the corpus's d, e, c, b
+    index = IntervalBM25(docs, SHIPPED)
+    ref = BM25Okapi(docs[1:4], k1=SHIPPED.k1, b=SHIPPED.b, epsilon=SHIPPED.epsilon)
+    # the window's order is e, c, d, b; the corpus's d, e, c, b
     assert index.average_idf(1, 4) == ref.average_idf == -0.3587711313223306
     window_order = np.array([2, 3, 1, 1])  # df of e, c, d, b in [1, 4)
     corpus_order = np.array([1, 2, 3, 1])  # df of d, e, c, b
@@ -77,7 +84,7 @@ def test_the_window_vocabulary_order_is_its_own() -> None:
 
 
 def test_empty_and_out_of_range_windows_return_nothing() -> None:
-    index = IntervalBM25([["a"], ["b"]], BM25Params())
+    index = IntervalBM25([["a"], ["b"]], SHIPPED)
     assert index.search(["a"], 1, 1, 3) == []
     assert index.search(["a"], 1, 2, 3) == []
     assert [h.doc for h in index.search(["a"], -3, 9, 3)] == [0]

@@ -9,6 +9,7 @@ import pytest
 
 from prescient.analysis.stats import wilson_interval
 from prescient.openforecast.tables import closed_accuracy, knowledge_cutoffs, open_scores
+from tests.support.llm import model_spec
 
 QUESTIONS = pd.DataFrame(
     {
@@ -48,10 +49,12 @@ def test_counts_and_wilson_intervals_per_cell() -> None:
 
 
 def test_only_questions_after_a_models_cutoff_count() -> None:
-    cutoffs = knowledge_cutoffs(
-        {"m": {"knowledge_cutoff": "2023-12-31"}, "baseline": {"knowledge_cutoff": None}}
-    )
-    assert cutoffs == {"m": dt.date(2023, 12, 31), "baseline": None}
+    registry = {
+        "m": model_spec("m", "openai/m", knowledge_cutoff="2023-12-31"),
+        "baseline": model_spec("baseline", "baseline/random", knowledge_cutoff=None),
+    }
+    cutoffs = knowledge_cutoffs(registry, ["m", "baseline", "elsewhere"])
+    assert cutoffs == {"m": dt.date(2023, 12, 31), "baseline": None, "elsewhere": None}
     table = closed_accuracy(scores(), QUESTIONS, cutoffs)
     m = table[(table["model"] == "m") & (table["setting"] == "closed_book")].set_index("task")
     assert m["n"].to_dict() == {"mcnc": 1, "vqa": 1}  # q2 and q4 resolve after the cutoff

@@ -34,7 +34,7 @@ from prescient.openforecast.tasks import (
     draw_samples,
     split_of,
 )
-from prescient.settings import load_settings
+from prescient.settings import load_settings, validate
 from tests.conftest import ROOT
 
 FIX = ROOT / "tests" / "fixtures" / "openforecast"
@@ -299,8 +299,8 @@ def test_closed_forms_become_questions_the_evaluation_imports(tmp_path: Path) ->
     path = tmp_path / "of_questions.parquet"
     io.write_parquet(path, questions)
     p = params.compose(ROOT)
-    source = QuestionSource.from_params(
-        {**p["questions"], "name": "openforecast", "path": str(path)}
+    source = validate(
+        QuestionSource, {**p["questions"], "name": "openforecast", "path": str(path)}, "questions"
     )
     imported = load_questions(source)
     assert len(imported) == len(questions) == len(mcnc) + len(mcac) + len(vqa)
