@@ -56,6 +56,7 @@ DROP_REASONS: tuple[str, ...] = (
     "malformed_record",
     "corrupt_record",
     "not_a_response",
+    "host_not_allowed",
     "http_error_status",
     "non_html_response",
     "html_too_large",

@@ -24,10 +24,13 @@ class CorpusSettings(Settings):
     Attributes:
         name: recorded in logs.
         format: jsonl, csv, parquet (mapped columns) or warc (HTML responses).
-        path: a file, or a directory scanned with ``glob``.
+        path: a file, or a directory scanned with ``glob``; for warc also a crawl
+            manifest (``manifest.jsonl``), whose complete files are read in its order.
         glob: file pattern inside a directory (null: every file).
         columns: article field -> column of the source (null for warc).
         date_format: strptime format of the date column (null: ISO 8601 and common forms).
+        hosts: warc only: allow-list of hosts on WARC-Target-URI (a host and its
+            subdomains; ``www.`` ignored), checked before any HTML is parsed (null: all).
     """
 
     name: str
@@ -36,9 +39,25 @@ class CorpusSettings(Settings):
     glob: str | None
     columns: dict[str, str | None] | None
     date_format: str | None
+    hosts: tuple[str, ...] | None
+
+    @field_validator("hosts")
+    @classmethod
+    def _lower_hosts(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        hosts = tuple(h.strip().lower().rstrip(".").removeprefix("www.") for h in value)
+        if not hosts or not all(hosts):
+            raise ValueError("must list at least one host name (or be null: every host)")
+        return hosts
 
     @model_validator(mode="after")
     def _columns_fit_the_format(self) -> CorpusSettings:
+        if self.hosts is not None and self.format != "warc":
+            raise ValueError(
+                "corpus.hosts filters WARC records by their target host; set it to null "
+                f"for the {self.format} format (ingest.source_domains filters any source)"
+            )
         if self.format == "warc":
             return self
         columns = self.columns or {}
