@@ -414,23 +414,37 @@ def read_file(
     Raises:
         ChecksumError: at the end of a file whose bytes do not have the manifest's sha256.
     """
-    f = item.path
+    digest = hashlib.sha256() if item.sha256 else None
+    yield from file_units(
+        corpus, item.path, file_no, max_record_bytes=max_record_bytes, digest=digest
+    )
+    if digest is not None:
+        check_digest(item, digest.hexdigest())
+
+
+def file_units(
+    corpus: CorpusSettings,
+    path: Path,
+    file_no: int,
+    *,
+    max_record_bytes: int,
+    digest: physical.Digest | None = None,
+) -> Iterator[Unit]:
+    """The units of one file by the source's format; ``digest`` (WARC only) is fed the
+    file's bytes as they are read."""
     columns = corpus.column_map()
     if corpus.format == "jsonl":
-        yield from read_jsonl(f, columns, max_bytes=max_record_bytes, file_no=file_no)
+        yield from read_jsonl(path, columns, max_bytes=max_record_bytes, file_no=file_no)
     elif corpus.format == "csv":
-        yield from read_csv(f, columns, max_bytes=max_record_bytes, file_no=file_no)
+        yield from read_csv(path, columns, max_bytes=max_record_bytes, file_no=file_no)
     elif corpus.format == "parquet":
-        yield from read_parquet(f, columns, file_no=file_no)
+        yield from read_parquet(path, columns, file_no=file_no)
     else:
         from prescient.corpus.warc import read_warc
 
-        digest = hashlib.sha256() if item.sha256 else None
         yield from read_warc(
-            f, max_bytes=max_record_bytes, file_no=file_no, hosts=corpus.hosts, digest=digest
+            path, max_bytes=max_record_bytes, file_no=file_no, hosts=corpus.hosts, digest=digest
         )
-        if digest is not None:
-            check_digest(item, digest.hexdigest())
 
 
 def check_digest(item: InputFile, sha256: str) -> None:

@@ -77,6 +77,42 @@ class CorpusSettings(Settings):
         return {f: columns.get(f) for f in ARTICLE_FIELDS}
 
 
+class RaySettings(Settings):
+    """Where the ``ray`` engine runs (params section ``ingest.ray``).
+
+    Attributes:
+        address: None: start a Ray on this machine for the stage; ``auto``: join the
+            cluster this machine belongs to (``ray start``); ``ray://host:port``: a
+            remote cluster through Ray Client.
+        num_cpus: CPUs of the Ray started for the stage (None: every core); only
+            without an address.
+        files_in_flight: files read at once (None: twice the cluster's CPUs); results
+            of files read ahead wait in Ray's object store until ingest reaches them.
+        rows_per_batch: rows per Arrow table a task sends back.
+    """
+
+    address: str | None
+    num_cpus: int | None = Field(ge=1)
+    files_in_flight: int | None = Field(ge=1)
+    rows_per_batch: int = Field(ge=1)
+
+    @field_validator("address")
+    @classmethod
+    def _known_address(cls, value: str | None) -> str | None:
+        if value is not None and value != "auto" and not value.startswith("ray://"):
+            raise ValueError("must be null (a Ray on this machine), auto or ray://host:port")
+        return value
+
+    @model_validator(mode="after")
+    def _cpus_only_for_a_local_ray(self) -> RaySettings:
+        if self.address is not None and self.num_cpus is not None:
+            raise ValueError(
+                f"ingest.ray.num_cpus ({self.num_cpus}) applies to a Ray started here; "
+                f"the cluster at {self.address} has its own: set it to null"
+            )
+        return self
+
+
 class IngestSettings(Settings):
     """Filters and bounds of the ingest stage (params section ``ingest``).
 
@@ -95,6 +131,9 @@ class IngestSettings(Settings):
         max_drop_share: stop when one drop reason that signals a wrong configuration
             takes at least this share of the rows read (null: never).
         examples_per_reason: examples of each drop reason kept for the log.
+        engine: where WARC records are read and their HTML extracted: ``local`` (this
+            process) or ``ray`` (a Ray task per file); the outputs are byte-identical.
+        ray: the Ray engine's cluster and batching.
     """
 
     min_chars: int = Field(ge=0)
@@ -108,6 +147,8 @@ class IngestSettings(Settings):
     max_record_bytes: int = Field(ge=1024)
     max_drop_share: float | None = Field(gt=0.0, le=1.0)
     examples_per_reason: int = Field(ge=0)
+    engine: Literal["local", "ray"]
+    ray: RaySettings
 
     @field_validator("source_domains")
     @classmethod
