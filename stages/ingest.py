@@ -1,6 +1,7 @@
 """Stage ``ingest``: read the configured news source into the article table.
 
-Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters and bounds).
+Params: ``corpus`` (source, path, column mapping), ``ingest`` (filters and bounds) and
+``base.through`` (the last day kept, on top of ``ingest.date_end``).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
 """
 
@@ -15,6 +16,7 @@ from prescient.corpus.ingest import IngestStopError, ingest_corpus, summarize
 from prescient.corpus.readers import CorpusConfigError
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.settings import ParamsError, load_settings
+from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.ingest")
 
@@ -31,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         corpus = load_settings(CorpusSettings, p, "corpus")
         settings = load_settings(IngestSettings, p, "ingest")
+        # base.through bounds the publication-date window (daily updates).
+        end = capped(settings.date_end, read_through(p))
+        settings = settings.model_copy(update={"date_end": end})
         articles, report = ingest_corpus(corpus, settings)
     except (ParamsError, CorpusConfigError, IngestStopError) as exc:
         logger.error("ingest: %s", exc)
