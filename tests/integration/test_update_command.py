@@ -93,7 +93,7 @@ def test_two_daily_updates_release_both_days_and_pay_only_for_the_new_one(
 
         log = update(root, end)
         asked_end = server.requests - asked_mid
-    assert 0 < asked_end
+    assert asked_end > 0
     assert f"{asked_end} model calls" in log
     assert '  through: "' + end.isoformat() + '"' in (root / "conf/config.yaml").read_text()
 
