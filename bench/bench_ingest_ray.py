@@ -228,7 +228,7 @@ def main() -> int:
 
 def warm_up(path: Path) -> int:
     """Import and run the reader on one file in a worker (a Ray task)."""
-    corpus, ingest = settings(path.parent)
+    corpus, ingest = settings(path)
     return sum(1 for _ in read_rows(corpus, max_record_bytes=ingest.max_record_bytes))
 
 
