@@ -63,7 +63,14 @@ def _update(args: argparse.Namespace) -> int:
         logger.error("%s", exc)
         return 1
     if not args.no_dvc_add:
-        subprocess.run([_dvc(), "add", "-q", args.releases], cwd=root, check=True)
+        rc = subprocess.run([_dvc(), "add", "-q", args.releases], cwd=root, check=False).returncode
+        if rc:
+            logger.error(
+                "`dvc add %s` failed (exit %d); the release is written but not tracked",
+                args.releases,
+                rc,
+            )
+            return rc
     calls = calls_made(before, ledger_entries(root / args.ledgers))
     logger.info(
         "release %s: %d questions over %d days (%d new, %d changed, %d removed); "
