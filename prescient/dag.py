@@ -183,10 +183,16 @@ def _is_code_dep(dep: Any) -> bool:
     return isinstance(path, str) and path.split("/")[0] in CODE_ROOTS
 
 
+def _body(stage: Mapping[str, Any]) -> Any:
+    """The stage definition proper (a ``foreach`` stage keeps it under ``do``)."""
+    return stage.get("do", stage)
+
+
 def stage_code(root: Path, dvc_yaml: Mapping[str, Any]) -> list[StageCode]:
     """Declared and derived code deps of every stage whose command runs a stage module."""
     out = []
-    for name, stage in (dvc_yaml.get("stages") or {}).items():
+    for name, definition in (dvc_yaml.get("stages") or {}).items():
+        stage = _body(definition)
         match = _STAGE_CMD.search(" ".join(str(stage.get("cmd", "")).split()))
         if not match:
             continue
@@ -229,7 +235,7 @@ def sync(root: Path) -> list[str]:
         for sc in stage_code(root, doc):
             if sc.in_sync:
                 continue
-            deps = doc["stages"][sc.stage]["deps"]
+            deps = _body(doc["stages"][sc.stage])["deps"]
             others = [d for d in deps if not _is_code_dep(d)]
             deps.clear()
             deps.extend([*sc.derived, *others])

@@ -25,10 +25,13 @@ from pathlib import Path
 
 from prescient import params
 from prescient.dates import parse_day
-from prescient.settings import section
+from prescient.settings import ParamsError, section
 from prescient.update import UpdateError, calls_made, ledger_entries, set_through, write_release
 
 logger = logging.getLogger(__name__)
+
+DAILY_ORACLE_QUESTIONS = "questions.sources.daily_oracle.path"
+"""Where the constructed question set is (the release's default source)."""
 
 
 def _dvc() -> str:
@@ -42,7 +45,7 @@ def _update(args: argparse.Namespace) -> int:
         day = parse_day(args.through, "--through")
         before = ledger_entries(root / args.ledgers)
         old = set_through(root / params.CONF_DIR / f"{params.CONFIG_NAME}.yaml", day)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError) as exc:  # UpdateError, a bad day, an unreadable conf
         logger.error("%s", exc)
         return 2
     logger.info("base.through: %s -> %s", old or "null", day)
@@ -56,9 +59,13 @@ def _update(args: argparse.Namespace) -> int:
             day,
         )
         return rc
-    questions = root / str(section(params.load(root / params.PARAMS_FILE), "questions.path"))
     try:
+        composed = params.load(root / params.PARAMS_FILE)
+        questions = root / (args.questions or str(section(composed, DAILY_ORACLE_QUESTIONS)))
         manifest = write_release(questions, root / args.releases, day)
+    except ParamsError as exc:
+        logger.error("%s; or name the question table to release with --questions", exc)
+        return 2
     except UpdateError as exc:
         logger.error("%s", exc)
         return 1
@@ -99,6 +106,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="stage to reproduce (repeatable; default: the whole pipeline)",
     )
     p.add_argument("--root", default=".", help="project root (default: .)")
+    p.add_argument(
+        "--questions",
+        default=None,
+        help=f"the question table to release (default: params {DAILY_ORACLE_QUESTIONS})",
+    )
     p.add_argument(
         "--releases", default="data/releases", help="releases directory (default: data/releases)"
     )

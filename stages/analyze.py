@@ -1,10 +1,14 @@
-"""Stage ``analyze``: accuracy over time, Table 3, Fig. 6 slopes, FreshBench tests and
-dataset statistics, from a scores table.
+"""Stage ``analyze``: accuracy over time, Table 3, Fig. 6 slopes, FreshBench tests,
+accuracy by forecast horizon and dataset statistics, from a scores table.
 
 Params: ``base.seed``, ``analysis`` and ``models`` (knowledge cutoffs and release dates).
-dvc.yaml passes ``analysis.scores`` as ``--scores``, so results produced elsewhere are
-analysed with ``-S analysis.scores=path.parquet``. Writes one directory of tables (CSV,
-plus Markdown copies of the paper's tables) and the metrics file.
+dvc.yaml passes ``analysis.scores``, ``analysis.questions`` and ``analysis.articles`` as
+``--scores``, ``--questions`` and ``--articles``: by default the pipeline's scores, the
+evaluated question table and the corpus. A scores table produced elsewhere is analysed
+alone with ``-S analysis_inputs=scores_file -S analysis.scores=path.parquet``: an input
+naming the scores file itself is not read again (the scores table's own columns describe
+its questions; there is no corpus), so DVC runs nothing upstream. Writes one directory
+of tables (CSV, plus Markdown copies of the paper's tables) and the metrics file.
 """
 
 from __future__ import annotations
@@ -26,7 +30,12 @@ from prescient.settings import ParamsError
 logger = logging.getLogger("stages.analyze")
 
 
-def _read_optional(path: Path, what: str) -> pd.DataFrame | None:
+def _read_optional(path: Path, scores: Path, what: str) -> pd.DataFrame | None:
+    """The table at ``path``; None when it names the scores file (the scores table stands
+    in for it) or is absent (the statistics that need it say so)."""
+    if path.resolve() == scores.resolve():
+        logger.info("%s: the scores table (its own columns stand in)", what)
+        return None
     if path.exists():
         return pd.read_parquet(path)
     logger.warning("%s %s not found: the statistics that need it are left empty", what, path)
@@ -70,18 +79,22 @@ def main(argv: list[str] | None = None) -> int:
         logger.error("scores table %s not found (set analysis.scores)", scores_path)
         return 2
     raw = pd.read_parquet(scores_path)
-    questions = _read_optional(Path(args.questions), "questions table")
-    articles = _read_optional(Path(args.articles), "articles table")
+    questions = _read_optional(Path(args.questions), scores_path, "questions table")
+    articles = _read_optional(Path(args.articles), scores_path, "articles table")
     try:
         result = run_analysis(raw, questions, articles, p.get("models"), settings, seed)
-    except TableError as exc:
+    except (TableError, ValueError) as exc:
         logger.error("%s (scores %s, questions %s)", exc, scores_path, args.questions)
         return 2
     provenance = {
         "scores_path": str(scores_path),
         "scores_checksum": io.frame_checksum(raw),
         "scores_rows": str(len(raw)),
+        "questions_path": args.questions if questions is not None else "(the scores table)",
         "questions_checksum": io.frame_checksum(questions) if questions is not None else "",
+        "corpus_checksum": io.frame_checksum(articles) if articles is not None else "",
+        "articles": str(len(articles)) if articles is not None else "",
+        **result.provenance,
     }
     _write_tables(Path(args.tables), result, provenance)
     io.write_json(args.metrics, result.metrics)

@@ -7,7 +7,8 @@ travel). Prompt templates are read from ``--prompts`` (a DVC dependency).
 Writes data/processed/questions.parquet (accepted questions),
 data/interim/qa_candidates.parquet (every article and question with its status) and
 reports/metrics/construct.json; every model reply goes to the ledger (``--ledger``), so a
-rerun only pays for requests it has not seen. Failed calls beyond
+rerun only pays for requests it has not seen. With nothing to do (no selected article in
+the date window) it writes empty tables and an empty ledger and succeeds. Failed calls beyond
 ``llm.max_failed_share`` write no output and exit with status 3.
 """
 
@@ -22,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
 from prescient.llm.gateway import Gateway
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
@@ -68,13 +69,14 @@ def main(argv: list[str] | None = None) -> int:
         result = build_questions(
             selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
         )
+    # The ledger is a declared output even when there was nothing to ask (a date window
+    # that selects no article): an empty ledger and empty tables, not a failed stage.
+    Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.ledger).touch()
     # Failed calls beyond llm.max_failed_share: the ledger keeps every answer, no output
     # is written, and the non-zero exit makes the next `dvc repro` run the stage again.
     failures = gateway.failure_report()
-    failures.log(logger, "construct")
-    if failures.exceeded:
-        for stale in (args.candidates, args.questions, args.metrics):
-            Path(stale).unlink(missing_ok=True)
+    if failed_stage(failures, logger, "construct", [args.candidates, args.questions, args.metrics]):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.candidates, result.candidates)
     io.write_parquet(args.questions, result.questions)

@@ -1,9 +1,10 @@
 """Stage ``evaluate`` (one DVC matrix cell): a model answers every question in one setting.
 
-Params: ``models.<model>`` (the model's registry entry), ``eval.generation`` and
-``llm.max_failed_share``; the cell's setting and model come from the command line (the
-matrix item), so each cell depends only on its own model, its own setting's context
-table and the prompts.
+Params: ``models.<model>`` (the model's registry entry), ``eval.generation``,
+``eval.max_questions`` (a model with a budget answers the first that many questions in
+the evaluated table's seeded sample order) and ``llm.max_failed_share``; the cell's
+setting and model come from the command line (the matrix item), so each cell depends
+only on its own model, its own setting's context table and the prompts.
 
 Output: the cell's predictions (``--out``: raw responses; columns in
 prescient.evaluation.run.PREDICTION_COLUMNS) and its gateway ledger (``--ledger``:
@@ -24,7 +25,7 @@ import pandas as pd
 
 from prescient import io, params
 from prescient.evaluation.prompts import load_prompts
-from prescient.evaluation.run import run_cell
+from prescient.evaluation.run import model_sample, run_cell
 from prescient.evaluation.settings import EvalSettings, parse_setting
 from prescient.settings import load_settings
 
@@ -44,12 +45,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    from prescient.llm.failures import FAILED_CALLS_EXIT
+    from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
     from prescient.llm.gateway import Gateway
 
     p = params.load(args.params)
     try:
-        generation = load_settings(EvalSettings, p, "eval").generation
+        grid = load_settings(EvalSettings, p, "eval")
         setting = parse_setting(args.setting)
         prompt = load_prompts(args.prompts)[setting.kind]
         if args.model not in (p.get("models") or {}):
@@ -63,7 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
         logger.error("%s", exc)
         return 2
-    questions = pd.read_parquet(args.questions)
+    budget = grid.max_questions.get(args.model)
+    questions = model_sample(pd.read_parquet(args.questions), budget)
+    if budget is not None:
+        logger.info(
+            "%s answers a sample of %d questions (eval.max_questions)", args.model, len(questions)
+        )
     contexts = pd.read_parquet(args.contexts)
     with gateway:
         predictions = run_cell(
@@ -73,16 +79,15 @@ def main(argv: list[str] | None = None) -> int:
             questions,
             contexts,
             prompt,
-            generation,
+            grid.generation,
         )
     # The ledger is a declared output even when the cell made no call (e.g. no gold
     # article for any question).
     Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
     Path(args.ledger).touch()
-    failures = gateway.failure_report()
-    failures.log(logger, f"evaluate {args.model} {args.setting}")
-    if failures.exceeded:
-        Path(args.out).unlink(missing_ok=True)  # no earlier cell result may look current
+    if failed_stage(
+        gateway.failure_report(), logger, f"evaluate {args.model} {args.setting}", [args.out]
+    ):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.out, predictions)
     return 0

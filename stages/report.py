@@ -4,7 +4,6 @@ provenance and every table and figure of the analysis."""
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--params", default=params.PARAMS_FILE)
     ap.add_argument("--tables", required=True, help="directory of the analysis tables")
     ap.add_argument("--figures", required=True, help="directory of the figures")
-    ap.add_argument("--ingest-metrics", required=True, help="the ingest stage's metrics")
     ap.add_argument("--out", required=True, help="the HTML page to write")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -37,9 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         figures[spec.name] = path.read_bytes() if path.exists() else None
         if not path.exists():
             logger.warning("figure %s missing: the page says so in its place", path)
-    ingest_path = Path(args.ingest_metrics)
-    ingest = json.loads(ingest_path.read_text()) if ingest_path.exists() else None
-    page = build_report(tables, figures, git_state(Path.cwd()), p, ingest)
+    page = build_report(tables, figures, git_state(Path.cwd()), p)
     with io.atomic_open(args.out) as fh:
         fh.write(page)
     logger.info("wrote %s (%.1f kB)", args.out, len(page.encode()) / 1024)

@@ -1,16 +1,24 @@
 """Stage ``retrieve``: the evaluated questions, their BM25 retrieval and every setting's context.
 
-Params: ``base.seed``, ``questions`` (the question source), ``retrieval`` (index and
-truncation) and ``eval.settings`` (which RAG cutoffs and contexts to prepare).
+Params: ``base.seed``, ``questions`` (which sources make up the evaluated table, and the
+sample size), ``retrieval`` (index, truncation, the visibility gap) and
+``eval.settings`` (which RAG cutoffs and contexts to prepare).
+
+Inputs: ``--questions``, the directory where stage ``questions`` wrote one normalised
+table per source (``<name>.parquet``; tables of sources no longer configured are
+ignored), and the ingested articles.
 
 Outputs:
-- ``--questions-out``: the validated, normalised question table;
+- ``--questions-out``: the evaluated question table, the one question table every later
+  stage reads: the union of the sources, sampled, gold articles matched, with each row's
+  source, sample rank and retrieval gap;
 - ``--retrieval``: question_id, rag_cutoff, rank, article_id, score, article_date,
   window_end for every RAG cutoff (for audits);
 - ``--contexts``: a directory with what each setting shows the model,
   ``<setting>.parquet``, one file per setting so that an evaluation cell depends only on
   its own;
-- ``--metrics``.
+- ``--metrics``: counts per source, gold-article matching (unmatched gold URLs
+  included), the visibility rule, retrieval and context summaries.
 """
 
 from __future__ import annotations
@@ -25,10 +33,9 @@ import pandas as pd
 from prescient import io, params
 from prescient.evaluation.prepare import VisibilityError, prepare_contexts
 from prescient.evaluation.questions import (
-    QuestionSource,
     QuestionTableError,
-    load_questions,
-    sample_questions,
+    evaluated_table,
+    load_questions_settings,
 )
 from prescient.evaluation.settings import EvalSettings
 from prescient.retrieval.search import RetrievalSettings
@@ -37,10 +44,24 @@ from prescient.settings import ParamsError, load_settings
 logger = logging.getLogger("stages.retrieve")
 
 
+def _read_sources(directory: Path, names: list[str]) -> dict[str, pd.DataFrame]:
+    missing = [n for n in names if not (directory / f"{n}.parquet").exists()]
+    if missing:
+        raise QuestionTableError(
+            f"no normalised table for sources {missing} in {directory}: run the stage "
+            f"questions@<name> first (dvc repro runs it)"
+        )
+    stale = sorted(p.stem for p in directory.glob("*.parquet") if p.stem not in names)
+    if stale:
+        logger.info("ignoring tables of sources no longer configured: %s", stale)
+    return {n: pd.read_parquet(directory / f"{n}.parquet") for n in names}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
     ap.add_argument("--articles", required=True, help="the ingested articles (parquet)")
+    ap.add_argument("--questions", required=True, help="directory of the sources' tables")
     ap.add_argument("--questions-out", required=True, help="the evaluated questions (parquet)")
     ap.add_argument("--retrieval", required=True, help="the retrieval table (parquet)")
     ap.add_argument("--contexts", required=True, help="directory of context tables")
@@ -50,14 +71,17 @@ def main(argv: list[str] | None = None) -> int:
 
     p = params.load(args.params)
     try:
-        source = load_settings(QuestionSource, p, "questions")
+        questions_settings = load_questions_settings(p)
         grid = load_settings(EvalSettings, p, "eval")
         settings = load_settings(RetrievalSettings, p, "retrieval")
-        questions = load_questions(source)
+        seed = int(p["base"]["seed"])
+        tables = _read_sources(Path(args.questions), list(questions_settings.sources))
+        questions = evaluated_table(
+            tables, questions_settings.max_questions, seed, settings.gap_days
+        )
     except (ParamsError, QuestionTableError) as exc:
         logger.error("%s", exc)
         return 2
-    questions = sample_questions(questions, source.max_questions, int(p["base"]["seed"]))
     articles = pd.read_parquet(args.articles)
     try:
         prepared = prepare_contexts(questions, articles, settings, grid, progress=True)
@@ -72,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                 stale.unlink()
     for name, table in prepared.contexts.items():
         io.write_parquet(contexts / f"{name}.parquet", table)
-    io.write_parquet(args.questions_out, questions)
+    io.write_parquet(args.questions_out, prepared.questions)
     io.write_parquet(args.retrieval, prepared.retrieval)
     io.write_json(args.metrics, prepared.metrics)
     return 0

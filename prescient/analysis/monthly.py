@@ -88,6 +88,12 @@ def month_columns(month_index: pd.Series) -> dict[str, list[str]]:
     }
 
 
+def question_types(scores: pd.DataFrame) -> list[str]:
+    """The question types the table holds, in the vocabulary's order."""
+    present = set(scores["qtype"])
+    return [q for q in QTYPES if q in present]
+
+
 def month_range(scores: pd.DataFrame) -> tuple[int, int] | None:
     """First and last month index with any score, or None for an empty table."""
     if scores.empty:
@@ -112,8 +118,10 @@ def monthly_accuracy(
     Returns:
         Columns :data:`MONTHLY_COLUMNS`. ``accuracy`` counts refusals and parse failures
         as incorrect (the paper's choice, for comparability across models);
-        ``accuracy_excl_refusals`` is correct / (n - refused). Each series has both
-        question types, so a cell without MC questions shows as a gap, not as absent.
+        ``accuracy_excl_refusals`` is correct / (n - refused). Every cell has a series
+        for each question type the table holds, so a cell without MC questions where
+        other cells have some shows as a gap, not as absent; a table without any MC
+        question (a True/False benchmark) has no MC series at all.
     """
     if months is None:
         months = month_range(scores)
@@ -137,7 +145,7 @@ def _monthly_counts(
 ) -> pd.DataFrame:
     """Counts per series and calendar month; months without questions count 0."""
     calendar = np.arange(months[0], months[1] + 1)
-    grid = cells.merge(pd.DataFrame({"qtype": list(QTYPES)}), how="cross").merge(
+    grid = cells.merge(pd.DataFrame({"qtype": question_types(scores)}), how="cross").merge(
         pd.DataFrame({"month_index": calendar}), how="cross"
     )
     grouped = (

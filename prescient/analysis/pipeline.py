@@ -17,17 +17,26 @@ import pandas as pd
 from prescient import dates
 from prescient.analysis import dataset
 from prescient.analysis.freshbench import ALL, freshbench
+from prescient.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.analysis.monthly import monthly_accuracy
 from prescient.analysis.schema import (
     ModelInfo,
     cell_order,
     count_errors,
+    drop_duplicate_scores,
     models_frame,
     normalize_scores,
     resolve_models,
 )
 from prescient.analysis.settings import AnalysisSettings
 from prescient.analysis.slope import slopes_table
+from prescient.analysis.sources import (
+    question_info,
+    source_categories,
+    source_table,
+    visibility_summary,
+    with_questions,
+)
 from prescient.analysis.yearly import REGIMES, table3, yearly_averages
 from prescient.evaluation.settings import CLOSED_BOOK
 from prescient.vocab import MC, TF
@@ -46,6 +55,10 @@ TABLE_NAMES: tuple[str, ...] = (
     "freshbench_skipped",
     "models",
     "cells",
+    "horizon_accuracy",
+    "dataset_sources",
+    "dataset_source_categories",
+    "dataset_horizons",
     "dataset_summary",
     "dataset_questions_by_month",
     "dataset_mc_types",
@@ -67,12 +80,15 @@ class AnalysisResult:
         metrics: the DVC metrics document (headline numbers per model and cell).
         notes: human-readable caveats: gaps, skipped models, excluded rows.
         models: the model dates used.
+        provenance: key -> value lines about the inputs (the retrieval window rule,
+            dropped duplicates, excluded sources) for the provenance table.
     """
 
     tables: dict[str, pd.DataFrame]
     metrics: dict[str, Any]
     notes: list[str] = field(default_factory=list)
     models: dict[str, ModelInfo] = field(default_factory=dict)
+    provenance: dict[str, str] = field(default_factory=dict)
 
 
 def _num(x: object, digits: int = 6) -> float | None:
@@ -83,14 +99,23 @@ def _num(x: object, digits: int = 6) -> float | None:
     return None if math.isnan(value) or math.isinf(value) else round(value, digits)
 
 
-def cell_summary(scores: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
-    """Per evaluation cell: scored questions by type, months covered, failed calls."""
-    cols = ["model", "setting", "rag_cutoff", "cell", "n", "n_tf", "n_mc", "n_errors"]
-    cols += ["first_month", "last_month"]
+def cell_summary(
+    scores: pd.DataFrame, errors: pd.DataFrame, source_sizes: Mapping[str, int] | None = None
+) -> pd.DataFrame:
+    """Per evaluation cell and question source: scored questions by type, failed calls,
+    the source's size (a model evaluated on a sample scores fewer) and months covered."""
+    cols = ["model", "setting", "rag_cutoff", "cell", "source", "n", "n_tf", "n_mc"]
+    cols += ["n_errors", "n_source_questions", "first_month", "last_month"]
+    sizes = source_sizes or {}
+    if "source" not in scores.columns:
+        scores = scores.assign(source="")
+    if "source" not in errors.columns:
+        errors = errors.assign(source="")
     if scores.empty:
         out = errors.assign(setting="", rag_cutoff="", n=0, n_tf=0, n_mc=0)
+        out["n_source_questions"] = out["source"].map(sizes)
         return out.assign(first_month="", last_month="").reindex(columns=cols)
-    keys = ["model", "setting", "rag_cutoff", "cell"]
+    keys = ["model", "setting", "rag_cutoff", "cell", "source"]
     g = scores.groupby(keys, as_index=False).agg(
         n=("question_id", "size"),
         n_tf=("qtype", lambda s: int((s == TF).sum())),
@@ -100,8 +125,9 @@ def cell_summary(scores: pd.DataFrame, errors: pd.DataFrame) -> pd.DataFrame:
     )
     g["first_month"] = [dates.month_label(int(m)) for m in g["first"]]
     g["last_month"] = [dates.month_label(int(m)) for m in g["last"]]
-    g = g.merge(errors, on=["model", "cell"], how="left")
+    g = g.merge(errors, on=["model", "cell", "source"], how="left")
     g["n_errors"] = g["n_errors"].fillna(0).astype(int)
+    g["n_source_questions"] = g["source"].map(sizes).astype("Int64")
     return cell_order(g)[cols]
 
 
@@ -160,32 +186,30 @@ def run_analysis(
     Args:
         raw_scores: the scores table (evaluation schema; see
             :func:`prescient.analysis.schema.normalize_scores`).
-        questions: the questions table, or None when analysing scores without it (the
-            dataset statistics are then empty and a note says why).
+        questions: the question table (the evaluated table, with each question's
+            source, category, forecast date, ...), or None: the scores table's own
+            columns then describe its questions.
         articles: the ingested articles (for Fig. 2's titles), or None.
         registry: ``params["models"]``: model name -> entry with ``knowledge_cutoff`` and
             ``release_date``.
         settings: the analysis settings.
         seed: ``base.seed`` (the bootstrap's seeds derive from it).
     """
-    notes: list[str] = []
-    scores = normalize_scores(raw_scores, exclude_errors=settings.exclude_errors)
-    errors = count_errors(raw_scores)
-    n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
-    if n_errors:
-        verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
-        notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
-    if scores.empty:
-        notes.append("The scores table has no scored rows: every accuracy table is empty.")
-    infos = resolve_models(raw_scores, registry)
+    inputs = prepare_inputs(raw_scores, questions, settings)
+    notes = list(inputs.notes)
+    scores, info, every = inputs.series, inputs.info, inputs.every
+    infos = resolve_models(inputs.raw, registry)
     models = {i.model: i for i in infos}
 
     monthly = monthly_accuracy(scores, settings.moving_average)
     t3 = table3(monthly, models, settings.bootstrap, seed)
     slopes = slopes_table(monthly, settings.slope)
     fresh = freshbench(scores, models, settings.freshbench)
-    cells = cell_summary(scores, errors)
+    sizes = {str(k): int(v) for k, v in info.groupby("source").size().items()}
+    cells = cell_summary(every, inputs.errors, sizes)
+    horizon = horizon_accuracy(every, settings.horizon.buckets_days)
     notes += _series_notes(monthly, slopes, settings)
+    notes += _table3_notes(t3)
     notes += [
         f"FreshBench tests skipped for {row.model} ({row.anchor}): {row.reason}."
         for row in fresh.skipped.itertuples(index=False)
@@ -195,6 +219,11 @@ def run_analysis(
         for i in infos
         if i.knowledge_cutoff is None
     ]
+    if horizon.empty:
+        notes.append(
+            "No evaluated question has a forecast date: accuracy by horizon is empty "
+            "(map questions.sources.<name>.columns.forecast_date to report it)."
+        )
     tables: dict[str, pd.DataFrame] = {
         "monthly_accuracy": monthly,
         "yearly_accuracy": yearly_averages(monthly),
@@ -206,13 +235,118 @@ def run_analysis(
         "freshbench_skipped": fresh.skipped,
         "models": models_frame(infos),
         "cells": cells,
+        "horizon_accuracy": horizon,
+        "dataset_sources": source_table(info),
+        "dataset_source_categories": source_categories(info),
+        "dataset_horizons": horizon_counts(info, settings.horizon.buckets_days),
     }
-    tables.update(_dataset_tables(questions, articles, settings, notes))
+    tables.update(_dataset_tables(info, articles, settings, notes))
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
+    n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
     metrics = _metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
+    metrics["duplicates_dropped"] = inputs.n_duplicates
     for note in notes:
         logger.info("note: %s", note)
-    return AnalysisResult(tables=tables, metrics=metrics, notes=notes, models=models)
+    return AnalysisResult(tables, metrics, notes, models, _provenance(inputs))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The scores and questions as the analysis uses them.
+
+    Attributes:
+        raw: the scores table after the duplicate rule.
+        n_duplicates: rows the duplicate rule dropped.
+        info: one row per evaluated question (:func:`question_info`).
+        every: the normalised scores of every source, with ``source`` and
+            ``horizon_days``.
+        series: the scores of the time-series analyses (excluded sources left out).
+        errors: failed calls per model, cell and source.
+        notes: what preparing them found worth saying.
+    """
+
+    raw: pd.DataFrame
+    n_duplicates: int
+    info: pd.DataFrame
+    every: pd.DataFrame
+    series: pd.DataFrame
+    errors: pd.DataFrame
+    notes: list[str]
+
+
+def prepare_inputs(
+    raw_scores: pd.DataFrame, questions: pd.DataFrame | None, settings: AnalysisSettings
+) -> Inputs:
+    """Apply the duplicate rule, describe the questions, normalise the scores, count the
+    failed calls and set the excluded sources apart, with a note for each."""
+    notes: list[str] = []
+    raw, n_duplicates = drop_duplicate_scores(raw_scores, settings.duplicates)
+    if n_duplicates:
+        notes.append(
+            f"{n_duplicates} scored rows repeated a (model, setting, question) already in the "
+            f"table and were dropped (analysis.duplicates={settings.duplicates})."
+        )
+    info = question_info(raw, questions)
+    if questions is None:
+        notes.append(
+            f"No questions table: the scores table's own columns describe its {len(info)} "
+            "questions (dataset statistics use the columns it has)."
+        )
+    every = with_questions(normalize_scores(raw, settings.exclude_errors), info)
+    errors = count_errors(raw, dict(zip(info["question_id"], info["source"], strict=True)))
+    n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
+    if n_errors:
+        verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
+        notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
+    series, series_notes = _series_scores(every, settings)
+    notes += series_notes
+    if series.empty:
+        notes.append("The scores table has no scored rows: every accuracy table is empty.")
+    return Inputs(raw, n_duplicates, info, every, series, errors, notes)
+
+
+def _provenance(inputs: Inputs) -> dict[str, str]:
+    """What the report says about the inputs: the retrieval rule, sources, duplicates."""
+    visibility = visibility_summary(inputs.info)
+    series = inputs.series
+    return {
+        "retrieval_window": visibility["rule"],
+        "forecast_dates": visibility["forecast_dates"],
+        "sources": ", ".join(sorted(set(inputs.info["source"]))),
+        "time_series_sources": ", ".join(sorted(set(series["source"]))) if not series.empty else "",
+        "duplicates_dropped": str(inputs.n_duplicates),
+    }
+
+
+def _series_scores(
+    every: pd.DataFrame, settings: AnalysisSettings
+) -> tuple[pd.DataFrame, list[str]]:
+    """The scores of the time-series analyses: every source but the excluded ones."""
+    excluded = every["source"].isin(settings.exclude_sources)
+    if not excluded.any():
+        return every, []
+    names = sorted(set(every.loc[excluded, "source"]))
+    note = (
+        f"{int(excluded.sum())} scored rows of sources {names} are left out of the monthly, "
+        "yearly, slope and FreshBench analyses (analysis.exclude_sources); the cells and "
+        "horizon tables include them."
+    )
+    return every.loc[~excluded].reset_index(drop=True), [note]
+
+
+def _table3_notes(t3: pd.DataFrame) -> list[str]:
+    """Table 3 rows whose bootstrap interval does not contain the estimate."""
+    flags = [c for c in t3.columns if c.endswith("_ci_excludes")]
+    if t3.empty or not flags:
+        return []
+    n = int(t3[flags].fillna(False).astype(bool).to_numpy().sum())
+    if not n:
+        return []
+    return [
+        f"{n} Table 3 YoY intervals do not contain their estimate (marked †): the YoY "
+        "statistic is strongly biased under resampling there (months with few questions), "
+        "so the bootstrap interval is not to be trusted for those rows."
+    ]
 
 
 def _series_notes(
@@ -245,33 +379,33 @@ def _series_notes(
 
 
 def _dataset_tables(
-    questions: pd.DataFrame | None,
+    q: pd.DataFrame,
     articles: pd.DataFrame | None,
     settings: AnalysisSettings,
     notes: list[str],
 ) -> dict[str, pd.DataFrame]:
-    q = questions if questions is not None else pd.DataFrame(columns=["qtype", "resolution_date"])
-    if questions is None:
-        notes.append("No questions table: dataset statistics are empty.")
+    """The dataset statistics of the evaluated questions (:func:`question_info`)."""
     counts = dataset.question_counts(q)
     summary = pd.DataFrame({"key": list(counts), "value": [str(v) for v in counts.values()]})
     sources: dict[str, tuple[Any, Any]] = {}
     a_s = settings.anderson_schooler
     if articles is not None and not articles.empty:
         arts = articles
-        if a_s.titles == "question_articles" and "article_id" in q.columns:
+        if a_s.titles == "question_articles" and q["article_id"].notna().any():
             arts = articles.loc[articles["article_id"].isin(set(q["article_id"].dropna()))]
         elif a_s.titles == "question_articles":
             notes.append(
-                "The questions table has no article_id: Anderson-Schooler uses every "
-                "article title instead of those questions were generated from."
+                "The questions name no article: Anderson-Schooler uses every article title "
+                "instead of those questions were generated from."
             )
         sources["article titles"] = (arts["date"], arts["title"])
     elif articles is None:
         notes.append("No articles table: the Anderson-Schooler title panel is empty.")
-    if not q.empty and "question" in q.columns:
+    if not q.empty and q["question"].notna().any():
         for qtype, label in ((TF, "TF questions"), (MC, "MC questions")):
             part = q.loc[q["qtype"].astype(str).str.lower() == qtype]
+            if part.empty:  # a True/False benchmark has no MC panel to fill
+                continue
             sources[label] = (part["resolution_date"], part["question"])
     points, fits = dataset.anderson_schooler(sources, a_s.window_days, a_s.drop_stopwords)
     for row in fits.itertuples(index=False):
@@ -348,6 +482,10 @@ def _metrics(
         "months_span": (months[-1] - months[0] + 1) if months else 0,
         "months_with_scores": len(months),
         "questions": {k: int(summary[k]) for k in ("n_questions", "n_tf", "n_mc") if k in summary},
+        "sources": {
+            str(r["source"]): {"n": int(r["n"]), "tf": int(r["n_tf"]), "mc": int(r["n_mc"])}
+            for r in tables["dataset_sources"].to_dict("records")
+        },
         "headline_closed_book": _headline(t3),
         "accuracy": models,
     }

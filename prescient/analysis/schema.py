@@ -201,9 +201,39 @@ def normalize_scores(raw: pd.DataFrame, exclude_errors: bool) -> pd.DataFrame:
     if dup.any():
         example = df.loc[dup, ["model", "cell", "question_id"]].head(3).to_dict("records")
         raise ScoresSchemaError(
-            f"{int(dup.sum())} rows score the same question twice in one cell, e.g. {example}"
+            f"{int(dup.sum())} rows score the same question twice in one cell (same model, "
+            f"setting, rag_cutoff and question_id), e.g. {example}: remove the repeated rows "
+            "from the table, or keep one row of each and count the others with "
+            "-S analysis.duplicates=keep_first (or keep_last)"
         )
     return df[NORMALIZED_COLUMNS].reset_index(drop=True)
+
+
+DUPLICATE_RULES = ("error", "keep_first", "keep_last")
+
+
+def drop_duplicate_scores(raw: pd.DataFrame, rule: str) -> tuple[pd.DataFrame, int]:
+    """One row per (model, cell, question) under an explicit rule, and how many were dropped.
+
+    ``error`` drops nothing (:func:`normalize_scores` then refuses the table);
+    ``keep_first`` / ``keep_last`` keep the first / last row of each in table order.
+    Tables published with other benchmarks sometimes repeat a row; the count goes to
+    the notes and metrics, so nothing is dropped silently.
+    """
+    if rule not in DUPLICATE_RULES:
+        raise ValueError(f"unknown duplicate rule {rule!r}; expected one of {DUPLICATE_RULES}")
+    if rule == "error" or raw.empty or not {"model", "setting", "question_id"} <= set(raw):
+        return raw, 0
+    cells = [s.name for s in settings_of(raw.reset_index(drop=True))]
+    key = pd.DataFrame(
+        {
+            "model": raw["model"].astype(str).to_numpy(),
+            "cell": cells,
+            "question_id": raw["question_id"].astype(str).to_numpy(),
+        }
+    )
+    dup = key.duplicated(keep="first" if rule == "keep_first" else "last").to_numpy()
+    return raw.loc[~dup].reset_index(drop=True), int(dup.sum())
 
 
 def failed_calls(raw: pd.DataFrame) -> pd.Series:
@@ -214,11 +244,13 @@ def failed_calls(raw: pd.DataFrame) -> pd.Series:
     return (err.notna() & (err.astype(str).str.strip() != "")).astype(bool)
 
 
-def count_errors(raw: pd.DataFrame) -> pd.DataFrame:
-    """Failed calls per cell (model, cell) in a raw scores table."""
+def count_errors(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Failed calls per cell (model, cell) in a raw scores table; per (model, cell,
+    source) when ``sources`` maps question ids to their source."""
+    keys = ["model", "cell", *(["source"] if sources is not None else [])]
     failed = raw.loc[failed_calls(raw)] if not raw.empty else raw
     if failed.empty:
-        return pd.DataFrame(columns=["model", "cell", "n_errors"])
+        return pd.DataFrame(columns=[*keys, "n_errors"])
     frame = pd.DataFrame(
         {
             "model": failed["model"].astype(str),
@@ -226,7 +258,9 @@ def count_errors(raw: pd.DataFrame) -> pd.DataFrame:
             "n_errors": 1,
         }
     )
-    return frame.groupby(["model", "cell"], as_index=False).agg(n_errors=("n_errors", "sum"))
+    if sources is not None:
+        frame["source"] = [sources.get(str(q), "") for q in failed["question_id"]]
+    return frame.groupby(keys, as_index=False).agg(n_errors=("n_errors", "sum"))
 
 
 def cell_order(cells: pd.DataFrame) -> pd.DataFrame:

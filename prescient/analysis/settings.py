@@ -101,10 +101,41 @@ class SlopeSettings(Settings):
 
 
 class BootstrapSettings(Settings):
-    """Bias-corrected percentile bootstrap of the YoY figures (0 reps: no intervals)."""
+    """Bootstrap intervals of the YoY figures (0 reps: no intervals).
+
+    Attributes:
+        reps: replicates.
+        confidence: the interval's level.
+        interval: ``percentile`` (the replicates' quantiles) or ``bc`` (Efron's
+            bias-corrected percentile interval). Either can exclude the estimate when the
+            statistic is strongly biased under resampling; such rows are flagged.
+    """
 
     reps: NonNegativeInt
     confidence: Annotated[float, Field(gt=0.0, lt=1.0)]
+    interval: Literal["percentile", "bc"]
+
+
+def _bucket_edges(value: Any) -> Any:
+    if not isinstance(value, list | tuple) or not value:
+        raise ValueError(f"expected a list of day counts starting at 0, got {value!r}")
+    for edge in value:
+        if isinstance(edge, bool) or not isinstance(edge, int):
+            raise ValueError(f"bucket edges are whole days, got {edge!r}")
+    if value[0] != 0 or any(b <= a for a, b in itertools.pairwise(value)):
+        raise ValueError(f"bucket edges must start at 0 and increase, got {list(value)}")
+    return tuple(value)
+
+
+class HorizonSettings(Settings):
+    """Accuracy by forecast horizon: days from the forecast date to the resolution date.
+
+    Attributes:
+        buckets_days: the left edges of the buckets, from 0: ``[0, 7, 30]`` makes
+            0-6, 7-29 and 30+ days.
+    """
+
+    buckets_days: Annotated[tuple[int, ...], BeforeValidator(_bucket_edges)]
 
 
 class FreshBenchSettings(Settings):
@@ -223,15 +254,29 @@ class AnalysisSettings(Settings):
     Attributes:
         scores: the scores table DVC hands the stage (``--scores ${analysis.scores}``);
             the stage reads the path from its argument, this key names it for DVC.
+        questions: the question table (``--questions``): the evaluated table, or the
+            scores table itself when it carries its questions' columns.
+        articles: the corpus (``--articles``; Fig. 2's titles and the corpus checksum),
+            or the scores table itself when there is none.
+        exclude_sources: question sources left out of the time-series analyses (monthly
+            accuracy, Table 3, Fig. 3-6, FreshBench); they stay in the per-source cells,
+            horizon and dataset tables.
+        duplicates: a (model, cell, question) scored twice: ``error``, or keep the
+            ``keep_first`` / ``keep_last`` row and count the others.
         exclude_errors: leave rows whose model call failed out of accuracy (true) rather
             than count them wrong.
     """
 
-    scores: str
+    scores: Annotated[str, Field(min_length=1)]
+    questions: Annotated[str, Field(min_length=1)]
+    articles: Annotated[str, Field(min_length=1)]
+    exclude_sources: tuple[str, ...]
+    duplicates: Literal["error", "keep_first", "keep_last"]
     exclude_errors: bool
     moving_average: MovingAverageSettings
     slope: SlopeSettings
     bootstrap: BootstrapSettings
+    horizon: HorizonSettings
     freshbench: FreshBenchSettings
     anderson_schooler: AndersonSchoolerSettings
 

@@ -18,14 +18,19 @@ check them on hand-computed tables):
   A month is classified by its later month m; its comparison month m - 12 may lie on the
   other side of the cutoff (otherwise a model would need 13 post-cutoff months before
   any post-cutoff figure existed).
-* Confidence intervals (beyond the paper): bias-corrected percentile bootstrap (Efron's
-  BC). Each replicate resamples the questions of every month with replacement, which for
-  0/1 outcomes is exactly drawing the month's correct count from Binomial(n_m, acc(m));
-  the average YoY figures are recomputed by the same rules on each replicate. The bias
-  correction matters here: a mean of ratios is biased upward when months hold few
-  questions, and a plain percentile interval can then miss the estimate altogether.
-  With ``z0 = Phi^-1(share of replicates below the estimate)`` the interval takes the
-  replicate quantiles ``Phi(2 z0 -+ z_{1-alpha/2})``.
+* Confidence intervals (beyond the paper): bootstrap. Each replicate resamples the
+  questions of every month with replacement, which for 0/1 outcomes is exactly drawing
+  the month's correct count from Binomial(n_m, acc(m)); the average YoY figures are
+  recomputed by the same rules on each replicate. The interval is either the percentile
+  interval (the replicates' alpha/2 and 1 - alpha/2 quantiles) or Efron's bias-corrected
+  one (BC: with ``z0 = Phi^-1(share of replicates below the estimate)``, the quantiles
+  ``Phi(2 z0 -+ z_{1-alpha/2})``). A mean of ratios is strongly biased under resampling
+  when months hold few questions (a resampled month near zero makes a huge ratio), so
+  the replicates can lie almost all on one side of the estimate; BC then reaches for an
+  extreme quantile and the interval can exclude the estimate itself (e.g.
+  ``-0.99 [-4.41, -1.68]``). Neither interval is trustworthy there: every interval that
+  does not contain its estimate is flagged (``yoy_<r>_ci_excludes``) and marked in the
+  tables and the report, never shown as if it were fine.
 """
 
 from __future__ import annotations
@@ -131,14 +136,38 @@ def bc_interval(
     return float(low), float(high)
 
 
+def percentile_interval(
+    replicates: npt.NDArray[np.float64], estimate: float, confidence: float
+) -> tuple[float, float]:
+    """The replicates' (1 - confidence)/2 and (1 + confidence)/2 quantiles; NaN without
+    replicates or without an estimate."""
+    if replicates.size == 0 or not math.isfinite(estimate):
+        return math.nan, math.nan
+    low, high = np.quantile(replicates, [(1.0 - confidence) / 2.0, (1.0 + confidence) / 2.0])
+    return float(low), float(high)
+
+
+INTERVALS = {"percentile": percentile_interval, "bc": bc_interval}
+"""``analysis.bootstrap.interval`` -> the function computing it."""
+
+
 @dataclass(frozen=True)
 class YoYSummary:
-    """Average YoY change (%) of one regime with its bootstrap interval."""
+    """Average YoY change (%) of one regime with its bootstrap interval.
+
+    ``ci_excludes`` is True when the interval exists and does not contain ``value``.
+    """
 
     value: float
     n_pairs: int
     ci_low: float
     ci_high: float
+
+    @property
+    def ci_excludes(self) -> bool:
+        if not (math.isfinite(self.ci_low) and math.isfinite(self.ci_high)):
+            return False
+        return not self.ci_low <= self.value <= self.ci_high
 
 
 def average_yoy(
@@ -185,7 +214,9 @@ def average_yoy(
         low = high = math.nan
         if boot is not None and count[0] > 0:
             reps, _ = _mean_yoy(boot, prev, cur, mask)
-            low, high = bc_interval(reps[np.isfinite(reps)], float(value[0]), confidence)
+            low, high = INTERVALS[bootstrap.interval](
+                reps[np.isfinite(reps)], float(value[0]), confidence
+            )
         out[regime] = YoYSummary(float(value[0]), int(count[0]), low, high)
     return out
 
@@ -200,7 +231,8 @@ def table3(
 
     Columns: the series keys, ``knowledge_cutoff``, one ``acc_<year>`` (percent) and one
     ``months_<year>`` per calendar year, and for each of pre / post / all: ``yoy_<r>``,
-    ``yoy_<r>_low``, ``yoy_<r>_high`` and ``yoy_<r>_pairs``.
+    ``yoy_<r>_low``, ``yoy_<r>_high``, ``yoy_<r>_pairs`` and ``yoy_<r>_ci_excludes``
+    (the interval does not contain the estimate).
     """
     yearly = yearly_averages(monthly)
     years = sorted(int(y) for y in yearly["year"].unique())
@@ -232,12 +264,13 @@ def table3(
             row[f"yoy_{regime}_low"] = s.ci_low
             row[f"yoy_{regime}_high"] = s.ci_high
             row[f"yoy_{regime}_pairs"] = s.n_pairs
+            row[f"yoy_{regime}_ci_excludes"] = s.ci_excludes
         rows.append(row)
     columns = [
         *SERIES_KEYS,
         "knowledge_cutoff",
         *[f"acc_{y}" for y in years],
         *[f"months_{y}" for y in years],
-        *[f"yoy_{r}{s}" for r in REGIMES for s in ("", "_low", "_high", "_pairs")],
+        *[f"yoy_{r}{s}" for r in REGIMES for s in ("", "_low", "_high", "_pairs", "_ci_excludes")],
     ]
     return pd.DataFrame(rows, columns=columns)

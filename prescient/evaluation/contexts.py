@@ -6,9 +6,12 @@ setting's table: adding a RAG cutoff adds a table and leaves the others byte-ide
 
 - ``closed_book``: no rows.
 - ``gold``: the question's source article: its ``article_id`` in the corpus, else its
-  ``gold_url`` matched against the corpus URLs, else the inline ``gold_title`` /
+  ``gold_url`` matched against the corpus URLs (both normalised as ingest normalises
+  them, :func:`prescient.corpus.normalize.normalize_url`: scheme, ``www.``, tracking
+  parameters and a trailing slash do not matter), else the inline ``gold_title`` /
   ``gold_text`` of an imported question. A question with none of these has no row (the
-  evaluation records it as an error instead of silently asking closed-book).
+  evaluation records it as an error instead of silently asking closed-book), and
+  :func:`match_gold` counts every way a question found, or missed, its gold article.
 - ``rag_<cutoff>``: the retrieval results of that cutoff, best first.
 
 Article text is cut to its first ``max_words`` words (the paper: 512 for retrieved
@@ -25,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from prescient import dates, io
+from prescient.corpus.normalize import normalize_url
 from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG, Setting
 
 CONTEXT_SCHEMA: dict[str, str] = {
@@ -56,6 +60,71 @@ def _str(value: Any) -> str | None:
         return None
     text = str(value)
     return text if text.strip() else None
+
+
+GOLD_COUNTS = (
+    "article_id_in_corpus",
+    "article_id_not_in_corpus",
+    "gold_url_matched",
+    "gold_url_unmatched",
+    "gold_text_inline",
+    "no_gold_article",
+)
+"""How questions found their gold article (:func:`match_gold`); a question whose
+article_id is not in the corpus also counts under how its gold_url fared."""
+
+
+def url_index(articles: pd.DataFrame) -> dict[str, str]:
+    """Normalised URL -> article_id of the corpus (the first article of each URL)."""
+    out: dict[str, str] = {}
+    if "url" not in articles.columns:
+        return out
+    for aid, url in zip(articles["article_id"], articles["url"], strict=True):
+        norm = normalize_url(_str(url))
+        if norm is not None:
+            out.setdefault(norm, str(aid))
+    return out
+
+
+def match_gold(
+    questions: pd.DataFrame, articles: pd.DataFrame
+) -> tuple[list[str | None], dict[str, dict[str, int]]]:
+    """Each question's gold article in the corpus, and the counts per source.
+
+    A question's ``article_id`` wins when the corpus has it; otherwise its ``gold_url``
+    is matched on the normalised URL ingest computes. Unmatched URLs are counted (per
+    ``source``, :data:`GOLD_COUNTS`), never silently dropped: a question without a gold
+    article is asked nothing in the gold setting and its error says why.
+
+    Returns:
+        The matched article id per question (None when the corpus has none), and
+        ``{source: {count name: n}}``.
+    """
+    known = set(articles["article_id"].astype(str))
+    by_url = url_index(articles)
+    n = len(questions)
+    sources = questions["source"].astype(str).tolist() if "source" in questions else [""] * n
+    counts: dict[str, dict[str, int]] = {}
+    matched: list[str | None] = []
+    for i, q in enumerate(questions.to_dict("records")):
+        c = counts.setdefault(sources[i], dict.fromkeys(GOLD_COUNTS, 0))
+        aid = _str(q.get("article_id"))
+        if aid is not None and aid in known:
+            c["article_id_in_corpus"] += 1
+            matched.append(aid)
+            continue
+        if aid is not None:
+            c["article_id_not_in_corpus"] += 1
+        url = _str(q.get("gold_url"))
+        found = by_url.get(normalize_url(url) or "") if url is not None else None
+        if url is not None:
+            c["gold_url_matched" if found else "gold_url_unmatched"] += 1
+        if found is None and _str(q.get("gold_text")) is not None:
+            c["gold_text_inline"] += 1
+        elif found is None:
+            c["no_gold_article"] += 1
+        matched.append(found)
+    return matched, counts
 
 
 def build_contexts(
@@ -93,18 +162,10 @@ def build_contexts(
         return context_frame(rows)
     by_id = articles.set_index(articles["article_id"].astype(str), drop=False)
     if setting.kind == GOLD:
-        by_url: dict[str, str] = {}
-        if "url" in articles.columns:
-            for aid, url in zip(articles["article_id"], articles["url"], strict=True):
-                if _str(url) is not None:
-                    by_url.setdefault(str(url), str(aid))
-        for q in questions.to_dict("records"):
+        gold_ids, _ = match_gold(questions, articles)
+        for q, aid in zip(questions.to_dict("records"), gold_ids, strict=True):
             qid = str(q["question_id"])
-            aid = _str(q.get("article_id"))
-            if aid is None or aid not in by_id.index:
-                url = _str(q.get("gold_url"))
-                aid = by_url.get(url) if url is not None else None
-            if aid is not None and aid in by_id.index:
+            if aid is not None:
                 a = by_id.loc[aid]
                 add(qid, 1, aid, a["date"], a["title"], a["text"], gold_max_words)
             elif _str(q.get("gold_text")) is not None:

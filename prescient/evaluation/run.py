@@ -75,6 +75,18 @@ def _articles_by_question(contexts: pd.DataFrame) -> dict[str, list[tuple[str, C
     return out
 
 
+def model_sample(questions: pd.DataFrame, max_questions: int | None) -> pd.DataFrame:
+    """The questions a model with a budget answers: those whose ``sample_rank`` (their
+    place in the evaluated table's seeded sample order) is at most the budget.
+
+    Nested by construction: a smaller budget's questions are a subset of a larger one's,
+    so a slow model's scores line up with the baselines' on the same questions.
+    """
+    if max_questions is None:
+        return questions
+    return questions.loc[questions["sample_rank"] <= max_questions].reset_index(drop=True)
+
+
 def plan_cell(
     model: str,
     setting: Setting,

@@ -1,7 +1,10 @@
 """Scoring predictions: per-item parsing (no model calls) and per-cell aggregation.
 
 Per item (:func:`score_predictions`): the predictions' columns plus ``parsed_answer``
-(choice index or null), ``correct``, ``refused``, ``parse_failed`` and ``parse_rule``.
+(choice index or null), ``correct``, ``refused``, ``parse_failed`` and ``parse_rule``,
+and the question's ``source``, ``category``, ``mc_type`` and ``forecast_date`` from the
+evaluated table (:data:`QUESTION_INFO`), so a scores table describes its own questions
+when it is analysed alone.
 Refusals and parse failures are incorrect. Rows whose call failed (``error`` set) have
 no answer: they are neither correct, refused nor parse failures, and the aggregates
 leave them out of every rate and report their number (``n_errors``).
@@ -22,6 +25,13 @@ from prescient.evaluation.parsing import parse_answer
 from prescient.evaluation.run import NO_GOLD_ARTICLE, PREDICTION_COLUMNS
 from prescient.vocab import QTYPES
 
+QUESTION_INFO: dict[str, str] = {
+    "source": "string",
+    "category": "string",
+    "mc_type": "string",
+    "forecast_date": "date32[pyarrow]",
+}
+"""Columns of the evaluated question table carried into the scores (name -> dtype)."""
 SCORE_COLUMNS = (
     *PREDICTION_COLUMNS,
     "parsed_answer",
@@ -29,6 +39,7 @@ SCORE_COLUMNS = (
     "refused",
     "parse_failed",
     "parse_rule",
+    *QUESTION_INFO,
 )
 
 
@@ -93,6 +104,11 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
     out["refused"] = pd.Series(refused, dtype="bool")
     out["parse_failed"] = pd.Series(failed, dtype="bool")
     out["parse_rule"] = pd.Series(rules, dtype="string")
+    by_id = questions.set_index(questions["question_id"].astype(str))
+    qids = out["question_id"].astype(str)
+    for column, dtype in QUESTION_INFO.items():
+        values = qids.map(by_id[column]) if column in by_id.columns else [None] * len(out)
+        out[column] = pd.Series(list(values), dtype=dtype)
     return out[list(SCORE_COLUMNS)]
 
 

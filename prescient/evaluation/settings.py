@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, PlainValidator
+from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo, field_validator
 
 from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
 from prescient.settings import Settings
@@ -109,6 +109,10 @@ class EvalSettings(Settings):
         generation: generation parameters sent with every request (temperature,
             max_tokens, ...); they override the model's defaults and are part of the
             ledger key.
+        max_questions: model -> how many questions it answers: the first that many in
+            the seeded sample order of the evaluated table (its ``sample_rank``), so a
+            slow model's questions are a subset of those of every model with a larger
+            budget or none. Models not listed answer every question.
     """
 
     models: Annotated[
@@ -116,6 +120,21 @@ class EvalSettings(Settings):
     ]
     settings: Annotated[tuple[Setting, ...], PlainValidator(_grid_settings)]
     generation: dict[str, Any]
+    max_questions: dict[str, Annotated[int, Field(ge=1)]]
+
+    @field_validator("max_questions")
+    @classmethod
+    def _budgets_name_evaluated_models(
+        cls, value: dict[str, int], info: ValidationInfo
+    ) -> dict[str, int]:
+        models = list(info.data.get("models") or ())
+        unknown = sorted(set(value) - set(models))
+        if unknown:
+            raise ValueError(
+                f"names models {unknown} that are not in eval.models {models}: remove them "
+                "or add the models"
+            )
+        return value
 
     @property
     def rag_cutoffs(self) -> list[dt.date | None]:

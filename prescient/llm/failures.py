@@ -12,8 +12,10 @@ and records the share and the tolerance in its metrics.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 FAILED_CALLS_EXIT = 3
@@ -81,3 +83,20 @@ class FailureReport:
             logger.error("%s", self.summary(stage))
         elif self.failed:
             logger.warning("%s", self.summary(stage))
+
+
+def failed_stage(
+    report: FailureReport,
+    logger: logging.Logger,
+    stage: str,
+    outputs: Sequence[str | os.PathLike[str]],
+) -> bool:
+    """Log ``report``; when it exceeds the tolerance, delete the stage's ``outputs`` (so
+    no earlier result looks current) and return True: the stage then exits with
+    :data:`FAILED_CALLS_EXIT` without writing them."""
+    report.log(logger, stage)
+    if not report.exceeded:
+        return False
+    for path in outputs:
+        Path(path).unlink(missing_ok=True)
+    return True

@@ -41,6 +41,7 @@ from prescient import dates
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
+    QAPair,
     mc_type,
     normalize,
     parse_category,
@@ -164,6 +165,8 @@ class ConstructSettings(Settings):
         article_max_chars: cut article texts to this many characters in prompts (None:
             whole articles, as in the paper).
         date_start, date_end: inclusive range of selected days to construct from.
+        articles_per_month: at most this many selected articles of each month (None:
+            all); see :func:`_monthly_budget`.
         leakage: the leakage audit's settings.
         distractor_fallback: None (the paper: a reply with fewer than three usable wrong
             options is a parse error) or ``answer_pool``: fill the missing options with
@@ -179,6 +182,7 @@ class ConstructSettings(Settings):
     article_max_chars: Annotated[int, Field(ge=1)] | None
     date_start: Day | None
     date_end: Day | None
+    articles_per_month: Annotated[int, Field(ge=1)] | None
     leakage: leakage.LeakageSettings
     distractor_fallback: Literal["answer_pool"] | None
 
@@ -223,6 +227,14 @@ def date_values(day: dt.date) -> dict[str, str]:
         "date_long": f"{day.isoformat()}, {day.strftime('%A')}",
         "month_year": day.strftime("%B %Y"),
     }
+
+
+def article_values(title: str, text: str, day: dt.date, max_chars: int | None) -> dict[str, str]:
+    """An article's placeholders (``title``, ``text`` cut to ``max_chars``, the dates);
+    also what the chains stage sends for a key point, so both make the same request."""
+    if max_chars and len(text) > max_chars:
+        text = text[:max_chars].rstrip() + " [...]"
+    return {"title": title, "text": text, **date_values(day)}
 
 
 # --- records --------------------------------------------------------------------------
@@ -295,16 +307,19 @@ class _Steps:
         self.filter_values = filter_sections(templates["filter"])
 
     def _values(self, a: _Article) -> dict[str, str]:
-        text = a.text
-        if self.s.article_max_chars and len(text) > self.s.article_max_chars:
-            text = text[: self.s.article_max_chars].rstrip() + " [...]"
-        return {"title": a.title, "text": text, **date_values(a.date)}
+        return article_values(a.title, a.text, a.date, self.s.article_max_chars)
 
-    def _request(self, step: str, values: Mapping[str, str], tags: dict[str, Any]) -> LLMRequest:
+    def _request(
+        self,
+        step: str,
+        values: Mapping[str, str],
+        tags: dict[str, Any],
+        slot: int | None = None,
+    ) -> LLMRequest:
         t = self.t[step]
         return LLMRequest(
             model=self.s.models[step],
-            messages=t.render(values),
+            messages=t.render(values) if slot is None else t.render_slot(values, slot),
             template=t.name,
             template_version=t.version,
             params=dict(self.s.gen.get(step) or {}),
@@ -344,35 +359,61 @@ class _Steps:
     # step 2
     def generate(self, articles: list[_Article]) -> list[_Question]:
         todo = [a for a in articles if not a.status]
+        template = self.t["generate"]
+        slots: list[int | None] = [*sorted(template.slots)] or [None]
         reqs = [
             self._request(
                 "generate",
                 {**self._values(a), "keypoint": a.keypoint or ""},
-                {"article_id": a.article_id},
+                {"article_id": a.article_id, **({"slot": k} if k else {})},
+                slot=k,
             )
             for a in todo
+            for k in slots
         ]
+        results = iter(self._run("generate", reqs))
         questions: list[_Question] = []
-        for a, res in zip(todo, self._run("generate", reqs), strict=True):
+        for a in todo:
             a.step = "generate"
-            if not res.ok:
-                _fail(a, LLM_ERROR, f"generate: {res.error}")
+            replies = [(k, next(results)) for k in slots]
+            failed = [res for _, res in replies if not res.ok]
+            if failed:
+                _fail(a, LLM_ERROR, f"generate: {failed[0].error}")
                 continue
-            parsed = parse_generation(res.text)
-            if not parsed.ok:
-                _fail(a, PARSE_ERROR, f"generate: {parsed.error}", res.text)
+            pairs, raw, error = self._pairs(replies)
+            if error:
+                _fail(a, PARSE_ERROR, f"generate: {error}", raw)
                 continue
             a.status = GENERATED
-            slots = {p.slot for p in parsed.pairs}
-            missing = [k for k in (*TF_SLOTS, *MC_SLOTS) if k not in slots]
+            found = {p.slot for p in pairs}
+            missing = [k for k in (*TF_SLOTS, *MC_SLOTS) if k not in found]
             a.reason = f"no question in slot(s) {missing}" if missing else None
             seen: set[str] = set()
-            for pair in parsed.pairs:
+            for pair in pairs:
                 q = self._validate(a, pair.slot, pair.question, pair.answer, seen)
                 if q.status == INVALID:
-                    q.raw_response = res.text
+                    q.raw_response = raw
                 questions.append(q)
         return questions
+
+    @staticmethod
+    def _pairs(
+        replies: Sequence[tuple[int | None, LLMResult]],
+    ) -> tuple[list[QAPair], str, str | None]:
+        """The question-answer pairs of an article's generate replies: one reply with
+        all four, or one reply per slot (the first pair of each, given its slot)."""
+        if replies[0][0] is None:
+            text = replies[0][1].text or ""
+            parsed = parse_generation(text)
+            return list(parsed.pairs), text, parsed.error
+        pairs = []
+        for slot, res in replies:
+            parsed = parse_generation(res.text)
+            if parsed.ok:
+                first = parsed.pairs[0]
+                pairs.append(QAPair(int(slot or 0), first.question, first.answer))
+        raw = "\n\n".join(f"[slot {slot}]\n{res.text}" for slot, res in replies)
+        return pairs, raw, None if pairs else "no question in any slot's reply"
 
     def _validate(
         self, a: _Article, slot: int, question: str, answer: str | None, seen: set[str]
@@ -569,18 +610,36 @@ def _fail(item: _Article | _Question, status: str, reason: str, raw: str | None 
 # --- the whole construction -----------------------------------------------------------
 
 
+def _monthly_budget(selected: pd.DataFrame, per_month: int, base_seed: int) -> pd.DataFrame:
+    """At most ``per_month`` selected articles of each calendar month: the month's first
+    days first, hot topics before random picks within a day, then a seeded order. Days
+    appended later never change an earlier choice, so a month's questions stay put."""
+    month = [dates.month_index(dates.as_date(d)) for d in selected["date"]]
+    ranked = selected.assign(
+        _month=month,
+        _hot=(selected["selection"] != "hot_topic").astype(int),
+        _rank=[derive_seed(base_seed, "construct_budget", a) for a in selected["article_id"]],
+    ).sort_values(["_month", "date", "_hot", "_rank"], kind="stable")
+    kept = ranked.groupby("_month", sort=False).head(per_month)
+    return kept.drop(columns=["_month", "_hot", "_rank"])
+
+
 def _articles(
-    selected: pd.DataFrame, articles: pd.DataFrame, s: ConstructSettings
+    selected: pd.DataFrame, articles: pd.DataFrame, s: ConstructSettings, base_seed: int
 ) -> tuple[list[_Article], int]:
-    """The selected articles inside the date window, with their text, in a stable order."""
+    """The selected articles inside the date window and the monthly budget, with their
+    text, in a stable order; and how many selected articles were left out."""
     sel = selected.copy()
     in_window = pd.Series(True, index=sel.index)
     if s.date_start:
         in_window &= sel["date"] >= s.date_start
     if s.date_end:
         in_window &= sel["date"] <= s.date_end
-    outside = int((~in_window).sum())
-    sel = sel[in_window].sort_values(["date", "article_id"], kind="stable")
+    sel = sel[in_window]
+    if s.articles_per_month is not None:
+        sel = _monthly_budget(sel, s.articles_per_month, base_seed)
+    outside = len(selected) - len(sel)
+    sel = sel.sort_values(["date", "article_id"], kind="stable")
     by_id = articles.drop_duplicates("article_id").set_index("article_id")
     out = []
     for row in sel.itertuples(index=False):
@@ -617,7 +676,7 @@ def build_questions(
     Returns:
         The questions table, the candidates table and the metrics.
     """
-    arts, outside = _articles(selected, articles, s)
+    arts, outside = _articles(selected, articles, s, base_seed)
     steps = _Steps(templates, s, base_seed, complete)
     steps.summary([a for a in arts if not a.status])
     questions = steps.generate(arts)
@@ -896,7 +955,7 @@ def construct_metrics(
         "window": {
             "date_start": s.date_start.isoformat() if s.date_start else None,
             "date_end": s.date_end.isoformat() if s.date_end else None,
-            "selected_outside_window": outside_window,
+            "selected_outside_window_or_budget": outside_window,
         },
         "articles": {
             "total": len(arts),

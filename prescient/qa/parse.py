@@ -471,8 +471,26 @@ def _sections(text: str, principles: Sequence[str]) -> dict[str, list[str]]:
     return sections
 
 
+_SCORE_LINE = re.compile(r"(?i)^\s*(?:scores?\s*[:=]\s*)?((?:[0-2][\s,;/|]+)*[0-2])\s*\.?\s*$")
+
+
+def _score_line(text: str, n: int) -> list[int] | None:
+    """The scores of a one-line reply (``Scores: 2 2 1 2 2 2 1``): the first line of
+    exactly ``n`` scores 0-2, in the principles' order; None when there is none."""
+    for raw in text.splitlines():
+        m = _SCORE_LINE.match(clean_line(raw))
+        if m:
+            digits = re.findall(r"[0-2]", m.group(1))
+            if len(digits) == n:
+                return [int(d) for d in digits]
+    return None
+
+
 def parse_filter(text: str | None, principles: Sequence[str] = PRINCIPLES) -> FilterReply:
     """A 0/1/2 score for each principle from a step-4 reply.
+
+    A line of exactly seven scores (``Scores: 2 2 1 2 2 2 1``, the one-line format of the
+    compact template) gives them in the principles' order.
 
     Each principle's section starts at a line that begins with its name (markdown,
     numbered, or ``Name: 2`` on one line) and runs to the next principle's heading; its
@@ -484,6 +502,9 @@ def parse_filter(text: str | None, principles: Sequence[str] = PRINCIPLES) -> Fi
     """
     if not text or not text.strip():
         return FilterReply({}, tuple(principles), {}, "empty reply")
+    line = _score_line(text, len(principles))
+    if line is not None:
+        return FilterReply(dict(zip(principles, line, strict=True)))
     tokens: dict[str, str] = {}
     for m in _KEYED_SCORE.finditer(text):
         tokens.setdefault(m.group(1).lower(), m.group(2))

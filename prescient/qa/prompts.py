@@ -23,7 +23,9 @@ STEPS: tuple[str, ...] = ("summary", "generate", "distract", "filter", "categori
 
 STEP_FIELDS: Mapping[str, frozenset[str]] = {
     "summary": frozenset({"title", "date", "date_long", "month_year", "text"}),
-    "generate": frozenset({"title", "date", "date_long", "month_year", "text", "keypoint"}),
+    "generate": frozenset(
+        {"title", "date", "date_long", "month_year", "text", "keypoint", "slot_instruction"}
+    ),
     "distract": frozenset(
         {"title", "date", "date_long", "month_year", "text", "question", "answer"}
     ),
@@ -94,8 +96,38 @@ class PromptTemplate:
                     names.add(name)
         return names
 
-    def render(self, values: Mapping[str, Any]) -> list[dict[str, str]]:
-        """Chat messages with the placeholders filled in.
+    @property
+    def slots(self) -> dict[int, dict[str, str]]:
+        """Per-question prompts (``slots`` in the file: slot -> ``{instruction, example}``).
+
+        A template with slots asks for one question per request: the request for slot
+        ``k`` fills ``{slot_instruction}`` with slot ``k``'s instruction, after one worked
+        example per slot (``example_user`` plus each slot's instruction, answered with
+        its example). Small models follow one focused request far better than a
+        four-part one, and since the examples come first and the instruction last,
+        every request of a stage shares the examples and the four requests of an
+        article share the article too: a local model reads them once.
+        """
+        return {int(k): dict(v) for k, v in (self.extras.get("slots") or {}).items()}
+
+    def render_slot(self, values: Mapping[str, Any], slot: int) -> list[dict[str, str]]:
+        """Chat messages asking for the question of ``slot`` (see :attr:`slots`)."""
+        examples = [
+            {
+                "user": f"{self.extras['example_user']}\n{spec['instruction']}",
+                "assistant": spec["example"],
+            }
+            for _, spec in sorted(self.slots.items())
+        ]
+        return self.render(
+            {**values, "slot_instruction": self.slots[slot]["instruction"]}, examples
+        )
+
+    def render(
+        self, values: Mapping[str, Any], examples: list[dict[str, str]] | None = None
+    ) -> list[dict[str, str]]:
+        """Chat messages with the placeholders filled in (``examples``: instead of the
+        template's own worked examples).
 
         Raises:
             TemplateError: a placeholder has no value.
@@ -106,7 +138,7 @@ class PromptTemplate:
         messages = []
         if self.system.strip():
             messages.append({"role": "system", "content": self.system.format_map(values)})
-        for ex in self.examples:
+        for ex in self.examples if examples is None else examples:
             messages.append({"role": "user", "content": ex["user"]})
             messages.append({"role": "assistant", "content": ex["assistant"]})
         messages.append({"role": "user", "content": self.user.format_map(values)})
@@ -160,6 +192,7 @@ def load_template(path: str | Path, step: str | None = None) -> PromptTemplate:
         raise TemplateError(
             f"{path}: `examples` must be a list of {{user: <text>, assistant: <text>}} turns"
         )
+    _check_slots(template, path)
     if step is not None:
         unknown = template.fields() - STEP_FIELDS[step]
         if unknown:
@@ -168,6 +201,32 @@ def load_template(path: str | Path, step: str | None = None) -> PromptTemplate:
                 f"(available: {sorted(STEP_FIELDS[step])}); double literal braces"
             )
     return template
+
+
+def _check_slots(template: PromptTemplate, path: Path) -> None:
+    raw = template.extras.get("slots")
+    if raw is None:
+        if "slot_instruction" in template.fields():
+            raise TemplateError(f"{path}: {{slot_instruction}} needs `slots`")
+        return
+    good = (
+        isinstance(raw, dict)
+        and sorted(int(k) for k in raw) == [1, 2, 3, 4]
+        and all(
+            isinstance(v, dict)
+            and set(v) == {"instruction", "example"}
+            and all(isinstance(x, str) and x.strip() for x in v.values())
+            for v in raw.values()
+        )
+    )
+    if not good:
+        raise TemplateError(
+            f"{path}: `slots` must map 1, 2, 3 and 4 to {{instruction: <text>, example: <text>}}"
+        )
+    if not str(template.extras.get("example_user") or "").strip():
+        raise TemplateError(f"{path}: a template with `slots` needs `example_user`")
+    if "slot_instruction" not in template.fields():
+        raise TemplateError(f"{path}: a template with `slots` must use {{slot_instruction}}")
 
 
 def load_templates(prompt_dir: str | Path, names: Mapping[str, str]) -> dict[str, PromptTemplate]:

@@ -59,6 +59,13 @@ class Cluster:
     coherence: float
 
 
+def mean_pairwise_similarity(block: np.ndarray) -> float:
+    """A cluster's coherence: the mean cosine similarity of its distinct member pairs
+    (``block``: the members' similarity matrix, at least two members)."""
+    n = block.shape[0]
+    return float((block.sum() - np.trace(block)) / (n * (n - 1)))
+
+
 def hot_topic_clusters(texts: list[str], s: SelectSettings) -> tuple[list[Cluster], list[Cluster]]:
     """Coherent and incoherent DBSCAN clusters of one day's texts, largest first."""
     from sklearn.cluster import DBSCAN
@@ -82,9 +89,7 @@ def hot_topic_clusters(texts: list[str], s: SelectSettings) -> tuple[list[Cluste
     bad: list[Cluster] = []
     for label in sorted(set(labels) - {-1}):
         members = tuple(int(i) for i in np.flatnonzero(labels == label))
-        block = sims[np.ix_(members, members)]
-        n = len(members)
-        coherence = float((block.sum() - np.trace(block)) / (n * (n - 1)))
+        coherence = mean_pairwise_similarity(sims[np.ix_(members, members)])
         (good if coherence >= s.min_coherence else bad).append(
             Cluster(int(label), members, coherence)
         )

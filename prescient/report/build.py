@@ -26,25 +26,30 @@ def _kv(df: pd.DataFrame) -> dict[str, str]:
 
 
 def provenance_rows(
-    git: GitState,
-    params: Mapping[str, Any],
-    ingest_metrics: Mapping[str, Any] | None,
-    tables: Mapping[str, pd.DataFrame],
+    git: GitState, params: Mapping[str, Any], tables: Mapping[str, pd.DataFrame]
 ) -> list[tuple[str, str]]:
-    """Key-value lines identifying the code, configuration and data of this report."""
+    """Key-value lines identifying the code, configuration and data of this report: the
+    inputs are those the analysis read (its provenance table), so a report on a scores
+    table from elsewhere names that table, not the project's corpus."""
     inputs = _kv(_get(tables, "provenance"))
-    ingest = ingest_metrics or {}
     corpus = params.get("corpus", {}) if isinstance(params.get("corpus"), Mapping) else {}
+    has_corpus = bool(inputs.get("corpus_checksum"))
     return [
         ("git commit (when the report was built)", git.describe()),
         ("params digest (sha256 of params.yaml)", params_digest(params)),
-        ("corpus", str(corpus.get("name", ""))),
-        ("corpus checksum (ingest)", str(ingest.get("checksum", ""))),
-        ("articles after ingest", str(ingest.get("rows_kept", ""))),
+        ("corpus", str(corpus.get("name", "")) if has_corpus else "none (scores analysed alone)"),
+        ("corpus checksum (articles table)", inputs.get("corpus_checksum", "")),
+        ("articles", inputs.get("articles", "")),
         ("scores table", inputs.get("scores_path", "")),
         ("scores checksum", inputs.get("scores_checksum", "")),
         ("scored rows", inputs.get("scores_rows", "")),
+        ("questions table", inputs.get("questions_path", "")),
         ("questions checksum", inputs.get("questions_checksum", "")),
+        ("question sources", inputs.get("sources", "")),
+        ("sources in the time series", inputs.get("time_series_sources", "")),
+        ("retrieval window (articles dated in)", inputs.get("retrieval_window", "")),
+        ("questions with a forecast date", inputs.get("forecast_dates", "")),
+        ("duplicate score rows dropped", inputs.get("duplicates_dropped", "")),
         ("random seed (base.seed)", str(params.get("base", {}).get("seed", ""))),
     ]
 
@@ -83,6 +88,7 @@ def overview_sections(tables: Mapping[str, pd.DataFrame]) -> list[TableSection]:
     )
     return [
         _section(fmt.MODELS, tables),
+        _section(fmt.SOURCES, tables),
         TableSection("question-counts", "Questions", counts),
         _section(fmt.CELLS, tables),
     ]
@@ -98,7 +104,6 @@ def build_report(
     figures: Mapping[str, bytes | None],
     git: GitState,
     params: Mapping[str, Any],
-    ingest_metrics: Mapping[str, Any] | None,
 ) -> str:
     """The HTML page: provenance, overview, notes, every figure and every table."""
     notes_df = _get(tables, "notes")
@@ -106,7 +111,7 @@ def build_report(
     embedded = [EmbeddedFigure(f.name, f.caption, figures.get(f.name)) for f in FIGURES]
     return render_page(
         TITLE,
-        provenance_rows(git, params, ingest_metrics, tables),
+        provenance_rows(git, params, tables),
         notes,
         overview_sections(tables),
         embedded,

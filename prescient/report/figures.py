@@ -38,7 +38,7 @@ from prescient.analysis.freshbench import ALL  # noqa: E402
 from prescient.analysis.settings import PRE_ANCHOR  # noqa: E402
 from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
 from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG  # noqa: E402
-from prescient.vocab import MC, QTYPES  # noqa: E402
+from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 
 Tables = Mapping[str, pd.DataFrame]
 GAP_COLOUR = "#d9d9d9"
@@ -370,10 +370,13 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
 
 
 def fig6_slopes(tables: Tables) -> Figure:
-    """Expanding-window weighted slope of the MC moving average, one panel per model."""
+    """Expanding-window weighted slope of the MC moving average, one panel per model (the
+    TF one when the evaluated questions have no MC question, as a True/False benchmark)."""
     slopes = tables.get("slopes", pd.DataFrame())
+    qtype = MC if slopes.empty or (slopes["qtype"] == MC).any() else TF
+    kind = qtype.upper()
     closed = (
-        slopes.loc[(slopes["setting"] == CLOSED_BOOK) & (slopes["qtype"] == MC)]
+        slopes.loc[(slopes["setting"] == CLOSED_BOOK) & (slopes["qtype"] == qtype)]
         if not slopes.empty
         else slopes
     )
@@ -389,11 +392,11 @@ def fig6_slopes(tables: Tables) -> Figure:
         _no_data(
             flat[0],
             "No slopes: the expanding window needs its first 10 months of\n"
-            "moving-average closed-book MC accuracy",
+            f"moving-average closed-book {kind} accuracy",
         )
         for ax in flat[1:]:
             ax.set_visible(False)
-        fig.suptitle("Slope of MC accuracy over an expanding window")
+        fig.suptitle(f"Slope of {kind} accuracy over an expanding window")
         return fig
     for ax, model in zip(flat, models, strict=False):
         s = closed.loc[closed["model"] == model]
@@ -411,7 +414,7 @@ def fig6_slopes(tables: Tables) -> Figure:
     for ax in flat[len(models) :]:
         ax.set_visible(False)
     fig.suptitle(
-        "Slope of closed-book MC moving-average accuracy over an expanding window\n"
+        f"Slope of closed-book {kind} moving-average accuracy over an expanding window\n"
         "(weights decay^(k-t); dashed: knowledge cutoff)",
         fontsize=11,
     )
@@ -727,7 +730,7 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "fig6_slopes",
         "Fig. 6: slope of the weighted regression of closed-book MC moving-average accuracy "
-        "on time, over an expanding window.",
+        "(TF when there are no MC questions) on time, over an expanding window.",
         fig6_slopes,
     ),
     FigureSpec(

@@ -21,7 +21,9 @@ import pandas as pd
 
 MISSING = "–"
 # A cell that reads as a number (optionally with a bracketed interval): right-aligned.
-NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?")
+NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?")
+EXCLUDES_MARK = "†"
+"""Marks a bootstrap interval that does not contain its estimate."""
 # Columns that hold text even when every value looks numeric or is empty.
 TEXT_COLUMNS = (
     "model",
@@ -68,6 +70,11 @@ TEXT_COLUMNS = (
     "first_month",
     "last_month",
     "note",
+    "bucket",
+    "path",
+    "checksum",
+    "first_date",
+    "last_date",
 )
 
 
@@ -219,24 +226,32 @@ def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
         ("post", "Post-cutoff YoY"),
         ("all", "Avg YoY"),
     ):
+        flags = t3.get(f"yoy_{regime}_ci_excludes", pd.Series([False] * len(t3)))
         out[header] = [
-            _with_ci(v, lo, hi)
-            for v, lo, hi in zip(
+            _with_ci(v, lo, hi, flag)
+            for v, lo, hi, flag in zip(
                 t3.get(f"yoy_{regime}", []),
                 t3.get(f"yoy_{regime}_low", []),
                 t3.get(f"yoy_{regime}_high", []),
+                flags,
                 strict=True,
             )
         ]
     return out
 
 
-def _with_ci(value: object, low: object, high: object) -> str:
+def _flag(value: object) -> bool:
+    return str(value).strip().lower() in ("true", "1")
+
+
+def _with_ci(value: object, low: object, high: object, excludes: object = False) -> str:
     v = fmt_number(value)
     if v == MISSING:
         return v
     lo, hi = fmt_number(low), fmt_number(high)
-    return v if lo == MISSING else f"{v} [{lo}, {hi}]"
+    if lo == MISSING:
+        return v
+    return f"{v} [{lo}, {hi}]" + (f" {EXCLUDES_MARK}" if _flag(excludes) else "")
 
 
 @dataclass(frozen=True)
@@ -281,17 +296,42 @@ MODELS = ReportTable(
 CELLS = ReportTable(
     "cells",
     "cells",
-    "Scored questions per model and setting",
+    "Scored questions per model, setting and question source",
     (
         ("model", "Model", fmt_text),
         ("cell", "Setting", fmt_text),
-        ("n", "Scored", fmt_int),
+        ("source", "Source", fmt_text),
+        ("n", "Scored (n)", fmt_int),
+        ("n_source_questions", "Of questions", fmt_int),
         ("n_tf", "TF", fmt_int),
         ("n_mc", "MC", fmt_int),
         ("n_errors", "Failed calls", fmt_int),
         ("first_month", "First month", fmt_text),
         ("last_month", "Last month", fmt_text),
     ),
+    "n is what the cell scored; a model with a budget (eval.max_questions) answers a "
+    "seeded sample, nested in every larger one, so it scores fewer than the source has.",
+)
+SOURCES = ReportTable(
+    "dataset_sources",
+    "question-sources",
+    "The evaluated questions, by source",
+    (
+        ("source", "Source", fmt_text),
+        ("path", "File", fmt_text),
+        ("checksum", "sha256 of the file", fmt_text),
+        ("n", "Questions", fmt_int),
+        ("n_tf", "TF", fmt_int),
+        ("n_mc", "MC", fmt_int),
+        ("first_date", "First resolution", fmt_text),
+        ("last_date", "Last resolution", fmt_text),
+        ("n_categories", "Categories", fmt_int),
+        ("n_with_forecast_date", "With forecast date", fmt_int),
+        ("horizon_median_days", "Median horizon (days)", _digits(1)),
+    ),
+    "The question table every model answered (after the seeded sample of "
+    "questions.max_questions, if any). Horizon: days from the forecast date to the "
+    "resolution date.",
 )
 ANALYSIS_TABLES: tuple[ReportTable, ...] = (
     ReportTable(
@@ -301,7 +341,9 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         note="Yearly accuracy is the mean of that year's monthly accuracies. YoY change at "
         "month m is 100 (acc(m) - acc(m-12)) / acc(m-12); the averages are over months "
         "up to the knowledge cutoff month (pre), after it (post) and all months, with "
-        "bias-corrected bootstrap 95% intervals in brackets.",
+        "bootstrap 95% intervals in brackets (analysis.bootstrap.interval). "
+        f"{EXCLUDES_MARK}: the interval does not contain its estimate (the YoY statistic is "
+        "strongly biased under resampling there); do not read it as an interval.",
         markdown=True,
         render=table3_display,
     ),
@@ -423,6 +465,45 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("accuracy_excl_refusals", "Acc. excl. refusals (%)", fmt_pct),
         ),
         "Months without questions are kept as rows with n = 0 and empty rates.",
+        scroll=True,
+    ),
+    ReportTable(
+        "horizon_accuracy",
+        "horizon-accuracy",
+        "Accuracy by forecast horizon",
+        (
+            *KEY_COLUMNS,
+            ("source", "Source", fmt_text),
+            ("bucket", "Horizon", fmt_text),
+            ("n", "n", fmt_int),
+            ("accuracy", "Acc. (%)", fmt_pct),
+            ("ci_low", "95% low", fmt_pct),
+            ("ci_high", "95% high", fmt_pct),
+        ),
+        "Horizon: days from a question's forecast date to its resolution date (questions "
+        "without a forecast date are not in this table). Wilson 95% intervals.",
+        scroll=True,
+    ),
+    ReportTable(
+        "dataset_horizons",
+        "dataset-horizons",
+        "Questions per forecast horizon",
+        (
+            ("source", "Source", fmt_text),
+            ("bucket", "Horizon", fmt_text),
+            ("n", "Questions", fmt_int),
+        ),
+    ),
+    ReportTable(
+        "dataset_source_categories",
+        "dataset-source-categories",
+        "Question categories per source",
+        (
+            ("source", "Source", fmt_text),
+            ("category", "Category", fmt_text),
+            ("n", "n", fmt_int),
+            ("share_pct", "%", fmt_number),
+        ),
         scroll=True,
     ),
     ReportTable(

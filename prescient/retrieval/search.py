@@ -146,13 +146,19 @@ class ArticleIndex:
     def __len__(self) -> int:
         return len(self.article_ids)
 
-    def window(self, resolution_date: dt.date, rag_cutoff: dt.date | None) -> VisibleWindow:
+    def window(
+        self,
+        resolution_date: dt.date,
+        rag_cutoff: dt.date | None,
+        forecast_date: dt.date | None = None,
+    ) -> VisibleWindow:
         """The visibility window of a question (the one rule, with this index's start)."""
         return visible_window(
             resolution_date,
             rag_cutoff,
             gap_days=self.settings.gap_days,
             corpus_start=self.start,
+            forecast_date=forecast_date,
         )
 
     def visible_count(self, window: VisibleWindow) -> int:
@@ -200,7 +206,8 @@ class ArticleIndex:
 
         Args:
             questions: ``question_id``, ``question``, ``resolution_date`` and optionally
-                ``article_id`` (the gold article, never returned).
+                ``forecast_date`` (the day the forecast is made; its window ends there)
+                and ``article_id`` (the gold article, never returned).
             rag_cutoffs: cutoff dates; None is the ``dynamic`` setting.
             progress: show a progress bar.
 
@@ -215,15 +222,25 @@ class ArticleIndex:
             else [None] * len(questions)
         )
         res_dates = [dates.as_date(d) for d in questions["resolution_date"]]
+        forecast = (
+            [dates.optional_date(d) for d in questions["forecast_date"]]
+            if "forecast_date" in questions.columns
+            else [None] * len(questions)
+        )
         rows: dict[str, list[Any]] = {c: [] for c in RETRIEVAL_COLUMNS}
         total = len(questions) * len(rag_cutoffs)
         with tqdm(total=total, desc="retrieve", unit="query", disable=not progress) as bar:
             for cutoff in rag_cutoffs:
                 label = format_rag_cutoff(cutoff)
-                for qid, text, res, g in zip(
-                    questions["question_id"], questions["question"], res_dates, gold, strict=True
+                for qid, text, res, fc, g in zip(
+                    questions["question_id"],
+                    questions["question"],
+                    res_dates,
+                    forecast,
+                    gold,
+                    strict=True,
                 ):
-                    win = self.window(res, cutoff)
+                    win = self.window(res, cutoff, fc)
                     excl = [g] if isinstance(g, str) and g else []
                     for rank, hit in enumerate(self.search(str(text), win, exclude_ids=excl), 1):
                         rows["question_id"].append(str(qid))
@@ -243,11 +260,17 @@ def retrieval_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataF
 
 
 def window_violations(table: pd.DataFrame, questions: pd.DataFrame) -> int:
-    """Retrieved rows dated on or after their question's resolution date or their window's
-    end (or whose question is unknown): an audit of a finished retrieval table, which
-    must be 0 by construction."""
+    """Retrieved rows dated on or after their question's resolution date, its forecast
+    date or their window's end (or whose question is unknown): an audit of a finished
+    retrieval table, which must be 0 by construction."""
     if table.empty:
         return 0
-    resolution = table["question_id"].map(questions.set_index("question_id")["resolution_date"])
+    by_id = questions.set_index("question_id")
+    resolution = table["question_id"].map(by_id["resolution_date"])
     late = (table["article_date"] >= resolution) | (table["article_date"] >= table["window_end"])
-    return int(late.fillna(True).sum())
+    late = late.fillna(True)
+    if "forecast_date" in questions.columns:
+        forecast = table["question_id"].map(by_id["forecast_date"])
+        asked = forecast.notna()
+        late |= asked & (table["article_date"] >= forecast).fillna(False).astype(bool)
+    return int(late.sum())

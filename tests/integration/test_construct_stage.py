@@ -40,6 +40,7 @@ PROMPTS = ROOT / "conf" / "prompts" / "construct"
 # The paper-structured template of each step; the script answers by template name.
 TEMPLATES = {step: step for step in STEPS}
 STEP_OF = {t.name: step for step, t in load_templates(PROMPTS, TEMPLATES).items()}
+STEP_OF["generate_slots"] = "generate"
 TEMPLATE_OF: dict[str, str] = {}
 """Messages (as JSON) -> the name of the template that rendered them, recorded as the
 stage hands its requests to the gateway (a script sees only the messages)."""
@@ -175,6 +176,7 @@ def _project(base: Path, tmp: Path, **construct: Any) -> Path:
     p["construct"]["templates"] = dict(TEMPLATES)
     p["construct"]["distractor_fallback"] = None  # the paper's rule unless a test asks
     p["construct"]["date_start"], p["construct"]["date_end"] = WINDOW
+    p["construct"]["articles_per_month"] = None  # every selected article (the paper)
     for key, value in construct.items():  # nested sections are updated, not replaced
         if isinstance(value, dict):
             p["construct"][key].update(value)
@@ -235,7 +237,7 @@ def test_accounting_and_contract(project: Path) -> None:
     # Every selected article in the window has exactly one article row.
     arts = cands[cands["kind"] == "article"]
     assert sorted(arts["article_id"]) == sorted(in_window["article_id"])
-    assert metrics["window"]["selected_outside_window"] == len(selected) - len(in_window)
+    assert metrics["window"]["selected_outside_window_or_budget"] == len(selected) - len(in_window)
     statuses = Counter(arts["status"])
     assert set(statuses) <= {"generated", "no_new_event", "parse_error", "llm_error"}
     for s in ("no_new_event", "parse_error", "llm_error"):
@@ -417,3 +419,73 @@ def test_bad_settings_stop_before_any_call_with_one_line(
     assert "construct.leakage.near_duplicate_window_days: " in error
     assert sum(CALLS.values()) == 0
     assert not (project / "questions.parquet").exists()
+
+
+def _slot_script(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) -> str:
+    """Per-slot generation answers the instruction it was given; the rest as before."""
+    step = STEP_OF[TEMPLATE_OF[_messages_key(messages)]]
+    text = str(messages[-1]["content"])
+    if step != "generate":
+        return scripted(messages, _params)
+    subject = _field(text, "Key point")[:40]
+    if "answer Yes" in text:
+        return f"Question: Will {subject} go ahead by May 2025?\nAnswer: Yes"
+    if "answer No" in text:
+        return f"Question: Will {subject} be cancelled by May 2025?\nAnswer: No"
+    if '"Which"' in text:
+        return (
+            f"Question: Which town will host {subject} in May 2025?\nAnswer: Town {_h(text) % 97}"
+        )
+    return "I cannot think of a question."  # slot 4: no pair, the slot stays empty
+
+
+def test_one_question_per_request_and_the_monthly_budget(project: Path) -> None:
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    p["construct"]["templates"]["generate"] = "generate_slots"
+    p["construct"]["date_start"], p["construct"]["date_end"] = None, None
+    p["construct"]["articles_per_month"] = 1
+    name = register_script("construct_slots", _slot_script)
+    p["models"]["scripted_construct"]["litellm_model"] = name
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    CALLS.clear()
+    assert _run(project) == 0
+    selected = pd.read_parquet(project / "selected.parquet")
+    months = pd.to_datetime(selected["date"]).dt.to_period("M")
+    cands = pd.read_parquet(project / "qa_candidates.parquet")
+    arts = cands[cands["kind"] == "article"]
+    # One article per month with selected articles, the month's first day's.
+    assert len(arts) == months.nunique()
+    first_day = selected.assign(m=months).groupby("m")["date"].min()
+    art_days = pd.to_datetime(arts["resolution_date"]).dt.to_period("M")
+    assert all(
+        pd.Timestamp(d).date() == pd.Timestamp(first_day[m]).date()
+        for d, m in zip(arts["resolution_date"], art_days, strict=True)
+    )
+    # Four requests per article that reached generation; slots 1-3 answered, slot 4 not.
+    generated = arts[arts["status"] == "generated"]
+    qs = cands[cands["kind"] == "question"]
+    assert set(qs["slot"]) == {1, 2, 3}
+    assert (qs.groupby("article_id")["slot"].nunique() == 3).all()
+    assert generated["reason"].str.contains(r"no question in slot\(s\) \[4\]").all()
+    metrics = yaml.safe_load((project / "construct.json").read_text())
+    assert metrics["llm_calls"]["generate"]["requests"] == 4 * len(generated)
+
+
+def test_a_window_without_articles_writes_empty_outputs_and_an_empty_ledger(
+    project: Path,
+) -> None:
+    """A date window that selects no article is nothing to do, not a failure: the stage
+    writes every output (empty tables with their columns, an empty ledger) so that DVC
+    records it as done and the stages after it see zero questions."""
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    p["construct"]["date_start"], p["construct"]["date_end"] = "2030-01-01", "2030-01-31"
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+    assert _run(project) == 0
+    assert sum(CALLS.values()) == 0
+    assert (project / "construct.jsonl").read_bytes() == b""
+    questions = pd.read_parquet(project / "questions.parquet")
+    candidates = pd.read_parquet(project / "qa_candidates.parquet")
+    assert questions.empty and list(questions.columns) == list(QUESTION_COLUMNS)
+    assert candidates.empty and list(candidates.columns) == list(CANDIDATE_COLUMNS)
+    metrics = json.loads((project / "construct.json").read_text())
+    assert metrics["questions"]["accepted"] == 0

@@ -1,7 +1,7 @@
 """DVC runs the grid as the project's dvc.yaml declares it: adding a model or a RAG
 cutoff runs only the new cells (and the cheap retrieval/scoring around them).
 
-The stages retrieve/evaluate/score are copied verbatim from dvc.yaml into a scratch DVC
+The stages questions/retrieve/evaluate/score are copied verbatim from dvc.yaml into a scratch DVC
 project with the fixture corpus and the baselines (no LLM); params change as
 `dvc exp run -S` would change them."""
 
@@ -22,7 +22,7 @@ from prescient import params
 from tests.conftest import ROOT
 from tests.fixtures.eval import articles, construct_questions
 
-STAGES = ("retrieve", "evaluate", "score")
+STAGES = ("questions", "retrieve", "evaluate", "score")
 DVC = Path(sys.executable).parent / "dvc"
 
 
@@ -69,6 +69,7 @@ def test_adding_a_model_or_a_cutoff_runs_only_the_new_cells(tmp_path: Path) -> N
     assert repro(root) == [
         "evaluate@baseline_always_yes-closed_book",
         "evaluate@baseline_always_yes-rag_dynamic",
+        "questions@daily_oracle",
         "retrieve",
         "score",
     ]

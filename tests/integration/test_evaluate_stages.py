@@ -1,5 +1,7 @@
-"""The stages retrieve -> evaluate (every cell) -> score on the fixture corpus, through the
-real gateway with the scripted test provider and the baselines, in a scratch project."""
+"""The stages questions -> retrieve -> evaluate (every cell) -> score on the fixture corpus,
+through the real gateway with the scripted test provider and the baselines, in a scratch
+project: Daily Oracle's own table, an imported file with forecast dates and gold URLs,
+several sources together, and per-model samples."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from prescient import params
 from prescient.evaluation.settings import cell_name, parse_setting
 from prescient.llm.providers import register_script
 from stages import evaluate as evaluate_stage
+from stages import questions as questions_stage
 from stages import retrieve as retrieve_stage
 from stages import score as score_stage
 from tests.conftest import ROOT
@@ -48,7 +51,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A scratch project: the shipped params with the fixture data and a scripted model."""
     CALLS.clear()
     p = params.compose(ROOT)
-    p["questions"]["path"] = "questions.parquet"
+    p["questions"]["sources"]["daily_oracle"]["path"] = "questions.parquet"
     p["eval"]["models"] = MODELS
     p["eval"]["settings"] = SETTINGS
     p["models"]["oracle"] = model_entry(
@@ -66,10 +69,19 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run_retrieve() -> int:
+    """Stage questions for every configured source, then retrieve (as dvc repro would)."""
+    sources = yaml.safe_load(Path("params.yaml").read_text())["questions"]["sources"]
+    for name in sources:
+        out = f"data/interim/questions/{name}.parquet"
+        rc = questions_stage.main(["--source", name, "--out", out])
+        if rc:
+            return rc
     return retrieve_stage.main(
         [
             "--articles",
             "articles.parquet",
+            "--questions",
+            "data/interim/questions",
             "--questions-out",
             "data/interim/eval_questions.parquet",
             "--retrieval",
@@ -149,6 +161,14 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     )
     metrics = json.loads(Path("reports/metrics/retrieve.json").read_text())
     assert metrics["leakage_violations"] == 0 and metrics["questions"]["n"] == 4
+    assert metrics["sources"]["daily_oracle"]["n"] == 4
+    assert metrics["gold"]["daily_oracle"]["article_id_in_corpus"] == 4
+    assert metrics["visibility"] == {
+        "rule": "[corpus start, min(resolution date - 1 day(s), RAG cutoff, forecast date))",
+        "gap_days": 1,
+        "questions_with_forecast_date": 0,
+        "forecast_date_ends_window": 0,
+    }
 
     for model in MODELS:
         for setting in SETTINGS:
@@ -183,6 +203,7 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     assert run_score() == 0
     scores = pd.read_parquet("data/processed/scores.parquet")
     assert len(scores) == len(MODELS) * len(SETTINGS) * 4
+    assert set(scores["source"]) == {"daily_oracle"} and scores["forecast_date"].isna().all()
     m = json.loads(Path("reports/metrics/evaluate.json").read_text())["cells"]
     for cell in ("closed_book", "gold", "rag@dynamic", "rag@2024-03-06"):
         oracle_all = m["oracle"][cell]["all"]
@@ -221,7 +242,7 @@ def test_bad_configuration_stops_with_exit_code_2(project: Path) -> None:
     assert run_cell("oracle", "rag_last_week") == 2
     assert cell_name("oracle", parse_setting("rag_2024-03-06")) == "oracle-rag_2024-03-06"
     p = yaml.safe_load(Path("params.yaml").read_text())
-    p["questions"]["columns"]["question"] = "missing_column"
+    p["questions"]["sources"]["daily_oracle"]["columns"]["question"] = "missing_column"
     Path("params.yaml").write_text(yaml.safe_dump(p))
     assert run_retrieve() == 2
 
@@ -257,3 +278,135 @@ def test_a_bad_parameter_stops_retrieve_with_one_line_naming_it(
     assert not Path("data/interim/retrieval.parquet").exists()
     if path[0] == "eval":
         assert run_score() == 2
+
+
+IMPORT_CSV = """id,text,outcome,opened,closed,link,topic
+m1,Will the Harwick council approve the river bridge?,1,2024-03-04,2024-03-12,http://www.harwick-ledger.example/a11/?utm_source=feed,Politics
+m2,Will the Harwick harbour piers be repaired soon?,0,2024-03-07,2024-03-10,https://harwick-ledger.example/a08#top,Environment
+m3,Will the bakery merger be approved by regulators?,1,2024-03-12,2024-03-12,https://harwick-ledger.example/missing,Business
+"""
+IMPORT = "questions.sources.imported"
+
+
+def _import_params(project: Path, **changes: Any) -> None:
+    """The shipped `file` preset pointed at IMPORT_CSV (forecast date, gold URL, binary)."""
+    (project / "markets.csv").write_text(IMPORT_CSV)
+    p = yaml.safe_load((project / "params.yaml").read_text())
+    fresh = params.compose(
+        ROOT,
+        [
+            "questions=file",
+            f"{IMPORT}.path=markets.csv",
+            f"{IMPORT}.columns.question_id=id",
+            f"{IMPORT}.columns.question=text",
+            f"{IMPORT}.columns.answer=outcome",
+            f"{IMPORT}.answer_format=binary",
+            f"{IMPORT}.columns.resolution_date=closed",
+            f"{IMPORT}.columns.forecast_date=opened",
+            f"{IMPORT}.columns.gold_url=link",
+            f"{IMPORT}.columns.category=topic",
+        ],
+    )
+    p["questions"] = fresh["questions"]
+    for key, value in changes.items():
+        p["eval"][key] = value
+    (project / "params.yaml").write_text(yaml.safe_dump(p))
+
+
+def test_an_imported_file_with_forecast_dates_and_gold_urls(project: Path) -> None:
+    _import_params(project, models=["baseline_always_yes"])
+    assert run_retrieve() == 0
+    q = pd.read_parquet("data/interim/eval_questions.parquet").set_index("question_id")
+    assert q["answer"].to_dict() == {"m1": "Yes", "m2": "No", "m3": "Yes"}
+    assert set(q["source"]) == {"imported"} and q.loc["m1", "category"] == "Politics"
+    # gold URLs match on the normalised URL (scheme, www., tracking, fragment, slash)
+    assert q.loc["m1", "article_id"] == "a11" and q.loc["m2", "article_id"] == "a08"
+    assert pd.isna(q.loc["m3", "article_id"])
+    metrics = json.loads(Path("reports/metrics/retrieve.json").read_text())
+    assert metrics["gold"]["imported"] == {
+        "article_id_in_corpus": 0,
+        "article_id_not_in_corpus": 0,
+        "gold_url_matched": 2,
+        "gold_url_unmatched": 1,
+        "gold_text_inline": 0,
+        "no_gold_article": 1,
+    }
+    assert metrics["visibility"]["questions_with_forecast_date"] == 3
+    # m1, m2 are asked more than the gap before they resolve; m3 on the day it resolves
+    assert metrics["visibility"]["forecast_date_ends_window"] == 2
+    # retrieval never reaches the forecast date: m1 was asked on 4 March
+    retrieval = pd.read_parquet("data/interim/retrieval.parquet")
+    dyn = retrieval.loc[retrieval["rag_cutoff"] == "dynamic"]
+    ends = dyn.groupby("question_id")["window_end"].first().to_dict()
+    assert ends == {
+        "m1": dt.date(2024, 3, 4),
+        "m2": dt.date(2024, 3, 7),
+        "m3": dt.date(2024, 3, 11),
+    }
+    m1 = set(dyn.loc[dyn["question_id"] == "m1", "article_id"])
+    assert m1 <= {"a01", "a02", "a03"} and "a01" in m1
+    assert (dyn["article_date"] < dyn["question_id"].map(q["forecast_date"])).all()
+    gold = pd.read_parquet("data/interim/contexts/gold.parquet")
+    assert gold.set_index("question_id")["article_id"].to_dict() == {"m1": "a11", "m2": "a08"}
+    for setting in SETTINGS:
+        assert run_cell("baseline_always_yes", setting) == 0
+    assert run_score() == 0
+    scores = pd.read_parquet("data/processed/scores.parquet")
+    yes = scores.loc[scores["setting"] == "closed_book"].set_index("question_id")["correct"]
+    assert yes.to_dict() == {"m1": True, "m2": False, "m3": True}  # always-yes = share of Yes
+    assert scores.loc[scores["question_id"] == "m1", "forecast_date"].iloc[0] == dt.date(2024, 3, 4)
+
+
+def test_sources_together_and_per_model_samples(project: Path) -> None:
+    """Daily Oracle's questions and OpenForecast-shaped ones go through one path; a model
+    with a budget answers the first questions of the sample order, nested in the others'."""
+    of = pd.DataFrame(
+        {
+            "question_id": ["of-1", "of-2"],
+            "question": ["What will the council do next on the bridge?", "Will the vote pass?"],
+            "qtype": ["mc", "tf"],
+            "choices": [["Approve it", "Delay it", "Sell it", "Flood it"], ["Yes", "No"]],
+            "answer_index": [0, 0],
+            "resolution_date": [dt.date(2024, 3, 9), dt.date(2024, 3, 11)],
+            "category": ["Politics & Governance"] * 2,
+            "article_id": [None, None],
+            "task": ["MCNC", "VQA"],
+            "chain_id": ["c1", "c1"],
+            "split": ["test", "test"],
+        }
+    )
+    of.to_parquet("of_questions.parquet")
+    p = yaml.safe_load(Path("params.yaml").read_text())
+    combined = params.compose(ROOT, ["questions=daily_oracle_openforecast"])["questions"]
+    combined["sources"]["daily_oracle"]["path"] = "questions.parquet"
+    combined["sources"]["openforecast"]["path"] = "of_questions.parquet"
+    p["questions"] = combined
+    p["eval"]["models"] = ["oracle", "baseline_always_yes"]
+    p["eval"]["settings"] = ["closed_book", "rag_dynamic"]
+    p["eval"]["max_questions"] = {"oracle": 3}
+    Path("params.yaml").write_text(yaml.safe_dump(p))
+    ANSWERS["council do next"] = "(a)"
+    ANSWERS["vote pass"] = "Yes"
+    try:
+        assert run_retrieve() == 0
+        q = pd.read_parquet("data/interim/eval_questions.parquet")
+        assert q.groupby("source").size().to_dict() == {"daily_oracle": 4, "openforecast": 2}
+        assert sorted(q["sample_rank"]) == [1, 2, 3, 4, 5, 6]
+        for model in ("oracle", "baseline_always_yes"):
+            for setting in ("closed_book", "rag_dynamic"):
+                assert run_cell(model, setting) == 0
+        assert run_score() == 0
+    finally:
+        del ANSWERS["council do next"], ANSWERS["vote pass"]
+    scores = pd.read_parquet("data/processed/scores.parquet")
+    first3 = set(q.loc[q["sample_rank"] <= 3, "question_id"])
+    by_model = {m: set(g["question_id"]) for m, g in scores.groupby("model")}
+    assert by_model["oracle"] == first3 and by_model["baseline_always_yes"] == set(q["question_id"])
+    assert len(scores.loc[scores["model"] == "oracle"]) == 3 * 2
+    assert dict(zip(scores["question_id"], scores["source"], strict=True))["of-1"] == "openforecast"
+    # OpenForecast's questions are retrieved under the same rule, at T_k - gap
+    retrieval = pd.read_parquet("data/interim/retrieval.parquet")
+    of1 = retrieval.loc[retrieval["question_id"] == "of-1"]
+    assert set(of1["window_end"]) == {dt.date(2024, 3, 8)} and of1["article_date"].max() < dt.date(
+        2024, 3, 8
+    )

@@ -29,7 +29,7 @@ from tests.fixtures.eval import articles, construct_questions
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.llm import composed, model_entry
 
-STAGES = ("retrieve", "evaluate", "score")
+STAGES = ("questions", "retrieve", "evaluate", "score")
 DVC = Path(sys.executable).parent / "dvc"
 FAILING = ("river bridge", "bakery")  # two of the four fixture questions
 
@@ -59,7 +59,6 @@ def write_params(root: Path, url: str, **llm: Any) -> None:
     p["models"]["flaky"] = model_entry("flaky", "hosted_vllm/flaky", api_base=url, concurrency=2)
     p["eval"]["models"] = ["flaky"]
     p["eval"]["settings"] = ["closed_book"]
-    p["questions"]["path"] = "data/processed/questions.parquet"
     # Travel keys: fewer, faster retries (no stage declares them).
     p["llm"].update(progress=False, max_tries=2, backoff_base_s=0.01, backoff_max_s=0.05)
     p["llm"].update(llm)
@@ -117,8 +116,9 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
         log = first.stdout + first.stderr
         assert "2 of 4 model calls failed (50.0%, llm.max_failed_share 0)" in log
         assert "flaky (2)" in log and "InternalServerError" in log
-        # Nothing is recorded as done but retrieval; the cell wrote its ledger only.
-        assert locked(project) == {"retrieve"}
+        # Nothing is recorded as done but the questions and retrieval; the cell wrote its
+        # ledger only.
+        assert locked(project) == {"questions@daily_oracle", "retrieve"}
         assert not (project / "data/processed/predictions/flaky-closed_book.parquet").exists()
         ledger = project / "data/llm/evaluate/flaky-closed_book.jsonl"
         entries = list(read_entries(ledger))
@@ -135,7 +135,7 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
         second = run(project, "repro")
         assert second.returncode == 0, second.stdout + second.stderr
         assert questions_asked(server.bodies[seen:]) == ["q_mc_merger", "q_tf_bridge"]
-        assert locked(project) == {"retrieve", cell, "score"}
+        assert locked(project) == {"questions@daily_oracle", "retrieve", cell, "score"}
         metrics = json.loads((project / "reports/metrics/evaluate.json").read_text())
         assert metrics["model_calls"] == {
             "max_failed_share": 0.0,
@@ -152,6 +152,7 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
 ) -> None:
     """With llm.max_failed_share 0.5 the same outage is accepted: the cell succeeds, its
     failed rows carry their error, and the score metrics show the share and tolerance."""
+    from stages import questions as questions_stage
     from stages import retrieve as retrieve_stage
 
     monkeypatch.chdir(tmp_path)
@@ -168,7 +169,11 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
     with FakeOpenAI() as server:
         server.fail_when = fail_some
         write_params(tmp_path, server.url, max_failed_share=0.4)
+        questions_argv = ["--source", "daily_oracle"]
+        questions_argv += ["--out", "data/interim/questions/daily_oracle.parquet"]
+        assert questions_stage.main(questions_argv) == 0
         retrieve_argv = ["--articles", "data/interim/articles.parquet"]
+        retrieve_argv += ["--questions", "data/interim/questions"]
         retrieve_argv += ["--questions-out", "data/interim/eval_questions.parquet"]
         retrieve_argv += ["--retrieval", "data/interim/retrieval.parquet"]
         retrieve_argv += ["--contexts", "data/interim/contexts"]

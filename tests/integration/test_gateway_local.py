@@ -17,7 +17,7 @@ import pytest
 
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import LOCAL, smollm2_path
+from prescient.llm.providers import LOCAL, smollm2_q8_0_path
 from prescient.llm.types import LLMRequest
 from tests.support.llm import composed
 
@@ -33,7 +33,7 @@ CAPITAL_PROMPT = (
 )
 # Greedy continuation: "The capital city of France is Paris."
 PINNED_TOKENS = [504, 3575, 2240, 282, 4649, 314, 7042, 30]
-PINNED_FIRST_TOP_LOGIT = 31.677759170532227  # float32, exactly
+PINNED_FIRST_TOP_LOGIT = 31.513843536376953  # float32, exactly (Q8_0 weights)
 
 
 def greedy(n_threads: int, n_tokens: int) -> tuple[list[int], np.ndarray[Any, Any]]:
@@ -41,7 +41,7 @@ def greedy(n_threads: int, n_tokens: int) -> tuple[list[int], np.ndarray[Any, An
     from llama_cpp import Llama
 
     llm = Llama(
-        model_path=str(smollm2_path()),
+        model_path=str(smollm2_q8_0_path()),
         n_ctx=256,
         n_threads=n_threads,
         n_threads_batch=n_threads,
@@ -95,7 +95,7 @@ def test_local_model_through_the_gateway_records_where_answers_come_from(
     assert a[0].usage == {"prompt_tokens": 43, "completion_tokens": 8, "total_tokens": 51}
     assert a[0].finish_reason == "stop" and a[0].cost is None
     loaded = dict(LOCAL._models)
-    assert list(loaded) == ["smollm2-135m"]
+    assert list(loaded) == ["smollm2-135m-q8_0"]
 
     entries = list(read_entries(tmp_path / "a.jsonl"))
     prov = entries[0]["provenance"]
@@ -105,7 +105,9 @@ def test_local_model_through_the_gateway_records_where_answers_come_from(
         "llama_cpp_system_info",
         "cpu",
         "n_threads",
+        "weights",
     }
+    assert prov["weights"]["file"] == "SmolLM2-135M-Instruct.Q8_0.gguf"
     assert prov["llama_cpp_python"] == "0.3.36" and prov["n_threads"] == LOCAL.n_threads
     # The instruction sets the Makefile fixes, and none it turns off.
     info = prov["llama_cpp_system_info"]
@@ -118,7 +120,7 @@ def test_local_model_through_the_gateway_records_where_answers_come_from(
     # A fresh ledger forces a second real generation: same text, same model object.
     b = Gateway.from_params(p, "t", tmp_path / "b.jsonl").complete_many([reqs[0]])
     assert b[0].text == a[0].text and not b[0].from_ledger
-    assert LOCAL._models["smollm2-135m"] is loaded["smollm2-135m"]
+    assert LOCAL._models["smollm2-135m-q8_0"] is loaded["smollm2-135m-q8_0"]
 
     # Closing frees the model; the next call loads it again and still answers the same.
     LOCAL.close()

@@ -26,7 +26,7 @@ from tests.integration.test_update_days import halves
 from tests.support import construct_script
 from tests.support.fake_openai import FakeOpenAI
 
-STAGES = ("ingest", "select", "construct", "retrieve", "evaluate", "score")
+STAGES = ("ingest", "select", "construct", "questions", "retrieve", "evaluate", "score")
 BIN = Path(sys.executable).parent
 
 

@@ -22,7 +22,7 @@ from prescient.dates import parse_date
 from prescient.llm.ledger import read_entries
 from prescient.llm.providers import register_script
 from prescient.update import calls_made, ledger_entries, write_release
-from stages import construct, evaluate, ingest, retrieve, select
+from stages import construct, evaluate, ingest, questions, retrieve, select
 from tests.conftest import ROOT
 from tests.support.construct_script import script
 from tests.support.llm import model_entry
@@ -59,7 +59,7 @@ def write_params(work: Path, through: dt.date) -> Path:
         "scripted_construct", name, params={}, concurrency=4
     )
     p["construct"]["models"] = dict.fromkeys(p["construct"]["models"], "scripted_construct")
-    p["questions"]["path"] = str(work / "questions.parquet")
+    p["questions"]["sources"]["daily_oracle"]["path"] = str(work / "questions.parquet")
     p["eval"]["models"] = [MODEL]
     p["eval"]["settings"] = list(SETTINGS)
     p["llm"]["progress"] = False
@@ -70,7 +70,8 @@ def write_params(work: Path, through: dt.date) -> Path:
 
 
 def pipeline(work: Path, through: dt.date) -> None:
-    """ingest -> select -> construct -> retrieve -> evaluate, as dvc.yaml wires them."""
+    """ingest -> select -> construct -> questions -> retrieve -> evaluate, as dvc.yaml
+    wires them."""
     pp = ["--params", str(write_params(work, through))]
     w = {name: str(work / name) for name in ("articles.parquet", "selected.parquet")}
     assert (
@@ -101,7 +102,10 @@ def pipeline(work: Path, through: dt.date) -> None:
         str(work / "c.json"),
     ]
     assert construct.main(args) == 0
-    args = [*pp, "--articles", w["articles.parquet"], "--questions-out"]
+    out = ["--out", str(work / "sources/daily_oracle.parquet")]
+    assert questions.main([*pp, "--source", "daily_oracle", *out]) == 0
+    args = [*pp, "--articles", w["articles.parquet"], "--questions", str(work / "sources")]
+    args += ["--questions-out"]
     args += [str(work / "eval_questions.parquet"), "--retrieval", str(work / "r.parquet")]
     args += ["--contexts", str(work / "contexts"), "--metrics", str(work / "r.json")]
     assert retrieve.main(args) == 0

@@ -1,5 +1,6 @@
 """A scripted construction model: answers every step of the compact construction
-templates (conf/prompts/construct/*_compact.yaml, categorize.yaml) from the messages
+templates (conf/prompts/construct/*_compact.yaml, generate_slots.yaml, categorize.yaml)
+from the messages
 alone, so it works in process (``register_script``) and behind a loopback server alike.
 
 Each step is told apart by its system message; the answers are deterministic functions
@@ -48,6 +49,9 @@ def answer(messages: Messages) -> str | None:
     if system.startswith("You write forecasting questions"):
         key = _field(text, "Key point")[:60]
         n = _h(key)
+        instruction = text.rstrip().rsplit("\n", 1)[-1]
+        if instruction.startswith("Write a question"):  # one slot per request
+            return _slot(instruction, key, n)
         return "\n".join(
             [
                 f"Question 1: Will it be true that {key} in this month?",
@@ -68,6 +72,16 @@ def answer(messages: Messages) -> str | None:
     if system.startswith("You sort forecasting questions"):
         return CATEGORIES[_h(_field(text, "Question")) % len(CATEGORIES)]
     return None
+
+
+def _slot(instruction: str, key: str, n: int) -> str:
+    if "answer Yes" in instruction:
+        return f"Question: Will it be true that {key} in this month?\nAnswer: Yes"
+    if "answer No" in instruction:
+        return f"Question: Will the plan of story {n % 997} be cancelled this month?\nAnswer: No"
+    if instruction.startswith('Write a question that starts with "Which"'):
+        return f"Question: Which town will host event {n % 991} this month?\nAnswer: Town {n % 97}"
+    return f"Question: How many people will attend event {n % 983} this month?\nAnswer: {n % 500} people"
 
 
 def script(messages: Messages, _params: Mapping[str, Any]) -> str:

@@ -7,7 +7,7 @@ network stack. Use it from any test::
     from tests.support.fake_openai import FakeOpenAI
 
     with FakeOpenAI(latency_s=0.05, answer=lambda messages: "Yes") as server:
-        spec = ModelSpec(name="m", litellm_model="openai/m", api_base=server.url)
+        spec = model_spec("m", "openai/m", api_base=server.url)  # tests/support/llm.py
         ...
         assert server.requests == 3
 
@@ -23,6 +23,11 @@ Faults are queued and consumed one per request, in arrival order:
 ``fail_when`` (a function of the request's JSON body returning a fault or None) injects
 faults by content instead, for every attempt: a server that keeps failing some requests
 until the test sets it back to None.
+``POST /v1/completions`` (the legacy text-completion endpoint) answers like vLLM with
+``echo: true, logprobs: n, max_tokens: 1``: the prompt's tokens from ``tokenize(prompt)``
+(``(token text, ln p)`` pairs, special tokens such as a BOS included), the first one's
+log-probability null, then one generated token. Without ``tokenize`` the endpoint
+answers 404, as a chat-only server does.
 
 ``python -m tests.support.fake_openai [latency_s]`` runs one standalone (it prints its
 URL; ``GET /stats`` returns the request count), so a benchmark can keep it out of the
@@ -42,6 +47,7 @@ from typing import Any
 
 Answer = Callable[[list[dict[str, Any]]], str]
 FailWhen = Callable[[dict[str, Any]], str | None]
+Tokenize = Callable[[str], list[tuple[str, float]]]
 
 
 def echo(messages: list[dict[str, Any]]) -> str:
@@ -64,6 +70,7 @@ class FakeOpenAI:
         answer: response text for the request's messages (default: :func:`echo`).
         hang_s: how long a ``"hang"`` fault keeps the client waiting.
         retry_after: the ``Retry-After`` header value a ``"429"`` fault sends.
+        tokenize: serves ``/v1/completions`` with echoed log-probabilities (see above).
 
     Attributes:
         requests: POSTs received (every attempt, faults included).
@@ -79,8 +86,10 @@ class FakeOpenAI:
         answer: Answer | None = None,
         hang_s: float = 5.0,
         retry_after: str = "0",
+        tokenize: Tokenize | None = None,
     ) -> None:
         self.latency_s = latency_s
+        self.tokenize = tokenize
         self.hang_s = hang_s
         self.retry_after = retry_after
         self.answer: Answer = answer or echo
@@ -168,6 +177,11 @@ class FakeOpenAI:
                     self.close_connection = True
                 elif fault is not None:
                     raise ValueError(f"unknown fault {fault!r}")
+                elif self.path.rstrip("/").endswith("/v1/completions"):
+                    if server.tokenize is None:
+                        self._send(404, {"error": {"message": "no such endpoint"}})
+                    else:
+                        self._send(200, text_completion(n, body, server.tokenize))
                 else:
                     text = server.answer(body.get("messages", []))
                     self._send(200, completion(n, body.get("model", "fake"), text))
@@ -225,6 +239,46 @@ def completion(n: int, model: str, text: str) -> dict[str, Any]:
             }
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+    }
+
+
+def text_completion(n: int, body: dict[str, Any], tokenize: Tokenize) -> dict[str, Any]:
+    """An OpenAI text_completion object echoing the prompt with its log-probabilities."""
+    prompt = str(body.get("prompt", ""))
+    pairs = [*tokenize(prompt), (" the", -1.5)] if body.get("echo") else [(" the", -1.5)]
+    n_prompt = len(pairs) - 1 if body.get("echo") else 0
+    tokens = [t for t, _ in pairs]
+    logprobs: list[float | None] = [lp for _, lp in pairs]
+    if body.get("echo") and logprobs:
+        logprobs[0] = None
+    offsets, at = [], 0
+    for t in tokens:
+        offsets.append(at)
+        at += len(t)
+    return {
+        "id": f"cmpl-{n}",
+        "object": "text_completion",
+        "created": int(time.time()),
+        "model": body.get("model", "fake"),
+        "choices": [
+            {
+                "index": 0,
+                "text": "".join(tokens),
+                "logprobs": {
+                    "tokens": tokens,
+                    "token_logprobs": logprobs,
+                    "text_offset": offsets,
+                    "top_logprobs": [
+                        None if lp is None else {t: lp}
+                        for t, lp in zip(tokens, logprobs, strict=True)
+                    ],
+                }
+                if body.get("logprobs") is not None
+                else None,
+                "finish_reason": "length",
+            }
+        ],
+        "usage": {"prompt_tokens": n_prompt, "completion_tokens": 1, "total_tokens": n_prompt + 1},
     }
 
 

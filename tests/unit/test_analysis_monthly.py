@@ -109,3 +109,14 @@ def test_empty_scores_give_an_empty_table_with_columns() -> None:
     scores = normalize_scores(scores_frame([]), exclude_errors=True)
     monthly = monthly_accuracy(scores, shipped("moving_average"))
     assert monthly.empty and "accuracy_ma" in monthly.columns
+
+
+def test_a_true_false_benchmark_has_no_empty_mc_series() -> None:
+    """A table without any MC question gets TF series only: no MC row counted as a gap."""
+    rows = score_rows("m", "closed_book", None, "2024-01-10", "tf", "cw")
+    rows += score_rows("m", "closed_book", None, "2024-03-10", "tf", "c")
+    monthly = monthly_accuracy(
+        normalize_scores(scores_frame(rows), exclude_errors=True), shipped("moving_average")
+    )
+    assert set(monthly["qtype"]) == {"tf"}
+    assert monthly["n"].tolist() == [2, 0, 1]  # February is the one gap

@@ -1,8 +1,9 @@
-"""The question importer: the construct stage's table and other benchmarks' files."""
+"""The question sources: the construct stage's table and other benchmarks' files."""
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,34 +12,48 @@ import pytest
 
 from prescient import params
 from prescient.evaluation.questions import (
+    EVAL_COLUMNS,
     MAPPING_KEYS,
     QUESTION_COLUMNS,
     QuestionSource,
     QuestionTableError,
-    load_questions,
+    combine_sources,
+    evaluated_table,
+    load_questions_settings,
+    load_source,
+    load_source_settings,
     normalize_questions,
+    sample_order,
     sample_questions,
 )
+from prescient.evaluation.run import model_sample
 from prescient.qa.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
 from prescient.qa.schema import QUESTION_FIELDS
 from prescient.seeds import derive_seed
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import ParamsError
 from tests.conftest import ROOT
 from tests.fixtures.eval import HERE, construct_questions
 
 D = dt.date(2024, 3, 12)
+DO = "questions.sources.daily_oracle"
+IMP = "questions.sources.imported"
 
 
-def shipped_source(*overrides: str) -> QuestionSource:
-    """The `questions` section of the shipped config, with Hydra overrides."""
-    return load_settings(QuestionSource, params.compose(ROOT, list(overrides)), "questions")
+def shipped_source(*overrides: str, name: str = "daily_oracle") -> QuestionSource:
+    """One source of the shipped config's ``questions`` section, with Hydra overrides."""
+    return load_source_settings(params.compose(ROOT, list(overrides)), name)
 
 
-def mapped(name: str, fmt: str, path: Path, **columns: str) -> QuestionSource:
-    """An import of ``path``: the given fields mapped, every other one null."""
-    mapping = [f"questions.columns.{k}={columns.get(k, 'null')}" for k in MAPPING_KEYS]
+def load_questions(src: QuestionSource, name: str = "daily_oracle") -> pd.DataFrame:
+    return load_source(name, src, src.path)
+
+
+def mapped(fmt: str, path: Path, **columns: str) -> QuestionSource:
+    """An import of ``path`` through the shipped `file` preset: the given fields mapped,
+    every other one null."""
+    mapping = [f"{IMP}.columns.{k}={columns.get(k, 'null')}" for k in MAPPING_KEYS]
     return shipped_source(
-        f"questions.name={name}", f"questions.format={fmt}", f"questions.path={path}", *mapping
+        "questions=file", f"{IMP}.format={fmt}", f"{IMP}.path={path}", *mapping, name="imported"
     )
 
 
@@ -47,6 +62,7 @@ def test_the_construct_table_has_every_shared_column_under_the_default_mapping()
     the same name; both tables list the shared columns first, in one order."""
     assert CONSTRUCT_COLUMNS[: len(QUESTION_FIELDS)] == QUESTION_FIELDS
     assert QUESTION_COLUMNS[: len(QUESTION_FIELDS)] == QUESTION_FIELDS
+    assert EVAL_COLUMNS[: len(QUESTION_COLUMNS)] == QUESTION_COLUMNS
     columns = shipped_source().columns
     assert {k: v for k, v in columns.items() if k in QUESTION_FIELDS} == {
         k: k for k in QUESTION_FIELDS
@@ -56,8 +72,8 @@ def test_the_construct_table_has_every_shared_column_under_the_default_mapping()
 def test_construct_table_through_the_default_config(tmp_path: Path) -> None:
     raw = construct_questions()
     raw.to_parquet(tmp_path / "q.parquet")
-    src = shipped_source(f"questions.path={tmp_path / 'q.parquet'}")
-    table = load_questions(src, root="/")
+    src = shipped_source(f"{DO}.path={tmp_path / 'q.parquet'}")
+    table = load_questions(src)
     assert list(table.columns) == list(QUESTION_COLUMNS)
     assert table["question_id"].tolist() == [
         "q_mc_cost",
@@ -71,27 +87,33 @@ def test_construct_table_through_the_default_config(tmp_path: Path) -> None:
     assert row["resolution_date"] == dt.date(2024, 3, 10)
     assert row["article_id"] == "a08" and row["source"] == "daily_oracle"
     assert str(table["resolution_date"].dtype) == "date32[day][pyarrow]"
+    # provenance: the configured path and the sha256 of the file's bytes
+    digest = hashlib.sha256((tmp_path / "q.parquet").read_bytes()).hexdigest()
+    assert set(table["source_checksum"]) == {digest}
+    assert set(table["source_path"]) == {str(tmp_path / "q.parquet")}
+    assert table["forecast_date"].isna().all()
+    assert table.set_index("question_id").loc["q_mc_cost", "mc_type"] == "How much"
 
 
 CSV_OVERRIDES = (
-    "questions.name=ext",
-    "questions.format=csv",
-    f"questions.path={HERE / 'import_questions.csv'}",
-    "questions.columns.question_id=id",
-    "questions.columns.question=text",
-    "questions.columns.qtype=null",
-    "questions.columns.choices=options",
-    "questions.columns.answer_index=null",
-    "questions.columns.answer=correct",
-    "questions.columns.resolution_date=date",
-    "questions.columns.article_id=null",
-    "questions.columns.gold_url=source_url",
-    "questions.columns.category=topic",
+    "questions=file",
+    f"{IMP}.format=csv",
+    f"{IMP}.path={HERE / 'import_questions.csv'}",
+    f"{IMP}.columns.question_id=id",
+    f"{IMP}.columns.question=text",
+    f"{IMP}.columns.qtype=null",
+    f"{IMP}.columns.choices=options",
+    f"{IMP}.columns.answer_index=null",
+    f"{IMP}.columns.answer=correct",
+    f"{IMP}.columns.resolution_date=date",
+    f"{IMP}.columns.article_id=null",
+    f"{IMP}.columns.gold_url=source_url",
+    f"{IMP}.columns.category=topic",
 )
 
 
 def test_csv_import_with_a_column_mapping() -> None:
-    table = load_questions(shipped_source(*CSV_OVERRIDES), root="/")
+    table = load_questions(shipped_source(*CSV_OVERRIDES, name="imported"), "ext")
     t = table.set_index("question_id")
     assert t.loc["ext-1", "qtype"] == "tf" and list(t.loc["ext-1", "choices"]) == ["Yes", "No"]
     assert t.loc["ext-1", "answer_index"] == 1 and t.loc["ext-1", "answer"] == "No"
@@ -107,7 +129,6 @@ def test_csv_import_with_a_column_mapping() -> None:
 
 def test_jsonl_import_with_inline_gold_article_and_generated_ids() -> None:
     src = mapped(
-        "jl",
         "jsonl",
         HERE / "import_questions.jsonl",
         question="q",
@@ -117,7 +138,7 @@ def test_jsonl_import_with_inline_gold_article_and_generated_ids() -> None:
         gold_title="gold_title",
         gold_text="gold_body",
     )
-    table = load_questions(src, root="/")
+    table = load_questions(src, "jl")
     mc = table.loc[table["qtype"] == "mc"].iloc[0]
     assert (mc["answer_index"], mc["gold_title"]) == (0, "Council approves bridge")
     tf = table.loc[table["qtype"] == "tf"].iloc[0]
@@ -125,12 +146,13 @@ def test_jsonl_import_with_inline_gold_article_and_generated_ids() -> None:
     assert pd.isna(tf["gold_text"])
     # Ids are a stable hash of name, question and date: same input, same ids.
     assert table["question_id"].str.len().tolist() == [16, 16]
-    assert load_questions(src, root="/")["question_id"].tolist() == table["question_id"].tolist()
+    assert load_questions(src, "jl")["question_id"].tolist() == table["question_id"].tolist()
+    # an MC question of a file without mc_type gets the leading question word
+    assert mc["mc_type"] == "What"
 
 
 def test_bad_rows_are_all_listed_with_their_file_lines() -> None:
     src = mapped(
-        "bad",
         "csv",
         HERE / "import_questions_bad.csv",
         question_id="id",
@@ -140,9 +162,10 @@ def test_bad_rows_are_all_listed_with_their_file_lines() -> None:
         resolution_date="date",
     )
     with pytest.raises(QuestionTableError) as err:
-        load_questions(src, root="/")
+        load_questions(src, "bad")
     msg = str(err.value)
     assert "6 problem(s)" in msg
+    assert "(line: the file's line; data row: the n-th question of the file)" in msg
     # The file's line 1 is its header: data row n is on line n + 1.
     assert "line 3 (data row 2, question_id b2): fewer than 2 choices (1)" in msg
     assert "line 4 (data row 3, question_id b3): answer (e) is out of range for 3 choices" in msg
@@ -173,7 +196,6 @@ def test_bad_index_and_date_values_are_listed_not_crashing_or_guessed(tmp_path: 
     path = tmp_path / "values.csv"
     path.write_text(BAD_VALUES_CSV)
     src = mapped(
-        "v",
         "csv",
         path,
         question_id="id",
@@ -183,9 +205,12 @@ def test_bad_index_and_date_values_are_listed_not_crashing_or_guessed(tmp_path: 
         resolution_date="date",
     )
     with pytest.raises(QuestionTableError) as err:
-        load_questions(src, root="/")
+        load_questions(src, "v")
     lines = str(err.value).splitlines()
-    assert lines[0].endswith("6 problem(s) in the question table:")
+    assert lines[0].endswith(
+        "6 problem(s) in the question table (line: the file's line; data row: the n-th "
+        "question of the file):"
+    )
     assert lines[1:] == [
         "  line 2 (data row 1, question_id v1): answer index inf is not a finite number",
         "  line 3 (data row 2, question_id v2): answer index 1e400 is not a finite number",
@@ -210,7 +235,6 @@ def test_null_choices_are_reasons_not_the_texts_none_or_nan(tmp_path: Path) -> N
     path = tmp_path / "q.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     src = mapped(
-        "n",
         "jsonl",
         path,
         question_id="id",
@@ -220,7 +244,7 @@ def test_null_choices_are_reasons_not_the_texts_none_or_nan(tmp_path: Path) -> N
         resolution_date="day",
     )
     with pytest.raises(QuestionTableError) as err:
-        load_questions(src, root="/")
+        load_questions(src, "n")
     msg = str(err.value)
     assert "line 1 (data row 1, question_id n1): choice(s) [2] are null" in msg
     assert "line 2 (data row 2, question_id n2): choice(s) [2] are null" in msg
@@ -231,15 +255,15 @@ def test_null_choices_are_reasons_not_the_texts_none_or_nan(tmp_path: Path) -> N
     )
     frame["day"] = "2024-03-12"
     with pytest.raises(QuestionTableError, match=r"data row 1 \(question_id p1\): choice"):
-        normalize_questions(frame, src)
+        normalize_questions(frame, "n", src)
 
 
 def test_unreadable_jsonl_lines_are_listed_with_their_numbers(tmp_path: Path) -> None:
     path = tmp_path / "q.jsonl"
     path.write_text('{"q": "Will it?"}\n\n[1, 2]\n{"q": \n' + "[" * 100_000 + "\n")
-    src = mapped("j", "jsonl", path, question="q", answer="q", resolution_date="q")
+    src = mapped("jsonl", path, question="q", answer="q", resolution_date="q")
     with pytest.raises(QuestionTableError) as err:
-        load_questions(src, root="/")
+        load_questions(src, "j")
     msg = str(err.value)
     assert "3 problem(s)" in msg
     assert "line 3: a JSON list, not an object" in msg
@@ -249,7 +273,7 @@ def test_unreadable_jsonl_lines_are_listed_with_their_numbers(tmp_path: Path) ->
 def test_index_formats_and_whole_number_floats() -> None:
     raw = construct_questions()
     raw["answer_index"] = raw["answer_index"].astype(float)  # 1.0 is index 1
-    table = normalize_questions(raw, shipped_source())
+    table = normalize_questions(raw, "daily_oracle", shipped_source())
     assert (
         table["answer_index"].tolist()
         == construct_questions()
@@ -265,34 +289,49 @@ def test_answer_index_must_agree_with_the_answer_text() -> None:
     with pytest.raises(
         QuestionTableError, match="answer_index 0 \\(Yes\\) disagrees with answer 'No'"
     ):
-        normalize_questions(raw, src)
+        normalize_questions(raw, "daily_oracle", src)
     raw = construct_questions()
     raw.loc[2, "answer_index"] = 7
     with pytest.raises(QuestionTableError, match="answer index 7 is out of range for 4 choices"):
-        normalize_questions(raw, src)
+        normalize_questions(raw, "daily_oracle", src)
 
 
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        (["+questions.columns.answr=x"], "questions.columns: unknown keys ['answr']"),
+        ([f"+{DO}.columns.answr=x"], f"{DO}.columns: unknown keys ['answr']"),
         (
-            ["~questions.columns.category"],
-            "questions.columns: keys ['category'] are missing: map each to a column or null "
-            "(-S questions.columns.category=null)",
+            [f"~{DO}.columns.category"],
+            f"{DO}.columns: keys ['category'] are missing: map each to a column of the file, "
+            f"or to null when the file has none (-S {DO}.columns.category=null)",
         ),
-        (["questions.columns.question=null"], "questions.columns: ['question'] must name"),
+        ([f"{DO}.columns.question=null"], f"{DO}.columns.question must name"),
         (
-            ["questions.columns.answer=null", "questions.columns.answer_index=null"],
-            "questions.columns: answer or answer_index must name a column",
+            [f"{DO}.columns.answer=null", f"{DO}.columns.answer_index=null"],
+            f"{DO}.columns: answer or answer_index must name a column",
         ),
-        (["questions.format=xlsx"], "questions.format: "),
-        (["questions.answer_format=letters"], "questions.answer_format: "),
-        (["questions.max_questions='eight hundred'"], "questions.max_questions: "),
-        (["questions.max_questions=0"], "questions.max_questions: "),
+        ([f"{DO}.format=xlsx"], f"{DO}.format: "),
+        ([f"{DO}.answer_format=letters"], f"{DO}.answer_format: "),
+        (
+            [f"{DO}.columns.choices=null"],
+            f"{DO}.columns.answer_index: without {DO}.columns.choices every question is "
+            "True/False, choices ['Yes', 'No'], so an index is ambiguous (is 1 Yes or No?); "
+            f"for 1 = Yes, 0 = No map the column as the answer: -S {DO}.columns.answer="
+            f"answer_index -S {DO}.columns.answer_index=null -S {DO}.answer_format=binary",
+        ),
+        (
+            [
+                f"{DO}.columns.choices=null",
+                f"{DO}.columns.answer_index=null",
+                f"{DO}.answer_format=index",
+            ],
+            f"{DO}.answer_format index: without {DO}.columns.choices every question is "
+            "True/False, choices ['Yes', 'No'], so an index answer is ambiguous (is 1 Yes or "
+            f"No?); for 1 = Yes, 0 = No: -S {DO}.answer_format=binary",
+        ),
     ],
 )
-def test_configuration_errors_are_one_line_naming_the_parameter(
+def test_source_errors_are_one_line_naming_the_parameter_and_the_fix(
     overrides: list[str], message: str
 ) -> None:
     with pytest.raises(ParamsError) as err:
@@ -301,16 +340,36 @@ def test_configuration_errors_are_one_line_naming_the_parameter(
     assert text.startswith(message) and "\n" not in text
 
 
-def test_file_errors_name_the_fix() -> None:
-    src = shipped_source("questions.columns.question=nope")
-    with pytest.raises(QuestionTableError, match="columns \\['nope'\\] named in questions.columns"):
-        normalize_questions(construct_questions(), src)
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["questions.max_questions='eight hundred'"], "questions.max_questions: "),
+        (["questions.max_questions=0"], "questions.max_questions: "),
+        ([f"~{DO}"], "questions.sources: "),
+        ([f"{DO}.columns.question=null"], f"questions: {DO}.columns.question must name"),
+    ],
+)
+def test_section_errors_are_one_line_naming_the_parameter(
+    overrides: list[str], message: str
+) -> None:
+    with pytest.raises(ParamsError) as err:
+        load_questions_settings(params.compose(ROOT, overrides))
+    text = str(err.value)
+    assert text.startswith(message) and "\n" not in text
+
+
+def test_file_errors_name_the_exact_fix() -> None:
+    src = shipped_source(f"{DO}.columns.question=nope", f"{DO}.columns.category=topic")
+    with pytest.raises(QuestionTableError) as err:
+        normalize_questions(construct_questions(), "daily_oracle", src)
+    assert f"columns ['nope', 'topic'] named in {DO}.columns are not in the file" in str(err.value)
+    assert f"(-S {DO}.columns.question=null -S {DO}.columns.category=null)" in str(err.value)
     with pytest.raises(QuestionTableError, match="does not exist"):
-        load_questions(shipped_source("questions.path=missing.parquet"), root="/nonexistent")
+        load_source("x", shipped_source(), "/nonexistent/missing.parquet")
 
 
 def test_sample_is_seeded_and_stable_when_questions_are_added() -> None:
-    table = normalize_questions(construct_questions(), shipped_source())
+    table = normalize_questions(construct_questions(), "daily_oracle", shipped_source())
     two = sample_questions(table, 2, seed=1)
     assert (
         len(two) == 2
@@ -322,3 +381,203 @@ def test_sample_is_seeded_and_stable_when_questions_are_added() -> None:
     # The kept questions are those with the smallest derived seeds.
     ranked = sorted(table["question_id"], key=lambda q: derive_seed(1, "sample", q))
     assert set(two["question_id"]) == set(ranked[:2])
+    assert sample_order(ranked, 1) == [1, 2, 3, 4]
+
+
+# --- answers, formats and forecast dates ---------------------------------------------
+
+BINARY_CSV = """id,text,outcome,day
+m1,Will the Harwick ferry resume by April 2024?,1,2024-04-01
+m2,Will the bridge open by May 2024?,0,2024-05-01
+m3,Will the harbour reopen by June 2024?,1.0,2024-06-01
+m4,Will the mayor resign by June 2024?,false,2024-06-02
+m5,Will it snow in Harwick in June 2024?,2,2024-06-03
+"""
+
+
+def test_binary_outcomes_are_one_for_yes(tmp_path: Path) -> None:
+    """1/0 outcomes with answer_format index used to be read as indices into [Yes, No]
+    (1 = No), inverting every answer silently; binary reads 1 as Yes and refuses 2."""
+    path = tmp_path / "m.csv"
+    path.write_text(BINARY_CSV)
+    columns = {"question_id": "id", "question": "text", "answer": "outcome"}
+    src = mapped("csv", path, resolution_date="day", **columns)
+    binary = src.model_copy(update={"answer_format": "binary"})
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(binary, "m")
+    assert str(err.value).endswith(
+        "line 6 (data row 5, question_id m5): answer '2' is not a binary outcome "
+        "(1/0, true/false, yes/no)"
+    )
+    path.write_text(BINARY_CSV.rsplit("m5", 1)[0])
+    t = load_questions(binary, "m").set_index("question_id")
+    assert t["answer"].to_dict() == {"m1": "Yes", "m2": "No", "m3": "Yes", "m4": "No"}
+    assert t["answer_index"].to_dict() == {"m1": 0, "m2": 1, "m3": 0, "m4": 1}
+    # the ambiguous mapping is refused before any row is read
+    with pytest.raises(ParamsError, match="ambiguous .is 1 Yes or No.*answer_format=binary"):
+        shipped_source(
+            "questions=file", f"{IMP}.answer_format=index", f"{IMP}.columns.choices=null",
+            name="imported",
+        )  # fmt: skip
+
+
+def test_binary_is_for_true_false_rows_and_implied_choices_refuse_an_index(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {"id": "r1", "q": "Which town?", "options": ["A", "B", "C"], "a": 1, "d": "2024-03-01"},
+        {"id": "r2", "q": "Will it?", "options": None, "a": 1, "d": "2024-03-01"},
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    columns = {"question_id": "id", "question": "q", "choices": "options", "answer": "a"}
+    src = mapped("jsonl", path, resolution_date="d", **columns)
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src.model_copy(update={"answer_format": "binary"}), "r")
+    assert "line 1 (data row 1, question_id r1): answer_format binary is for True/False " in str(
+        err.value
+    )
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src.model_copy(update={"answer_format": "index"}), "r")
+    msg = str(err.value)
+    assert (
+        "line 2 (data row 2, question_id r2): no choices, so the choices are ['Yes', 'No'] " in msg
+    )
+    assert "index answer is ambiguous" in msg and "r1" not in msg
+
+
+def test_one_element_list_answers_are_their_element(tmp_path: Path) -> None:
+    rows = [
+        {"id": "l1", "q": "Which?", "options": ["a", "b", "c"], "gold": ["1"], "d": "2024-03-01"},
+        {"id": "l2", "q": "Which?", "options": ["a", "b", "c"], "gold": '["2"]', "d": "2024-03-01"},
+        {"id": "l3", "q": "Which?", "options": ["a", "b", "c"], "gold": [0], "d": "2024-03-01"},
+        {"id": "l4", "q": "Which?", "options": ["a", "b", "c"], "gold": ["c"], "d": "2024-03-01"},
+    ]
+    path = tmp_path / "l.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows[:3]) + "\n")
+    columns = {"question_id": "id", "question": "q", "choices": "options", "answer": "gold"}
+    src = mapped("jsonl", path, resolution_date="d", **columns)
+    index = src.model_copy(update={"answer_format": "index"})
+    t = load_questions(index, "l").set_index("question_id")
+    assert t["answer_index"].to_dict() == {"l1": 1, "l2": 2, "l3": 0}
+    path.write_text(json.dumps(rows[3]) + "\n" + json.dumps({**rows[3], "id": "l5", "gold": []}))
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src, "l")
+    assert "line 2 (data row 2, question_id l5): answer [] lists 0 values" in str(err.value)
+    assert "l4" not in str(err.value)
+
+
+FORECAST_CSV = """id,text,outcome,opened,closed
+f1,Will the Harwick ferry resume by June 2024?,yes,2024-01-15,2024-06-20
+f2,Will the bridge open by May 2024?,no,2024-05-01,2024-05-01
+f3,Will the harbour reopen by June 2024?,yes,2024-07-01,2024-06-01
+f4,Will the mayor resign by June 2024?,no,,2024-06-02
+"""
+
+
+def test_forecast_dates_are_read_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "f.csv"
+    path.write_text(FORECAST_CSV)
+    columns = {"question_id": "id", "question": "text", "answer": "outcome"}
+    src = mapped("csv", path, resolution_date="closed", forecast_date="opened", **columns)
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src, "f")
+    assert str(err.value).splitlines()[1:] == [
+        "  line 4 (data row 3, question_id f3): forecast date 2024-07-01 is after the "
+        "resolution date 2024-06-01",
+        "  line 5 (data row 4, question_id f4): missing forecast date",
+    ]
+    path.write_text(FORECAST_CSV.split("f3,")[0])
+    t = load_questions(src, "f").set_index("question_id")
+    assert t.loc["f1", "forecast_date"] == dt.date(2024, 1, 15)
+    assert t.loc["f2", "forecast_date"] == dt.date(2024, 5, 1)  # asked on the day it resolved
+    assert str(t["forecast_date"].dtype) == "date32[day][pyarrow]"
+
+
+# --- several sources, the evaluated table and per-model samples -----------------------
+
+
+def _of_questions() -> pd.DataFrame:
+    """OpenForecast-shaped closed-form questions, written for this test."""
+    return pd.DataFrame(
+        {
+            "question_id": ["of-mcnc-1", "of-vqa-1", "of-vqa-2"],
+            "question": [
+                "What happens next in the Harwick bridge story?",
+                "Will the council vote on the bridge again?",
+                "Will the ferry company go bankrupt?",
+            ],
+            "qtype": ["mc", "tf", "tf"],
+            "choices": [["Vote", "Strike", "Flood", "Sale"], ["Yes", "No"], ["Yes", "No"]],
+            "answer_index": [0, 1, 0],
+            "resolution_date": [dt.date(2024, 3, 9), dt.date(2024, 3, 9), dt.date(2024, 3, 11)],
+            "category": ["Politics & Governance"] * 3,
+            "article_id": [None, None, None],
+            "task": ["MCNC", "VQA", "VQA"],
+            "chain_id": ["c1", "c1", "c2"],
+            "split": ["test"] * 3,
+        }
+    )
+
+
+def test_sources_combine_into_one_evaluated_table(tmp_path: Path) -> None:
+    construct_questions().to_parquet(tmp_path / "do.parquet")
+    _of_questions().to_parquet(tmp_path / "of.parquet")
+    p = params.compose(
+        ROOT,
+        [
+            "questions=daily_oracle_openforecast",
+            f"{DO}.path={tmp_path / 'do.parquet'}",
+            f"questions.sources.openforecast.path={tmp_path / 'of.parquet'}",
+        ],
+    )
+    settings = load_questions_settings(p)
+    assert list(settings.sources) == ["daily_oracle", "openforecast"]
+    tables = {n: load_source(n, s, s.path) for n, s in settings.sources.items()}
+    table = evaluated_table(tables, None, seed=3, gap_days=1)
+    assert list(table.columns) == list(EVAL_COLUMNS)
+    assert table.groupby("source").size().to_dict() == {"daily_oracle": 4, "openforecast": 3}
+    of = table.set_index("question_id").loc["of-mcnc-1"]
+    assert of["source"] == "openforecast" and of["answer"] == "Vote" and of["mc_type"] == "What"
+    assert sorted(table["sample_rank"]) == list(range(1, 8))
+    assert set(table["visibility_gap_days"]) == {1}
+    # the sample order is the seeded one, whatever the sources
+    expected = sorted(table["question_id"], key=lambda q: derive_seed(3, "sample", q))
+    assert table.sort_values("sample_rank")["question_id"].tolist() == expected
+    # a global sample keeps ranks 1..n
+    five = evaluated_table(tables, 5, seed=3, gap_days=1)
+    assert sorted(five["sample_rank"]) == [1, 2, 3, 4, 5]
+
+
+def test_a_question_id_in_two_sources_is_refused() -> None:
+    src = shipped_source()
+    a = normalize_questions(construct_questions(), "a", src)
+    b = normalize_questions(construct_questions().iloc[:2], "b", src)
+    with pytest.raises(QuestionTableError) as err:
+        combine_sources({"a": a, "b": b})
+    assert "2 question ids occur in more than one source, e.g. ['q_tf_bridge (a, b)'" in str(
+        err.value
+    )
+
+
+def test_model_samples_are_nested() -> None:
+    tables = {"d": normalize_questions(construct_questions(), "d", shipped_source())}
+    table = evaluated_table(tables, None, seed=9, gap_days=1)
+    samples = [set(model_sample(table, n)["question_id"]) for n in (1, 2, 3, None)]
+    assert [len(s) for s in samples] == [1, 2, 3, 4]
+    assert samples[0] <= samples[1] <= samples[2] <= samples[3]
+    first = table.loc[table["sample_rank"] == 1, "question_id"].item()
+    assert samples[0] == {first}
+
+
+def test_model_budgets_name_evaluated_models() -> None:
+    from prescient.evaluation.settings import EvalSettings
+    from prescient.settings import load_settings
+
+    p = params.compose(ROOT, ["+eval.max_questions.smollm2_135m=50"])
+    assert load_settings(EvalSettings, p, "eval").max_questions == {"smollm2_135m": 50}
+    with pytest.raises(ParamsError) as err:
+        load_settings(EvalSettings, params.compose(ROOT, ["+eval.max_questions.gpt_4=5"]), "eval")
+    assert str(err.value).startswith(
+        "eval.max_questions: names models ['gpt_4'] that are not in eval.models"
+    )

@@ -71,7 +71,7 @@ def test_defaults_are_reproducible_keyed_and_safe(composed: dict[str, Any]) -> N
 def test_embedded_default_and_baselines(composed: dict[str, Any]) -> None:
     registry = load_registry(composed)
     smol = registry["smollm2_135m"]
-    assert smol.litellm_model == "local/smollm2-135m"
+    assert smol.litellm_model == "local/smollm2-135m-q8_0"
     assert smol.params["max_tokens"] <= 256 and smol.concurrency == 1
     assert {registry[n].litellm_model for n in registry if n.startswith("baseline_")} == {
         "baseline/random",

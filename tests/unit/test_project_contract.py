@@ -53,3 +53,26 @@ def test_no_shared_corpus_file_is_tracked() -> None:
         ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert "rtqa" not in files
+
+
+def test_every_stage_sets_the_numeric_defaults_before_numpy_loads() -> None:
+    """numpy reads NPY_DISABLE_CPU_FEATURES once, when it is imported: a stage module that
+    imported numpy before the prescient package would compute with the machine's own
+    kernels."""
+    env = {k: v for k, v in os.environ.items() if k not in {"NPY_DISABLE_CPU_FEATURES"}}
+    stages = sorted(p.stem for p in (ROOT / "stages").glob("*.py") if p.stem != "__init__")
+    guard = (
+        "import os, sys\n"
+        "class Guard:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numpy' and 'NPY_DISABLE_CPU_FEATURES' not in os.environ:\n"
+        "            raise RuntimeError('numpy imported before the prescient defaults')\n"
+        "sys.meta_path.insert(0, Guard())\n"
+        + "".join(f"import stages.{s}\n" for s in stages)
+        + "import numpy\nprint(os.environ['NPY_DISABLE_CPU_FEATURES'])\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", guard], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "X86_V4" in out.stdout

@@ -336,3 +336,24 @@ def test_mc_types(question: str, kind: str) -> None:
 )
 def test_yes_no(answer: str, expected: str | None) -> None:
     assert yes_no(answer) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "scores"),
+    [
+        ("Scores: 2 2 2 2 2 2 1", [2, 2, 2, 2, 2, 2, 1]),
+        ("scores = 1,1,0,2,0,1,1.", [1, 1, 0, 2, 0, 1, 1]),
+        ("Here you go.\n**Scores:** 2 1 2 2 2 2 2\nThanks", [2, 1, 2, 2, 2, 2, 2]),
+        ("2 2 2 2 2 2 2", [2] * 7),
+    ],
+)
+def test_filter_scores_on_one_line(reply: str, scores: list[int]) -> None:
+    parsed = parse_filter(reply)
+    assert parsed.ok and [parsed.scores[p] for p in PRINCIPLES] == scores
+
+
+@pytest.mark.parametrize(
+    "reply", ["Scores: 2 2 2 2 2 2", "Scores: 2 2 2 2 2 2 3", "Scores: 22 2 2 2 2 2 2"]
+)
+def test_a_score_line_of_the_wrong_length_or_range_is_not_read(reply: str) -> None:
+    assert not parse_filter(reply).ok

@@ -60,3 +60,39 @@ def test_unknown_placeholder_is_rejected(tmp_path: Path) -> None:
     bad.write_text("name: x\nversion: '1'\nuser: '{question} {text}'\n")
     with pytest.raises(TemplateError, match="not available"):
         load_template(bad, "categorize")
+
+
+def test_slot_template_renders_one_focused_request_per_slot() -> None:
+    from prescient.qa.prompts import load_template
+
+    t = load_template(ROOT / "conf" / "prompts" / "construct" / "generate_slots.yaml", "generate")
+    assert sorted(t.slots) == [1, 2, 3, 4]
+    values = {"date": "2024-05-02", "keypoint": "The port reopened on 2024-05-01."}
+    one, three = t.render_slot(values, 1), t.render_slot(values, 3)
+    # system, one worked example per slot (user, assistant), the request
+    assert [m["role"] for m in one] == ["system"] + ["user", "assistant"] * 4 + ["user"]
+    assert one[-1]["content"].endswith(t.slots[1]["instruction"])
+    assert three[-1]["content"].endswith(t.slots[3]["instruction"])
+    examples = [one[2 * k]["content"] for k in (1, 2, 3, 4)]
+    assert examples == [t.slots[k]["example"] for k in (1, 2, 3, 4)]
+    assert one[1]["content"].startswith(t.extras["example_user"])
+    # Requests differ only after the key point: the examples and the article are a
+    # shared prefix.
+    assert one[:-1] == three[:-1]
+    assert one[-1]["content"].split("\n")[:2] == three[-1]["content"].split("\n")[:2]
+
+
+def test_slot_templates_are_checked_on_load(tmp_path) -> None:
+    import pytest
+
+    from prescient.qa.prompts import TemplateError, load_template
+
+    base = "name: x\nversion: '1'\nuser: '{keypoint} {slot_instruction}'\nexample_user: e\n"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(base + "slots:\n  1: {instruction: a, example: b}\n")
+    with pytest.raises(TemplateError, match="`slots` must map 1, 2, 3 and 4"):
+        load_template(bad, "generate")
+    lone = tmp_path / "lone.yaml"
+    lone.write_text("name: x\nversion: '1'\nuser: '{slot_instruction}'\n")
+    with pytest.raises(TemplateError, match="needs `slots`"):
+        load_template(lone, "generate")

@@ -94,10 +94,13 @@ def test_search_is_rank_bm25_on_the_visible_articles_and_never_leaks(
         # sometimes an older one (imported benchmarks), which must be excluded explicitly.
         gold = data.draw(st.sampled_from(sorted(articles["article_id"])), label="gold")
         query = " ".join(data.draw(st.lists(st.sampled_from([*WORDS, "unseen"]), max_size=5)))
-        window = index.window(res, cutoff)
+        ahead = data.draw(st.none() | st.integers(0, 14), label="days ahead")
+        forecast = None if ahead is None else res - dt.timedelta(days=ahead)
+        window = index.window(res, cutoff, forecast)
         hits = index.search(query, window, k=5, exclude_ids=[gold])
 
         assert all(h.date < res for h in hits)
+        assert all(forecast is None or h.date < forecast for h in hits)
         assert all(h.date < window.end for h in hits)
         assert all(cutoff is None or h.date < cutoff for h in hits)
         assert gold not in {h.article_id for h in hits}
@@ -215,3 +218,33 @@ def test_bad_settings_are_one_line_naming_the_parameter(override: str, message: 
     text = str(err.value)
     assert text.startswith(message) and "\n" not in text
     assert f"-S '{override.split('=')[0]}=...'" in text
+
+
+def test_retrieve_table_ends_each_window_at_its_forecast_date() -> None:
+    articles = pd.DataFrame(
+        {
+            "article_id": ["a", "b", "c"],
+            "date": [dt.date(2024, 1, 1), dt.date(2024, 1, 5), dt.date(2024, 1, 9)],
+            "title": ["storm", "storm", "storm"],
+            "text": ["storm river", "storm river", "storm river"],
+        }
+    )
+    questions = pd.DataFrame(
+        {
+            "question_id": ["asked", "plain"],
+            "question": ["Will the storm flood the river?"] * 2,
+            "resolution_date": [dt.date(2024, 1, 20), dt.date(2024, 1, 20)],
+            "forecast_date": [dt.date(2024, 1, 5), None],
+            "article_id": [None, None],
+        }
+    )
+    index = ArticleIndex(articles, shipped())
+    table = index.retrieve_table(questions, [None])
+    got = table.groupby("question_id")["article_id"].agg(sorted).to_dict()
+    assert got == {"asked": ["a"], "plain": ["a", "b", "c"]}
+    ends = dict(zip(table["question_id"], table["window_end"], strict=False))
+    assert ends == {"asked": dt.date(2024, 1, 5), "plain": dt.date(2024, 1, 19)}
+    assert window_violations(table, questions) == 0
+    # The audit counts an article dated on or after the forecast date.
+    moved = questions.assign(forecast_date=[dt.date(2024, 1, 1), None])
+    assert window_violations(table, moved) == 1

@@ -1,0 +1,89 @@
+"""The ``bpc`` params section, typed (every value lives in conf/config.yaml)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, field_validator, model_validator
+
+from prescient.settings import Day, Settings
+
+
+class ReleaseSettings(Settings):
+    """Change in BPC after a model's release (FreshBench, section 3.2.1).
+
+    Attributes:
+        base_months: the base BPC is the mean over documents dated in the months before
+            the release date (FreshBench: six).
+        after_months: points after the release, in months; each is the bucket that holds
+            the day ``release_date + k months`` (FreshBench: 3, 6, 9 and 12).
+    """
+
+    base_months: Annotated[int, Field(ge=1)]
+    after_months: list[Annotated[int, Field(ge=1)]]
+
+
+class BootstrapSettings(Settings):
+    """Percentile bootstrap over documents (resampled within each bucket).
+
+    Attributes:
+        reps: replicates; 0 turns intervals off.
+        confidence: two-sided level of the intervals.
+    """
+
+    reps: Annotated[int, Field(ge=0)]
+    confidence: Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
+class LocalSettings(Settings):
+    """The in-process llama.cpp scorer.
+
+    Attributes:
+        condition_token: special token the first text token is predicted from (the
+            document separator the model saw in pre-training), so every token of the text
+            is scored; null excludes the first token and its characters instead.
+        n_ubatch: tokens llama.cpp evaluates per micro-batch: speed only (the logits are
+            identical for every value from 2 up), so it is not part of the ledger key.
+            1 is refused: llama.cpp computes one-token batches with other kernels.
+    """
+
+    condition_token: str | None
+    n_ubatch: Annotated[int, Field(ge=2)]
+
+
+class BpcSettings(Settings):
+    """Params section ``bpc`` (see conf/config.yaml for each value and the paper's)."""
+
+    models: list[str]
+    bucket_months: Annotated[int, Field(ge=1)]
+    docs_per_bucket: Annotated[int, Field(ge=1)]
+    token_limit: Annotated[int, Field(ge=2)]
+    min_chars: Annotated[int, Field(ge=0)]
+    source_domains: list[str] | None
+    date_start: Day | None
+    date_end: Day | None
+    release: ReleaseSettings
+    bootstrap: BootstrapSettings
+    local: LocalSettings
+
+    @field_validator("bucket_months")
+    @classmethod
+    def _divides_year(cls, value: int) -> int:
+        if 12 % value:
+            raise ValueError("must divide 12 (1, 2, 3, 4, 6 or 12) so buckets start each January")
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _unique(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("lists a model twice")
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> BpcSettings:
+        if self.date_start and self.date_end and self.date_start > self.date_end:
+            raise ValueError(
+                f"bpc.date_start {self.date_start} is after bpc.date_end {self.date_end}"
+            )
+        return self

@@ -1,0 +1,80 @@
+"""Stage ``of_predict`` (one DVC matrix cell): a model's open-ended forecasts for one task.
+
+Params: ``models.<model>``, ``openforecast.predict.templates``,
+``openforecast.predict.gen``, ``openforecast.split.relative_to_cutoff`` (forecast only
+after the model's knowledge cutoff), ``llm``; the model and task come from the matrix item.
+Writes data/processed/of_predictions/<model>-<task>.parquet and the cell's ledger
+data/llm/of_predict/<model>-<task>.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from prescient import io, params
+from prescient.dates import as_date
+from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
+from prescient.llm.gateway import Gateway
+from prescient.openforecast.predict import predict
+from prescient.openforecast.prompts import load_role_template
+from prescient.openforecast.settings import PredictSettings, SplitSettings
+from prescient.settings import ParamsError, load_settings
+
+logger = logging.getLogger("stages.of_predict")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--model", required=True, help="registry name (conf/model/<name>.yaml)")
+    ap.add_argument("--task", required=True, choices=["stf", "ltf", "aqa"])
+    ap.add_argument("--samples", required=True)
+    ap.add_argument("--prompts", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ledger", required=True)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    p = params.load(args.params)
+    gateway = None
+    try:
+        s = load_settings(PredictSettings, p, "openforecast.predict")
+        split = load_settings(SplitSettings, p, "openforecast.split")
+        template = load_role_template(args.prompts, s.templates[args.task], args.task)
+        gateway = Gateway.from_params(p, stage="of_predict", ledger_path=args.ledger)
+        gateway.check([args.model])
+    except (ParamsError, ValueError, FileNotFoundError) as exc:
+        logger.error("%s", exc)
+        if gateway is not None:
+            gateway.close()
+        return 2
+    samples = pd.read_parquet(args.samples)
+    cutoff = gateway.spec(args.model).knowledge_cutoff
+    after = as_date(cutoff) if split.relative_to_cutoff and cutoff else None
+    with gateway:
+        out = predict(
+            samples, args.model, args.task, template, s.gen[args.task], gateway.complete_many, after
+        )
+    Path(args.ledger).touch()
+    if failed_stage(
+        gateway.failure_report(), logger, f"of_predict {args.model} {args.task}", [args.out]
+    ):
+        return FAILED_CALLS_EXIT
+    io.write_parquet(args.out, out)
+    logger.info(
+        "%s x %s: %d predictions, %d failed",
+        args.model,
+        args.task,
+        len(out),
+        int(out["error"].notna().sum()),
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

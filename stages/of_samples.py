@@ -1,0 +1,82 @@
+"""Stage ``of_samples``: chains -> the six OpenForecast tasks (COLING 2025, section 4.3).
+
+Params: ``base.seed``, ``openforecast.split``, ``openforecast.samples``, ``llm`` and the
+registry entries of the models that write the questions and wrong options. Reads the
+chains and the prompt templates; writes the samples table (every task, every sample
+with its status), the closed forms as an evaluation question table (MCNC, MCAC, VQA:
+retrieve / evaluate / score take them like any question source), metrics, and the
+stage's ledger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from prescient import io, params
+from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
+from prescient.llm.gateway import Gateway
+from prescient.openforecast.samples import build_samples, load_sample_templates
+from prescient.openforecast.settings import SamplesSettings, SplitSettings
+from prescient.openforecast.tasks import chains_from_frame
+from prescient.settings import ParamsError, load_settings
+
+logger = logging.getLogger("stages.of_samples")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--params", default=params.PARAMS_FILE)
+    ap.add_argument("--chains", required=True)
+    ap.add_argument("--prompts", required=True)
+    ap.add_argument("--samples", required=True)
+    ap.add_argument("--questions", required=True)
+    ap.add_argument("--ledger", required=True)
+    ap.add_argument("--metrics", required=True)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    start = time.perf_counter()
+    p = params.load(args.params)
+    gateway = None
+    try:
+        s = load_settings(SamplesSettings, p, "openforecast.samples")
+        split = load_settings(SplitSettings, p, "openforecast.split")
+        templates = load_sample_templates(args.prompts, s.templates)
+        gateway = Gateway.from_params(p, stage="of_samples", ledger_path=args.ledger)
+        gateway.check(list(s.models.values()))
+    except (ParamsError, ValueError, FileNotFoundError) as exc:  # TemplateError, ModelConfigError
+        logger.error("%s", exc)
+        if gateway is not None:
+            gateway.close()
+        return 2
+    chains = chains_from_frame(pd.read_parquet(args.chains))
+    with gateway:
+        samples, questions, metrics = build_samples(
+            chains, templates, s, split, int(p["base"]["seed"]), gateway.complete_many
+        )
+    Path(args.ledger).touch()
+    outputs = [args.samples, args.questions, args.metrics]
+    if failed_stage(gateway.failure_report(), logger, "of_samples", outputs):
+        return FAILED_CALLS_EXIT
+    io.write_parquet(args.samples, samples)
+    io.write_parquet(args.questions, questions)
+    io.write_json(args.metrics, metrics)
+    logger.info(
+        "%d chains -> %d samples (%d ok), %d closed-form questions in %.1fs",
+        len(chains),
+        len(samples),
+        int((samples["status"] == "ok").sum()),
+        len(questions),
+        time.perf_counter() - start,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

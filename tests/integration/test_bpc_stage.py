@@ -1,0 +1,155 @@
+"""The ``bpc`` stage end to end with scripted scorers: outputs, ledger reuse, failures,
+exact reruns."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from prescient.bpc.scoring import register_scripted
+from prescient.llm.cli import verify
+from prescient.llm.ledger import read_entries
+from tests.support.bpc import DAYS, outputs, params_file, run
+from tests.support.bpc import articles as make_articles
+
+CALLS: Counter[str] = Counter()
+BROKEN: set[str] = set()
+
+
+def words(text: str) -> list[tuple[str, float | None]]:
+    """Word tokens, each with probability 1/4 (two bits)."""
+    CALLS[text[:40]] += 1
+    if any(text.startswith(b) for b in BROKEN):
+        raise RuntimeError("scripted failure")
+    return [(w, -math.log(4)) for w in re.findall(r"\s*\S+", text)]
+
+
+register_scripted("words", words)
+
+
+def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> None:
+    CALLS.clear()
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path)
+    assert run(tmp_path, "one", articles, pf) == 0
+    assert sum(CALLS.values()) == 5  # 2 + 1 + 2 documents in three buckets with articles
+
+    docs = pd.read_parquet(tmp_path / "one" / "bpc_docs.parquet")
+    assert len(docs) == 5 and set(docs["status"]) == {"ok"}
+    assert list(docs["bucket"]) == ["2024-01", "2024-01", "2024-03", "2024-07", "2024-07"]
+    # Two bits per word token: BPC = 2 * tokens / characters, exactly.
+    assert docs["bpc"].tolist() == pytest.approx((2 * docs["n_tokens"] / docs["n_chars"]).tolist())
+    assert (docs["truncated"] == (docs["n_text_tokens"] > 30)).all()
+    whole, cut = docs[~docs["truncated"]], docs[docs["truncated"]]
+    assert len(whole) and (whole["n_chars"] == whole["text_chars"]).all()
+    assert len(cut) and (cut["n_tokens"] == 30).all() and (cut["n_chars"] < cut["text_chars"]).all()
+
+    tables = tmp_path / "one" / "tables"
+    buckets = pd.read_csv(tables / "bpc_buckets.csv")
+    assert buckets["bucket"].tolist() == ["2024-01", "2024-03", "2024-05", "2024-07"]
+    assert buckets["n_docs"].tolist() == [2, 1, 0, 2]
+    assert math.isnan(buckets["bpc"].iloc[2])  # a gap, never 0
+    tbi = pd.read_csv(tables / "bpc_tbi.csv").set_index("span")
+    assert (tbi.loc["all", "n_points"], tbi.loc["all", "n_gaps"]) == (3, 1)
+    changes = pd.read_csv(tables / "bpc_release_changes.csv")
+    assert changes["months_after"].tolist() == [3, 6, 9, 12]
+    assert changes["base_n"].iloc[0] == 3  # 2023-11-01 .. 2024-04-30
+    skipped = pd.read_csv(tables / "bpc_skipped.csv")
+    assert skipped["model"].tolist() == ["gpt_4o"]
+    assert "no log-probabilities of the prompt" in skipped["reason"].iloc[0]
+    metrics = json.loads((tmp_path / "one" / "bpc.json").read_text())
+    assert metrics["documents"]["too_short"] == 1
+    assert metrics["models"]["scripted_words"]["scored"] == 5
+    assert metrics["buckets_without_documents"] == 1
+
+    # Every entry's key is the hash of its own request; the ledger serves the rerun.
+    ledger = tmp_path / "ledger" / "scripted_words.jsonl"
+    assert verify([str(ledger)]) == (5, [])
+    entry = next(read_entries(ledger))
+    assert entry["messages"][0]["role"] == "document"
+    assert entry["params"] == {"purpose": "logprobs", "token_limit": 30, "scorer": "scripted"}
+    assert "timestamp" not in entry
+    before = ledger.read_bytes()
+    assert run(tmp_path, "two", articles, pf) == 0
+    assert sum(CALLS.values()) == 5 and ledger.read_bytes() == before
+    assert outputs(tmp_path, "one") == outputs(tmp_path, "two")
+
+
+def test_same_inputs_give_the_same_bytes_from_scratch(tmp_path: Path) -> None:
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    assert run(a, "out", articles, pf) == 0
+    assert run(b, "out", articles, pf) == 0
+    assert outputs(a, "out") == outputs(b, "out")
+    assert (a / "ledger" / "scripted_words.jsonl").read_bytes() == (
+        b / "ledger" / "scripted_words.jsonl"
+    ).read_bytes()
+
+
+def test_failed_documents_exit_nonzero_and_are_retried(tmp_path: Path) -> None:
+    CALLS.clear()
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path)
+    BROKEN.add("Story 3 ")
+    try:
+        assert run(tmp_path, "out", articles, pf) == 1
+    finally:
+        BROKEN.clear()
+    docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
+    failed = docs[docs["status"] == "failed"]
+    assert failed["article_id"].tolist() == ["a03"]
+    assert "scripted failure" in failed["error"].iloc[0]
+    entries = list(read_entries(tmp_path / "ledger" / "scripted_words.jsonl"))
+    assert [e["error"] is not None for e in entries].count(True) == 1
+    buckets = pd.read_csv(tmp_path / "out" / "tables" / "bpc_buckets.csv")
+    assert buckets.set_index("bucket").loc["2024-03", "n_failed"] == 1
+
+    CALLS.clear()
+    assert run(tmp_path, "out", articles, pf) == 0
+    assert sum(CALLS.values()) == 1  # only the failed document is scored again
+
+
+def test_added_articles_cost_only_new_documents(tmp_path: Path) -> None:
+    CALLS.clear()
+    pf = params_file(tmp_path, "bpc.docs_per_bucket=10")
+    assert run(tmp_path, "out", make_articles(tmp_path / "a.parquet", DAYS[:3]), pf) == 0
+    assert sum(CALLS.values()) == 3
+    assert run(tmp_path, "out", make_articles(tmp_path / "b.parquet"), pf) == 0
+    assert sum(CALLS.values()) == 6
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("bpc.models=[not_registered]", "not in the model registry"),
+        ("bpc.bucket_months=5", "bpc.bucket_months"),
+    ],
+)
+def test_configuration_errors_exit_2(
+    tmp_path: Path, override: str, message: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    articles = make_articles(tmp_path / "articles.parquet")
+    assert run(tmp_path, "out", articles, params_file(tmp_path, override)) == 2
+    assert message in caplog.text
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_usable_document_gives_empty_tables_not_an_error(tmp_path: Path) -> None:
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path, "bpc.min_chars=100000")
+    assert run(tmp_path, "out", articles, pf) == 0
+    docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
+    assert docs.empty and "bpc" in docs.columns
+    buckets = pd.read_csv(tmp_path / "out" / "tables" / "bpc_buckets.csv")
+    assert buckets.empty and "bpc_lo" in buckets.columns
+    metrics = json.loads((tmp_path / "out" / "bpc.json").read_text())
+    assert metrics["documents"]["too_short"] == 7 and metrics["buckets"] == 0

@@ -1,0 +1,107 @@
+"""One document's score: the span its bits and characters cover, and BPC itself."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from prescient.bpc.scoring import (
+    DocScore,
+    ScoringError,
+    ScriptedScorer,
+    account,
+    register_scripted,
+)
+
+
+def _pieces(*parts: str) -> list[bytes]:
+    return [p.encode("utf-8") for p in parts]
+
+
+def test_uniform_scorer_gives_n_tokens_log2_v_over_chars_exactly() -> None:
+    # Every token (one character each) has probability 1/V: BPC = n log2(V) / chars.
+    vocab = 50
+    text = "Prices rose 3% in May; économistes disagree."
+    register_scripted("uniform50", lambda t: [(ch, -math.log(vocab)) for ch in t])
+    score = ScriptedScorer("uniform50").score(text, token_limit=1000)
+    n = len(text)
+    assert (score.n_tokens, score.n_chars) == (n, n)
+    assert score.n_bytes == len(text.encode("utf-8")) == n + 1  # the é is two bytes
+    assert score.bpc == pytest.approx(n * math.log2(vocab) / n, rel=1e-15)
+    assert score.bpb == pytest.approx(n * math.log2(vocab) / (n + 1), rel=1e-15)
+
+
+def test_uniform_scorer_over_words_with_the_first_token_unpredicted() -> None:
+    # A server reports no log-probability for the first token: it leaves the sum and
+    # its characters leave the count, so bits and characters cover the same span.
+    vocab = 49152
+    words = ["The", " council", " met", " on", " Tuesday", "."]
+    register_scripted(
+        "server_like",
+        lambda t: [(w, None if i == 0 else -math.log(vocab)) for i, w in enumerate(words)],
+    )
+    text = "".join(words)
+    score = ScriptedScorer("server_like").score(text, token_limit=100)
+    assert score.n_tokens == 5
+    assert score.n_chars == len(text) - 3
+    assert score.span == (3, len(text))
+    assert score.bpc == pytest.approx(5 * math.log2(vocab) / (len(text) - 3), rel=1e-15)
+
+
+def test_token_limit_cuts_the_span_and_counts_the_whole_text() -> None:
+    s = account("ab cd ef", _pieces("ab", " cd", " ef"), [-1.0, -2.0, -3.0], token_limit=2)
+    assert (s.n_tokens, s.n_text_tokens, s.n_chars, s.span) == (2, 3, 5, (0, 5))
+    assert s.nll_nats == 3.0
+    assert s.bits == pytest.approx(3.0 / math.log(2))
+
+
+def test_leading_special_tokens_are_not_text() -> None:
+    # A BOS the server's tokenizer adds: null log-prob, not part of the text.
+    s = account("Hi there", _pieces("<s>", "Hi", " there"), [None, -0.5, -0.25], 10)
+    assert (s.n_tokens, s.n_chars, s.tokens) == (2, 8, ("Hi", " there"))
+    assert s.nll_nats == 0.75
+
+
+def test_a_character_split_between_tokens_is_not_cut() -> None:
+    # "ñ" is two bytes, split across tokens; a cut after the first byte moves back.
+    text = "añb"
+    pieces = [b"a", b"\xc3", b"\xb1b"]
+    s = account(text, pieces, [-1.0, -2.0, -3.0], token_limit=2)
+    assert (s.n_tokens, s.n_chars, s.n_bytes, s.span) == (1, 1, 1, (0, 1))
+    # Without a prediction for the first token the start moves forward past "a".
+    s = account(text, pieces, [None, -2.0, -3.0], token_limit=3)
+    assert (s.n_tokens, s.n_chars, s.n_bytes) == (2, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "logprobs", "message"),
+    [
+        (["Hello", " world"], [-1.0], "log-probabilities"),
+        (["Hello", " wor"], [-1.0, -1.0], "do not spell"),
+        (["ĠHello", "Ġworld"], [-1.0, -1.0], "do not spell"),
+        (["Hello", " world", "!"], [-1.0, None, -1.0], "token 1"),
+        (["Hello world!"], [None], "no token"),
+        (["Hello", " world!"], [-1.0, 0.5], "finite number <= 0"),
+    ],
+)
+def test_unusable_scores_are_errors(pieces: list[str], logprobs: list, message: str) -> None:
+    with pytest.raises(ScoringError, match=message):
+        account("Hello world!", _pieces(*pieces), logprobs, token_limit=10)
+
+
+def test_scores_round_trip_through_the_ledger_text() -> None:
+    s = account("ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 5, tokens=[7, 9])
+    back = DocScore.from_json(s.to_json())
+    assert back == s
+    assert back.tokens == (7, 9)
+    assert back.nll_nats == pytest.approx(0.3, abs=1e-15)
+
+
+def test_a_failing_script_is_a_scoring_error() -> None:
+    def boom(text: str) -> list[tuple[str, float | None]]:
+        raise RuntimeError("model crashed")
+
+    register_scripted("boom", boom)
+    with pytest.raises(ScoringError, match="model crashed"):
+        ScriptedScorer("boom").score("some text here", 10)
