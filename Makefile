@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found; install Python 3.11 or run 'make PYTHON=/path/to/python3.11 ...'"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip wheel setuptools
-	$(PY) -m pip install --no-cache-dir -e '.[local-llm,dev]'
+	$(PY) -m pip install --no-cache-dir -e '.[local-llm,dev,scale]'
 	$(VENV)/bin/dvc config --local core.analytics false 2>/dev/null || true
 	touch $(STAMP)
 

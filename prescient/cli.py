@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "prescient.dag_cli",
     "prescient.llm.cli",
     "prescient.annotation.cli",
+    "prescient.update_cli",
 )
 
 

@@ -1,6 +1,7 @@
 """Stage ``construct``: selected articles -> forecasting questions, through the LLM gateway.
 
-Params: ``base.seed``, ``construct``, ``llm.max_failed_share`` and the ``models.<name>``
+Params: ``base.seed``, ``base.through`` (the last day built, on top of
+``construct.date_end``), ``construct``, ``llm.max_failed_share`` and the ``models.<name>``
 entries the construction steps use (the other ``llm`` keys only change how requests
 travel). Prompt templates are read from ``--prompts`` (a DVC dependency).
 Writes data/processed/questions.parquet (accepted questions),
@@ -27,6 +28,7 @@ from prescient.llm.gateway import Gateway
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
 from prescient.settings import load_settings
+from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.construct")
 
@@ -49,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     gateway = None
     try:
         settings = load_settings(ConstructSettings, p, "construct")
+        # base.through bounds the construction window (daily updates).
+        end = capped(settings.date_end, read_through(p))
+        settings = settings.model_copy(update={"date_end": end})
         templates = load_templates(args.prompts, settings.templates)
         gateway = Gateway.from_params(p, stage="construct", ledger_path=args.ledger)
         # Unknown models and unset key variables stop here, before any call is made.

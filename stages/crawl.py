@@ -1,6 +1,7 @@
 """Stage ``crawl``: download the CC-NEWS WARC files of the configured date range.
 
-Params: ``crawl``. Writes the files and their manifest (``manifest.jsonl``: size and
+Params: ``crawl`` and ``base.through`` (the last publication day wanted, on top of
+``crawl.date_end``). Writes the files and their manifest (``manifest.jsonl``: size and
 sha256 of every file) into ``--out``, and the crawl's summary to ``--metrics``. Killed
 and started again, it downloads only what is missing. Exits 1 when a file failed after
 every retry (the manifest records what completed and why the rest failed), 2 on bad
@@ -18,6 +19,7 @@ from prescient import io, params
 from prescient.crawl.run import CrawlError, crawl
 from prescient.crawl.settings import CrawlSettings
 from prescient.settings import ParamsError, load_settings
+from prescient.through import read_through
 
 logger = logging.getLogger("stages.crawl")
 
@@ -31,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     try:
-        settings = load_settings(CrawlSettings, params.load(args.params), "crawl")
+        p = params.load(args.params)
+        settings = load_settings(CrawlSettings, p, "crawl").bounded(read_through(p))
         report = crawl(settings, Path(args.out))
     except (ParamsError, CrawlError) as exc:
         logger.error("%s", exc)

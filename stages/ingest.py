@@ -1,7 +1,8 @@
 """Stage ``ingest``: read the configured news source into the article table.
 
-Params: ``corpus`` (source, path, column mapping) and ``ingest`` (filters and bounds). A
-corpus outside the project is named ``remote://<location>/<path>`` (prescient.locations).
+Params: ``corpus`` (source, path, column mapping), ``ingest`` (filters and bounds) and
+``base.through`` (the last day kept, on top of ``ingest.date_end``). A corpus outside
+the project is named ``remote://<location>/<path>`` (prescient.locations).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
 """
 
@@ -17,6 +18,7 @@ from prescient.corpus.readers import CorpusConfigError
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.locations import LocationError, resolve
 from prescient.settings import ParamsError, load_settings
+from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.ingest")
 
@@ -34,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         corpus = load_settings(CorpusSettings, p, "corpus")
         corpus = corpus.model_copy(update={"path": str(resolve(corpus.path))})
         settings = load_settings(IngestSettings, p, "ingest")
+        # base.through bounds the publication-date window (daily updates).
+        end = capped(settings.date_end, read_through(p))
+        settings = settings.model_copy(update={"date_end": end})
         articles, report = ingest_corpus(corpus, settings)
     except (ParamsError, CorpusConfigError, IngestStopError, LocationError) as exc:
         logger.error("ingest: %s", exc)

@@ -1,6 +1,7 @@
 """Stage ``select``: each day's random and hot-topic articles -> the selected-articles table.
 
-Params: ``base.seed`` and ``select``.
+Params: ``base.seed``, ``select`` and ``base.through`` (the last day selected, on top of
+``select.date_end``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pandas as pd
 from prescient import io, params
 from prescient.qa.select import SelectSettings, select_articles
 from prescient.settings import ParamsError, load_settings
+from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.select")
 
@@ -30,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     p = params.load(args.params)
     try:
         settings = load_settings(SelectSettings, p, "select")
+        # base.through bounds the selection window (daily updates).
+        end = capped(settings.date_end, read_through(p))
+        settings = settings.model_copy(update={"date_end": end})
         seed = int(p["base"]["seed"])
     except ParamsError as exc:
         logger.error("%s", exc)

@@ -76,7 +76,7 @@ class CompletionsScorer:
                     f"model {spec.name!r} needs an API key: set the environment variable "
                     f"{spec.api_key_env}"
                 )
-        base = spec.api_base.rstrip("/")
+        base = (spec.endpoints[0] or "").rstrip("/")  # a list of replicas: the first
         self.url = base if base.endswith("/completions") else f"{base}/completions"
         self.model = spec.litellm_model.split("/", 1)[1]
         self.concurrency = spec.concurrency

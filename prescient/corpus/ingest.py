@@ -17,7 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +56,7 @@ DROP_REASONS: tuple[str, ...] = (
     "malformed_record",
     "corrupt_record",
     "not_a_response",
+    "host_not_allowed",
     "http_error_status",
     "non_html_response",
     "html_too_large",
@@ -375,6 +376,18 @@ def check_drops(report: IngestReport, max_share: float | None) -> None:
     raise IngestStopError(f"{head}: " + " | ".join(parts))
 
 
+def read_units(corpus: CorpusSettings, settings: IngestSettings) -> Iterator[Unit]:
+    """The source's units from the configured engine: WARC files on Ray with
+    ``ingest.engine: ray`` (the same units, in the same order), anything else here."""
+    if settings.engine == "ray" and corpus.format == "warc":
+        from prescient.corpus.ray_engine import read_rows_ray
+
+        return read_rows_ray(corpus, settings.ray, max_record_bytes=settings.max_record_bytes)
+    if settings.engine == "ray":
+        logger.info("ingest.engine ray distributes WARC files; %s is read here", corpus.format)
+    return read_rows(corpus, max_record_bytes=settings.max_record_bytes)
+
+
 def ingest_corpus(
     corpus: CorpusSettings, settings: IngestSettings
 ) -> tuple[pd.DataFrame, IngestReport]:
@@ -384,8 +397,9 @@ def ingest_corpus(
         CorpusConfigError: the source cannot be read as configured.
         IngestStopError: see :func:`check_drops` (the examples are logged first).
     """
-    units = read_rows(corpus, max_record_bytes=settings.max_record_bytes)
-    articles, report = ingest_rows(units, settings, date_format=corpus.date_format)
+    articles, report = ingest_rows(
+        read_units(corpus, settings), settings, date_format=corpus.date_format
+    )
     log_examples(report)
     check_drops(report, settings.max_drop_share)
     return articles, report

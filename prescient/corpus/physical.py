@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 __all__ = [
     "CORRUPT_GZIP",
@@ -92,14 +92,48 @@ def is_gzip(path: Path) -> bool:
         return fh.read(2) == _GZIP_MAGIC[:2]
 
 
-def chunks(path: Path, file_no: int = 0) -> Iterator[Chunk | Damage]:
-    """The decompressed content of ``path`` in chunks, with damage events in place."""
+class Digest(Protocol):
+    """What :func:`chunks` feeds the raw bytes to (a ``hashlib`` object)."""
+
+    def update(self, data: Any, /) -> None: ...
+
+
+class _Hashing:
+    """A binary file that feeds every byte read to a digest; ``drain`` reads the rest,
+    so the digest always covers the whole file, however far the reader got."""
+
+    def __init__(self, fh: BinaryIO, digest: Digest | None) -> None:
+        self.fh = fh
+        self.digest = digest
+
+    def read(self, n: int) -> bytes:
+        data = self.fh.read(n)
+        if self.digest is not None and data:
+            self.digest.update(data)
+        return data
+
+    def drain(self) -> None:
+        if self.digest is not None:
+            while self.read(_READ_BYTES):
+                pass
+
+
+def chunks(path: Path, file_no: int = 0, digest: Digest | None = None) -> Iterator[Chunk | Damage]:
+    """The decompressed content of ``path`` in chunks, with damage events in place.
+
+    Args:
+        path: the file.
+        file_no: its index in the corpus (carried by damage events).
+        digest: fed every byte of the file as stored (a ``hashlib.sha256()``), so a
+            reader checks a file's checksum in the same pass that reads it.
+    """
     if not is_gzip(path):
-        with open(path, "rb") as fh:
+        with open(path, "rb") as raw:
+            fh = _Hashing(raw, digest)
             while data := fh.read(_INFLATE_BYTES):
                 yield Chunk(data, 0)
         return
-    yield from _GzipMembers(path, file_no)
+    yield from _GzipMembers(path, file_no, digest)
 
 
 class _GzipMembers:
@@ -110,14 +144,15 @@ class _GzipMembers:
     reported like any other corrupt stretch.
     """
 
-    def __init__(self, path: Path, file_no: int) -> None:
+    def __init__(self, path: Path, file_no: int, digest: Digest | None = None) -> None:
         self.path = path
         self.file_no = file_no
+        self.digest = digest
         self.buf = b""
         self.pos = 0  # file offset of buf[0]
         self.at_eof = False
 
-    def _fill(self, fh: BinaryIO) -> bool:
+    def _fill(self, fh: _Hashing) -> bool:
         if self.at_eof:
             return False
         data = fh.read(_READ_BYTES)
@@ -135,36 +170,41 @@ class _GzipMembers:
         return Damage(self.file_no, str(self.path), reason, member, offset, produced, detail)
 
     def __iter__(self) -> Iterator[Chunk | Damage]:
-        member = 0
-        with open(self.path, "rb") as fh:
-            while self.buf or self._fill(fh):
-                while len(self.buf) < 4 and self._fill(fh):
-                    pass
-                if len(self.buf) < 4 and _GZIP_MAGIC.startswith(self.buf[:3]):
-                    yield self._damage(
-                        TRUNCATED_GZIP,
-                        member,
-                        self.pos,
-                        False,
-                        "the file ends inside a gzip header",
-                    )
-                    return
-                if not _is_member_start(self.buf):
-                    start = self.pos
-                    skipped = self._skip_to_member(fh)
-                    yield self._damage(
-                        CORRUPT_GZIP,
-                        member,
-                        start,
-                        False,
-                        f"{skipped} bytes that are not gzip data",
-                    )
-                    member += 1
-                    continue
-                yield from self._member(fh, member)
-                member += 1
+        with open(self.path, "rb") as raw:
+            fh = _Hashing(raw, self.digest)
+            yield from self._members(fh)
+            fh.drain()
 
-    def _member(self, fh: BinaryIO, member: int) -> Iterator[Chunk | Damage]:
+    def _members(self, fh: _Hashing) -> Iterator[Chunk | Damage]:
+        member = 0
+        while self.buf or self._fill(fh):
+            while len(self.buf) < 4 and self._fill(fh):
+                pass
+            if len(self.buf) < 4 and _GZIP_MAGIC.startswith(self.buf[:3]):
+                yield self._damage(
+                    TRUNCATED_GZIP,
+                    member,
+                    self.pos,
+                    False,
+                    "the file ends inside a gzip header",
+                )
+                return
+            if not _is_member_start(self.buf):
+                start = self.pos
+                skipped = self._skip_to_member(fh)
+                yield self._damage(
+                    CORRUPT_GZIP,
+                    member,
+                    start,
+                    False,
+                    f"{skipped} bytes that are not gzip data",
+                )
+                member += 1
+                continue
+            yield from self._member(fh, member)
+            member += 1
+
+    def _member(self, fh: _Hashing, member: int) -> Iterator[Chunk | Damage]:
         start = self.pos
         inflater = zlib.decompressobj(31)
         produced = False
@@ -199,7 +239,7 @@ class _GzipMembers:
                 produced = True
                 yield Chunk(out, member, start)
 
-    def _skip_to_member(self, fh: BinaryIO) -> int:
+    def _skip_to_member(self, fh: _Hashing) -> int:
         """Drop bytes up to the next plausible member header (or the end); return how many."""
         skipped = 0
         first = True

@@ -7,13 +7,19 @@ the reason, so the ingest accounting shows where every unit went; a damaged stre
 a compressed file comes out as a :class:`~prescient.corpus.physical.Damage` event in
 place. Readers never hold a whole input in memory and never raise on bad data; only a
 configuration that cannot work (a missing file, a column mapping the file does not
-have) raises :class:`CorpusConfigError`.
+have, an unfinished crawl, a crawled file whose bytes changed) raises
+:class:`CorpusConfigError`.
+
+A ``warc`` source may be a crawl manifest (``manifest.jsonl``, written by the crawl
+stage): its complete files are read in the manifest's order, and each file's sha256 is
+computed from the bytes as they are read and compared with the manifest's at the end.
 """
 
 from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import json
 import logging
 from collections import deque
@@ -25,6 +31,7 @@ from typing import Any
 from prescient.corpus import physical
 from prescient.corpus.physical import Damage, Line
 from prescient.corpus.settings import REQUIRED_FIELDS, CorpusSettings
+from prescient.crawl.manifest import ManifestError, complete_files
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +49,23 @@ CORRUPT_PARQUET = "corrupt_parquet"
 
 class CorpusConfigError(ValueError):
     """The corpus configuration cannot work (missing file, wrong column mapping...)."""
+
+
+class ChecksumError(CorpusConfigError):
+    """A crawled file's bytes differ from the sha256 its crawl manifest recorded."""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file of a corpus source.
+
+    Attributes:
+        path: the file.
+        sha256: the hex digest its bytes must have (from a crawl manifest), or None.
+    """
+
+    path: Path
+    sha256: str | None = None
 
 
 @dataclass(slots=True)
@@ -345,23 +369,100 @@ def input_files(path: Path, glob: str | None) -> list[Path]:
     return [path]
 
 
+def is_manifest(corpus: CorpusSettings) -> bool:
+    """Whether the source is a crawl manifest (a ``warc`` source whose path is ``.jsonl``)."""
+    return corpus.format == "warc" and Path(corpus.path).suffix == ".jsonl"
+
+
+def _manifest_files(corpus: CorpusSettings) -> list[InputFile]:
+    path = Path(corpus.path)
+    if corpus.glob is not None:
+        raise CorpusConfigError(
+            f"{path}: corpus.glob={corpus.glob!r} with a crawl manifest; the manifest lists "
+            "the files. Fix: -S corpus.glob=null."
+        )
+    try:
+        listed = complete_files(path)
+    except ManifestError as exc:
+        raise CorpusConfigError(str(exc)) from None
+    if not listed:
+        raise CorpusConfigError(
+            f"{path}: the crawl manifest lists no file. Fix: widen the crawl's date range "
+            "(crawl.date_start, crawl.date_end) and run the crawl stage."
+        )
+    return [InputFile(file, row.sha256) for file, row in listed]
+
+
+def corpus_files(corpus: CorpusSettings) -> list[InputFile]:
+    """The files of a source, in reading order (name order in a directory, the
+    manifest's order for a crawl manifest).
+
+    Raises:
+        CorpusConfigError: no file, or a crawl that is not complete (the files that are
+            missing, failed or of the wrong size are named, with the fix).
+    """
+    if is_manifest(corpus):
+        return _manifest_files(corpus)
+    return [InputFile(p) for p in input_files(Path(corpus.path), corpus.glob)]
+
+
+def read_file(
+    corpus: CorpusSettings, item: InputFile, file_no: int, *, max_record_bytes: int
+) -> Iterator[Unit]:
+    """All units of one file of the source, in file order.
+
+    Raises:
+        ChecksumError: at the end of a file whose bytes do not have the manifest's sha256.
+    """
+    digest = hashlib.sha256() if item.sha256 else None
+    yield from file_units(
+        corpus, item.path, file_no, max_record_bytes=max_record_bytes, digest=digest
+    )
+    if digest is not None:
+        check_digest(item, digest.hexdigest())
+
+
+def file_units(
+    corpus: CorpusSettings,
+    path: Path,
+    file_no: int,
+    *,
+    max_record_bytes: int,
+    digest: physical.Digest | None = None,
+) -> Iterator[Unit]:
+    """The units of one file by the source's format; ``digest`` (WARC only) is fed the
+    file's bytes as they are read."""
+    columns = corpus.column_map()
+    if corpus.format == "jsonl":
+        yield from read_jsonl(path, columns, max_bytes=max_record_bytes, file_no=file_no)
+    elif corpus.format == "csv":
+        yield from read_csv(path, columns, max_bytes=max_record_bytes, file_no=file_no)
+    elif corpus.format == "parquet":
+        yield from read_parquet(path, columns, file_no=file_no)
+    else:
+        from prescient.corpus.warc import read_warc
+
+        yield from read_warc(
+            path, max_bytes=max_record_bytes, file_no=file_no, hosts=corpus.hosts, digest=digest
+        )
+
+
+def check_digest(item: InputFile, sha256: str) -> None:
+    """Raise :class:`ChecksumError` unless ``sha256`` is the one the manifest recorded."""
+    if item.sha256 is not None and sha256 != item.sha256:
+        raise ChecksumError(
+            f"{item.path}: its sha256 is {sha256}, the crawl manifest recorded {item.sha256}; "
+            "the file changed after it was downloaded. Fix: delete it and run the crawl "
+            "stage again (dvc repro pipelines/crawl/dvc.yaml), which fetches it anew."
+        )
+
+
 def read_rows(corpus: CorpusSettings, *, max_record_bytes: int) -> Iterator[Unit]:
-    """All units of a corpus source, file by file in name order.
+    """All units of a corpus source, file by file (see :func:`corpus_files`).
 
     Args:
         corpus: the source.
         max_record_bytes: bound on one line or record (larger ones are counted, not read).
     """
-    files = input_files(Path(corpus.path), corpus.glob)
-    columns = corpus.column_map()
-    for file_no, f in enumerate(files):
-        if corpus.format == "jsonl":
-            yield from read_jsonl(f, columns, max_bytes=max_record_bytes, file_no=file_no)
-        elif corpus.format == "csv":
-            yield from read_csv(f, columns, max_bytes=max_record_bytes, file_no=file_no)
-        elif corpus.format == "parquet":
-            yield from read_parquet(f, columns, file_no=file_no)
-        else:
-            from prescient.corpus.warc import read_warc
-
-            yield from read_warc(f, max_bytes=max_record_bytes, file_no=file_no)
+    for file_no, item in enumerate(corpus_files(corpus)):
+        yield from read_file(corpus, item, file_no, max_record_bytes=max_record_bytes)

@@ -24,10 +24,13 @@ class CorpusSettings(Settings):
     Attributes:
         name: recorded in logs.
         format: jsonl, csv, parquet (mapped columns) or warc (HTML responses).
-        path: a file, or a directory scanned with ``glob``.
+        path: a file, or a directory scanned with ``glob``; for warc also a crawl
+            manifest (``manifest.jsonl``), whose complete files are read in its order.
         glob: file pattern inside a directory (null: every file).
         columns: article field -> column of the source (null for warc).
         date_format: strptime format of the date column (null: ISO 8601 and common forms).
+        hosts: warc only: allow-list of hosts on WARC-Target-URI (a host and its
+            subdomains; ``www.`` ignored), checked before any HTML is parsed (null: all).
     """
 
     name: str
@@ -36,9 +39,25 @@ class CorpusSettings(Settings):
     glob: str | None
     columns: dict[str, str | None] | None
     date_format: str | None
+    hosts: tuple[str, ...] | None
+
+    @field_validator("hosts")
+    @classmethod
+    def _lower_hosts(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        hosts = tuple(h.strip().lower().rstrip(".").removeprefix("www.") for h in value)
+        if not hosts or not all(hosts):
+            raise ValueError("must list at least one host name (or be null: every host)")
+        return hosts
 
     @model_validator(mode="after")
     def _columns_fit_the_format(self) -> CorpusSettings:
+        if self.hosts is not None and self.format != "warc":
+            raise ValueError(
+                "corpus.hosts filters WARC records by their target host; set it to null "
+                f"for the {self.format} format (ingest.source_domains filters any source)"
+            )
         if self.format == "warc":
             return self
         columns = self.columns or {}
@@ -56,6 +75,42 @@ class CorpusSettings(Settings):
         """Every article field -> its column (None: not in the source)."""
         columns = self.columns or {}
         return {f: columns.get(f) for f in ARTICLE_FIELDS}
+
+
+class RaySettings(Settings):
+    """Where the ``ray`` engine runs (params section ``ingest.ray``).
+
+    Attributes:
+        address: None: start a Ray on this machine for the stage; ``auto``: join the
+            cluster this machine belongs to (``ray start``); ``ray://host:port``: a
+            remote cluster through Ray Client.
+        num_cpus: CPUs of the Ray started for the stage (None: every core); only
+            without an address.
+        files_in_flight: files read at once (None: twice the cluster's CPUs); results
+            of files read ahead wait in Ray's object store until ingest reaches them.
+        rows_per_batch: rows per Arrow table a task sends back.
+    """
+
+    address: str | None
+    num_cpus: int | None = Field(ge=1)
+    files_in_flight: int | None = Field(ge=1)
+    rows_per_batch: int = Field(ge=1)
+
+    @field_validator("address")
+    @classmethod
+    def _known_address(cls, value: str | None) -> str | None:
+        if value is not None and value != "auto" and not value.startswith("ray://"):
+            raise ValueError("must be null (a Ray on this machine), auto or ray://host:port")
+        return value
+
+    @model_validator(mode="after")
+    def _cpus_only_for_a_local_ray(self) -> RaySettings:
+        if self.address is not None and self.num_cpus is not None:
+            raise ValueError(
+                f"ingest.ray.num_cpus ({self.num_cpus}) applies to a Ray started here; "
+                f"the cluster at {self.address} has its own: set it to null"
+            )
+        return self
 
 
 class IngestSettings(Settings):
@@ -76,6 +131,9 @@ class IngestSettings(Settings):
         max_drop_share: stop when one drop reason that signals a wrong configuration
             takes at least this share of the rows read (null: never).
         examples_per_reason: examples of each drop reason kept for the log.
+        engine: where WARC records are read and their HTML extracted: ``local`` (this
+            process) or ``ray`` (a Ray task per file); the outputs are byte-identical.
+        ray: the Ray engine's cluster and batching.
     """
 
     min_chars: int = Field(ge=0)
@@ -89,6 +147,8 @@ class IngestSettings(Settings):
     max_record_bytes: int = Field(ge=1024)
     max_drop_share: float | None = Field(gt=0.0, le=1.0)
     examples_per_reason: int = Field(ge=0)
+    engine: Literal["local", "ray"]
+    ray: RaySettings
 
     @field_validator("source_domains")
     @classmethod

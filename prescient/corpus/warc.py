@@ -7,7 +7,9 @@ the end of the file (or a damaged gzip member) cuts is ``truncated_record`` (or
 WARC-Block-Digest does not match is ``corrupt_record``; bytes that are not a record
 (a wrong Content-Length, garbage) are ``malformed_record``, and reading resumes at the
 next ``WARC/1.x`` header. Complete response records are parsed with warcio and their
-HTML extracted with trafilatura.
+HTML extracted with trafilatura. An optional allow-list of hosts is checked on the
+record's WARC-Target-URI first, so a record of another site costs only its framing
+(``host_not_allowed``): no digest, no HTTP parsing, no extraction.
 
 The publication date is the page's own when trafilatura finds one, otherwise the
 WARC-Date, noted as ``date_from_warc``. Each row carries its crawl day (the WARC-Date),
@@ -21,18 +23,20 @@ import base64
 import hashlib
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from prescient.corpus import physical
-from prescient.corpus.physical import Chunk, Damage
+from prescient.corpus.physical import Chunk, Damage, Digest
 from prescient.corpus.readers import RawRow, Unit
 from prescient.dates import parse_date
 
 logger = logging.getLogger(__name__)
 
 NOT_A_RESPONSE = "not_a_response"
+HOST_NOT_ALLOWED = "host_not_allowed"
 MALFORMED_RECORD = "malformed_record"
 CORRUPT_RECORD = "corrupt_record"
 
@@ -155,11 +159,13 @@ def _content_length(headers: dict[str, str]) -> int | None:
 class _Framer:
     """Cuts records out of one file's stream, yielding rows for everything unusable."""
 
-    def __init__(self, path: Path, file_no: int, max_bytes: int) -> None:
+    def __init__(
+        self, path: Path, file_no: int, max_bytes: int, digest: Digest | None = None
+    ) -> None:
         self.path = path
         self.file_no = file_no
         self.max_bytes = max_bytes
-        self.stream = _Stream(physical.chunks(path, file_no))
+        self.stream = _Stream(physical.chunks(path, file_no, digest))
         self.count = 0
         self.here = (0, 0)
 
@@ -334,20 +340,55 @@ def _digest_ok(value: str | None, block: bytes) -> bool:
     return encoded.upper().rstrip("=") == base64.b32encode(digest).decode().rstrip("=")
 
 
-def read_warc(path: Path, *, max_bytes: int, file_no: int = 0) -> Iterator[Unit]:
-    """Every record of a WARC/WARC.gz file as a row (see the module docstring)."""
-    framer = _Framer(path, file_no, max_bytes)
+def read_warc(
+    path: Path,
+    *,
+    max_bytes: int,
+    file_no: int = 0,
+    hosts: Sequence[str] | None = None,
+    digest: Digest | None = None,
+) -> Iterator[Unit]:
+    """Every record of a WARC/WARC.gz file as a row (see the module docstring).
+
+    Args:
+        path: the file.
+        max_bytes: bound on a record's content (larger ones are counted, never held).
+        file_no: index of the file in the corpus.
+        hosts: allow-list of target hosts (lower case, without ``www.``); None: all.
+        digest: fed every byte of the file as stored (for the crawl manifest's sha256).
+    """
+    framer = _Framer(path, file_no, max_bytes, digest)
+    allowed = None if hosts is None else frozenset(hosts)
     for item in framer.records():
         if not isinstance(item, _Framed):
             yield item
             continue
-        yield _record_row(framer, item, max_bytes)
+        yield _record_row(framer, item, max_bytes, allowed)
 
 
-def _record_row(framer: _Framer, rec: _Framed, max_bytes: int) -> RawRow:
+def host_allowed(uri: str | None, hosts: frozenset[str]) -> bool:
+    """Whether the URI's host is one of ``hosts`` or a subdomain of one (``www.`` and
+    ``edition.`` of ``cnn.com`` both are)."""
+    try:
+        host = (urlsplit(uri or "").hostname or "").rstrip(".")
+    except ValueError:  # a malformed URI (bad port, brackets): no host to allow
+        return False
+    host = host.removeprefix("www.")
+    while host:
+        if host in hosts:
+            return True
+        _, _, host = host.partition(".")
+    return False
+
+
+def _record_row(
+    framer: _Framer, rec: _Framed, max_bytes: int, hosts: frozenset[str] | None
+) -> RawRow:
     uri = rec.headers.get("warc-target-uri")
     if rec.headers.get("warc-type", "").lower() != "response":
         return framer.row(rec.offset, NOT_A_RESPONSE, rec.headers.get("warc-type", "?"))
+    if hosts is not None and not host_allowed(uri, hosts):
+        return framer.row(rec.offset, HOST_NOT_ALLOWED, "", uri)
     fetched = parse_date(rec.headers.get("warc-date"))
     if fetched is None:
         return framer.row(rec.offset, MALFORMED_RECORD, "no readable WARC-Date", uri)

@@ -307,7 +307,7 @@ def crawl(
         CrawlError: a listing could not be fetched or read (nothing was downloaded).
         KeyboardInterrupt: after recording what completed (partial files stay).
     """
-    first, last = crawl_window(settings.date_start, settings.date_end, settings.margin_days)
+    first, last = crawl_window(settings.date_start, settings.last_day, settings.margin_days)
     listings = fetch_listings(settings, first, last, sleep)
     selected = select_files(
         (f for listing in listings.values() for f in listing.files),

@@ -9,7 +9,8 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from prescient.crawl.download import DownloadOptions
 from prescient.crawl.fetch import RetryPolicy
-from prescient.settings import Day, Settings
+from prescient.settings import Day, ParamsError, Settings
+from prescient.through import capped
 
 
 class CrawlSettings(Settings):
@@ -18,7 +19,8 @@ class CrawlSettings(Settings):
     Attributes:
         base_url: where ``crawl-data/CC-NEWS/...`` paths are served from.
         date_start: first publication day wanted (inclusive).
-        date_end: last publication day wanted (inclusive).
+        date_end: last publication day wanted (inclusive); None: up to ``base.through``
+            (:meth:`bounded` applies it).
         margin_days: days after ``date_end`` whose files are also fetched, because
             pages are crawled after they are published.
         max_files: keep only the first files in crawl order (a trial); None: all.
@@ -34,7 +36,7 @@ class CrawlSettings(Settings):
 
     base_url: str
     date_start: Day
-    date_end: Day
+    date_end: Day | None
     margin_days: Annotated[int, Field(ge=0)]
     max_files: Annotated[int, Field(ge=1)] | None
     concurrency: Annotated[int, Field(ge=1)]
@@ -55,11 +57,41 @@ class CrawlSettings(Settings):
 
     @field_validator("date_end")
     @classmethod
-    def _not_before_start(cls, value: dt.date, info: ValidationInfo) -> dt.date:
+    def _not_before_start(cls, value: dt.date | None, info: ValidationInfo) -> dt.date | None:
         start = info.data.get("date_start")
-        if start is not None and value < start:
+        if start is not None and value is not None and value < start:
             raise ValueError(f"must not be before date_start ({start})")
         return value
+
+    def bounded(self, through: dt.date | None) -> CrawlSettings:
+        """These settings with ``date_end`` bounded by ``base.through`` (daily updates).
+
+        Raises:
+            ParamsError: neither gives a last day, or the bound falls before date_start.
+        """
+        end = capped(self.date_end, through)
+        if end is None:
+            raise ParamsError(
+                "crawl.date_end and base.through are both null: the crawl needs a last day; "
+                "set one (e.g. -S base.through=2024-12-31)"
+            )
+        if end < self.date_start:
+            raise ParamsError(
+                f"base.through ({through}) is before crawl.date_start ({self.date_start}): "
+                "nothing to crawl; move one of them"
+            )
+        return self.model_copy(update={"date_end": end})
+
+    @property
+    def last_day(self) -> dt.date:
+        """The last publication day wanted (after :meth:`bounded`).
+
+        Raises:
+            ParamsError: the settings were not bounded and have no date_end.
+        """
+        if self.date_end is None:
+            raise ParamsError("crawl.date_end is null: bound it with base.through first")
+        return self.date_end
 
     def url(self, source: str) -> str:
         """Full URL of a path under the base URL."""

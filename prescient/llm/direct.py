@@ -106,11 +106,11 @@ def direct_supported(spec: ModelSpec) -> bool:
     """True when the model's provider speaks the OpenAI wire format and has a base URL."""
     if spec.provider not in DIRECT_BASES:
         return False
-    return bool(spec.api_base or DIRECT_BASES[spec.provider])
+    return bool(spec.endpoints[0] or DIRECT_BASES[spec.provider])
 
 
-def _url(spec: ModelSpec) -> str:
-    base = (spec.api_base or DIRECT_BASES[spec.provider] or "").rstrip("/")
+def _url(call: Call) -> str:
+    base = (call.api_base or DIRECT_BASES[call.spec.provider] or "").rstrip("/")
     return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
 
 
@@ -174,7 +174,7 @@ class DirectTransport:
             headers["Authorization"] = f"Bearer {call.api_key}"
         try:
             async with session.post(
-                _url(call.spec),
+                _url(call),
                 data=json.dumps(body),
                 headers=headers,
                 timeout=aiohttp.ClientTimeout(total=call.timeout_s),

@@ -11,7 +11,8 @@ per request, in order. Each request goes through:
    requests-per-minute;
 4. the **retry policy** (:mod:`prescient.llm.retry`): backoff with jitter, Retry-After;
 5. a **transport** (:mod:`prescient.llm.transports`): litellm, the direct OpenAI-format
-   client, or the in-process models;
+   client, or the in-process models; a model served at several endpoints has its
+   attempts spread over them (:mod:`prescient.llm.endpoints`);
 6. **scrubbing** (:mod:`prescient.llm.scrub`): no key value reaches an error text.
 
 A request that still fails is recorded as a failure (``ok=False``): the stage decides
@@ -37,6 +38,7 @@ from typing import Any
 from tqdm import tqdm
 
 from prescient.llm.cache import Entry, InFlight, LedgerCache
+from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport
 from prescient.llm.ledger import TRANSPORT_PARAMS, Ledger, is_success, request_key
 from prescient.llm.limits import Clock, Limits, SystemClock
@@ -143,6 +145,7 @@ class Gateway:
         self.retry = RetryPolicy(
             settings.max_tries, settings.backoff_base_s, settings.backoff_max_s
         )
+        self.endpoints = EndpointPools(self.clock, settings.endpoint_cooldown_s)
         self.stats = GatewayStats()
         self._closed = False
 
@@ -185,6 +188,7 @@ class Gateway:
         if not self._closed:
             self._closed = True
             self.cache.close()
+            self.endpoints.log()
             s = self.stats
             logger.info(
                 "%s: %d results, %d from the ledger, %d calls (%d retries), %d failed",
@@ -277,7 +281,7 @@ class Gateway:
             mininterval=0.5,
             dynamic_ncols=True,
         )
-        transports = TransportSet(self.settings.transport)
+        transports = TransportSet(self.settings.transport, self.endpoints)
         scrub = Scrubber.from_env(self.registry.key_variables())
         inflight: InFlight = {}
         hits_before, failures_before = self.stats.ledger_hits, self.stats.failures
@@ -328,7 +332,8 @@ class Gateway:
         requests in flight is what the server asks for) but not through the ledger write.
         """
         api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
-        call = Call(spec, req.messages, gen, api_key, spec.timeout_s or self.settings.timeout_s)
+        timeout_s = spec.timeout_s or self.settings.timeout_s
+        call = Call(spec, req.messages, gen, api_key, timeout_s, spec.endpoints[0])
         tries = self.retry.max_tries if transport.retries else 1
         error, attempt = "not attempted", 0
         async with self.limits.slot(spec.name, spec.concurrency):

@@ -35,7 +35,8 @@ class ModelSpec(Settings):
         display_name: the name tables and figures show.
         litellm_model: the litellm model string, ``provider/model``.
         api_base: endpoint for self-hosted or OpenAI-compatible servers (None: the
-            provider's default).
+            provider's default), or a list of endpoints serving the same model (vLLM
+            replicas) that requests are spread over (:mod:`prescient.llm.endpoints`).
         api_key_env: name of the environment variable holding the key (never the key).
         params: default generation parameters (temperature, max_tokens, seed, ...);
             part of the ledger key.
@@ -49,7 +50,7 @@ class ModelSpec(Settings):
     name: str = Field(min_length=1)
     display_name: str
     litellm_model: str
-    api_base: str | None
+    api_base: str | tuple[str, ...] | None
     api_key_env: str | None
     params: dict[str, Any]
     knowledge_cutoff: Day | None
@@ -65,6 +66,23 @@ class ModelSpec(Settings):
         if not provider or not model:
             raise ValueError("must be 'provider/model', e.g. openai/gpt-4o-mini")
         return value
+
+    @field_validator("api_base")
+    @classmethod
+    def _endpoints(cls, value: str | tuple[str, ...] | None) -> str | tuple[str, ...] | None:
+        if not isinstance(value, tuple):
+            return value
+        if not value or not all(value):
+            raise ValueError("list at least one endpoint URL (or null: the provider's default)")
+        if len(set(value)) != len(value):
+            raise ValueError("lists an endpoint twice; list each replica once")
+        return value[0] if len(value) == 1 else value
+
+    @property
+    def endpoints(self) -> tuple[str | None, ...]:
+        """Where the model is served, in the entry's order (``(None,)``: the provider's
+        default endpoint)."""
+        return self.api_base if isinstance(self.api_base, tuple) else (self.api_base,)
 
     @property
     def provider(self) -> str:

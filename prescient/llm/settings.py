@@ -35,6 +35,8 @@ class GatewaySettings(Settings):
             litellm. In-process models never travel. Ledger keys do not depend on it.
         max_failed_share: the share of a stage's model calls that may fail with the
             stage still counting as done (0: any failure makes it exit non-zero).
+        endpoint_cooldown_s: how long an endpoint of a model served at several is
+            passed over after a failed attempt.
     """
 
     max_tries: int = Field(ge=1)
@@ -44,6 +46,7 @@ class GatewaySettings(Settings):
     progress: bool
     transport: Literal["auto", "litellm"]
     max_failed_share: float = Field(ge=0, le=1)
+    endpoint_cooldown_s: float = Field(ge=0)
 
     @model_validator(mode="after")
     def _cap_covers_base(self) -> GatewaySettings:

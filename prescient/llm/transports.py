@@ -17,10 +17,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prescient.llm.registry import ModelSpec
 from prescient.llm.types import Reply
+
+if TYPE_CHECKING:
+    from prescient.llm.endpoints import EndpointPools
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +39,8 @@ class Call:
         api_key: the key read from ``spec.api_key_env`` (None: none needed). Handed to
             the transport alone, never stored.
         timeout_s: seconds this attempt may take.
+        api_base: the endpoint this attempt goes to (one of ``spec.endpoints``; None:
+            the provider's default).
     """
 
     spec: ModelSpec
@@ -43,6 +48,7 @@ class Call:
     gen: Mapping[str, Any]
     api_key: str | None
     timeout_s: float
+    api_base: str | None
 
 
 class Transport(Protocol):
@@ -85,21 +91,33 @@ class TransportSet:
 
     Args:
         mode: ``llm.transport``.
+        pools: the endpoint pools of models served at several endpoints (kept by the
+            gateway, so an endpoint's health outlives a batch); None: every model is
+            sent to its first endpoint.
     """
 
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, pools: EndpointPools | None = None) -> None:
         self.mode = mode
+        self.pools = pools
         self._made: dict[str, Transport] = {}
         self._kinds: dict[str, str] = {}
+        self._spread: dict[str, Transport] = {}
 
     def for_model(self, spec: ModelSpec) -> Transport:
-        """The transport that serves ``spec``."""
+        """The transport that serves ``spec`` (spread over its endpoints when it has
+        several)."""
         kind = self._kinds.get(spec.name)
         if kind is None:
             kind = self._kinds[spec.name] = transport_kind(spec, self.mode)
         if kind not in self._made:
             self._made[kind] = _make(kind)
-        return self._made[kind]
+        if kind == "in_process" or len(spec.endpoints) < 2 or self.pools is None:
+            return self._made[kind]
+        if spec.name not in self._spread:
+            from prescient.llm.endpoints import SpreadTransport
+
+            self._spread[spec.name] = SpreadTransport(self._made[kind], self.pools.pool(spec))
+        return self._spread[spec.name]
 
     async def aclose(self) -> None:
         for transport in self._made.values():
@@ -136,7 +154,7 @@ class LiteLLMTransport:
         resp = await self._litellm.acompletion(
             model=call.spec.litellm_model,
             messages=[dict(m) for m in call.messages],
-            api_base=call.spec.api_base,
+            api_base=call.api_base,
             api_key=call.api_key,
             timeout=call.timeout_s,
             num_retries=0,

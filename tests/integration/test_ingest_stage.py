@@ -70,6 +70,7 @@ def warc_corpus(warc_dir: Path) -> dict[str, object]:
         "glob": "*.warc.gz",
         "columns": None,
         "date_format": None,
+        "hosts": None,
     }
 
 
@@ -183,6 +184,7 @@ def test_the_same_inputs_give_the_same_bytes_on_any_day(tmp_path: Path, clock: A
         "glob": None,
         "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
         "date_format": None,
+        "hosts": None,
     }
     for name, corpus in (("warc", warc_corpus(warc_dir)), ("jsonl", jsonl)):
         params = tmp_path / f"{name}.yaml"
@@ -231,6 +233,7 @@ def test_a_damaged_file_is_listed_and_the_rest_is_kept(tmp_path: Path) -> None:
         "glob": None,
         "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
         "date_format": None,
+        "hosts": None,
     }
     rc, df, m = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 0 and df is not None
@@ -253,6 +256,7 @@ def test_missing_input_is_one_clear_error(tmp_path: Path, caplog: pytest.LogCapt
         "glob": None,
         "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
         "date_format": None,
+        "hosts": None,
     }
     rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 2

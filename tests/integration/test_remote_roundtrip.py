@@ -151,7 +151,7 @@ def test_a_fresh_clone_pulls_and_reproduces_without_calling_a_model(tmp_path: Pa
     assert pulled.keys() == published.keys()
     assert [k for k in published if published[k] != pulled[k]] == []
     entries = len((peer / "data/llm/construct.jsonl").read_text().splitlines())
-    verify = run([sys.executable, "-m", "prescient", "ledger", "verify"], peer, env)
+    verify = run([sys.executable, "-m", "prescient", "ledger", "verify", "data/llm"], peer, env)
     assert f"{entries} entries checked, 0 problems" in verify and entries >= calls
     status = run([str(DVC), "status", "dvc.yaml"], peer, env)
     assert "up to date" in status

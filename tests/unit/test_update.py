@@ -1,0 +1,150 @@
+"""The pieces of a daily update: the one conf line it rewrites, the window bound every
+stage applies, the release and its manifest, the count of calls an update made."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from prescient import params
+from prescient.crawl.settings import CrawlSettings
+from prescient.settings import ParamsError, load_settings
+from prescient.through import capped, read_through
+from prescient.update import UpdateError, calls_made, set_through, write_release
+from tests.conftest import ROOT
+
+D = dt.date
+
+
+def test_the_shipped_config_has_the_line_and_only_it_changes(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    shutil.copytree(ROOT / "conf", tmp_path / "conf", dirs_exist_ok=True)
+    config = tmp_path / "conf" / "config.yaml"
+    before = config.read_text().split("\n")
+    assert set_through(config, D(2025, 2, 25)) is None
+    after = config.read_text().split("\n")
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert changed == [("  through: null", '  through: "2025-02-25"')]
+    assert set_through(config, D(2025, 3, 4)) == "2025-02-25"
+    composed = params.compose(tmp_path)
+    assert read_through(composed) == D(2025, 3, 4)
+    assert composed["base"]["seed"] == params.compose(ROOT)["base"]["seed"]
+
+
+def test_a_comment_on_the_line_is_kept_and_other_sections_are_left_alone(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "other:\n  through: keep\nbase:\n  seed: 1\n\n  # the bound\n"
+        "  through: '2024-01-01'  # advanced daily\nnext:\n  through: keep\n"
+    )
+    assert set_through(config, D(2024, 1, 2)) == "2024-01-01"
+    assert config.read_text() == (
+        "other:\n  through: keep\nbase:\n  seed: 1\n\n  # the bound\n"
+        '  through: "2024-01-02"  # advanced daily\nnext:\n  through: keep\n'
+    )
+    config.write_text("base:\n  seed: 1\nthrough: null\n")
+    with pytest.raises(UpdateError, match="found 0; add `  through: null` under `base:`"):
+        set_through(config, D(2024, 1, 2))
+    config.write_text("seed: 1\n")
+    with pytest.raises(UpdateError, match="no top-level `base:` section"):
+        set_through(config, D(2024, 1, 2))
+
+
+def test_windows_end_at_the_earlier_bound() -> None:
+    assert capped(None, None) is None
+    assert capped(D(2024, 5, 1), None) == D(2024, 5, 1)
+    assert capped(None, D(2024, 5, 1)) == D(2024, 5, 1)
+    assert capped(D(2024, 5, 1), D(2024, 4, 1)) == D(2024, 4, 1)
+    assert capped(D(2024, 3, 1), D(2024, 4, 1)) == D(2024, 3, 1)
+    with pytest.raises(ParamsError, match="base.through: 'soon' is not a day"):
+        read_through({"base": {"through": "soon"}})
+
+
+def test_the_crawl_follows_the_bound_or_needs_a_last_day() -> None:
+    p = params.compose(ROOT, ["crawl.date_end=null"])
+    crawl = load_settings(CrawlSettings, p, "crawl")
+    assert crawl.bounded(D(2024, 12, 20)).last_day == D(2024, 12, 20)
+    with pytest.raises(ParamsError, match="both null"):
+        crawl.bounded(None)
+    with pytest.raises(ParamsError, match="before crawl.date_start"):
+        crawl.bounded(D(2024, 11, 1))
+    shipped = load_settings(CrawlSettings, params.compose(ROOT), "crawl")
+    assert shipped.bounded(None).last_day == shipped.date_end
+    assert shipped.bounded(D(2025, 6, 1)).last_day == shipped.date_end  # the earlier one
+
+
+def questions(ids: list[str], days: list[str], texts: list[str] | None = None) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "question_id": ids,
+            "qtype": ["tf" if i % 2 else "mc" for i in range(len(ids))],
+            "question": texts or [f"Will {i} happen?" for i in ids],
+            "choices": [["Yes", "No"]] * len(ids),
+            "resolution_date": [D.fromisoformat(d) for d in days],
+        }
+    )
+
+
+def test_a_release_copies_the_table_and_compares_it_with_the_previous_one(tmp_path: Path) -> None:
+    table, releases = tmp_path / "questions.parquet", tmp_path / "releases"
+    questions(["a", "b"], ["2025-01-14", "2025-01-28"]).to_parquet(table)
+    first = write_release(table, releases, D(2025, 1, 31))
+    assert first == {
+        "through": "2025-01-31",
+        "file": "questions-2025-01-31.parquet",
+        "sha256": hashlib.sha256(table.read_bytes()).hexdigest(),
+        "questions": 2,
+        "by_qtype": {"mc": 1, "tf": 1},
+        "days": 2,
+        "first_day": "2025-01-14",
+        "last_day": "2025-01-28",
+        "previous": None,
+        "new_questions": 2,
+        "changed": 0,
+        "removed": 0,
+    }
+    assert json.loads((releases / "questions-2025-01-31.json").read_text()) == first
+    assert (releases / "questions-2025-01-31.parquet").read_bytes() == table.read_bytes()
+
+    # A later day: one question added, one changed, one gone.
+    questions(
+        ["a", "c", "d"], ["2025-01-14", "2025-01-28", "2025-02-04"], ["Will a happen?", "x?", "y?"]
+    ).to_parquet(table)
+    questions(["a", "b"], ["2025-01-14", "2025-01-29"]).to_parquet(
+        releases / "questions-2025-02-01.parquet"
+    )
+    second = write_release(table, releases, D(2025, 2, 4))
+    assert (second["previous"], second["new_questions"], second["changed"], second["removed"]) == (
+        "questions-2025-02-01.parquet",
+        2,
+        0,
+        1,
+    )
+    questions(["a"], ["2025-01-15"]).to_parquet(table)
+    third = write_release(table, releases, D(2025, 2, 5))
+    assert (third["previous"], third["changed"], third["removed"]) == (
+        "questions-2025-02-04.parquet",
+        1,
+        2,
+    )
+
+
+def test_a_release_refuses_questions_after_its_day(tmp_path: Path) -> None:
+    table = tmp_path / "questions.parquet"
+    questions(["a"], ["2025-03-01"]).to_parquet(table)
+    with pytest.raises(UpdateError, match="after base.through 2025-02-01"):
+        write_release(table, tmp_path / "releases", D(2025, 2, 1))
+    with pytest.raises(UpdateError, match="no question table"):
+        write_release(tmp_path / "none.parquet", tmp_path / "releases", D(2025, 2, 1))
+
+
+def test_calls_are_the_ledger_entries_added() -> None:
+    before = {"construct.jsonl": 10, "evaluate/a.jsonl": 4}
+    after = {"construct.jsonl": 13, "evaluate/a.jsonl": 4, "evaluate/b.jsonl": 2}
+    assert calls_made(before, after) == {"construct.jsonl": 3, "evaluate/b.jsonl": 2}
