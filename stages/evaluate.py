@@ -1,17 +1,25 @@
-"""Stage ``evaluate`` (one DVC matrix cell): a model answers every question in one setting.
+"""Stage ``evaluate`` (one DVC stage per model): a model answers every question in every
+setting of the grid.
 
-Params: ``models.<model>`` (the model's registry entry), ``eval.generation``,
-``eval.max_questions`` (a model with a budget answers the first that many questions in
-the evaluated table's seeded sample order) and ``llm.max_failed_share``; the cell's
-setting and model come from the command line (the matrix item), so each cell depends
-only on its own model, its own setting's context table and the prompts.
+Params: ``models.<model>`` (the model's registry entry), ``eval.settings`` (answered one
+after another, in their order), ``eval.generation``, ``eval.max_questions`` (a model
+with a budget answers the first that many questions in the evaluated table's seeded
+sample order) and ``llm.max_failed_share``; the model comes from the command line (the
+``foreach`` item), so each stage depends only on its own registry entry.
 
-Output: the cell's predictions (``--out``: raw responses; columns in
-prescient.evaluation.run.PREDICTION_COLUMNS) and its gateway ledger (``--ledger``:
-persisted, so a rerun costs nothing); a failed call is a row with ``error`` set.
-When more calls failed than ``llm.max_failed_share`` allows, only the ledger is written
-and the cell exits with status 3, so the next ``dvc repro`` runs it again and pays only
-for the failures.
+Inputs: the evaluated questions, the contexts directory (``<setting>.parquet`` per
+setting, written by ``retrieve``) and the prompts.
+
+Output: the model's predictions directory (``--out``), one ``<setting>.parquet`` per
+setting (raw responses; columns in prescient.evaluation.run.PREDICTION_COLUMNS; a failed
+call is a row with ``error`` set), written as a whole; and the model's gateway ledger
+(``--ledger``: persisted). All settings go through the one ledger, so a request two
+settings share (the same prompt: a question resolved before a RAG cutoff, under that
+cutoff and under ``rag_dynamic``) is paid once, and a rerun (a new cutoff, a new
+question) pays only for requests the ledger has not answered. When more calls failed
+than ``llm.max_failed_share`` allows, only the ledger is written (the predictions
+directory is removed) and the stage exits with status 3, so the next ``dvc repro`` runs
+it again and pays only for the failures.
 """
 
 from __future__ import annotations
@@ -25,8 +33,8 @@ import pandas as pd
 
 from prescient import io, params
 from prescient.evaluation.prompts import load_prompts
-from prescient.evaluation.run import model_sample, run_cell
-from prescient.evaluation.settings import EvalSettings, parse_setting
+from prescient.evaluation.run import model_sample, run_model
+from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.settings import load_settings
 
 logger = logging.getLogger("stages.evaluate")
@@ -36,12 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
     ap.add_argument("--model", required=True, help="registry name (conf/model/<name>.yaml)")
-    ap.add_argument("--setting", required=True, help="closed_book | gold | rag_<cutoff>")
     ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
-    ap.add_argument("--contexts", required=True, help="the setting's context table")
+    ap.add_argument("--contexts", required=True, help="directory of the settings' contexts")
     ap.add_argument("--prompts", required=True, help="the evaluation prompt templates")
-    ap.add_argument("--out", required=True, help="the cell's predictions (parquet)")
-    ap.add_argument("--ledger", required=True, help="the cell's gateway ledger (JSON Lines)")
+    ap.add_argument("--out", required=True, help="the model's predictions (directory)")
+    ap.add_argument("--ledger", required=True, help="the model's gateway ledger (JSON Lines)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -51,12 +58,18 @@ def main(argv: list[str] | None = None) -> int:
     p = params.load(args.params)
     try:
         grid = load_settings(EvalSettings, p, "eval")
-        setting = parse_setting(args.setting)
-        prompt = load_prompts(args.prompts)[setting.kind]
+        prompts = load_prompts(args.prompts)
         if args.model not in (p.get("models") or {}):
             raise ValueError(
                 f"model {args.model!r} is not in the registry (params.models): add "
                 f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
+            )
+        tables = {s.name: Path(args.contexts) / setting_file(s) for s in grid.settings}
+        missing = [str(t) for t in tables.values() if not t.exists()]
+        if missing:
+            raise FileNotFoundError(
+                f"no context table {missing} for eval.settings: run the retrieve stage "
+                "(dvc repro retrieve)"
             )
         gateway = Gateway.from_params(p, stage="evaluate", ledger_path=args.ledger)
         # A malformed entry or an unset key variable stops here, before any call.
@@ -70,26 +83,20 @@ def main(argv: list[str] | None = None) -> int:
         logger.info(
             "%s answers a sample of %d questions (eval.max_questions)", args.model, len(questions)
         )
-    contexts = pd.read_parquet(args.contexts)
+    contexts = {name: pd.read_parquet(path) for name, path in tables.items()}
     with gateway:
-        predictions = run_cell(
-            gateway,
-            args.model,
-            setting,
-            questions,
-            contexts,
-            prompt,
-            grid.generation,
+        predictions = run_model(
+            gateway, args.model, grid.settings, questions, contexts, prompts, grid.generation
         )
-    # The ledger is a declared output even when the cell made no call (e.g. no gold
-    # article for any question).
+    # The ledger is a declared output even when the model made no call (e.g. only gold
+    # settings and no gold article).
     Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
     Path(args.ledger).touch()
-    if failed_stage(
-        gateway.failure_report(), logger, f"evaluate {args.model} {args.setting}", [args.out]
-    ):
+    if failed_stage(gateway.failure_report(), logger, f"evaluate {args.model}", [args.out]):
         return FAILED_CALLS_EXIT
-    io.write_parquet(args.out, predictions)
+    with io.atomic_dir(args.out) as tmp:
+        for setting in grid.settings:
+            predictions[setting.name].to_parquet(tmp / setting_file(setting), index=False)
     return 0
 
 

@@ -15,8 +15,8 @@ Outputs:
 - ``--retrieval``: question_id, rag_cutoff, rank, article_id, score, article_date,
   window_end for every RAG cutoff (for audits);
 - ``--contexts``: a directory with what each setting shows the model,
-  ``<setting>.parquet``, one file per setting so that an evaluation cell depends only on
-  its own;
+  ``<setting>.parquet``, one file per setting (tables of settings no longer in the grid
+  are removed);
 - ``--metrics``: counts per source, gold-article matching (unmatched gold URLs
   included), the visibility rule, retrieval and context summaries.
 """

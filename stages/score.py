@@ -1,8 +1,9 @@
 """Stage ``score``: parse and score every evaluation cell, without calling any model.
 
-Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid; files of
-cells no longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each
-cell's share of failed model calls).
+Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid: it reads
+``<predictions>/<model>/<setting>.parquet`` for each; files of models or settings no
+longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each cell's
+share of failed model calls).
 
 Outputs: the scores table (``--out``; all cells: the prediction columns plus
 parsed_answer, correct, refused, parse_failed, parse_rule) and the metrics (accuracy,
@@ -27,7 +28,7 @@ from prescient.evaluation.scoring import (
     score_metrics,
     score_predictions,
 )
-from prescient.evaluation.settings import EvalSettings, cell_name
+from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.settings import max_failed_share
 from prescient.settings import ParamsError, load_settings
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
     ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
-    ap.add_argument("--predictions", required=True, help="directory of the cells' predictions")
+    ap.add_argument("--predictions", required=True, help="directory of every model's predictions")
     ap.add_argument("--out", required=True, help="every cell's scored predictions (parquet)")
     ap.add_argument("--metrics", required=True, help="accuracy and rates per cell (JSON)")
     args = ap.parse_args(argv)
@@ -51,18 +52,23 @@ def main(argv: list[str] | None = None) -> int:
     except ParamsError as exc:
         logger.error("%s", exc)
         return 2
-    paths = [
-        Path(args.predictions) / f"{cell_name(m, s)}.parquet"
+    paths = {
+        m: [Path(args.predictions) / m / setting_file(s) for s in grid.settings]
         for m in grid.models
-        for s in grid.settings
-    ]
-    missing = [str(x) for x in paths if not x.exists()]
+    }
+    missing = {m: [str(x) for x in xs if not x.exists()] for m, xs in paths.items()}
+    missing = {m: xs for m, xs in missing.items() if xs}
     if missing:
         logger.error(
-            "predictions missing for %d cells (run the evaluate stage): %s", len(missing), missing
+            "predictions missing for eval.models x eval.settings: %s; run the models' "
+            "evaluate stages (%s)",
+            [x for xs in missing.values() for x in xs],
+            ", ".join(f"dvc repro evaluate@{m}" for m in missing),
         )
         return 2
-    predictions = pd.concat([pd.read_parquet(x) for x in paths], ignore_index=True)
+    predictions = pd.concat(
+        [pd.read_parquet(x) for xs in paths.values() for x in xs], ignore_index=True
+    )
     questions = pd.read_parquet(args.questions)
     try:
         scores = score_predictions(predictions, questions)

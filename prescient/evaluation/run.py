@@ -1,9 +1,10 @@
-"""One cell of the evaluation grid: a model answers every question in one setting.
+"""The evaluation grid's cells: a model answers every question in each setting.
 
-The cell's requests are built from the question table, the setting's context table and
+A cell's requests are built from the question table, the setting's context table and
 the setting's prompt, sent through the gateway (the only way the project calls a model),
 and recorded raw, as the model answered: parsing and scoring are a separate stage, so
-that re-scoring never calls a model.
+that re-scoring never calls a model. A model's cells run one after another through one
+gateway (:func:`run_model`), so a prompt two settings share is paid once.
 """
 
 from __future__ import annotations
@@ -187,3 +188,46 @@ def run_cell(
 def prediction_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """A predictions table with the canonical column types (also when empty)."""
     return io.typed_frame(PREDICTION_SCHEMA, rows)
+
+
+def run_model(
+    gateway: CompletesMany,
+    model: str,
+    settings: Sequence[Setting],
+    questions: pd.DataFrame,
+    contexts: Mapping[str, pd.DataFrame],
+    prompts: Mapping[str, EvalPrompt],
+    generation: Mapping[str, Any],
+) -> dict[str, pd.DataFrame]:
+    """Every setting's cell for one model, one after another, through one gateway.
+
+    Settings often ask the very same thing: a question resolved before a RAG cutoff sees
+    the same articles, hence gets the same prompt, under ``rag_<cutoff>`` as under
+    ``rag_dynamic``. Such a request has one ledger key, so the gateway answers it once
+    (the later setting is served from the ledger, a failure included) while each
+    setting keeps its own row for the question.
+
+    Args:
+        gateway: the model's gateway.
+        model: registry name.
+        settings: the grid's settings, in the order they are answered.
+        contexts: setting name -> its context table.
+        prompts: setting kind -> its prompt.
+        questions, generation: as for :func:`run_cell`.
+
+    Returns:
+        Setting name -> the cell's predictions, in ``settings`` order.
+
+    Raises:
+        ValueError: a setting has no context table or its kind no prompt.
+    """
+    missing = [s.name for s in settings if s.name not in contexts]
+    missing += [s.kind for s in settings if s.kind not in prompts]
+    if missing:
+        raise ValueError(f"no context table or prompt for {sorted(set(missing))}")
+    return {
+        s.name: run_cell(
+            gateway, model, s, questions, contexts[s.name], prompts[s.kind], generation
+        )
+        for s in settings
+    }

@@ -1,8 +1,8 @@
-"""Evaluation settings and the names of the grid's cells.
+"""Evaluation settings and the names of their files.
 
-The grid is models x settings, where a setting is one plain string so that DVC's
-``matrix`` can iterate over it and name each cell after it
-(``evaluate@smollm2_135m-rag_2024-12-01``):
+The grid is models x settings, where a setting is one plain string, so that the list
+in ``eval.settings`` names the files of each setting (``<setting>.parquet``: its context
+table, and each model's predictions under it):
 
 - ``closed_book``: the question alone;
 - ``gold``: the question and its source article (a reading-comprehension upper bound);
@@ -10,8 +10,8 @@ The grid is models x settings, where a setting is one plain string so that DVC's
   ``<cutoff>``, either ``dynamic`` (no cutoff beyond the visibility rule) or a
   ``YYYY-MM-DD`` date.
 
-Spelling the cutoff into the setting keeps one list for DVC to iterate, so adding a
-cutoff adds cells without touching the existing ones.
+Spelling the cutoff into the setting keeps one list for every stage to iterate: adding
+a cutoff adds a context table and one predictions file per model.
 """
 
 from __future__ import annotations
@@ -76,9 +76,10 @@ def parse_setting(text: str) -> Setting:
     )
 
 
-def cell_name(model: str, setting: Setting) -> str:
-    """``<model>-<setting>``: the DVC cell suffix and the file stem of its outputs."""
-    return f"{model}-{setting.name}"
+def setting_file(setting: Setting) -> str:
+    """``<setting>.parquet``: the setting's table in a directory holding one per setting
+    (a model's predictions, ``predictions/<model>/<setting>.parquet``)."""
+    return f"{setting.name}.parquet"
 
 
 def _unique_models(models: tuple[str, ...]) -> tuple[str, ...]:
@@ -88,8 +89,8 @@ def _unique_models(models: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _grid_settings(values: Any) -> tuple[Setting, ...]:
-    """The settings of the grid, parsed; a setting listed twice would be two cells
-    writing one output file."""
+    """The settings of the grid, parsed; a setting listed twice would be answered twice
+    into one output file."""
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise ValueError("expected a list of settings")
     parsed = [v if isinstance(v, Setting) else parse_setting(v) for v in values]

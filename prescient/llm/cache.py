@@ -5,6 +5,12 @@
 once per key (identical requests of one batch share it, and another process working on
 the same ledger is waited for, see :mod:`prescient.llm.claims`), appends the entry
 ``call`` returns (a success or a recorded failure) durably, and only then hands it back.
+
+So a request is sent at most once in a cache's life, whatever the batches: a success is
+served from the ledger to every later batch, and a failure recorded here is handed back
+again as it is (the retry policy already had its attempts; asking again now would only
+pay twice for the same outage, e.g. an evaluation whose settings share prompts). A
+failure is never served from the file itself: the next run, a new cache, asks again.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from prescient.llm.claims import Claims
-from prescient.llm.ledger import Ledger
+from prescient.llm.ledger import Ledger, is_success
 
 Entry = dict[str, Any]
 InFlight = dict[str, "asyncio.Future[tuple[Entry, bool]]"]
@@ -30,6 +36,8 @@ class LedgerCache:
 
     Attributes:
         waited: requests that waited for another process working on the same key.
+        failed_here: the failures this cache recorded, by key (answered again as they
+            are until the cache is closed, never sent twice).
     """
 
     def __init__(self, ledger: Ledger, poll_s: float = 0.05) -> None:
@@ -37,6 +45,7 @@ class LedgerCache:
         self.claims = Claims(ledger.path)
         self.poll_s = poll_s
         self.waited = 0
+        self.failed_here: dict[str, Entry] = {}
 
     def get(self, key: str) -> Entry | None:
         """The servable answer for ``key`` already in the ledger, or None."""
@@ -54,6 +63,8 @@ class LedgerCache:
             inflight: the batch's calls in flight (identical requests share one call).
         """
         entry = self.ledger.get(key)
+        if entry is None:
+            entry = self.failed_here.get(key)
         if entry is not None:
             return entry, True
         future = inflight.get(key)
@@ -76,6 +87,8 @@ class LedgerCache:
             if entry["key"] != key:
                 raise ValueError(f"an entry keyed {entry['key']} answered the request {key}")
             await self.ledger.append_async(entry, keyed_here=True)
+            if not is_success(entry):
+                self.failed_here[key] = entry
             return entry, False
         finally:
             self.claims.release(key)

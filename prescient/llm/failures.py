@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,12 +92,15 @@ def failed_stage(
     stage: str,
     outputs: Sequence[str | os.PathLike[str]],
 ) -> bool:
-    """Log ``report``; when it exceeds the tolerance, delete the stage's ``outputs`` (so
-    no earlier result looks current) and return True: the stage then exits with
-    :data:`FAILED_CALLS_EXIT` without writing them."""
+    """Log ``report``; when it exceeds the tolerance, delete the stage's ``outputs``
+    (files or whole directories, so no earlier result looks current) and return True:
+    the stage then exits with :data:`FAILED_CALLS_EXIT` without writing them."""
     report.log(logger, stage)
     if not report.exceeded:
         return False
-    for path in outputs:
-        Path(path).unlink(missing_ok=True)
+    for path in map(Path, outputs):
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
     return True

@@ -5,8 +5,9 @@ per request, in order. Each request goes through:
 
 1. the **registry** (:mod:`prescient.llm.registry`): which model, its defaults, limits;
 2. the **ledger cache** (:mod:`prescient.llm.cache`): an answered request costs nothing,
-   identical requests share one call, and another process working on the same ledger
-   is waited for instead of paid twice;
+   identical requests share one call, within a batch and across the gateway's batches
+   (a failure too), and another process working on the same ledger is waited for
+   instead of paid twice;
 3. the **limits** (:mod:`prescient.llm.limits`): per-model concurrency and
    requests-per-minute;
 4. the **retry policy** (:mod:`prescient.llm.retry`): backoff with jitter, Retry-After;
@@ -16,9 +17,9 @@ per request, in order. Each request goes through:
 6. **scrubbing** (:mod:`prescient.llm.scrub`): no key value reaches an error text.
 
 A request that still fails is recorded as a failure (``ok=False``): the stage decides
-what to do with it (:mod:`prescient.llm.failures`), and a rerun asks again. Every result,
-fresh or from the ledger, is built from its ledger entry by one function, so the two
-cannot drift apart.
+what to do with it (:mod:`prescient.llm.failures`), and a rerun (a new gateway) asks
+again. Every result, fresh or from the ledger, is built from its ledger entry by one
+function, so the two cannot drift apart.
 """
 
 from __future__ import annotations

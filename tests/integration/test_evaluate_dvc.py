@@ -1,5 +1,7 @@
-"""DVC runs the grid as the project's dvc.yaml declares it: adding a model or a RAG
-cutoff runs only the new cells (and the cheap retrieval/scoring around them).
+"""DVC runs the evaluation as the project's dvc.yaml declares it: one stage per model.
+Adding a model runs only its stage (and scoring); adding a RAG cutoff runs retrieval and
+every model's stage again, but each pays only for the requests its ledger has not
+answered: the new cutoff's prompts that differ from those of the other settings.
 
 The stages questions/retrieve/evaluate/score are copied verbatim from dvc.yaml into a scratch DVC
 project with the fixture corpus and the baselines (no LLM); params change as
@@ -15,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -47,8 +50,19 @@ def repro(root: Path) -> list[str]:
     return sorted(re.findall(r"Running stage '([^']+)'", out.stdout))
 
 
+def ledger_lines(root: Path, model: str) -> int:
+    return len((root / f"data/llm/evaluate/{model}.jsonl").read_text().splitlines())
+
+
+def context_ids(root: Path, setting: str) -> dict[str, list[str]]:
+    table = pd.read_parquet(root / f"data/interim/contexts/{setting}.parquet")
+    return table.sort_values("rank").groupby("question_id")["article_id"].agg(list).to_dict()
+
+
 @pytest.mark.slow
-def test_adding_a_model_or_a_cutoff_runs_only_the_new_cells(tmp_path: Path) -> None:
+def test_adding_a_model_adds_a_stage_and_a_cutoff_pays_only_for_new_prompts(
+    tmp_path: Path,
+) -> None:
     if not DVC.exists():
         pytest.skip("dvc is not installed in this environment")
     root = tmp_path / "proj"
@@ -65,32 +79,36 @@ def test_adding_a_model_or_a_cutoff_runs_only_the_new_cells(tmp_path: Path) -> N
     construct_questions().to_parquet(root / "data/processed/questions.parquet")
     subprocess.run([str(DVC), "init", "--no-scm", "-q"], cwd=root, check=True)
 
-    write_params(root, ["baseline_always_yes"], ["closed_book", "rag_dynamic"])
-    assert repro(root) == [
-        "evaluate@baseline_always_yes-closed_book",
-        "evaluate@baseline_always_yes-rag_dynamic",
-        "questions@daily_oracle",
-        "retrieve",
-        "score",
-    ]
+    yes = "baseline_always_yes"
+    write_params(root, [yes], ["closed_book", "rag_dynamic"])
+    assert repro(root) == [f"evaluate@{yes}", "questions@daily_oracle", "retrieve", "score"]
+    assert ledger_lines(root, yes) == 8  # 4 questions x 2 settings
     assert repro(root) == []
+    predictions = root / "data/processed/predictions"
+    before = {p.name: pd.read_parquet(p) for p in (predictions / yes).iterdir()}
+    assert sorted(before) == ["closed_book.parquet", "rag_dynamic.parquet"]
 
-    # A RAG cutoff: retrieval (cheap) re-runs, its other context tables are
-    # byte-identical, so only the new cell is evaluated.
-    write_params(root, ["baseline_always_yes"], ["closed_book", "rag_dynamic", "rag_2024-03-06"])
-    assert repro(root) == ["evaluate@baseline_always_yes-rag_2024-03-06", "retrieve", "score"]
+    # A RAG cutoff: retrieval (cheap) and the model's stage run again. The questions
+    # resolved on 10 March see the same articles under the cutoff 10 March as under
+    # rag_dynamic, and so does the bridge question; only the merger question sees fewer
+    # (a09, of 10 March, is among its top three under rag_dynamic): one new request.
+    settings = ["closed_book", "rag_dynamic", "rag_2024-03-10"]
+    write_params(root, [yes], settings)
+    assert repro(root) == [f"evaluate@{yes}", "retrieve", "score"]
+    dynamic, cutoff = context_ids(root, "rag_dynamic"), context_ids(root, "rag_2024-03-10")
+    assert sorted(q for q in dynamic if dynamic[q] != cutoff[q]) == ["q_mc_merger"]
+    assert ledger_lines(root, yes) == 8 + 1
+    after = {p.name: pd.read_parquet(p) for p in (predictions / yes).iterdir()}
+    assert sorted(after) == sorted(f"{s}.parquet" for s in settings)
+    for name, frame in before.items():
+        pd.testing.assert_frame_equal(after[name], frame)
+    assert len(after["rag_2024-03-10.parquet"]) == 4
 
-    # A model: only its cells; retrieval does not depend on the model list.
-    write_params(
-        root,
-        ["baseline_always_yes", "baseline_first_choice"],
-        ["closed_book", "rag_dynamic", "rag_2024-03-06"],
-    )
-    assert repro(root) == [
-        "evaluate@baseline_first_choice-closed_book",
-        "evaluate@baseline_first_choice-rag_2024-03-06",
-        "evaluate@baseline_first_choice-rag_dynamic",
-        "score",
-    ]
+    # A model: only its stage; retrieval does not depend on the model list.
+    first = "baseline_first_choice"
+    write_params(root, [yes, first], settings)
+    assert repro(root) == [f"evaluate@{first}", "score"]
+    assert ledger_lines(root, first) == 4 * 3 - 3  # three prompts shared by two settings
     ledgers = sorted(p.name for p in (root / "data/llm/evaluate").iterdir())
-    assert len(ledgers) == 6 and all(n.endswith(".jsonl") for n in ledgers)
+    assert ledgers == [f"{yes}.jsonl", f"{first}.jsonl"]
+    assert sorted(p.name for p in predictions.iterdir()) == [yes, first]

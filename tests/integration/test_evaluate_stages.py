@@ -1,4 +1,4 @@
-"""The stages questions -> retrieve -> evaluate (every cell) -> score on the fixture corpus,
+"""The stages questions -> retrieve -> evaluate (every model) -> score on the fixture corpus,
 through the real gateway with the scripted test provider and the baselines, in a scratch
 project: Daily Oracle's own table, an imported file with forecast dates and gold URLs,
 several sources together, and per-model samples."""
@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 from prescient import params
-from prescient.evaluation.settings import cell_name, parse_setting
+from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.ledger import read_entries
 from prescient.llm.providers import register_script
 from stages import evaluate as evaluate_stage
 from stages import questions as questions_stage
@@ -38,11 +39,14 @@ ANSWERS = {
     "How much will repairing": "2 million",
 }
 CALLS: list[str] = []
+FAILING: set[str] = set()  # the oracle fails on prompts holding one of these
 
 
 def oracle(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) -> str:
     text = messages[-1]["content"]
     CALLS.append(text)
+    if any(word in text for word in FAILING):
+        raise RuntimeError("scripted outage")
     return next(a for k, a in ANSWERS.items() if k in text)
 
 
@@ -50,11 +54,13 @@ def oracle(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) ->
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A scratch project: the shipped params with the fixture data and a scripted model."""
     CALLS.clear()
-    p = params.compose(ROOT, ["questions=daily_oracle"])
+    FAILING.clear()
+    # Daily Oracle's questions alone, and the paper's five articles per question (the
+    # retrieval values below were worked out for five; the demo shows three).
+    p = params.compose(ROOT, ["questions=daily_oracle", "retrieval.top_k=5"])
     p["questions"]["sources"]["daily_oracle"]["path"] = "questions.parquet"
     p["eval"]["models"] = MODELS
     p["eval"]["settings"] = SETTINGS
-    p["retrieval"]["top_k"] = 5  # the paper's value (the demo ships a smaller budget)
     p["models"]["oracle"] = model_entry(
         "oracle",
         register_script("eval_oracle", oracle),
@@ -110,26 +116,30 @@ def run_score() -> int:
     )
 
 
-def run_cell(model: str, setting: str) -> int:
-    name = f"{model}-{setting}"  # cell_name(model, parse_setting(setting)) for valid ones
+def run_model(model: str) -> int:
+    """The model's evaluate stage (every setting of eval.settings), as dvc.yaml runs it."""
     return evaluate_stage.main(
         [
             "--model",
             model,
-            "--setting",
-            setting,
             "--questions",
             "data/interim/eval_questions.parquet",
             "--contexts",
-            f"data/interim/contexts/{setting}.parquet",
+            "data/interim/contexts",
             "--prompts",
             str(ROOT / "conf" / "prompts" / "eval"),
             "--out",
-            f"data/processed/predictions/{name}.parquet",
+            f"data/processed/predictions/{model}",
             "--ledger",
-            f"data/llm/evaluate/{name}.jsonl",
+            f"data/llm/evaluate/{model}.jsonl",
         ]
     )
+
+
+def set_eval(**values: Any) -> None:
+    p = yaml.safe_load(Path("params.yaml").read_text())
+    p["eval"].update(values)
+    Path("params.yaml").write_text(yaml.safe_dump(p))
 
 
 def test_retrieve_evaluate_score(project: Path) -> None:
@@ -172,16 +182,18 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     }
 
     for model in MODELS:
-        for setting in SETTINGS:
-            assert run_cell(model, setting) == 0
-    assert len(CALLS) == 4 * len(SETTINGS)
+        assert run_model(model) == 0
+    assert len(CALLS) == 4 * len(SETTINGS)  # no two settings share a prompt here
     gold_prompt = next(c for c in CALLS if "approve the river bridge" in c and "may help you" in c)
     assert "five votes to two" in gold_prompt  # the gold article's text is in the gold prompt
     rag_prompts = [c for c in CALLS if "news search" in c]
     assert len(rag_prompts) == 8 and all("five votes to two" not in c for c in rag_prompts)
     assert all(re.search(r"^Article 1 \(published 2024-03-\d\d\): ", c, re.M) for c in rag_prompts)
 
-    pred = pd.read_parquet("data/processed/predictions/oracle-rag_2024-03-06.parquet")
+    for model in MODELS:
+        files = sorted(p.name for p in Path(f"data/processed/predictions/{model}").iterdir())
+        assert files == sorted(f"{s}.parquet" for s in SETTINGS)
+    pred = pd.read_parquet("data/processed/predictions/oracle/rag_2024-03-06.parquet")
     assert list(pred.columns[:8]) == [
         "model",
         "setting",
@@ -194,12 +206,18 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     ]
     assert set(pred["setting"]) == {"rag"} and set(pred["rag_cutoff"]) == {"2024-03-06"}
     assert pred["error"].isna().all()
-    closed = pd.read_parquet("data/processed/predictions/oracle-closed_book.parquet")
+    closed = pd.read_parquet("data/processed/predictions/oracle/closed_book.parquet")
     assert closed["rag_cutoff"].isna().all() and set(closed["setting"]) == {"closed_book"}
 
-    # A rerun of a cell answers from the ledger: no model call.
-    assert run_cell("oracle", "gold") == 0
+    # A rerun answers from the ledger: no model call, the same predictions.
+    before = {
+        s: pd.read_parquet(f"data/processed/predictions/oracle/{s}.parquet") for s in SETTINGS
+    }
+    assert run_model("oracle") == 0
     assert len(CALLS) == 4 * len(SETTINGS)
+    for setting, frame in before.items():
+        again = pd.read_parquet(f"data/processed/predictions/oracle/{setting}.parquet")
+        pd.testing.assert_frame_equal(again, frame)
 
     assert run_score() == 0
     scores = pd.read_parquet("data/processed/scores.parquet")
@@ -230,18 +248,120 @@ def test_a_question_without_gold_article_is_an_error_not_a_closed_book_answer(
     q.loc[0, "article_id"] = "not-in-corpus"
     q.to_parquet("questions.parquet")
     assert run_retrieve() == 0
-    assert run_cell("baseline_always_yes", "gold") == 0
-    pred = pd.read_parquet("data/processed/predictions/baseline_always_yes-gold.parquet")
+    assert run_model("baseline_always_yes") == 0
+    pred = pd.read_parquet("data/processed/predictions/baseline_always_yes/gold.parquet")
     bad = pred.set_index("question_id").loc["q_tf_bridge"]
     assert bad["error"].startswith("no gold article") and pd.isna(bad["raw_response"])
     assert pred["error"].notna().sum() == 1
 
 
+# Resolved on 10 March, q_tf_harbour and q_mc_cost see the articles before 9 March under
+# both settings (the cutoff 10 March lies after their window's end), so their prompts are
+# the same. q_tf_bridge and q_mc_merger (12 March) see the articles of 10 March only under
+# rag_dynamic: one of them, a09 (the bakery merger's terms), is among the merger
+# question's top five, while the bridge question's top five are older under both.
+SHARING = ["rag_dynamic", "rag_2024-03-10"]
+SHARED = ["q_mc_cost", "q_tf_bridge", "q_tf_harbour"]
+
+
+def _context_ids(setting: str) -> dict[str, list[str]]:
+    table = pd.read_parquet(f"data/interim/contexts/{setting}.parquet")
+    return table.sort_values("rank").groupby("question_id")["article_id"].agg(list).to_dict()
+
+
+def test_settings_sharing_prompts_ask_each_distinct_prompt_once(project: Path) -> None:
+    set_eval(models=["oracle"], settings=SHARING)
+    assert run_retrieve() == 0
+    dynamic, cutoff = (_context_ids(s) for s in SHARING)
+    assert sorted(q for q in dynamic if dynamic[q] == cutoff[q]) == SHARED
+    assert run_model("oracle") == 0
+    # 4 + 4 requests, 3 of them the same: 5 prompts, each asked once.
+    assert len(CALLS) == 5 and len(set(CALLS)) == 5
+    assert sum("bakery will merge" in c for c in CALLS) == 2
+    ids = ["q_mc_cost", "q_mc_merger", "q_tf_bridge", "q_tf_harbour"]
+    pred = {s: pd.read_parquet(f"data/processed/predictions/oracle/{s}.parquet") for s in SHARING}
+    for setting, label in zip(SHARING, ["dynamic", "2024-03-10"], strict=True):
+        frame = pred[setting]
+        assert sorted(frame["question_id"]) == ids and frame["error"].isna().all()
+        assert set(frame["setting"]) == {"rag"} and set(frame["rag_cutoff"]) == {label}
+    answers = {s: f.set_index("question_id")["raw_response"].to_dict() for s, f in pred.items()}
+    expected = {
+        "q_tf_bridge": "**Yes**",
+        "q_tf_harbour": "I cannot predict the future.",
+        "q_mc_merger": "Answer: (a) Dalby",
+        "q_mc_cost": "2 million",
+    }
+    assert answers == {"rag_dynamic": expected, "rag_2024-03-10": expected}
+    entries = list(read_entries("data/llm/evaluate/oracle.jsonl"))
+    assert len(entries) == 5 and len({e["key"] for e in entries}) == 5
+    # The shared requests were paid under the first setting, and say so.
+    tags = sorted((e["tags"]["question_id"], e["tags"]["setting"]) for e in entries)
+    assert tags == [
+        ("q_mc_cost", "rag_dynamic"),
+        ("q_mc_merger", "rag_2024-03-10"),
+        ("q_mc_merger", "rag_dynamic"),
+        ("q_tf_bridge", "rag_dynamic"),
+        ("q_tf_harbour", "rag_dynamic"),
+    ]
+
+
+def test_a_failed_request_two_settings_share_is_sent_once_and_the_model_fails(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    set_eval(models=["oracle"], settings=["closed_book", *SHARING])
+    assert run_retrieve() == 0
+    set_eval(settings=["closed_book"])
+    assert run_model("oracle") == 0 and len(CALLS) == 4
+    out = Path("data/processed/predictions/oracle")
+    assert sorted(p.name for p in out.iterdir()) == ["closed_book.parquet"]
+
+    # A cutoff is added during an outage on the harbour question: closed_book comes from
+    # the ledger, the five RAG prompts are asked once each, the failing one included.
+    set_eval(settings=["closed_book", *SHARING])
+    FAILING.add("fully repaired")
+    caplog.set_level(logging.INFO)
+    assert run_model("oracle") == FAILED_CALLS_EXIT
+    new = CALLS[4:]
+    assert len(new) == 5 and len(set(new)) == 5
+    assert sum("fully repaired" in c for c in new) == 1
+    assert "evaluate oracle: 2 of 12 model calls failed" in caplog.text
+    assert not out.exists()  # no earlier predictions look current
+    entries = list(read_entries("data/llm/evaluate/oracle.jsonl"))
+    assert len(entries) == 9 and sum(e["error"] is not None for e in entries) == 1
+
+    # The outage is over: the rerun pays for the failure only.
+    FAILING.clear()
+    assert run_model("oracle") == 0
+    assert len(CALLS) == 10 and "fully repaired" in CALLS[-1] and "news search" in CALLS[-1]
+    for setting in SHARING:
+        frame = pd.read_parquet(out / f"{setting}.parquet").set_index("question_id")
+        assert frame["error"].isna().all() and len(frame) == 4
+        assert frame.loc["q_tf_harbour", "raw_response"] == "I cannot predict the future."
+
+
+def test_score_names_missing_predictions_and_the_stage_that_writes_them(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    set_eval(models=["oracle", "baseline_always_yes"], settings=["closed_book", "gold"])
+    assert run_retrieve() == 0
+    assert run_model("oracle") == 0
+    caplog.set_level(logging.ERROR)
+    assert run_score() == 2
+    (error,) = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert "data/processed/predictions/baseline_always_yes/closed_book.parquet" in error
+    assert "data/processed/predictions/baseline_always_yes/gold.parquet" in error
+    assert "oracle" not in error and error.endswith("(dvc repro evaluate@baseline_always_yes)")
+    assert not Path("data/processed/scores.parquet").exists()
+
+
 def test_bad_configuration_stops_with_exit_code_2(project: Path) -> None:
     assert run_retrieve() == 0
-    assert run_cell("no_such_model", "closed_book") == 2
-    assert run_cell("oracle", "rag_last_week") == 2
-    assert cell_name("oracle", parse_setting("rag_2024-03-06")) == "oracle-rag_2024-03-06"
+    assert run_model("no_such_model") == 2
+    set_eval(settings=["closed_book", "rag_2024-03-08"])  # a cutoff retrieve has not run
+    assert run_model("oracle") == 2
+    set_eval(settings=["closed_book", "rag_last_week"])
+    assert run_model("oracle") == 2
+    assert not CALLS and not Path("data/processed/predictions").exists()
     p = yaml.safe_load(Path("params.yaml").read_text())
     p["questions"]["sources"]["daily_oracle"]["columns"]["question"] = "missing_column"
     Path("params.yaml").write_text(yaml.safe_dump(p))
@@ -349,8 +469,7 @@ def test_an_imported_file_with_forecast_dates_and_gold_urls(project: Path) -> No
     assert (dyn["article_date"] < dyn["question_id"].map(q["forecast_date"])).all()
     gold = pd.read_parquet("data/interim/contexts/gold.parquet")
     assert gold.set_index("question_id")["article_id"].to_dict() == {"m1": "a11", "m2": "a08"}
-    for setting in SETTINGS:
-        assert run_cell("baseline_always_yes", setting) == 0
+    assert run_model("baseline_always_yes") == 0
     assert run_score() == 0
     scores = pd.read_parquet("data/processed/scores.parquet")
     yes = scores.loc[scores["setting"] == "closed_book"].set_index("question_id")["correct"]
@@ -394,8 +513,7 @@ def test_sources_together_and_per_model_samples(project: Path) -> None:
         assert q.groupby("source").size().to_dict() == {"daily_oracle": 4, "openforecast": 2}
         assert sorted(q["sample_rank"]) == [1, 2, 3, 4, 5, 6]
         for model in ("oracle", "baseline_always_yes"):
-            for setting in ("closed_book", "rag_dynamic"):
-                assert run_cell(model, setting) == 0
+            assert run_model(model) == 0
         assert run_score() == 0
     finally:
         del ANSWERS["council do next"], ANSWERS["vote pass"]

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from prescient import params
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import read_entries
 from stages import evaluate as evaluate_stage
@@ -56,7 +57,7 @@ def questions_asked(bodies: list[dict[str, Any]]) -> list[str]:
 
 def write_params(root: Path, url: str, **llm: Any) -> None:
     p = composed()
-    p["questions"]["sources"].pop("openforecast", None)  # Daily Oracle's questions only
+    p["questions"] = params.compose(ROOT, ["questions=daily_oracle"])["questions"]
     p["models"]["flaky"] = model_entry("flaky", "hosted_vllm/flaky", api_base=url, concurrency=2)
     p["eval"]["models"] = ["flaky"]
     p["eval"]["settings"] = ["closed_book"]
@@ -108,7 +109,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> None:
-    cell = "evaluate@flaky-closed_book"
+    stage = "evaluate@flaky"
     with FakeOpenAI() as server:
         server.fail_when = fail_some
         write_params(project, server.url)
@@ -117,11 +118,11 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
         log = first.stdout + first.stderr
         assert "2 of 4 model calls failed (50.0%, llm.max_failed_share 0)" in log
         assert "flaky (2)" in log and "InternalServerError" in log
-        # Nothing is recorded as done but the questions and retrieval; the cell wrote its
-        # ledger only.
+        # Nothing is recorded as done but the questions and retrieval; the model's stage
+        # wrote its ledger only.
         assert locked(project) == {"questions@daily_oracle", "retrieve"}
-        assert not (project / "data/processed/predictions/flaky-closed_book.parquet").exists()
-        ledger = project / "data/llm/evaluate/flaky-closed_book.jsonl"
+        assert not (project / "data/processed/predictions/flaky").exists()
+        ledger = project / "data/llm/evaluate/flaky.jsonl"
         entries = list(read_entries(ledger))
         assert sorted(e["error"] is None for e in entries) == [False, False, True, True]
         # Two good answers, two failures asked twice each (max_tries 2).
@@ -129,14 +130,14 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
             ["q_tf_bridge"] * 2 + ["q_mc_merger"] * 2 + ["q_tf_harbour", "q_mc_cost"]
         )
         status = run(project, "status")
-        assert cell in status.stdout
+        assert stage in status.stdout
 
         server.fail_when = None  # the server recovers
         seen = len(server.bodies)
         second = run(project, "repro")
         assert second.returncode == 0, second.stdout + second.stderr
         assert questions_asked(server.bodies[seen:]) == ["q_mc_merger", "q_tf_bridge"]
-        assert locked(project) == {"questions@daily_oracle", "retrieve", cell, "score"}
+        assert locked(project) == {"questions@daily_oracle", "retrieve", stage, "score"}
         metrics = json.loads((project / "reports/metrics/evaluate.json").read_text())
         assert metrics["model_calls"] == {
             "max_failed_share": 0.0,
@@ -151,7 +152,7 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
 def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With llm.max_failed_share 0.5 the same outage is accepted: the cell succeeds, its
+    """With llm.max_failed_share 0.5 the same outage is accepted: the stage succeeds, its
     failed rows carry their error, and the score metrics show the share and tolerance."""
     from stages import questions as questions_stage
     from stages import retrieve as retrieve_stage
@@ -161,12 +162,11 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
     Path("data/processed").mkdir(parents=True)
     articles().to_parquet("data/interim/articles.parquet")
     construct_questions().to_parquet("data/processed/questions.parquet")
-    argv = ["--model", "flaky", "--setting", "closed_book"]
-    argv += ["--questions", "data/interim/eval_questions.parquet"]
-    argv += ["--contexts", "data/interim/contexts/closed_book.parquet"]
+    argv = ["--model", "flaky", "--questions", "data/interim/eval_questions.parquet"]
+    argv += ["--contexts", "data/interim/contexts"]
     argv += ["--prompts", str(ROOT / "conf/prompts/eval")]
-    argv += ["--out", "data/processed/predictions/flaky-closed_book.parquet"]
-    argv += ["--ledger", "data/llm/evaluate/flaky-closed_book.jsonl"]
+    argv += ["--out", "data/processed/predictions/flaky"]
+    argv += ["--ledger", "data/llm/evaluate/flaky.jsonl"]
     with FakeOpenAI() as server:
         server.fail_when = fail_some
         write_params(tmp_path, server.url, max_failed_share=0.4)
@@ -181,10 +181,10 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
         retrieve_argv += ["--metrics", "reports/metrics/retrieve.json"]
         assert retrieve_stage.main(retrieve_argv) == 0
         assert evaluate_stage.main(argv) == FAILED_CALLS_EXIT  # 50% > 40%
-        assert not Path("data/processed/predictions/flaky-closed_book.parquet").exists()
+        assert not Path("data/processed/predictions/flaky").exists()
         write_params(tmp_path, server.url, max_failed_share=0.5)
         assert evaluate_stage.main(argv) == 0  # 50% is within 50%
-    pred = pd.read_parquet("data/processed/predictions/flaky-closed_book.parquet")
+    pred = pd.read_parquet("data/processed/predictions/flaky/closed_book.parquet")
     failed = pred.loc[pred["error"].notna(), "question_id"].tolist()
     assert sorted(failed) == ["q_mc_merger", "q_tf_bridge"]
     assert pred.loc[pred["error"].notna(), "raw_response"].isna().all()

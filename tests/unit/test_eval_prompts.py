@@ -19,8 +19,8 @@ from prescient.evaluation.prompts import (
 from prescient.evaluation.settings import (
     EvalSettings,
     Setting,
-    cell_name,
     parse_setting,
+    setting_file,
 )
 from prescient.llm.providers import offered_choices
 from prescient.settings import ParamsError, load_settings
@@ -102,7 +102,8 @@ def test_settings_parse_and_name_cells() -> None:
         "2024-12-01",
     )
     assert Setting("gold").cutoff_label is None
-    assert cell_name("smollm2_135m", rag) == "smollm2_135m-rag_2024-12-01"
+    assert setting_file(rag) == "rag_2024-12-01.parquet"
+    assert setting_file(parse_setting("rag_dynamic")) == "rag_dynamic.parquet"
     for bad in ("rag", "rag_", "rag_2024-13-01", "open_book"):
         with pytest.raises(ValueError, match="unknown evaluation setting"):
             parse_setting(bad)

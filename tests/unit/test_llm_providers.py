@@ -4,7 +4,9 @@ provider, the embedded model's provenance record."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,6 +111,36 @@ def test_scripted_rules_and_failures_in_process(tmp_path: Path) -> None:
     assert gw.stats.calls == 6  # in-process failures are not retried
     failed = [e for e in read_entries(tmp_path / "l.jsonl") if e["error"]]
     assert len(failed) == 2 and all(e["tries"] == 1 for e in failed)
+
+
+def test_a_request_is_sent_once_per_gateway_within_and_across_batches(tmp_path: Path) -> None:
+    asked: list[str] = []
+
+    def script(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) -> str:
+        text = messages[-1]["content"]
+        asked.append(text)
+        if text == "fail":
+            raise RuntimeError("outage")
+        return text.upper()
+
+    model = register_script("count_asks", script)
+    ok, bad = LLMRequest("m", user("ok")), LLMRequest("m", user("fail"))
+    gw = gateway(tmp_path, m=model)
+    first = gw.complete_many([ok, bad, ok, bad])  # identical requests of a batch: one call
+    assert sorted(asked) == ["fail", "ok"]
+    assert [r.text for r in first] == ["OK", None, "OK", None]
+    # A later batch: the answer from the ledger, the failure as recorded, no call.
+    second = gw.complete_many([bad, ok])
+    assert len(asked) == 2 and all(r.from_ledger for r in second)
+    assert [r.text for r in second] == [None, "OK"]
+    assert second[0].error == first[1].error == "RuntimeError: outage"
+    assert (gw.stats.requests, gw.stats.failures, gw.stats.calls) == (6, 3, 2)
+    gw.close()
+    failed = [e for e in read_entries(tmp_path / "l.jsonl") if e["error"]]
+    assert len(failed) == 1
+    # The next run (a new gateway) asks the failure again, and only it.
+    rerun = gateway(tmp_path, m=model).complete_many([ok, bad])
+    assert asked[2:] == ["fail"] and [r.from_ledger for r in rerun] == [True, False]
 
 
 def test_generation_params_reach_in_process_providers(tmp_path: Path) -> None:

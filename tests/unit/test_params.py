@@ -54,6 +54,6 @@ def test_dvc_yaml_params_and_interpolations_exist() -> None:
                     assert has(key), f"stage {stage.addressing} declares missing param {key}"
     text = (ROOT / "dvc.yaml").read_text()
     for ref in re.findall(r"\$\{([^}]+)\}", text):
-        if ref.startswith("item.") or ref == "key" or "${" in ref:
+        if ref.startswith("item.") or ref in ("item", "key") or "${" in ref:
             continue
         assert has(ref), f"dvc.yaml interpolates missing param {ref}"
