@@ -345,7 +345,7 @@ def test_source_errors_are_one_line_naming_the_parameter_and_the_fix(
     [
         (["questions.max_questions='eight hundred'"], "questions.max_questions: "),
         (["questions.max_questions=0"], "questions.max_questions: "),
-        ([f"~{DO}"], "questions.sources: "),
+        (["questions=daily_oracle", f"~{DO}"], "questions.sources: "),
         ([f"{DO}.columns.question=null"], f"questions: {DO}.columns.question must name"),
     ],
 )
