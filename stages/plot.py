@@ -1,4 +1,10 @@
-"""Stage ``plot``: the paper's figures as PNG files (DVC plots) from the analysis tables."""
+"""Stage ``plot``: the report's figures as PNG files (DVC plots) from the analysis tables,
+the BPC tables and OpenForecast's tables.
+
+A directory holding none of a part's tables (``analysis.bpc`` or
+``analysis.openforecast`` pointing elsewhere, as an imported benchmark's preset does)
+leaves that part out of the run: its figures are not drawn.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,7 @@ import logging
 import sys
 
 from prescient import io
-from prescient.analysis.pipeline import TABLE_NAMES
-from prescient.report.figures import FIGURES
-from prescient.report.tables import read_tables
+from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
 
 logger = logging.getLogger("stages.plot")
 
@@ -17,19 +21,31 @@ logger = logging.getLogger("stages.plot")
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tables", required=True, help="directory of the analysis tables")
+    ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
+    ap.add_argument(
+        "--openforecast",
+        required=True,
+        help="directory of OpenForecast's tables (analysis.openforecast)",
+    )
     ap.add_argument("--out", required=True, help="output directory of the figures")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    tables = read_tables(args.tables, TABLE_NAMES)
-    if not tables:
-        logger.error("no tables in %s: run the analyze stage first", args.tables)
+    inputs = read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
+    if "provenance" not in inputs.tables:
+        logger.error("no analysis tables in %s: run the analyze stage first", args.tables)
         return 2
+    for line in inputs.absent.values():
+        logger.info("%s", line)
+    drawn = 0
     with io.atomic_dir(args.out) as tmp:
-        for spec in FIGURES:
-            (tmp / f"{spec.name}.png").write_bytes(spec.png(tables))
+        for spec in REPORT_FIGURES:
+            if spec.part in inputs.absent or not spec.drawable(inputs.tables):
+                continue
+            (tmp / f"{spec.name}.png").write_bytes(spec.png(inputs.tables))
+            drawn += 1
             logger.info("drew %s", spec.name)
-    logger.info("wrote %d figures to %s", len(FIGURES), args.out)
+    logger.info("wrote %d figures to %s", drawn, args.out)
     return 0
 
 

@@ -1,5 +1,6 @@
-"""Stage ``report``: reports/index.html, one self-contained page with the run's
-provenance and every table and figure of the analysis."""
+"""Stage ``report``: reports/index.html, one self-contained page with what was run, the
+headline table, every part's figures and tables (Daily Oracle, FreshBench with BPC,
+OpenForecast, the dataset) and the run's provenance."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ import sys
 from pathlib import Path
 
 from prescient import io, params
-from prescient.analysis.pipeline import TABLE_NAMES
 from prescient.report.build import build_report
-from prescient.report.figures import FIGURES
+from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
 from prescient.report.provenance import git_state
-from prescient.report.tables import read_tables
 
 logger = logging.getLogger("stages.report")
 
@@ -22,20 +21,28 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--params", default=params.PARAMS_FILE)
     ap.add_argument("--tables", required=True, help="directory of the analysis tables")
+    ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
+    ap.add_argument(
+        "--openforecast",
+        required=True,
+        help="directory of OpenForecast's tables (analysis.openforecast)",
+    )
     ap.add_argument("--figures", required=True, help="directory of the figures")
     ap.add_argument("--out", required=True, help="the HTML page to write")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
-    tables = read_tables(args.tables, TABLE_NAMES)
+    inputs = read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
     figures: dict[str, bytes | None] = {}
-    for spec in FIGURES:
+    for spec in REPORT_FIGURES:
+        if spec.part in inputs.absent:
+            continue
         path = Path(args.figures) / f"{spec.name}.png"
         figures[spec.name] = path.read_bytes() if path.exists() else None
         if not path.exists():
             logger.warning("figure %s missing: the page says so in its place", path)
-    page = build_report(tables, figures, git_state(Path.cwd()), p)
+    page = build_report(inputs, figures, git_state(Path.cwd()), p)
     with io.atomic_open(args.out) as fh:
         fh.write(page)
     logger.info("wrote %s (%.1f kB)", args.out, len(page.encode()) / 1024)

@@ -20,8 +20,10 @@ from prescient.analysis.freshbench import ALL, freshbench
 from prescient.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.analysis.monthly import monthly_accuracy
 from prescient.analysis.schema import (
+    CELL_KEYS,
     ModelInfo,
     cell_order,
+    cells_of,
     count_errors,
     drop_duplicate_scores,
     models_frame,
@@ -37,6 +39,7 @@ from prescient.analysis.sources import (
     visibility_summary,
     with_questions,
 )
+from prescient.analysis.stats import wilson_interval
 from prescient.analysis.yearly import REGIMES, table3, yearly_averages
 from prescient.evaluation.settings import CLOSED_BOOK
 from prescient.vocab import MC, TF
@@ -45,6 +48,7 @@ logger = logging.getLogger(__name__)
 
 # Every CSV the analyze stage writes into its tables directory.
 TABLE_NAMES: tuple[str, ...] = (
+    "accuracy",
     "monthly_accuracy",
     "yearly_accuracy",
     "table3",
@@ -149,6 +153,36 @@ def pooled_accuracy(scores: pd.DataFrame) -> pd.DataFrame:
     return g
 
 
+ACCURACY_COLUMNS = [
+    *CELL_KEYS,
+    "qtype",
+    "n",
+    "n_correct",
+    "accuracy",
+    "ci_low",
+    "ci_high",
+    "n_refused",
+    "refusal_rate",
+]
+"""Columns of ``accuracy.csv``."""
+HEADLINE_ORDER = {TF: 0, MC: 1, ALL: 2}
+
+
+def accuracy_table(scores: pd.DataFrame) -> pd.DataFrame:
+    """The report's headline: accuracy over all months per cell and question type (TF,
+    MC and ``all`` pooling both) with Wilson 95% intervals, cells in the paper's order.
+    Types a table does not hold (MC of a True/False benchmark) have no row."""
+    if scores.empty:
+        return pd.DataFrame(columns=ACCURACY_COLUMNS)
+    pooled = pooled_accuracy(scores)
+    low, high = wilson_interval(pooled["n_correct"], pooled["n"])
+    pooled = pooled.assign(ci_low=low, ci_high=high, _type=pooled["qtype"].map(HEADLINE_ORDER))
+    cells = cells_of(scores)
+    cells = cells.assign(_cell=range(len(cells)))
+    out = cells.merge(pooled, on=["model", "cell"]).sort_values(["_cell", "_type"])
+    return out[ACCURACY_COLUMNS].reset_index(drop=True)
+
+
 def _headline(t3: pd.DataFrame) -> dict[str, Any]:
     """First-year vs last-year mean accuracy over models (closed-book), per type."""
     out: dict[str, Any] = {}
@@ -225,6 +259,7 @@ def run_analysis(
             "(map questions.sources.<name>.columns.forecast_date to report it)."
         )
     tables: dict[str, pd.DataFrame] = {
+        "accuracy": accuracy_table(scores),
         "monthly_accuracy": monthly,
         "yearly_accuracy": yearly_averages(monthly),
         "table3": t3,

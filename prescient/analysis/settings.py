@@ -258,6 +258,9 @@ class AnalysisSettings(Settings):
             scores table itself when it carries its questions' columns.
         articles: the corpus (``--articles``; Fig. 2's titles and the corpus checksum),
             or the scores table itself when there is none.
+        bpc: the directory of the BPC tables that ``plot`` and ``report`` read (a
+            directory without them leaves the section out of the run).
+        openforecast: the directory of OpenForecast's results tables, likewise.
         exclude_sources: question sources left out of the time-series analyses (monthly
             accuracy, Table 3, Fig. 3-6, FreshBench); they stay in the per-source cells,
             horizon and dataset tables.
@@ -270,6 +273,8 @@ class AnalysisSettings(Settings):
     scores: Annotated[str, Field(min_length=1)]
     questions: Annotated[str, Field(min_length=1)]
     articles: Annotated[str, Field(min_length=1)]
+    bpc: Annotated[str, Field(min_length=1)]
+    openforecast: Annotated[str, Field(min_length=1)]
     exclude_sources: tuple[str, ...]
     duplicates: Literal["error", "keep_first", "keep_last"]
     exclude_errors: bool

@@ -1,119 +1,171 @@
-"""Assemble ``reports/index.html`` from the analysis tables, figures and provenance."""
+"""Assemble ``reports/index.html`` from the tables, figures and provenance.
+
+The page follows the outline (:mod:`prescient.report.outline`): the first screen (what
+was run, the headline table, the contents), then each part with its own figures and
+tables (:data:`~prescient.report.contents.REPORT_FIGURES`,
+:data:`~prescient.report.contents.REPORT_TABLES`), grouped by the part they name, not
+by kind.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from string import Template
 from typing import Any
 
 import pandas as pd
 
 from prescient.report import tables as fmt
-from prescient.report.figures import FIGURES
-from prescient.report.html import EmbeddedFigure, TableSection, render_page
+from prescient.report.contents import (
+    OPTIONAL_INPUTS,
+    REPORT_FIGURES,
+    REPORT_TABLES,
+    ReportInputs,
+)
+from prescient.report.html import (
+    EmbeddedFigure,
+    FirstScreen,
+    PartSection,
+    TableSection,
+    render_page,
+)
+from prescient.report.outline import Part, check_parts, outline
 from prescient.report.provenance import GitState, params_digest
+from prescient.report.summary import (
+    DEMO_LINE,
+    HEADLINE_NOTE,
+    headline,
+    is_demo,
+    judge_model,
+    run_facts,
+)
 
 TITLE = "Prescient report"
+SUBTITLE = "Forecasting LLMs over time: Daily Oracle, FreshBench and OpenForecast"
 
 
-def _get(tables: Mapping[str, pd.DataFrame], name: str) -> pd.DataFrame:
-    return tables.get(name, pd.DataFrame())
-
-
-def _kv(df: pd.DataFrame) -> dict[str, str]:
-    if df.empty or "key" not in df.columns:
+def _kv(df: pd.DataFrame | None) -> dict[str, str]:
+    if df is None or df.empty or "key" not in df.columns:
         return {}
     return {str(k): str(v) for k, v in zip(df["key"], df["value"], strict=True)}
 
 
 def provenance_rows(
-    git: GitState, params: Mapping[str, Any], tables: Mapping[str, pd.DataFrame]
+    git: GitState, params: Mapping[str, Any], inputs: ReportInputs
 ) -> list[tuple[str, str]]:
     """Key-value lines identifying the code, configuration and data of this report: the
     inputs are those the analysis read (its provenance table), so a report on a scores
     table from elsewhere names that table, not the project's corpus."""
-    inputs = _kv(_get(tables, "provenance"))
+    tables = inputs.tables
+    prov = _kv(tables.get("provenance"))
     corpus = params.get("corpus", {}) if isinstance(params.get("corpus"), Mapping) else {}
-    has_corpus = bool(inputs.get("corpus_checksum"))
+    has_corpus = bool(prov.get("corpus_checksum"))
+    analysis = params.get("analysis", {}) if isinstance(params.get("analysis"), Mapping) else {}
+    optional = [
+        (
+            f"{source.what} ({source.param})",
+            "not part of this run"
+            if source.part in inputs.absent
+            else str(analysis.get(source.param.split(".")[-1], "")),
+        )
+        for source in OPTIONAL_INPUTS
+    ]
     return [
         ("git commit (when the report was built)", git.describe()),
         ("params digest (sha256 of params.yaml)", params_digest(params)),
         ("corpus", str(corpus.get("name", "")) if has_corpus else "none (scores analysed alone)"),
-        ("corpus checksum (articles table)", inputs.get("corpus_checksum", "")),
-        ("articles", inputs.get("articles", "")),
-        ("scores table", inputs.get("scores_path", "")),
-        ("scores checksum", inputs.get("scores_checksum", "")),
-        ("scored rows", inputs.get("scores_rows", "")),
-        ("questions table", inputs.get("questions_path", "")),
-        ("questions checksum", inputs.get("questions_checksum", "")),
-        ("question sources", inputs.get("sources", "")),
-        ("sources in the time series", inputs.get("time_series_sources", "")),
-        ("retrieval window (articles dated in)", inputs.get("retrieval_window", "")),
-        ("questions with a forecast date", inputs.get("forecast_dates", "")),
-        ("duplicate score rows dropped", inputs.get("duplicates_dropped", "")),
+        ("corpus checksum (articles table)", prov.get("corpus_checksum", "")),
+        ("articles", prov.get("articles", "")),
+        ("scores table", prov.get("scores_path", "")),
+        ("scores checksum", prov.get("scores_checksum", "")),
+        ("scored rows", prov.get("scores_rows", "")),
+        ("questions table", prov.get("questions_path", "")),
+        ("questions checksum", prov.get("questions_checksum", "")),
+        ("question sources", prov.get("sources", "")),
+        ("sources in the time series", prov.get("time_series_sources", "")),
+        ("retrieval window (articles dated in)", prov.get("retrieval_window", "")),
+        ("questions with a forecast date", prov.get("forecast_dates", "")),
+        ("duplicate score rows dropped", prov.get("duplicates_dropped", "")),
+        *optional,
         ("random seed (base.seed)", str(params.get("base", {}).get("seed", ""))),
     ]
 
 
-QUESTION_COUNTS: tuple[tuple[str, str, int | None], ...] = (
-    ("n_questions", "Questions", None),
-    ("n_tf", "TF questions", None),
-    ("n_mc", "MC questions", None),
-    ("first_date", "First resolution date", None),
-    ("last_date", "Last resolution date", None),
-    ("n_days", "Days with questions", None),
-    ("questions_per_day", "Questions per day", 1),
-)
-"""(key of dataset_summary, label, decimals or None for text)."""
+def _table_section(spec: fmt.ReportTable, tables: Mapping[str, pd.DataFrame]) -> TableSection:
+    df = tables.get(spec.name, pd.DataFrame())
+    frame = spec.display(df) if not df.empty else pd.DataFrame()
+    return TableSection(spec.section_id, spec.title, frame, spec.note, spec.scroll, spec.empty)
 
 
-def _section(spec: fmt.ReportTable, tables: Mapping[str, pd.DataFrame]) -> TableSection:
+def _part_section(
+    part: Part,
+    depth: int,
+    inputs: ReportInputs,
+    figures: Mapping[str, bytes | None],
+    demo: bool,
+    words: Mapping[str, str],
+    pairs: Mapping[str, list[tuple[str, str]]],
+) -> PartSection:
+    """One part: its lines, figures and tables, or the one line replacing them."""
+    children = tuple(
+        _part_section(c, depth + 1, inputs, figures, demo, words, pairs) for c in part.children
+    )
+    if part.id in inputs.absent:
+        return PartSection(part.id, part.title, depth, status=inputs.absent[part.id])
+    tables = inputs.tables
+    embedded = tuple(
+        EmbeddedFigure(f.name, f.caption, figures.get(f.name), f.why_empty(tables))
+        for f in REPORT_FIGURES
+        if f.part == part.id
+    )
+    sections = tuple(_table_section(t, tables) for t in REPORT_TABLES if t.part == part.id)
+    reasons = [f.empty for f in embedded if f.empty] + [t.empty for t in sections if t.frame.empty]
+    # nothing at all to show: the first reason, in one line
+    status = reasons[0] if reasons and len(reasons) == len(embedded) + len(sections) else ""
+    lines = [part.about] + ([part.demo] if demo and part.demo else [])
+    return PartSection(
+        part.id,
+        part.title,
+        depth,
+        tuple(Template(line).safe_substitute(words) for line in lines),
+        status,
+        embedded,
+        sections,
+        tuple(pairs.get(part.id, ())),
+        children,
+    )
+
+
+def _headline(tables: Mapping[str, pd.DataFrame]) -> TableSection:
+    sources = _kv(tables.get("provenance")).get("time_series_sources", "")
+    note = HEADLINE_NOTE + (f" Question sources: {sources}." if sources else "")
     return TableSection(
-        spec.section_id, spec.title, spec.display(_get(tables, spec.name)), spec.note, spec.scroll
+        "headline",
+        "Accuracy per model and setting",
+        headline(tables.get("accuracy", pd.DataFrame())),
+        note,
+        empty="No scored questions: nothing to report.",
     )
-
-
-def overview_sections(tables: Mapping[str, pd.DataFrame]) -> list[TableSection]:
-    """Models with their dates, question counts and what was scored per cell."""
-    summary = _kv(_get(tables, "dataset_summary"))
-    counts = pd.DataFrame(
-        {
-            "Quantity": [label for _, label, _ in QUESTION_COUNTS],
-            "Value": [
-                fmt.fmt_text(summary.get(key, ""))
-                if digits is None
-                else fmt.fmt_number(summary.get(key, ""), digits)
-                for key, _, digits in QUESTION_COUNTS
-            ],
-        }
-    )
-    return [
-        _section(fmt.MODELS, tables),
-        _section(fmt.SOURCES, tables),
-        TableSection("question-counts", "Questions", counts),
-        _section(fmt.CELLS, tables),
-    ]
-
-
-def table_sections(tables: Mapping[str, pd.DataFrame]) -> list[TableSection]:
-    """Every analysis table, formatted for reading (:data:`fmt.ANALYSIS_TABLES`)."""
-    return [_section(spec, tables) for spec in fmt.ANALYSIS_TABLES]
 
 
 def build_report(
-    tables: Mapping[str, pd.DataFrame],
+    inputs: ReportInputs,
     figures: Mapping[str, bytes | None],
     git: GitState,
     params: Mapping[str, Any],
 ) -> str:
-    """The HTML page: provenance, overview, notes, every figure and every table."""
-    notes_df = _get(tables, "notes")
-    notes = [str(n) for n in notes_df["note"]] if "note" in notes_df.columns else []
-    embedded = [EmbeddedFigure(f.name, f.caption, figures.get(f.name)) for f in FIGURES]
-    return render_page(
-        TITLE,
-        provenance_rows(git, params, tables),
-        notes,
-        overview_sections(tables),
-        embedded,
-        table_sections(tables),
+    """The HTML page: the first screen, every part of the outline, the notes."""
+    check_parts(
+        [(f.name, f.part) for f in REPORT_FIGURES] + [(t.name, t.part) for t in REPORT_TABLES]
     )
+    tables = inputs.tables
+    notes_df = tables.get("notes", pd.DataFrame())
+    notes = [str(n) for n in notes_df["note"]] if "note" in notes_df.columns else []
+    demo = is_demo(tables, params)
+    words = {"judge": judge_model(params)}
+    pairs = {"provenance": provenance_rows(git, params, inputs)}
+    parts = [
+        _part_section(part, 0, inputs, figures, demo, words, pairs) for part in outline().parts
+    ]
+    first = FirstScreen(run_facts(inputs, params), DEMO_LINE if demo else "", _headline(tables))
+    return render_page(TITLE, SUBTITLE, first, parts, notes)

@@ -60,11 +60,33 @@ def literal_text() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """One figure: its file stem, caption and drawing function."""
+    """One figure of the report.
+
+    Attributes:
+        name: file stem (``reports/figures/<name>.png``) and HTML id.
+        caption: what the figure shows.
+        draw: the drawing function.
+        part: the id of the report part it belongs to (:mod:`prescient.report.outline`).
+        needs: tables it cannot be drawn without; when one is absent (a stage that is
+            not part of the run) the figure is not drawn.
+        empty: why the figure has nothing to show, in one line, or "" when it has data;
+            the report prints the line instead of an image of empty axes.
+    """
 
     name: str
     caption: str
     draw: Callable[[Tables], Figure]
+    part: str
+    needs: tuple[str, ...] = ()
+    empty: Callable[[Tables], str] | None = None
+
+    def drawable(self, tables: Tables) -> bool:
+        """Every table the figure needs is there."""
+        return all(name in tables for name in self.needs)
+
+    def why_empty(self, tables: Tables) -> str:
+        """One line saying why the figure has no data, or "" when it has some."""
+        return self.empty(tables) if self.empty is not None else ""
 
     def png(self, tables: Tables) -> bytes:
         """The figure as PNG bytes, drawn with :func:`literal_text`. No "Software"
@@ -705,58 +727,146 @@ def fig_freshbench(tables: Tables) -> Figure:
     return fig
 
 
+def _has_scores(tables: Tables, setting: str) -> bool:
+    monthly = tables.get("monthly_accuracy", pd.DataFrame())
+    return not monthly.empty and int(monthly.loc[monthly["setting"] == setting, "n"].sum()) > 0
+
+
+def _no_scores(setting: str, message: str) -> Callable[[Tables], str]:
+    return lambda tables: "" if _has_scores(tables, setting) else message
+
+
+NO_CLOSED_BOOK = "No closed-book scores in this run."
+NO_RAG = "No RAG scores in this run (eval.settings lists no rag_dynamic or rag_YYYY-MM-DD)."
+NO_GOLD = "No gold-article scores in this run (eval.settings lists no gold)."
+
+
+def _empty_pies(tables: Tables) -> str:
+    counts = [tables.get(n, pd.DataFrame()) for n in ("dataset_mc_types", "dataset_categories")]
+    if any(not t.empty and int(t["n"].sum()) > 0 for t in counts):
+        return ""
+    return "The evaluated questions have neither MC types nor categories."
+
+
+def _empty_categories_by_month(tables: Tables) -> str:
+    data = tables.get("dataset_categories_by_month", pd.DataFrame())
+    return "" if not data.empty and int(data["n"].sum()) > 0 else "No categorised questions."
+
+
+def _empty_anderson_schooler(tables: Tables) -> str:
+    if not tables.get("anderson_schooler", pd.DataFrame()).empty:
+        return ""
+    fits = tables.get("anderson_schooler_fit", pd.DataFrame())
+    if fits.empty:
+        return "Not computed: no article titles or questions to count words in."
+    why = "; ".join(f"{r['source']}: {r['status']}" for r in fits.to_dict("records"))
+    return f"Not computed ({why})."
+
+
+def _empty_slopes(tables: Tables) -> str:
+    slopes = tables.get("slopes", pd.DataFrame())
+    if not slopes.empty and slopes["slope_pp_per_month"].notna().any():
+        return ""
+    monthly = tables.get("monthly_accuracy", pd.DataFrame())
+    months = int(monthly["month"].nunique()) if not monthly.empty else 0
+    return (
+        "No slope: the expanding window needs more months with a defined moving average "
+        f"(analysis.slope) than the {months} calendar months the scores span."
+    )
+
+
+def _empty_freshbench(tables: Tables) -> str:
+    b = _closed_book_release(tables.get("freshbench_bias", pd.DataFrame()))
+    d = _closed_book_release(tables.get("freshbench_degeneration", pd.DataFrame()))
+    if b.empty and d.empty:
+        return "No closed-book scores of a model with a release date (skipped models below)."
+    models = dict.fromkeys([*b.get("model", []), *d.get("model", [])])
+    for model in models:
+        if not freshbench_points(b.loc[b["model"] == model], d.loc[d["model"] == model]).empty:
+            return ""
+    return "No question falls in a FreshBench window around a model's release date."
+
+
 FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
-        "fig1_dataset_pies", "Fig. 1: MC question types and question categories.", fig1_dataset_pies
+        "fig1_dataset_pies",
+        "Fig. 1: MC question types and question categories.",
+        fig1_dataset_pies,
+        part="categories",
+        empty=_empty_pies,
     ),
     FigureSpec(
         "fig2_anderson_schooler",
         "Fig. 2: probability that a word appears on the next day against the number of past "
         "days it appeared on, with the least-squares line and R².",
         fig2_anderson_schooler,
+        part="anderson-schooler",
+        empty=_empty_anderson_schooler,
     ),
     FigureSpec(
         "fig3_closed_book",
         "Fig. 3: closed-book accuracy per resolution month, moving average, Wilson 95% "
         "intervals and knowledge cutoffs.",
         fig3_closed_book,
+        part="accuracy-over-time",
+        empty=_no_scores(CLOSED_BOOK, NO_CLOSED_BOOK),
     ),
     FigureSpec(
         "fig4_rag_cutoffs",
         "Fig. 4: RAG accuracy per RAG cutoff against closed-book, with RAG and knowledge cutoffs.",
         fig4_rag_cutoffs,
+        part="accuracy-over-time",
+        empty=_no_scores(RAG, NO_RAG),
     ),
-    FigureSpec("fig5_gold", "Fig. 5: gold-article accuracy per resolution month.", fig5_gold),
+    FigureSpec(
+        "fig5_gold",
+        "Fig. 5: gold-article accuracy per resolution month.",
+        fig5_gold,
+        part="accuracy-over-time",
+        empty=_no_scores(GOLD, NO_GOLD),
+    ),
     FigureSpec(
         "fig6_slopes",
         "Fig. 6: slope of the weighted regression of closed-book MC moving-average accuracy "
         "(TF when there are no MC questions) on time, over an expanding window.",
         fig6_slopes,
+        part="decline-slopes",
+        empty=_empty_slopes,
     ),
     FigureSpec(
         "fig8_categories_by_month",
         "Fig. 8: category shares per resolution month.",
         fig8_categories_by_month,
+        part="categories",
+        empty=_empty_categories_by_month,
     ),
     FigureSpec(
         "fig9_refusals_closed_book",
         "Fig. 9: closed-book accuracy excluding refusals and refusal rate.",
         fig9_refusals_closed_book,
+        part="refusals",
+        empty=_no_scores(CLOSED_BOOK, NO_CLOSED_BOOK),
     ),
     FigureSpec(
         "fig10_refusals_rag",
         "Fig. 10: RAG accuracy excluding refusals and refusal rate.",
         fig10_refusals_rag,
+        part="refusals",
+        empty=_no_scores(RAG, NO_RAG),
     ),
     FigureSpec(
         "fig11_refusals_gold",
         "Fig. 11: gold-article accuracy excluding refusals and refusal rate.",
         fig11_refusals_gold,
+        part="refusals",
+        empty=_no_scores(GOLD, NO_GOLD),
     ),
     FigureSpec(
         "freshbench_periods",
         "FreshBench periods: closed-book accuracy in the windows before release and the "
         "periods after it.",
         fig_freshbench,
+        part="bias-tests",
+        empty=_empty_freshbench,
     ),
 )

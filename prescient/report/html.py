@@ -1,78 +1,118 @@
 """``reports/index.html``: one self-contained page with every table and figure.
 
 Self-contained means it opens from a file, offline, years later: figures are embedded as
-base64 PNG, the style is inline, there is no script, and a Content-Security-Policy
-forbids the browser from fetching anything that is not a ``data:`` image, so an external
-reference would fail loudly in the browser test rather than load silently.
+base64 PNG, the style is inline (``page/style.css``), there is no script, and a
+Content-Security-Policy forbids the browser from fetching anything that is not a
+``data:`` image, so an external reference would fail loudly in the browser test rather
+than load silently. The page is a pure function of its inputs: the same tables, figures
+and params give the same bytes.
+
+Layout: the first screen says what was run, shows the headline table and lists the
+contents; then the parts of the outline in order (Daily Oracle, FreshBench,
+OpenForecast, Dataset, Provenance), each with one line on what its numbers are; the
+notes close the page, collapsed. A figure or table with nothing to show is one line
+saying why; so is a part whose every figure and table is empty, or which is not part of
+the run.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 import pandas as pd
 
 from prescient.report import tables as fmt
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+STYLE_FILE = "style.css"
+PAGE_PACKAGE = "prescient.report.page"
 
-STYLE = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
-  color: #1d1d1f; background: #fff; line-height: 1.45; }
-header { background: #1f3b57; color: #fff; padding: 1.2rem 2rem; }
-header h1 { margin: 0; font-size: 1.6rem; }
-header p { margin: 0.3rem 0 0; opacity: 0.85; }
-nav { padding: 0.6rem 2rem; background: #eef2f6; border-bottom: 1px solid #d5dde5; }
-nav a { margin-right: 1rem; color: #1f3b57; text-decoration: none; font-size: 0.92rem; }
-main { padding: 1rem 2rem 3rem; max-width: 1400px; }
-h2 { border-bottom: 2px solid #1f3b57; padding-bottom: 0.2rem; margin-top: 2.2rem; }
-h3 { margin-top: 1.6rem; }
-table { border-collapse: collapse; margin: 0.6rem 0 1.2rem; font-size: 0.85rem; }
-caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
-th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left;
-  white-space: nowrap; }
-.wide { overflow-x: auto; max-width: 100%; }
-th { background: #f3f5f7; position: sticky; top: 0; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.gap { color: #9a9a9a; background: repeating-linear-gradient(45deg, #fafafa, #fafafa 4px,
-  #f0f0f0 4px, #f0f0f0 8px); text-align: center; }
-.scroll { max-height: 32rem; overflow: auto; max-width: 100%; border: 1px solid #e3e7eb; }
-figure { margin: 1rem 0 2rem; }
-figure img { max-width: 100%; border: 1px solid #e3e7eb; }
-figcaption { font-size: 0.9rem; color: #444; margin-top: 0.3rem; }
-.missing { padding: 1rem; background: #fff4e5; border: 1px solid #f0c36d; }
-ul.notes li { margin: 0.2rem 0; }
-dl.prov { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 1rem; }
-dl.prov dt { font-weight: 600; }
-dl.prov dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
-"""
+
+@functools.cache
+def style() -> str:
+    """The page's style sheet (``prescient/report/page/style.css``)."""
+    return resources.files(PAGE_PACKAGE).joinpath(STYLE_FILE).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
 class EmbeddedFigure:
-    """A figure for the page; ``png`` is None when the file was missing."""
+    """A figure for the page.
+
+    Attributes:
+        name: file stem and HTML id.
+        caption: what it shows.
+        png: the image, or None when the file was not produced.
+        empty: one line saying why it has nothing to show ("" when it has data); shown
+            instead of the image.
+    """
 
     name: str
     caption: str
     png: bytes | None
+    empty: str = ""
 
 
 @dataclass(frozen=True)
 class TableSection:
-    """A rendered table with its heading and an optional note under it."""
+    """A rendered table with its heading, a note under it, and the line shown instead
+    of it when it has no rows."""
 
     table_id: str
     title: str
     frame: pd.DataFrame
     note: str = ""
     scroll: bool = False
+    empty: str = fmt.NO_ROWS
+
+
+@dataclass(frozen=True)
+class PartSection:
+    """One part of the outline as rendered.
+
+    Attributes:
+        part_id: its anchor.
+        title: its heading.
+        depth: 0 for a top-level part, 1 for a sub-part.
+        lines: what its numbers are (and, on the demo corpus, what they are worth).
+        status: one line replacing its figures and tables ("" to show them).
+        figures: its figures, in registry order.
+        tables: its tables, in registry order.
+        pairs: key-value lines shown first (the provenance).
+        children: its sub-parts.
+    """
+
+    part_id: str
+    title: str
+    depth: int
+    lines: tuple[str, ...] = ()
+    status: str = ""
+    figures: tuple[EmbeddedFigure, ...] = ()
+    tables: tuple[TableSection, ...] = ()
+    pairs: tuple[tuple[str, str], ...] = ()
+    children: tuple[PartSection, ...] = ()
+
+
+@dataclass(frozen=True)
+class FirstScreen:
+    """What was run, the demo warning (or ""), and the headline table."""
+
+    facts: tuple[tuple[str, tuple[str, ...]], ...]
+    warning: str
+    headline: TableSection
 
 
 def _figure(fig: EmbeddedFigure) -> str:
     cap = html.escape(fig.caption)
+    if fig.empty:
+        return (
+            f'<p class="empty" id="{fig.name}"><b>{html.escape(fig.caption.split(":")[0])}'
+            f":</b> {html.escape(fig.empty)}</p>"
+        )
     if fig.png is None:
         return (
             f'<figure id="{fig.name}"><div class="missing">Figure {html.escape(fig.name)} '
@@ -85,56 +125,103 @@ def _figure(fig: EmbeddedFigure) -> str:
     )
 
 
-def _table(section: TableSection) -> str:
-    body = (
-        fmt.to_html(section.frame, section.table_id)
-        if not section.frame.empty
-        else f'<p class="missing" id="{section.table_id}">No rows: nothing to report.</p>'
+def _table(section: TableSection, level: int = 4) -> str:
+    title = f"<h{level}>{html.escape(section.title)}</h{level}>"
+    if section.frame.empty:
+        return f'{title}<p class="empty" id="{section.table_id}">{html.escape(section.empty)}</p>'
+    note = f'<p class="note">{html.escape(section.note)}</p>' if section.note else ""
+    body = fmt.to_html(section.frame, section.table_id)
+    return f'{title}{note}<div class="{"scroll" if section.scroll else "wide"}">{body}</div>'
+
+
+def _pairs(pairs: Sequence[tuple[str, str]]) -> str:
+    if not pairs:
+        return ""
+    rows = "".join(
+        f"<dt>{html.escape(k)}</dt><dd>{html.escape(v or fmt.MISSING)}</dd>" for k, v in pairs
     )
-    if not section.frame.empty:
-        body = f'<div class="{"scroll" if section.scroll else "wide"}">{body}</div>'
-    note = f"<p>{html.escape(section.note)}</p>" if section.note else ""
-    return f"<h3>{html.escape(section.title)}</h3>{note}{body}"
+    return f'<dl class="prov">{rows}</dl>'
+
+
+def _part(part: PartSection) -> str:
+    level = 2 + part.depth
+    head = f'<section id="{part.part_id}"><h{level}>{html.escape(part.title)}</h{level}>'
+    if part.status:
+        body = f'<p class="empty">{html.escape(part.status)}</p>'
+    else:
+        lines = "".join(
+            f'<p class="{"about" if i == 0 else "demo"}">{html.escape(line)}</p>'
+            for i, line in enumerate(part.lines)
+        )
+        body = (
+            lines
+            + _pairs(part.pairs)
+            + "".join(_figure(f) for f in part.figures)
+            + "".join(_table(t) for t in part.tables)
+        )
+    children = "".join(_part(c) for c in part.children)
+    return f"{head}{body}{children}</section>"
+
+
+def _contents(parts: Sequence[PartSection], notes: int) -> str:
+    def entry(part: PartSection) -> str:
+        status = ""
+        if part.status:
+            status = f' <span class="status">({html.escape(_short(part.status))})</span>'
+        children = "".join(entry(c) for c in part.children)
+        sub = f"<ol>{children}</ol>" if children else ""
+        return f'<li><a href="#{part.part_id}">{html.escape(part.title)}</a>{status}{sub}</li>'
+
+    items = "".join(entry(p) for p in parts)
+    items += f'<li><a href="#notes">Notes</a> <span class="status">({notes})</span></li>'
+    return f'<nav id="contents" aria-label="Contents"><h2>Contents</h2><ol>{items}</ol></nav>'
+
+
+def _short(status: str) -> str:
+    """A part's status as the contents list gives it."""
+    return "not part of this run" if status.startswith("Not part of this run") else "empty"
+
+
+def _first_screen(first: FirstScreen, contents: str) -> str:
+    facts = "".join(
+        f"<dt>{html.escape(label)}</dt>"
+        + "".join(f"<dd>{html.escape(line)}</dd>" for line in lines)
+        for label, lines in first.facts
+    )
+    warning = f'<p class="demo-corpus">{html.escape(first.warning)}</p>' if first.warning else ""
+    return (
+        '<section id="run" class="first"><div class="run">'
+        f'<div id="run-summary"><h2>What was run</h2>{warning}<dl class="facts">{facts}</dl>'
+        f'<div id="headline-block">{_table(first.headline, 2)}</div></div>'
+        f"{contents}</div></section>"
+    )
 
 
 def render_page(
     title: str,
-    provenance: Sequence[tuple[str, str]],
+    subtitle: str,
+    first: FirstScreen,
+    parts: Sequence[PartSection],
     notes: Sequence[str],
-    overview: Sequence[TableSection],
-    figures: Sequence[EmbeddedFigure],
-    tables: Sequence[TableSection],
 ) -> str:
     """The whole page as a string (UTF-8, no external reference of any kind)."""
-    prov = "".join(
-        f"<dt>{html.escape(k)}</dt><dd>{html.escape(v or fmt.MISSING)}</dd>" for k, v in provenance
-    )
     note_items = "".join(f"<li>{html.escape(n)}</li>" for n in notes) or "<li>None.</li>"
-    parts = [
+    parts_html = [_part(p) for p in parts]
+    page = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<link rel="icon" href="data:,">',
-        f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
-        f"<header><h1>{html.escape(title)}</h1>",
-        "<p>Daily Oracle analysis: accuracy over time, Table 3, FreshBench temporal tests "
-        "and dataset statistics.</p></header>",
-        '<nav><a href="#provenance">Provenance</a><a href="#overview">Models and counts</a>'
-        '<a href="#notes">Notes and gaps</a><a href="#figures">Figures</a>'
-        '<a href="#tables">Tables</a></nav><main>',
-        f'<section id="provenance"><h2>Provenance</h2><dl class="prov">{prov}</dl></section>',
-        '<section id="overview"><h2>Models and counts</h2>',
-        *(_table(s) for s in overview),
-        "</section>",
-        '<section id="notes"><h2>Notes and gaps</h2><p>Missing values are shown as '
+        f"<title>{html.escape(title)}</title><style>{style()}</style></head><body>",
+        f"<header><h1>{html.escape(title)}</h1><p>{html.escape(subtitle)}</p></header>",
+        "<main>",
+        _first_screen(first, _contents(parts, len(notes))),
+        *parts_html,
+        f'<section id="notes"><details><summary>Notes ({len(notes)}): gaps, skipped '
+        "models, excluded rows</summary><p>Missing values are shown as "
         f"{fmt.MISSING} (hatched): the data had nothing to compute them from.</p>"
-        f'<ul class="notes">{note_items}</ul></section>',
-        '<section id="figures"><h2>Figures</h2>',
-        *(_figure(f) for f in figures),
-        "</section>",
-        '<section id="tables"><h2>Tables</h2>',
-        *(_table(s) for s in tables),
-        "</section></main></body></html>",
+        f'<ul class="notes">{note_items}</ul></details></section>',
+        "</main></body></html>",
     ]
-    return "\n".join(parts) + "\n"
+    return "\n".join(page) + "\n"

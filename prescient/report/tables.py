@@ -14,14 +14,16 @@ import html
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 MISSING = "–"
-# A cell that reads as a number (optionally with a bracketed interval): right-aligned.
-NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?")
+NO_ROWS = "No rows: nothing to report."
+# A cell that reads as a number (optionally with a bracketed interval and its n):
+# right-aligned.
+NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?( n=\d+)?")
 EXCLUDES_MARK = "†"
 """Marks a bootstrap interval that does not contain its estimate."""
 # Columns that hold text even when every value looks numeric or is empty.
@@ -75,6 +77,20 @@ TEXT_COLUMNS = (
     "checksum",
     "first_date",
     "last_date",
+    # BPC tables (prescient/bpc/tables.py)
+    "display_name",
+    "bucket_start",
+    "bucket_end",
+    "span",
+    "first_bucket",
+    "last_bucket",
+    "base_start",
+    "base_end",
+    "what",
+    # OpenForecast tables (prescient/openforecast/tables.py)
+    "task",
+    "metric",
+    "interval",
 )
 
 
@@ -254,6 +270,49 @@ def _with_ci(value: object, low: object, high: object, excludes: object = False)
     return f"{v} [{lo}, {hi}]" + (f" {EXCLUDES_MARK}" if _flag(excludes) else "")
 
 
+def fmt_interval(
+    value: object, low: object, high: object, digits: int = 2, scale: float = 1.0
+) -> str:
+    """``value [low, high]`` (each times ``scale``), the value alone when the interval is
+    missing, the missing mark when the value is."""
+
+    def num(x: object) -> str:
+        try:
+            return fmt_number(scale * float(x), digits)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return MISSING
+
+    v = num(value)
+    if v == MISSING:
+        return v
+    lo, hi = num(low), num(high)
+    return v if MISSING in (lo, hi) else f"{v} [{lo}, {hi}]"
+
+
+def interval_columns(
+    columns: Sequence[Column], intervals: dict[str, tuple[str, str, str, int, float]]
+) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A display that joins values with their intervals.
+
+    Args:
+        columns: the displayed columns; a name that is a key of ``intervals`` is the
+            joined text.
+        intervals: display column -> (value, low, high, digits, scale) columns of the
+            table.
+    """
+
+    def render(df: pd.DataFrame) -> pd.DataFrame:
+        joined = df.copy()
+        for name, (value, low, high, digits, scale) in intervals.items():
+            joined[name] = [
+                fmt_interval(v, lo, hi, digits, scale)
+                for v, lo, hi in zip(df[value], df[low], df[high], strict=True)
+            ]
+        return display_frame(joined, columns)
+
+    return render
+
+
 @dataclass(frozen=True)
 class ReportTable:
     """How one analysis table is shown to people, in the HTML report and in Markdown.
@@ -267,6 +326,8 @@ class ReportTable:
         scroll: long tables scroll inside a box.
         markdown: also written as ``<name>.md`` beside the CSV.
         render: a custom display (Table 3 joins values with their intervals).
+        part: the id of the report part it belongs to (:mod:`prescient.report.outline`).
+        empty: one line saying why the table can have no rows, shown in its place.
     """
 
     name: str
@@ -277,6 +338,8 @@ class ReportTable:
     scroll: bool = False
     markdown: bool = False
     render: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    part: str = field(kw_only=True)
+    empty: str = NO_ROWS
 
     def display(self, df: pd.DataFrame) -> pd.DataFrame:
         return self.render(df) if self.render is not None else display_frame(df, self.columns)
@@ -292,6 +355,7 @@ MODELS = ReportTable(
         ("release_date", "Release date", fmt_text),
         ("source", "Dates from", fmt_text),
     ),
+    part="provenance",
 )
 CELLS = ReportTable(
     "cells",
@@ -311,6 +375,8 @@ CELLS = ReportTable(
     ),
     "n is what the cell scored; a model with a budget (eval.max_questions) answers a "
     "seeded sample, nested in every larger one, so it scores fewer than the source has.",
+    part="provenance",
+    empty="No cell scored a question.",
 )
 SOURCES = ReportTable(
     "dataset_sources",
@@ -332,6 +398,8 @@ SOURCES = ReportTable(
     "The question table every model answered (after the seeded sample of "
     "questions.max_questions, if any). Horizon: days from the forecast date to the "
     "resolution date.",
+    part="sources",
+    empty="No evaluated questions.",
 )
 ANALYSIS_TABLES: tuple[ReportTable, ...] = (
     ReportTable(
@@ -346,6 +414,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "strongly biased under resampling there); do not read it as an interval.",
         markdown=True,
         render=table3_display,
+        part="yearly",
+        empty="No series has monthly accuracy to average by year.",
     ),
     ReportTable(
         "freshbench_bias",
@@ -374,6 +444,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "months, the present window reaching 15 days past the anchor).",
         scroll=True,
         markdown=True,
+        part="bias-tests",
+        empty="No model with an anchor date has questions in a past and the present window.",
     ),
     ReportTable(
         "freshbench_degeneration",
@@ -400,6 +472,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "(present) or every question resolved before the anchor date (pre_anchor).",
         scroll=True,
         markdown=True,
+        part="bias-tests",
+        empty="No model with an anchor date has questions after it.",
     ),
     ReportTable(
         "freshbench_decline",
@@ -424,6 +498,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "Pre-release accuracy is the reference's; the first post-release accuracy is the "
         "mean accuracy of the first periods after the anchor date that have questions.",
         markdown=True,
+        part="bias-tests",
+        empty="No model with an anchor date has questions before and after it.",
     ),
     ReportTable(
         "freshbench_skipped",
@@ -434,6 +510,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("anchor", "Anchor", fmt_text),
             ("reason", "Reason", fmt_text),
         ),
+        part="bias-tests",
+        empty="Every model has the dates the tests need.",
     ),
     ReportTable(
         "slopes",
@@ -448,6 +526,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("slope_pp_per_month", "Slope (pp/month)", _digits(3)),
         ),
         scroll=True,
+        part="decline-slopes",
+        empty="No series has enough months with a defined moving average for a slope.",
     ),
     ReportTable(
         "monthly_accuracy",
@@ -466,6 +546,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         ),
         "Months without questions are kept as rows with n = 0 and empty rates.",
         scroll=True,
+        part="accuracy-over-time",
+        empty="No scored questions.",
     ),
     ReportTable(
         "horizon_accuracy",
@@ -483,6 +565,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "Horizon: days from a question's forecast date to its resolution date (questions "
         "without a forecast date are not in this table). Wilson 95% intervals.",
         scroll=True,
+        part="horizon",
+        empty="No evaluated question has a forecast date (map a source's forecast_date column).",
     ),
     ReportTable(
         "dataset_horizons",
@@ -493,6 +577,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("bucket", "Horizon", fmt_text),
             ("n", "Questions", fmt_int),
         ),
+        part="sources",
+        empty="No evaluated question has a forecast date.",
     ),
     ReportTable(
         "dataset_source_categories",
@@ -505,12 +591,16 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("share_pct", "%", fmt_number),
         ),
         scroll=True,
+        part="categories",
+        empty="The evaluated questions have no categories.",
     ),
     ReportTable(
         "dataset_mc_types",
         "dataset-mc-types",
         "MC question types",
         (("mc_type", "Type", fmt_text), ("n", "n", fmt_int), ("share_pct", "%", fmt_number)),
+        part="categories",
+        empty="The evaluated questions have no MC types (no MC questions, or none typed).",
     ),
     ReportTable(
         "dataset_categories",
@@ -523,6 +613,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("n_tf", "TF", fmt_int),
             ("n_mc", "MC", fmt_int),
         ),
+        part="categories",
+        empty="The evaluated questions have no categories.",
     ),
     ReportTable(
         "dataset_questions_by_month",
@@ -535,6 +627,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("n", "All", fmt_int),
         ),
         scroll=True,
+        part="sources",
+        empty="No evaluated questions.",
     ),
     ReportTable(
         "anderson_schooler_fit",
@@ -550,6 +644,8 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("r2", "R²", _digits(3)),
             ("status", "Status", fmt_text),
         ),
+        part="anderson-schooler",
+        empty="Nothing to count words in: no article titles or questions.",
     ),
 )
 """Every analysis table of the report, in page order."""

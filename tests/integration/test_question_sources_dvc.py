@@ -4,8 +4,10 @@ A scratch repository is made from the project's code and configuration (git init
 init, no outputs of any earlier run); the inputs are files the tests write. Importing a
 question file runs ingest, the file's questions stage, retrieve, the evaluation grid,
 score, analyze, plot and report, and nothing of construction; a scores table from
-elsewhere runs analyze, plot and report alone; a queued experiment (run in a temporary
-workspace under .dvc/tmp/exps) finds a corpus outside the project through a location.
+elsewhere runs analyze, plot and report alone; neither runs BPC or OpenForecast, whose
+sections then say in one line that they are not part of the run; a queued experiment
+(run in a temporary workspace under .dvc/tmp/exps) finds a corpus outside the project
+through a location.
 """
 
 from __future__ import annotations
@@ -39,6 +41,12 @@ m1,Will the Aldmark Reserve Bank raise rates in July 2024?,1,2024-05-01,2024-07-
 m2,Will the Lyra-2 satellite launch before September 2024?,0,2024-06-01,2024-09-01,Science & Technology
 m3,Will the Port Velden tram open in 2024?,1,2024-01-15,2024-11-30,Transport
 """
+NOT_BPC = "Not part of this run: reports/tables (analysis.bpc) holds no BPC tables."
+NOT_OPENFORECAST = (
+    "Not part of this run: reports/tables (analysis.openforecast) holds no OpenForecast tables."
+)
+# Stages of BPC and OpenForecast: the report of an imported benchmark runs none of them.
+OWN_CORPUS = ("bpc", "chains", "of_samples", "of_predict", "lrae", "of_tables")
 GRID = (
     "eval.models=[baseline_always_yes,baseline_random]",
     "eval.settings=[closed_book,rag_dynamic]",
@@ -148,6 +156,9 @@ def test_an_imported_file_runs_retrieval_evaluation_and_the_report_only(tmp_path
     assert set(monthly["qtype"]) == {"tf"}  # no empty MC series for a True/False import
     page = (root / "reports/index.html").read_text()
     assert "markets.csv" in page and digest in page and "forecast date))" in page
+    for line in (NOT_BPC, NOT_OPENFORECAST):
+        assert page.count(line) == 1, line  # one line in place of the part
+    assert not (root / "reports/bpc").exists() and not (root / "reports/openforecast").exists()
     retrieval = pd.read_parquet(root / "data/interim/retrieval.parquet")
     questions = pd.read_parquet(root / "data/interim/eval_questions.parquet")
     asked = retrieval["question_id"].map(questions.set_index("question_id")["forecast_date"])
@@ -204,6 +215,7 @@ def test_a_scores_table_from_elsewhere_is_analysed_alone(tmp_path: Path) -> None
     assert "not recorded" in provenance["retrieval_window"]
     page = (root / "reports/index.html").read_text()
     assert "results/their_scores.parquet" in page and "none (scores analysed alone)" in page
+    assert NOT_BPC in page and NOT_OPENFORECAST in page
 
 
 def _graph(tmp_path: Path, overrides: list[str]) -> Any:
@@ -233,9 +245,12 @@ def _upstream(tmp_path: Path, overrides: list[str]) -> set[str]:
 def test_what_the_report_depends_on_for_each_question_source(tmp_path: Path) -> None:
     default = _upstream(tmp_path, [])
     assert {"construct", "select", "ingest", "questions@daily_oracle", "retrieve"} <= default
+    assert {"bpc", "chains", "of_samples", "lrae", "of_tables"} <= default
+    assert any(s.startswith("of_predict@") for s in default)
     imported = _upstream(tmp_path, ["questions=file"])
     assert "questions@imported" in imported and "ingest" in imported
     assert not {"construct", "select"} & imported
+    assert not [s for s in imported if s.split("@")[0] in OWN_CORPUS]
     combined = _upstream(tmp_path, ["questions=daily_oracle_openforecast"])
     assert {"questions@daily_oracle", "questions@openforecast", "construct"} <= combined
     alone = _upstream(

@@ -1,6 +1,7 @@
 """reports/index.html in real headless Chromium: it loads offline with every figure
 decoded and every table present, logs no console error and requests nothing outside
-the file itself; a screenshot is kept in the test's tmp dir."""
+the file itself; its first screen (1280 x 800) says what was run and shows the headline
+table; a screenshot is kept in the test's tmp dir."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from typing import Any
 import pytest
 
 from prescient.report.figures import FIGURES
+from prescient.report.summary import DEMO_LINE
 from tests.fixtures.analysis.frames import MULTI_YEAR_REGISTRY, multi_year, sparse_demo
+from tests.fixtures.analysis.results import bpc_tables, openforecast_tables
 from tests.fixtures.analysis.run import run_stages
 from tests.support.browser import launch_browser
 
@@ -86,3 +89,50 @@ def test_the_check_catches_an_external_reference(tmp_path: Path) -> None:
     seen = _visit(page, tmp_path / "leaky.png")
     assert seen["external"] == ["https://example.invalid/pixel.png"]
     assert seen["bad_console"]
+
+
+FIRST_SCREEN = """() => {
+  const box = (sel) => { const e = document.querySelector(sel);
+    if (!e) return null; const r = e.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, text: e.innerText}; };
+  return {facts: box('dl.facts'), warning: box('p.demo-corpus'), headline: box('table#headline'),
+          contents: box('nav#contents'), rows: document.querySelectorAll('#headline tr').length,
+          height: window.innerHeight, scroll: window.scrollY};
+}"""
+
+
+def test_the_first_screen_says_what_was_run_and_shows_the_headline(tmp_path: Path) -> None:
+    scores, questions, articles = multi_year()
+    run = run_stages(
+        tmp_path / "run",
+        scores,
+        questions,
+        articles,
+        MULTI_YEAR_REGISTRY,
+        bpc=bpc_tables(tmp_path / "bpc"),
+        openforecast=openforecast_tables(tmp_path / "openforecast"),
+    )
+    with launch_browser() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(run.html.as_uri(), wait_until="load")
+        seen = page.evaluate(FIRST_SCREEN)
+        page.screenshot(path=str(tmp_path / "first_screen.png"))
+    assert seen["height"] == 800 and seen["scroll"] == 0
+    for part in ("facts", "warning", "headline", "contents"):
+        assert 0 <= seen[part]["top"] < seen[part]["bottom"] <= 800, (part, seen[part])
+    facts = seen["facts"]["text"]
+    for said in (
+        "demo: 354 articles",
+        "unnamed: 708 questions (354 TF, 354 MC), resolving 2020-01-02 to 2024-12-28",
+        "alpha-7b (knowledge cutoff 2022-03-31, released 2022-09-15)",
+        "closed book, RAG cutoff 2022-01-01, RAG dynamic, gold article",
+        "BPC and TBI: report_words, 5 documents in 3 buckets",
+        "OpenForecast: 11 closed-form questions, 3 open-form samples judged by smollm2_135m",
+    ):
+        assert said in facts, said
+    assert seen["warning"]["text"] == DEMO_LINE
+    assert seen["rows"] == 1 + 3 * 2  # header, then TF and MC of three models
+    assert "alpha-7b" in seen["headline"]["text"] and "n=354" in seen["headline"]["text"]
+    contents = seen["contents"]["text"]
+    assert [c in contents for c in ("Daily Oracle", "FreshBench", "OpenForecast", "Dataset",
+                                   "Provenance", "Notes")] == [True] * 6  # fmt: skip

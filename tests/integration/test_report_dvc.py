@@ -1,6 +1,7 @@
 """dvc.yaml declares what the analyze, plot and report stages read and write: one
-directory of tables (tracked by git) and one directory of figures (DVC plots); a
-switched model or RAG cutoff changes what `dvc metrics diff` / `dvc plots diff` compare."""
+directory of tables (tracked by git), the BPC and OpenForecast directories the params
+name, and one directory of figures (DVC plots); a switched model or RAG cutoff changes
+what `dvc metrics diff` / `dvc plots diff` compare."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from pathlib import Path
 
 import yaml
 
+from prescient.analysis.pipeline import TABLE_NAMES
 from prescient.report.figures import FIGURES
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.run import run_stages
+from tests.fixtures.analysis.settings import composed
 
 
 def _names(entries: list[object]) -> list[str]:
@@ -41,9 +44,14 @@ def test_analyze_writes_one_directory_of_tables_tracked_by_git() -> None:
     assert stage["metrics"] == [{"reports/metrics/analysis.json": {"cache": False}}]
 
 
-def test_plot_reads_the_tables_directory_and_writes_one_directory_of_plots() -> None:
+OPTIONAL = {"${analysis.bpc}", "${analysis.openforecast}"}
+
+
+def test_plot_reads_the_tables_directories_and_writes_one_directory_of_plots() -> None:
     stage = _stages()["plot"]
-    assert _data_deps(stage) == {"reports/tables"}
+    assert _data_deps(stage) == {"reports/tables", *OPTIONAL}
+    cmd = " ".join(str(stage["cmd"]).split())
+    assert "--bpc ${analysis.bpc} --openforecast ${analysis.openforecast}" in cmd
     assert _names(stage["plots"]) == ["reports/figures"]
     assert "outs" not in stage
     ignored = (ROOT / "reports" / ".gitignore").read_text().split()
@@ -52,7 +60,7 @@ def test_plot_reads_the_tables_directory_and_writes_one_directory_of_plots() -> 
 
 def test_report_depends_on_both_directories_and_the_params() -> None:
     stage = _stages()["report"]
-    assert _data_deps(stage) == {"reports/tables", "reports/figures"}
+    assert _data_deps(stage) == {"reports/tables", "reports/figures", *OPTIONAL}
     assert stage["params"] == [{"params.yaml": None}]
     assert _names(stage["outs"]) == ["reports/index.html"]
 
@@ -72,3 +80,30 @@ def test_switching_a_rag_cutoff_changes_metrics_and_figures(tmp_path: Path) -> N
     }
     assert {"fig4_rag_cutoffs", "fig10_refusals_rag"} <= changed
     assert "fig3_closed_book" not in changed
+
+
+def _outs(stage: dict[str, list[object]]) -> set[str]:
+    return {str(o) for o in _names(stage.get("outs", []))}
+
+
+def test_the_presets_name_the_bpc_and_openforecast_directories() -> None:
+    """The pipeline's preset names the directories the bpc and of_tables stages write
+    into (so plot and report depend on them); the presets of an imported benchmark and
+    of a scores table analysed alone name the analysis tables' directory, which holds
+    none of their tables (so those stages do not run)."""
+    stages = _stages()
+    pipeline = composed()["analysis"]
+    bpc_outs = {str(Path(o).parent) for o in _outs(stages["bpc"]) if o.endswith(".csv")}
+    of_outs = {str(Path(o).parent) for o in _outs(stages["of_tables"])}
+    assert bpc_outs == {pipeline["bpc"]} == {"reports/bpc"}
+    assert of_outs == {pipeline["openforecast"]} == {"reports/openforecast"}
+    analysis_tables = {"reports/tables"}
+    assert _outs(stages["analyze"]) == analysis_tables
+    stems = {f"{n}.csv" for n in TABLE_NAMES}
+    assert not stems & {Path(o).name for o in _outs(stages["bpc"]) | _outs(stages["of_tables"])}
+    for overrides in (
+        ("questions=file",),
+        ("analysis_inputs=scores_file", "analysis.scores=results/s.parquet"),
+    ):
+        chosen = composed(*overrides)["analysis"]
+        assert {chosen["bpc"], chosen["openforecast"]} == analysis_tables, overrides

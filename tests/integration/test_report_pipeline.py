@@ -140,7 +140,7 @@ def test_sparse_demo_gives_labelled_gaps(tmp_path: Path) -> None:
     run = run_stages(tmp_path, scores, questions, articles, registry)
     page = run.html.read_text()
     assert "moving averages are empty" in page
-    assert "needs more than 100 days with documents, has 3" in page
+    assert "needs more than 20 days with documents, has 3" in page
     assert "no knowledge cutoff" in page
     assert 'class="gap"' in page
     tables = read_tables(run.tables)

@@ -1,0 +1,212 @@
+"""The report's first screen: what was run, and the headline accuracy table.
+
+A newcomer opening ``reports/index.html`` should learn, without scrolling, which corpus
+and question sources the run read, which models answered in which settings, whether the
+numbers mean anything (the demo corpus is fictional), and the accuracy of each model in
+each setting. Everything here is read from the tables and params; nothing is computed
+that the analysis did not compute (the headline is the ``accuracy`` table, pivoted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from prescient.analysis.schema import cell_order
+from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG
+from prescient.report import tables as fmt
+from prescient.report.contents import BPC_PART, OPENFORECAST_PART, ReportInputs
+from prescient.report.openforecast_figures import CLOSED_TABLE, OPEN_TABLE
+from prescient.vocab import QTYPES
+
+DEMO_CORPUS = "demo"
+"""conf/corpus/demo.yaml's name: the fictional corpus that ships with the project."""
+DEMO_LINE = (
+    "The demo corpus is fictional, written for this project: the numbers below mean "
+    "nothing about any model; they show every part of the method working."
+)
+HEADLINE_NOTE = (
+    "Accuracy (%) over all resolution months, [Wilson 95% interval] and n, the questions "
+    "scored (failed calls left out; refusals and unparseable answers count as wrong)."
+)
+
+Facts = tuple[tuple[str, tuple[str, ...]], ...]
+"""(label, lines) pairs of the run summary."""
+
+
+def _kv(df: pd.DataFrame | None) -> dict[str, str]:
+    if df is None or df.empty or "key" not in df.columns:
+        return {}
+    return {str(k): str(v) for k, v in zip(df["key"], df["value"], strict=True)}
+
+
+def has_corpus(tables: Mapping[str, pd.DataFrame]) -> bool:
+    """The analysis read a corpus (not a scores table analysed alone)."""
+    return bool(_kv(tables.get("provenance")).get("corpus_checksum"))
+
+
+def is_demo(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> bool:
+    """The run read the fictional demo corpus."""
+    corpus = params.get("corpus")
+    name = corpus.get("name") if isinstance(corpus, Mapping) else None
+    return has_corpus(tables) and name == DEMO_CORPUS
+
+
+def setting_label(setting: str, rag_cutoff: str) -> str:
+    """A cell as a reader names it: closed book, gold article, RAG (dynamic or a cutoff)."""
+    if setting == CLOSED_BOOK:
+        return "closed book"
+    if setting == GOLD:
+        return "gold article"
+    if setting == RAG:
+        return f"RAG cutoff {rag_cutoff}" if rag_cutoff != "dynamic" else "RAG dynamic"
+    return setting
+
+
+def _settings(acc: pd.DataFrame) -> pd.DataFrame:
+    """The distinct settings of the scored cells, in the paper's order."""
+    cells = acc[["setting", "rag_cutoff", "cell"]].drop_duplicates().assign(model="")
+    return cell_order(cells)
+
+
+def _corpus_line(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> str:
+    prov = _kv(tables.get("provenance"))
+    if not has_corpus(tables):
+        return f"none: the scores table {prov.get('scores_path', '')} analysed alone"
+    corpus = params.get("corpus")
+    name = corpus.get("name", "") if isinstance(corpus, Mapping) else ""
+    articles = prov.get("articles", "")
+    count = f"{int(articles):,} articles" if articles.isdigit() else "articles not counted"
+    return f"{name}: {count}"
+
+
+def _source_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
+    sources = tables.get("dataset_sources", pd.DataFrame())
+    if sources.empty:
+        return ("no evaluated questions",)
+    series = set(_kv(tables.get("provenance")).get("time_series_sources", "").split(", "))
+    lines = []
+    for r in sources.to_dict("records"):
+        line = (
+            f"{r['source']}: {fmt.fmt_int(r['n'])} questions ({fmt.fmt_int(r['n_tf'])} TF, "
+            f"{fmt.fmt_int(r['n_mc'])} MC), resolving {r['first_date']} to {r['last_date']}"
+        )
+        if r["source"] not in series:
+            line += "; not in the headline or the time series"
+        lines.append(line)
+    return tuple(lines)
+
+
+def _model_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
+    models = tables.get("models", pd.DataFrame())
+    if models.empty:
+        return ("none scored",)
+    parts = []
+    for r in models.to_dict("records"):
+        dates = [
+            f"{label} {r[col]}"
+            for col, label in (
+                ("knowledge_cutoff", "knowledge cutoff"),
+                ("release_date", "released"),
+            )
+            if r.get(col)
+        ]
+        parts.append(f"{r['model']} ({', '.join(dates)})" if dates else str(r["model"]))
+    return ("; ".join(parts),)
+
+
+def _setting_lines(
+    tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
+) -> tuple[str, ...]:
+    acc = tables.get("accuracy", pd.DataFrame())
+    if acc.empty:
+        return ("none scored",)
+    settings = _settings(acc)
+    line = ", ".join(
+        setting_label(s, c)
+        for s, c in zip(settings["setting"], settings["rag_cutoff"], strict=True)
+    )
+    generation = params.get("eval", {}).get("generation") if has_corpus(tables) else None
+    if isinstance(generation, Mapping) and generation:
+        line += " (generation: " + ", ".join(f"{k} {v}" for k, v in generation.items()) + ")"
+    return (line,)
+
+
+def _bpc_line(inputs: ReportInputs) -> str:
+    if BPC_PART in inputs.absent:
+        return "BPC and TBI: not part of this run"
+    buckets = inputs.tables.get("bpc_buckets", pd.DataFrame())
+    if buckets.empty or not buckets["bpc"].notna().any():
+        return "BPC and TBI: no document scored"
+    scored = buckets.loc[buckets["n_docs"] > 0]
+    models = ", ".join(dict.fromkeys(scored["model"]))
+    return (
+        f"BPC and TBI: {models}, {int(scored['n_docs'].sum())} documents in "
+        f"{scored['bucket'].nunique()} buckets"
+    )
+
+
+def _openforecast_line(inputs: ReportInputs, params: Mapping[str, Any]) -> str:
+    if OPENFORECAST_PART in inputs.absent:
+        return "OpenForecast: not part of this run"
+    closed = inputs.tables.get(CLOSED_TABLE, pd.DataFrame())
+    open_ = inputs.tables.get(OPEN_TABLE, pd.DataFrame())
+    book = closed.loc[closed["setting"] == CLOSED_BOOK] if not closed.empty else closed
+    n_closed = int(book.groupby("task")["n"].max().sum()) if not book.empty else 0
+    f1 = open_.loc[open_["metric"] == "f1"] if not open_.empty else open_
+    n_open = int(f1.groupby("task")["n"].max().sum()) if not f1.empty else 0
+    judge = judge_model(params)
+    return (
+        f"OpenForecast: {n_closed} closed-form questions, {n_open} open-form samples "
+        f"judged by {judge}"
+    )
+
+
+def judge_model(params: Mapping[str, Any]) -> str:
+    """The LRAE judge of the run (``openforecast.lrae.judge_model``)."""
+    of = params.get("openforecast")
+    lrae = of.get("lrae") if isinstance(of, Mapping) else None
+    judge = lrae.get("judge_model") if isinstance(lrae, Mapping) else None
+    return str(judge) if judge else "the configured judge"
+
+
+def run_facts(inputs: ReportInputs, params: Mapping[str, Any]) -> Facts:
+    """What was run: corpus, question sources, models, settings, the other parts."""
+    tables = inputs.tables
+    return (
+        ("Corpus", (_corpus_line(tables, params),)),
+        ("Questions", _source_lines(tables)),
+        ("Models", _model_lines(tables)),
+        ("Settings", _setting_lines(tables, params)),
+        ("Other parts", (_bpc_line(inputs), _openforecast_line(inputs, params))),
+    )
+
+
+def _cell_text(row: Mapping[Any, Any] | None) -> str:
+    if row is None:
+        return fmt.MISSING
+    acc = fmt.fmt_interval(row["accuracy"], row["ci_low"], row["ci_high"], 1, 100.0)
+    return f"{acc} n={fmt.fmt_int(row['n'])}"
+
+
+def headline(acc: pd.DataFrame) -> pd.DataFrame:
+    """The ``accuracy`` table pivoted: a row per model and question type (TF, MC), a
+    column per setting, each cell ``accuracy [low, high] n=k``."""
+    if acc.empty:
+        return pd.DataFrame()
+    settings = _settings(acc)
+    by_key = {(r["model"], r["cell"], r["qtype"]): r for r in acc.to_dict("records")}
+    qtypes = [q for q in QTYPES if q in set(acc["qtype"])]
+    rows = []
+    for model in dict.fromkeys(acc["model"]):
+        for qtype in qtypes:
+            if not any((model, c, qtype) in by_key for c in settings["cell"]):
+                continue
+            row = {"Model": model, "Type": qtype.upper()}
+            for r in settings.to_dict("records"):
+                label = setting_label(r["setting"], r["rag_cutoff"])
+                row[label] = _cell_text(by_key.get((model, r["cell"], qtype)))
+            rows.append(row)
+    return pd.DataFrame(rows)

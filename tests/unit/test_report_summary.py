@@ -1,0 +1,90 @@
+"""The first screen's pieces: the headline pivot of the accuracy table, the settings as
+a reader names them, and the run summary of a scores table analysed alone."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from prescient.report.contents import BPC_PART, OPENFORECAST_PART, ReportInputs
+from prescient.report.summary import headline, is_demo, run_facts, setting_label
+
+COLUMNS = ["model", "setting", "rag_cutoff", "cell", "qtype", "n", "n_correct", "accuracy",
+           "ci_low", "ci_high"]  # fmt: skip
+
+
+def _row(model: str, setting: str, cutoff: str, qtype: str, k: int, n: int) -> list[object]:
+    cell = setting if not cutoff else f"{setting}_{cutoff}"
+    return [model, setting, cutoff, cell, qtype, n, k, k / n, 0.1, 0.9]
+
+
+def test_headline_pivots_models_and_types_against_settings() -> None:
+    acc = pd.DataFrame(
+        [
+            _row("m1", "closed_book", "", "tf", 3, 4),
+            _row("m1", "closed_book", "", "mc", 1, 2),
+            _row("m1", "closed_book", "", "all", 4, 6),
+            _row("m1", "gold", "", "tf", 4, 4),
+            _row("m1", "rag", "dynamic", "tf", 2, 4),
+            _row("m1", "rag", "2024-01-01", "tf", 1, 4),
+            _row("m2", "closed_book", "", "tf", 0, 4),
+        ],
+        columns=COLUMNS,
+    )
+    shown = headline(acc)
+    assert list(shown.columns) == [
+        "Model", "Type", "closed book", "RAG cutoff 2024-01-01", "RAG dynamic", "gold article",
+    ]  # fmt: skip
+    assert shown.values.tolist() == [
+        ["m1", "TF", "75.0 [10.0, 90.0] n=4", "25.0 [10.0, 90.0] n=4", "50.0 [10.0, 90.0] n=4",
+         "100.0 [10.0, 90.0] n=4"],
+        ["m1", "MC", "50.0 [10.0, 90.0] n=2", "–", "–", "–"],
+        ["m2", "TF", "0.0 [10.0, 90.0] n=4", "–", "–", "–"],
+    ]  # fmt: skip
+    assert headline(acc.iloc[0:0]).empty
+
+
+def test_a_missing_interval_leaves_the_value() -> None:
+    row = _row("m", "closed_book", "", "tf", 1, 1)
+    row[8] = row[9] = math.nan
+    assert headline(pd.DataFrame([row], columns=COLUMNS)).iloc[0, 2] == "100.0 n=1"
+
+
+def test_settings_as_a_reader_names_them() -> None:
+    assert [setting_label(s, c) for s, c in (("closed_book", ""), ("gold", ""),
+            ("rag", "dynamic"), ("rag", "2024-06-01"))] == [
+        "closed book", "gold article", "RAG dynamic", "RAG cutoff 2024-06-01",
+    ]  # fmt: skip
+
+
+def test_a_scores_table_analysed_alone() -> None:
+    provenance = pd.DataFrame(
+        {
+            "key": ["scores_path", "corpus_checksum", "articles", "time_series_sources"],
+            "value": ["results/s.parquet", "", "", "bench"],
+        }
+    )
+    sources = pd.DataFrame(
+        [["bench", 40, 20, 20, "2023-01-01", "2023-12-31"]],
+        columns=["source", "n", "n_tf", "n_mc", "first_date", "last_date"],
+    )
+    models = pd.DataFrame(
+        [["b-7b", "2023-06-30", ""], ["rand", "", ""]],
+        columns=["model", "knowledge_cutoff", "release_date"],
+    )
+    tables = {"provenance": provenance, "dataset_sources": sources, "models": models}
+    inputs = ReportInputs(tables, {BPC_PART: "x", OPENFORECAST_PART: "y"})
+    params = {"corpus": {"name": "demo"}, "eval": {"generation": {"temperature": 0.0}}}
+    facts = dict(run_facts(inputs, params))
+    assert facts["Corpus"] == ("none: the scores table results/s.parquet analysed alone",)
+    assert facts["Questions"] == (
+        "bench: 40 questions (20 TF, 20 MC), resolving 2023-01-01 to 2023-12-31",
+    )
+    assert facts["Models"] == ("b-7b (knowledge cutoff 2023-06-30); rand",)
+    assert facts["Settings"] == ("none scored",)
+    assert facts["Other parts"] == (
+        "BPC and TBI: not part of this run",
+        "OpenForecast: not part of this run",
+    )
+    assert not is_demo(tables, params)  # the demo's params, but no corpus was read
