@@ -10,13 +10,13 @@ from prescient.settings import ParamsError
 from tests.fixtures.analysis.settings import analysis_settings, composed
 
 
-def test_shipped_config_composes_into_the_paper_defaults() -> None:
+def test_shipped_config_composes_into_the_paper_defaults_and_demo_budgets() -> None:
     s, seed = load_analysis(composed())
     assert seed == composed()["base"]["seed"]
     assert s.scores == "data/processed/scores.parquet"
     assert (s.moving_average.window, s.moving_average.kind) == (5, "trailing")
     assert (s.slope.start_months, s.slope.step_months, s.slope.decay) == (10, 1, 0.995)
-    assert s.anderson_schooler.window_days == 100
+    assert s.anderson_schooler.window_days == 20  # demo budget (paper: 100)
     fb = s.freshbench
     assert (fb.month_rule, fb.present_months) == ("calendar", (0, 20))
     assert fb.past_windows_months == ((20, 40), (40, 60), (60, 80))
