@@ -12,7 +12,6 @@ from pathlib import Path
 from prescient import io, params
 from prescient.report.build import build_report
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
-from prescient.report.provenance import git_state
 
 logger = logging.getLogger("stages.report")
 
@@ -42,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         figures[spec.name] = path.read_bytes() if path.exists() else None
         if not path.exists():
             logger.warning("figure %s missing: the page says so in its place", path)
-    page = build_report(inputs, figures, git_state(Path.cwd()), p)
+    page = build_report(inputs, figures, p)
     with io.atomic_open(args.out) as fh:
         fh.write(page)
     logger.info("wrote %s (%.1f kB)", args.out, len(page.encode()) / 1024)

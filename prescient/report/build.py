@@ -30,7 +30,7 @@ from prescient.report.html import (
     render_page,
 )
 from prescient.report.outline import Part, check_parts, outline
-from prescient.report.provenance import GitState, params_digest
+from prescient.report.provenance import params_digest
 from prescient.report.summary import (
     DEMO_LINE,
     HEADLINE_NOTE,
@@ -50,9 +50,7 @@ def _kv(df: pd.DataFrame | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in zip(df["key"], df["value"], strict=True)}
 
 
-def provenance_rows(
-    git: GitState, params: Mapping[str, Any], inputs: ReportInputs
-) -> list[tuple[str, str]]:
+def provenance_rows(params: Mapping[str, Any], inputs: ReportInputs) -> list[tuple[str, str]]:
     """Key-value lines identifying the code, configuration and data of this report: the
     inputs are those the analysis read (its provenance table), so a report on a scores
     table from elsewhere names that table, not the project's corpus."""
@@ -71,7 +69,7 @@ def provenance_rows(
         for source in OPTIONAL_INPUTS
     ]
     return [
-        ("git commit (when the report was built)", git.describe()),
+        ("code", "the commit whose dvc.lock records this page's hash"),
         ("params digest (sha256 of params.yaml)", params_digest(params)),
         ("corpus", str(corpus.get("name", "")) if has_corpus else "none (scores analysed alone)"),
         ("corpus checksum (articles table)", prov.get("corpus_checksum", "")),
@@ -151,7 +149,6 @@ def _headline(tables: Mapping[str, pd.DataFrame]) -> TableSection:
 def build_report(
     inputs: ReportInputs,
     figures: Mapping[str, bytes | None],
-    git: GitState,
     params: Mapping[str, Any],
 ) -> str:
     """The HTML page: the first screen, every part of the outline, the notes."""
@@ -163,7 +160,7 @@ def build_report(
     notes = [str(n) for n in notes_df["note"]] if "note" in notes_df.columns else []
     demo = is_demo(tables, params)
     words = {"judge": judge_model(params)}
-    pairs = {"provenance": provenance_rows(git, params, inputs)}
+    pairs = {"provenance": provenance_rows(params, inputs)}
     parts = [
         _part_section(part, 0, inputs, figures, demo, words, pairs) for part in outline().parts
     ]

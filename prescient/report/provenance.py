@@ -1,49 +1,18 @@
-"""Where a report came from: git commit, parameter digest, input checksums.
+"""Where a report came from: the parameter digest and the input checksums.
 
-A reader of ``reports/index.html`` must be able to tell which code, configuration and
-data produced it without access to the machine that built it.
+A reader of ``reports/index.html`` must be able to tell which configuration and data
+produced it without access to the machine that built it. The page does not name a git
+commit: it is a DVC output whose hash dvc.lock records, and a page that named the commit
+it was built at would differ in every clone (the commit holding dvc.lock is always a
+later one). The commit that holds the dvc.lock listing the page's hash is its commit.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import logging
-import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-logger = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class GitState:
-    """The commit checked out and whether the work tree differs from it."""
-
-    commit: str
-    dirty: bool
-
-    def describe(self) -> str:
-        return self.commit + (" (with uncommitted changes)" if self.dirty else "")
-
-
-def git_state(root: str | Path = ".") -> GitState:
-    """HEAD's sha and the dirty flag; ``unknown`` outside a git work tree."""
-
-    def run(*args: str) -> str:
-        return subprocess.run(
-            ["git", *args], cwd=root, capture_output=True, text=True, check=True, timeout=30
-        ).stdout.strip()
-
-    try:
-        commit = run("rev-parse", "HEAD")
-        dirty = bool(run("status", "--porcelain", "--untracked-files=no"))
-    except (OSError, subprocess.SubprocessError) as exc:
-        logger.warning("git state unavailable: %s", exc)
-        return GitState("unknown", False)
-    return GitState(commit, dirty)
 
 
 def params_digest(params: Mapping[str, Any]) -> str:
