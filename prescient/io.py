@@ -18,7 +18,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -209,3 +209,10 @@ def typed_frame(
         {c: pd.Series(list(rows[c]), dtype=dtype) for c, dtype in schema.items()},
         columns=list(schema),
     )
+
+
+def typed_records(schema: Mapping[str, str], records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """:func:`typed_frame` of row dicts: every record names every column of ``schema``
+    (a missing one is a KeyError, never a silent null); other keys are not written."""
+    rows = list(records)
+    return typed_frame(schema, {c: [r[c] for r in rows] for c in schema})

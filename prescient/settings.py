@@ -13,9 +13,16 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+)
 
-__all__ = ["Day", "ParamsError", "Settings", "load_settings", "section"]
+__all__ = ["Day", "ParamsError", "Settings", "WindowEnd", "load_settings", "section"]
 
 
 class ParamsError(ValueError):
@@ -43,6 +50,18 @@ def _day(value: Any) -> Any:
 
 Day = Annotated[dt.date, BeforeValidator(_day)]
 """A calendar day in configuration: a date or ``YYYY-MM-DD`` text."""
+
+
+def _window_end(end: dt.date | None, info: ValidationInfo) -> dt.date | None:
+    start = info.data.get("date_start")
+    if start and end and start > end:
+        raise ValueError(f"is before date_start {start}: the window would hold no day")
+    return end
+
+
+WindowEnd = Annotated[Day | None, AfterValidator(_window_end)]
+"""The last day of an inclusive ``date_start`` .. ``date_end`` window (None: open): a
+:data:`Day` not before the model's ``date_start``, which must be declared before it."""
 
 S = TypeVar("S", bound=Settings)
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from prescient import io, params
 from prescient.llm.failures import FAILED_CALLS_EXIT, FailureReport, failed_stage
-from prescient.llm.gateway import Gateway
+from prescient.llm.gateway import stage_gateway
 from prescient.openforecast.chains import AtomicEvent, ChainError, chain_frame, chain_stats
 from prescient.openforecast.demo import read_timelines
 from prescient.openforecast.importer import read_import
@@ -46,8 +46,7 @@ def _cluster(
         counts["budget_dropped"] = max(0, len(kept) - c.max_chains)
         kept = kept[: c.max_chains]
     params_all = params.load(args.params)
-    with Gateway.from_params(params_all, stage="chains", ledger_path=args.ledger) as gateway:
-        gateway.check([c.keypoints.model])
+    with stage_gateway(params_all, "chains", args.ledger, [c.keypoints.model]) as gateway:
         events, kp = story_events(
             frame,
             kept,

@@ -18,13 +18,12 @@ import argparse
 import logging
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 
 from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
-from prescient.llm.gateway import Gateway
+from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
 from prescient.settings import load_settings
@@ -48,20 +47,15 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     p = params.load(args.params)
-    gateway = None
     try:
         settings = load_settings(ConstructSettings, p, "construct")
         # base.through bounds the construction window (daily updates).
         end = capped(settings.date_end, read_through(p))
         settings = settings.model_copy(update={"date_end": end})
         templates = load_templates(args.prompts, settings.templates)
-        gateway = Gateway.from_params(p, stage="construct", ledger_path=args.ledger)
-        # Unknown models and unset key variables stop here, before any call is made.
-        gateway.check(list(settings.models.values()))
+        gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
     except (ValueError, FileNotFoundError) as exc:  # ModelConfigError, TemplateError too
         logger.error("%s", exc)
-        if gateway is not None:
-            gateway.close()
         return 2
     selected = pd.read_parquet(args.selected)
     articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])
@@ -69,18 +63,17 @@ def main(argv: list[str] | None = None) -> int:
         result = build_questions(
             selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
         )
-    # The ledger is a declared output even when there was nothing to ask (a date window
-    # that selects no article): an empty ledger and empty tables, not a failed stage.
-    Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.ledger).touch()
-    # Failed calls beyond llm.max_failed_share: the ledger keeps every answer, no output
-    # is written, and the non-zero exit makes the next `dvc repro` run the stage again.
-    failures = gateway.failure_report()
-    if failed_stage(failures, logger, "construct", [args.candidates, args.questions, args.metrics]):
+    # Nothing to ask (a date window that selects no article) gives an empty ledger and
+    # empty tables, not a failed stage. Failed calls beyond llm.max_failed_share: the
+    # ledger keeps every answer, no output is written, and the non-zero exit makes the
+    # next `dvc repro` run the stage again.
+    if stage_failed(gateway, logger, [args.candidates, args.questions, args.metrics]):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.candidates, result.candidates)
     io.write_parquet(args.questions, result.questions)
-    io.write_json(args.metrics, {**result.metrics, "model_calls": failures.metrics()})
+    io.write_json(
+        args.metrics, {**result.metrics, "model_calls": gateway.failure_report().metrics()}
+    )
     q = result.metrics["questions"]
     logger.info(
         "%d articles -> %d candidate questions -> %d accepted (threshold %d) in %.0fs",

@@ -22,11 +22,11 @@ import pandas as pd
 
 from prescient import io, params
 from prescient.dates import as_date
-from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
-from prescient.llm.gateway import Gateway
+from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.openforecast.lrae.evidence import EvidenceIndex
 from prescient.openforecast.lrae.run import evaluate, summarize
-from prescient.openforecast.prompts import load_role_template
+from prescient.openforecast.prompts import load_role_templates
 from prescient.openforecast.settings import LraeSettings, PredictSettings
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
 from prescient.settings import ParamsError, load_settings
@@ -50,29 +50,22 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     p = params.load(args.params)
-    gateway = None
     try:
         s = load_settings(LraeSettings, p, "openforecast.lrae")
         grid = load_settings(PredictSettings, p, "openforecast.predict")
         tokenizer = Tokenizer.from_settings(
             load_settings(TokenizerSettings, p, "retrieval.tokenizer")
         )
-        roles = {"match": "match", "evidence": "evidence", "aqa_judge": "aqa_judge"}
-        templates = {
-            r: load_role_template(args.prompts, s.templates[r], role) for r, role in roles.items()
-        }
+        templates = load_role_templates(args.prompts, s.templates)
         paths = [
             Path(args.predictions) / f"{m}-{t}.parquet" for m in grid.models for t in grid.tasks
         ]
         missing = [str(x) for x in paths if not x.exists()]
         if missing:
             raise FileNotFoundError(f"predictions missing (run stage of_predict): {missing}")
-        gateway = Gateway.from_params(p, stage="lrae", ledger_path=args.ledger)
-        gateway.check([s.judge_model])
+        gateway = stage_gateway(p, "lrae", args.ledger, [s.judge_model])
     except (ParamsError, ValueError, FileNotFoundError) as exc:
         logger.error("%s", exc)
-        if gateway is not None:
-            gateway.close()
         return 2
     samples = pd.read_parquet(args.samples)
     predictions = pd.concat([pd.read_parquet(x) for x in paths], ignore_index=True)
@@ -86,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         result = evaluate(samples, predictions, templates, s, gateway.complete_many, index)
     seed = int(p["base"]["seed"])
     metrics = {"cells": summarize(result.scores, result.judgements, s, seed), "calls": result.calls}
-    Path(args.ledger).touch()
-    outputs = [args.judgements, args.scores, args.metrics]
-    if failed_stage(gateway.failure_report(), logger, "lrae", outputs):
+    if stage_failed(gateway, logger, [args.judgements, args.scores, args.metrics]):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.judgements, result.judgements)
     io.write_parquet(args.scores, result.scores)

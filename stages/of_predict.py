@@ -12,14 +12,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 
 import pandas as pd
 
 from prescient import io, params
 from prescient.dates import as_date
-from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
-from prescient.llm.gateway import Gateway
+from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.openforecast.predict import predict
 from prescient.openforecast.prompts import load_role_template
 from prescient.openforecast.settings import PredictSettings, SplitSettings
@@ -41,17 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     p = params.load(args.params)
-    gateway = None
     try:
         s = load_settings(PredictSettings, p, "openforecast.predict")
         split = load_settings(SplitSettings, p, "openforecast.split")
         template = load_role_template(args.prompts, s.templates[args.task], args.task)
-        gateway = Gateway.from_params(p, stage="of_predict", ledger_path=args.ledger)
-        gateway.check([args.model])
+        gateway = stage_gateway(p, "of_predict", args.ledger, [args.model])
     except (ParamsError, ValueError, FileNotFoundError) as exc:
         logger.error("%s", exc)
-        if gateway is not None:
-            gateway.close()
         return 2
     samples = pd.read_parquet(args.samples)
     cutoff = gateway.spec(args.model).knowledge_cutoff
@@ -60,10 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         out = predict(
             samples, args.model, args.task, template, s.gen[args.task], gateway.complete_many, after
         )
-    Path(args.ledger).touch()
-    if failed_stage(
-        gateway.failure_report(), logger, f"of_predict {args.model} {args.task}", [args.out]
-    ):
+    if stage_failed(gateway, logger, [args.out], f"of_predict {args.model} {args.task}"):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.out, out)
     logger.info(

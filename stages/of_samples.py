@@ -14,14 +14,14 @@ import argparse
 import logging
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 
 from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
-from prescient.llm.gateway import Gateway
-from prescient.openforecast.samples import build_samples, load_sample_templates
+from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient.llm.gateway import stage_failed, stage_gateway
+from prescient.openforecast.prompts import load_role_templates
+from prescient.openforecast.samples import build_samples
 from prescient.openforecast.settings import SamplesSettings, SplitSettings
 from prescient.openforecast.tasks import chains_from_frame
 from prescient.settings import ParamsError, load_settings
@@ -43,26 +43,20 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     p = params.load(args.params)
-    gateway = None
     try:
         s = load_settings(SamplesSettings, p, "openforecast.samples")
         split = load_settings(SplitSettings, p, "openforecast.split")
-        templates = load_sample_templates(args.prompts, s.templates)
-        gateway = Gateway.from_params(p, stage="of_samples", ledger_path=args.ledger)
-        gateway.check(list(s.models.values()))
+        templates = load_role_templates(args.prompts, s.templates)
+        gateway = stage_gateway(p, "of_samples", args.ledger, list(s.models.values()))
     except (ParamsError, ValueError, FileNotFoundError) as exc:  # TemplateError, ModelConfigError
         logger.error("%s", exc)
-        if gateway is not None:
-            gateway.close()
         return 2
     chains = chains_from_frame(pd.read_parquet(args.chains))
     with gateway:
         samples, questions, metrics = build_samples(
             chains, templates, s, split, int(p["base"]["seed"]), gateway.complete_many
         )
-    Path(args.ledger).touch()
-    outputs = [args.samples, args.questions, args.metrics]
-    if failed_stage(gateway.failure_report(), logger, "of_samples", outputs):
+    if stage_failed(gateway, logger, [args.samples, args.questions, args.metrics]):
         return FAILED_CALLS_EXIT
     io.write_parquet(args.samples, samples)
     io.write_parquet(args.questions, questions)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from prescient.io import atomic_path, clean_stale_temps
+from prescient.jsonl import json_lines
 from prescient.vocab import PRINCIPLES, SCORE_VALUES
 
 logger = logging.getLogger(__name__)
@@ -175,39 +176,33 @@ def read_ratings_file(
     result = AnnotatorRatings(annotator=annotator, path=path)
     problems: list[Problem] = []
     source = str(path)
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            result.lines += 1
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(source, lineno, None, f"not valid JSON ({exc.msg})"))
-                continue
-            rating, errs = parse_rating(obj, source, lineno)
-            problems += errs
-            item = obj.get("item_id") if isinstance(obj, dict) else None
-            if known is not None and isinstance(item, str) and item not in known:
-                problems.append(
-                    Problem(source, lineno, item, "unknown item id (not in the packets)")
+    for line in json_lines(path):
+        result.lines += 1
+        lineno, obj = line.number, line.value
+        if line.error is not None:
+            problems.append(Problem(source, lineno, None, f"not valid JSON ({line.error})"))
+            continue
+        rating, errs = parse_rating(obj, source, lineno)
+        problems += errs
+        item = obj.get("item_id") if isinstance(obj, dict) else None
+        if known is not None and isinstance(item, str) and item not in known:
+            problems.append(Problem(source, lineno, item, "unknown item id (not in the packets)"))
+            continue
+        if rating is None:
+            continue
+        bad = False
+        if rating.annotator != annotator:
+            problems.append(
+                Problem(
+                    source,
+                    lineno,
+                    rating.item_id,
+                    f"annotator {rating.annotator!r} in the file of {annotator!r}",
                 )
-                continue
-            if rating is None:
-                continue
-            bad = False
-            if rating.annotator != annotator:
-                problems.append(
-                    Problem(
-                        source,
-                        lineno,
-                        rating.item_id,
-                        f"annotator {rating.annotator!r} in the file of {annotator!r}",
-                    )
-                )
-                bad = True
-            if not bad:
-                result.ratings[rating.item_id] = rating
+            )
+            bad = True
+        if not bad:
+            result.ratings[rating.item_id] = rating
     return result, problems
 
 

@@ -125,7 +125,11 @@ def run_bpc(
             ledger.close()
         doc_frames.append(doc_rows(spec, sample.documents, results, settings.token_limit))
         scored.append(name)
-    docs = pd.concat(doc_frames, ignore_index=True) if doc_frames else _frame(tables.DOCS, [])
+    docs = (
+        pd.concat(doc_frames, ignore_index=True)
+        if doc_frames
+        else io.typed_records(tables.DOCS, [])
+    )
     return _tabulate(docs, sample, settings, [registry[n] for n in scored], seed, skipped)
 
 
@@ -160,11 +164,7 @@ def doc_rows(
                 "ledger_key": res.key,
             }
         )
-    return _frame(tables.DOCS, rows)
-
-
-def _frame(schema: Mapping[str, str], rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    return io.typed_frame(schema, {c: [r[c] for r in rows] for c in schema})
+    return io.typed_records(tables.DOCS, rows)
 
 
 def _tabulate(
@@ -201,10 +201,10 @@ def _tabulate(
             )
         per_model[name] = _model_metrics(spec, settings, mine, model_tbi)
     out = {
-        "bpc_buckets": _frame(tables.BUCKETS, buckets_rows),
-        "bpc_tbi": _frame(tables.TBI, tbi),
-        "bpc_release_changes": _frame(tables.RELEASE_CHANGES, changes),
-        "bpc_skipped": _frame(tables.SKIPPED, skipped),
+        "bpc_buckets": io.typed_records(tables.BUCKETS, buckets_rows),
+        "bpc_tbi": io.typed_records(tables.TBI, tbi),
+        "bpc_release_changes": io.typed_records(tables.RELEASE_CHANGES, changes),
+        "bpc_skipped": io.typed_records(tables.SKIPPED, skipped),
     }
     failed = int((docs["status"] != "ok").sum())
     metrics = {

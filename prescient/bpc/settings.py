@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from prescient.settings import Day, Settings
+from prescient.settings import Day, Settings, WindowEnd
 
 
 class ReleaseSettings(Settings):
@@ -61,7 +61,7 @@ class BpcSettings(Settings):
     min_chars: Annotated[int, Field(ge=0)]
     source_domains: list[str] | None
     date_start: Day | None
-    date_end: Day | None
+    date_end: WindowEnd
     release: ReleaseSettings
     bootstrap: BootstrapSettings
     local: LocalSettings
@@ -79,11 +79,3 @@ class BpcSettings(Settings):
         if len(set(value)) != len(value):
             raise ValueError("lists a model twice")
         return value
-
-    @model_validator(mode="after")
-    def _ordered(self) -> BpcSettings:
-        if self.date_start and self.date_end and self.date_start > self.date_end:
-            raise ValueError(
-                f"bpc.date_start {self.date_start} is after bpc.date_end {self.date_end}"
-            )
-        return self

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from prescient.settings import Day, Settings
+from prescient.settings import Day, Settings, WindowEnd
 
 ARTICLE_FIELDS = ("date", "title", "text", "url", "source_domain")
 """Fields of an article, in the order of the article table."""
@@ -141,7 +141,7 @@ class IngestSettings(Settings):
     drop_title_prefixes: tuple[str, ...]
     source_domains: tuple[str, ...] | None
     date_start: Day | None
-    date_end: Day | None
+    date_end: WindowEnd
     max_date: Day | None
     max_days_after_crawl: int = Field(ge=0)
     max_record_bytes: int = Field(ge=1024)
@@ -163,10 +163,5 @@ class IngestSettings(Settings):
             raise ValueError(
                 f"ingest.max_chars ({self.max_chars}) must exceed ingest.min_chars "
                 f"({self.min_chars}); no text could be kept"
-            )
-        if self.date_start and self.date_end and self.date_end < self.date_start:
-            raise ValueError(
-                f"ingest.date_end ({self.date_end}) is before ingest.date_start "
-                f"({self.date_start}); no date could be kept"
             )
         return self

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from prescient.io import atomic_open
+from prescient.jsonl import json_lines
 
 MANIFEST_NAME = "manifest.jsonl"
 COMPLETE, MISSING, FAILED = "complete", "missing", "failed"
@@ -83,22 +84,17 @@ def read_manifest(path: Path) -> list[ManifestRow]:
         raise ManifestError(f"{path}: no crawl manifest here; run the crawl stage first")
     rows: list[ManifestRow] = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ManifestError(f"{where}: not JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ManifestError(f"{where}: not a JSON object")
-            row = _row(obj, where)
-            if row.file in seen:
-                raise ManifestError(f"{where}: {row.file} is listed twice")
-            seen.add(row.file)
-            rows.append(row)
+    for line in json_lines(path):
+        where = f"{path}:{line.number}"
+        if line.error is not None:
+            raise ManifestError(f"{where}: not JSON ({line.error})")
+        if not isinstance(line.value, dict):
+            raise ManifestError(f"{where}: not a JSON object")
+        row = _row(line.value, where)
+        if row.file in seen:
+            raise ManifestError(f"{where}: {row.file} is listed twice")
+        seen.add(row.file)
+        rows.append(row)
     return rows
 
 

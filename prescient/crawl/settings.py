@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator
 
 from prescient.crawl.download import DownloadOptions
 from prescient.crawl.fetch import RetryPolicy
-from prescient.settings import Day, ParamsError, Settings
+from prescient.settings import Day, ParamsError, Settings, WindowEnd
 from prescient.through import capped
 
 
@@ -36,7 +36,7 @@ class CrawlSettings(Settings):
 
     base_url: str
     date_start: Day
-    date_end: Day | None
+    date_end: WindowEnd
     margin_days: Annotated[int, Field(ge=0)]
     max_files: Annotated[int, Field(ge=1)] | None
     concurrency: Annotated[int, Field(ge=1)]
@@ -54,14 +54,6 @@ class CrawlSettings(Settings):
         if not value.startswith(("http://", "https://")):
             raise ValueError("expected an http:// or https:// URL")
         return value.rstrip("/") + "/"
-
-    @field_validator("date_end")
-    @classmethod
-    def _not_before_start(cls, value: dt.date | None, info: ValidationInfo) -> dt.date | None:
-        start = info.data.get("date_start")
-        if start is not None and value is not None and value < start:
-            raise ValueError(f"must not be before date_start ({start})")
-        return value
 
     def bounded(self, through: dt.date | None) -> CrawlSettings:
         """These settings with ``date_end`` bounded by ``base.through`` (daily updates).

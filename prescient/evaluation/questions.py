@@ -57,6 +57,7 @@ import pandas as pd
 from pydantic import Field, model_validator
 
 from prescient import dates, io
+from prescient.jsonl import json_lines
 from prescient.qa.parse import mc_type
 from prescient.qa.schema import QUESTION_SCHEMA as SHARED_SCHEMA
 from prescient.seeds import derive_seed
@@ -299,20 +300,15 @@ def _read_jsonl(path: Path) -> RawQuestions:
     records: list[dict[str, Any]] = []
     lines: list[int] = []
     problems: list[str] = []
-    with path.open(encoding="utf-8-sig") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-                problems.append(f"line {number}: not valid JSON ({str(exc)[:120]})")
-                continue
-            if not isinstance(obj, dict):
-                problems.append(f"line {number}: a JSON {type(obj).__name__}, not an object")
-                continue
-            records.append(obj)
-            lines.append(number)
+    for line in json_lines(path):
+        if line.error is not None:
+            problems.append(f"line {line.number}: not valid JSON ({line.error[:120]})")
+        elif not isinstance(line.value, dict):
+            kind = type(line.value).__name__
+            problems.append(f"line {line.number}: a JSON {kind}, not an object")
+        else:
+            records.append(line.value)
+            lines.append(line.number)
     _stop_on(path, problems)
     return RawQuestions(pd.DataFrame.from_records(records), lines)
 

@@ -40,7 +40,7 @@ from tqdm import tqdm
 
 from prescient.llm.cache import Entry, InFlight, LedgerCache
 from prescient.llm.endpoints import EndpointPools
-from prescient.llm.failures import FailureReport
+from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.ledger import TRANSPORT_PARAMS, Ledger, is_success, request_key
 from prescient.llm.limits import Clock, Limits, SystemClock
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
@@ -396,6 +396,53 @@ class Gateway:
         if reply is not None and reply.provenance is not None:
             entry["provenance"] = dict(reply.provenance)
         return entry
+
+
+def stage_gateway(
+    params: Mapping[str, Any],
+    stage: str,
+    ledger_path: str | os.PathLike[str],
+    models: Sequence[str],
+) -> Gateway:
+    """The gateway of a model-calling stage, checked before the stage does any work.
+
+    Every model the stage will ask must be registered and valid and have its key
+    variable set, so a configuration error stops the stage before its first call; a
+    failed check closes the gateway again, and the stage exits 2 with the message.
+
+    Raises:
+        ParamsError: the ``llm`` section is incomplete or invalid.
+        ModelConfigError: an unknown or malformed model, or an unset key variable.
+    """
+    gateway = Gateway.from_params(params, stage=stage, ledger_path=ledger_path)
+    try:
+        gateway.check(models)
+    except BaseException:
+        gateway.close()
+        raise
+    return gateway
+
+
+def stage_failed(
+    gateway: Gateway,
+    logger: logging.Logger,
+    outputs: Sequence[str | os.PathLike[str]],
+    name: str | None = None,
+) -> bool:
+    """Wind up a model-calling stage once its work is done: the ledger is a declared
+    output even when nothing was asked (it is created empty), and failed calls beyond
+    ``llm.max_failed_share`` remove ``outputs`` and return True
+    (:func:`prescient.llm.failures.failed_stage`; the stage then exits with
+    :data:`~prescient.llm.failures.FAILED_CALLS_EXIT`).
+
+    Args:
+        gateway: the stage's gateway.
+        logger: the stage's logger (the failure summary is logged there).
+        outputs: the stage's outputs besides the ledger.
+        name: how the summary names the stage (default: the gateway's stage name).
+    """
+    gateway.ledger.path.touch()
+    return failed_stage(gateway.failure_report(), logger, name or gateway.stage, outputs)
 
 
 def result_from_entry(

@@ -8,7 +8,8 @@ between the gateway and its transports: what any provider answered, in one shape
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,22 @@ class LLMResult:
     cost: float | None = None
     latency_s: float | None = None
     from_ledger: bool = False
+
+
+Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
+"""A batch completion function: ``Gateway.complete_many(requests, desc)``. Library code
+takes this instead of the gateway, so tests can answer requests without one."""
+
+
+def count_calls(counter: Counter[str], results: Sequence[LLMResult], prefix: str = "") -> None:
+    """Add a batch to a stage's call accounting: ``<prefix>requests``,
+    ``<prefix>from_ledger`` (answered without calling the model) and ``<prefix>failed``.
+
+    One rule for every stage's metrics, so the counts mean the same thing everywhere.
+    """
+    counter[f"{prefix}requests"] += len(results)
+    counter[f"{prefix}from_ledger"] += sum(r.from_ledger for r in results)
+    counter[f"{prefix}failed"] += sum(not r.ok for r in results)
 
 
 @dataclass(frozen=True)

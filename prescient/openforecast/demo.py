@@ -10,11 +10,11 @@ stage's own id rule; URLs of articles the ingest stage dropped are counted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from prescient.jsonl import json_lines
 from prescient.openforecast.chains import (
     AtomicEvent,
     BadRow,
@@ -83,36 +83,29 @@ def read_timelines(
     events: list[AtomicEvent] = []
     bad: list[BadRow] = []
     urls = not_ingested = 0
-    with open(path, encoding="utf-8") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                bad.append(BadRow(where, f"not JSON ({exc.msg})"))
-                continue
-            problem = _check(obj)
-            if problem:
-                bad.append(BadRow(where, problem))
-                continue
-            ids, missing = url_article_ids(obj["source_urls"], known_ids)
-            urls += len(obj["source_urls"])
-            not_ingested += missing
-            date = parse_event_date(obj["date"], obj["date_precision"])
-            assert date is not None  # _check parsed it
-            events.append(
-                AtomicEvent(
-                    chain_id=obj["chain_id"].strip(),
-                    chain_title=" ".join(obj["chain_title"].split()),
-                    category=obj["category"] or None,
-                    date=date,
-                    text=obj["text"],
-                    source_article_ids=ids,
-                    order=obj["seq"] * 1_000_000 + lineno,
-                )
+    for line in json_lines(path):
+        where = f"{path}:{line.number}"
+        problem = f"not JSON ({line.error})" if line.error is not None else _check(line.value)
+        if problem:
+            bad.append(BadRow(where, problem))
+            continue
+        obj = line.value
+        ids, missing = url_article_ids(obj["source_urls"], known_ids)
+        urls += len(obj["source_urls"])
+        not_ingested += missing
+        date = parse_event_date(obj["date"], obj["date_precision"])
+        assert date is not None  # _check parsed it
+        events.append(
+            AtomicEvent(
+                chain_id=obj["chain_id"].strip(),
+                chain_title=" ".join(obj["chain_title"].split()),
+                category=obj["category"] or None,
+                date=date,
+                text=obj["text"],
+                source_article_ids=ids,
+                order=obj["seq"] * 1_000_000 + line.number,
             )
+        )
     raise_bad_rows(bad, str(path), "fix or regenerate the timelines file")
     return events, {
         "lines": len(events),

@@ -19,25 +19,22 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from prescient.llm.types import LLMRequest, LLMResult
+from prescient.llm.types import Complete, LLMResult
 from prescient.openforecast.prompts import format_background, format_event, numbered
 from prescient.openforecast.settings import SamplesSettings
 from prescient.openforecast.tasks import AQA, MCAC, MCNC, VQA, Sample
 from prescient.openforecast.text import jaccard, words
 from prescient.qa.prompts import PromptTemplate
+from prescient.qa.steps import StepBatches
 from prescient.seeds import derive_seed
 from prescient.vocab import TF_CHOICES
 
 logger = logging.getLogger(__name__)
-
-Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
-"""A batch completion function: ``Gateway.complete_many(requests, desc)``."""
 
 N_DISTRACTORS = 3
 """A closed-form question has the answer and three wrong alternatives (paper 4.3)."""
@@ -110,7 +107,7 @@ def argument_pool(sample: Sample) -> list[str]:
     return out
 
 
-class SampleSteps:
+class SampleSteps(StepBatches):
     """Runs the model-written steps over the samples that need them."""
 
     def __init__(
@@ -120,11 +117,9 @@ class SampleSteps:
         base_seed: int,
         complete: Complete,
     ) -> None:
-        self.t = templates
+        super().__init__(templates, s.models, s.gen, complete, "of_samples", STEPS)
         self.s = s
         self.seed = base_seed
-        self.complete = complete
-        self.calls: dict[str, Counter[str]] = {step: Counter() for step in STEPS}
 
     def _values(self, x: Sample) -> dict[str, str]:
         return {
@@ -133,29 +128,13 @@ class SampleSteps:
             "date": x.split_date.isoformat(),
         }
 
-    def _request(self, step: str, values: Mapping[str, str], x: Sample) -> LLMRequest:
-        t = self.t[step]
-        return LLMRequest(
-            model=self.s.models[step],
-            messages=t.render(values),
-            template=t.name,
-            template_version=t.version,
-            params=dict(self.s.gen.get(step) or {}),
-            tags={"step": step, "sample_id": x.sample_id, "chain_id": x.chain.chain_id},
-        )
-
     def _run(
         self, step: str, samples: list[Sample], values: list[dict[str, str]]
     ) -> list[LLMResult]:
-        if not samples:
-            return []
-        reqs = [self._request(step, v, x) for v, x in zip(values, samples, strict=True)]
-        logger.info("step %s: %d requests to %s", step, len(reqs), self.s.models[step])
-        results = self.complete(reqs, f"of_samples:{step}")
-        c = self.calls[step]
-        c["requests"] += len(results)
-        c["from_ledger"] += sum(r.from_ledger for r in results)
-        c["failed"] += sum(not r.ok for r in results)
+        tags = [{"sample_id": x.sample_id, "chain_id": x.chain.chain_id} for x in samples]
+        results = self.run(
+            step, [self.request(step, v, t) for v, t in zip(values, tags, strict=True)]
+        )
         for x, r in zip(samples, results, strict=True):
             x.llm_keys.append(r.key)
         return results

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from prescient.dates import is_missing
+from prescient.jsonl import json_lines
 from prescient.openforecast.chains import (
     AtomicEvent,
     BadRow,
@@ -45,13 +46,9 @@ _FIX = (
 def _records(path: Path, fmt: str) -> Iterator[tuple[str, Any]]:
     """``(where, record)`` for every record of the file, in file order."""
     if fmt == "jsonl":
-        with open(path, encoding="utf-8") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if raw.strip():
-                    try:
-                        yield f"{path}:{lineno}", json.loads(raw)
-                    except json.JSONDecodeError as exc:
-                        yield f"{path}:{lineno}", ChainError(f"not JSON ({exc.msg})")
+        for line in json_lines(path):
+            record = line.value if line.error is None else ChainError(f"not JSON ({line.error})")
+            yield f"{path}:{line.number}", record
     elif fmt == "json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

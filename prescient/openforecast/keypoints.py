@@ -27,7 +27,7 @@ import pandas as pd
 
 from prescient.dates import as_date
 from prescient.llm.ledger import Ledger, is_success, read_entries
-from prescient.llm.types import LLMRequest, LLMResult
+from prescient.llm.types import Complete, LLMRequest
 from prescient.openforecast.chains import DAY, AtomicEvent, EventDate, stable_id
 from prescient.openforecast.linking import Story
 from prescient.openforecast.settings import KeypointSettings
@@ -35,10 +35,9 @@ from prescient.openforecast.text import near_duplicates
 from prescient.qa.construct import article_values
 from prescient.qa.parse import parse_summary
 from prescient.qa.prompts import PromptTemplate
+from prescient.qa.steps import template_request
 
 logger = logging.getLogger(__name__)
-
-Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
 
 
 def keypoint_request(
@@ -48,13 +47,8 @@ def keypoint_request(
     values = article_values(
         str(row["title"]), str(row["text"]), as_date(row["date"]), s.article_max_chars
     )
-    return LLMRequest(
-        model=s.model,
-        messages=template.render(values),
-        template=template.name,
-        template_version=template.version,
-        params=dict(s.gen),
-        tags={"step": "summary", "article_id": str(row["article_id"])},
+    return template_request(
+        template, s.model, values, s.gen, {"step": "summary", "article_id": str(row["article_id"])}
     )
 
 

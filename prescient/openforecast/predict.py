@@ -11,21 +11,19 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
 
 from prescient import io
 from prescient.dates import as_date
-from prescient.llm.types import LLMRequest, LLMResult
+from prescient.llm.types import Complete
 from prescient.openforecast.prompts import numbered
 from prescient.openforecast.tasks import AQA
 from prescient.qa.prompts import PromptTemplate
+from prescient.qa.steps import template_request
 
 logger = logging.getLogger(__name__)
-
-Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
 
 PREDICTION_SCHEMA: dict[str, str] = {
     "sample_id": "string",
@@ -79,13 +77,8 @@ def predict(
         chosen = chosen[[as_date(d) > after for d in chosen["split_date"]]]
     mine: list[dict[str, Any]] = chosen.sort_values("sample_id").to_dict("records")  # type: ignore[assignment]
     requests = [
-        LLMRequest(
-            model=model,
-            messages=template.render(prompt_values(x)),
-            template=template.name,
-            template_version=template.version,
-            params=dict(gen),
-            tags={"sample_id": x["sample_id"], "task": task},
+        template_request(
+            template, model, prompt_values(x), gen, {"sample_id": x["sample_id"], "task": task}
         )
         for x in mine
     ]

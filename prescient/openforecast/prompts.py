@@ -16,7 +16,7 @@ from pathlib import Path
 
 from prescient.openforecast.chains import DAY, MONTH, EventDate
 from prescient.openforecast.tasks import Event
-from prescient.qa.prompts import PromptTemplate, TemplateError, load_template
+from prescient.qa.prompts import PromptTemplate, check_fields, load_template
 
 ROLE_FIELDS: Mapping[str, frozenset[str]] = {
     # of_samples: model-written parts of the closed forms and AQA
@@ -49,13 +49,21 @@ def load_role_template(prompt_dir: str | Path, stem: str, role: str) -> PromptTe
             does not fill.
     """
     template = load_template(Path(prompt_dir) / f"{stem}.yaml")
-    unknown = template.fields() - ROLE_FIELDS[role]
-    if unknown:
-        raise TemplateError(
-            f"{template.source}: placeholders {sorted(unknown)} are not filled for role "
-            f"{role!r} (available: {sorted(ROLE_FIELDS[role])}); double literal braces"
-        )
+    check_fields(template, ROLE_FIELDS[role], f"role {role!r}")
     return template
+
+
+def load_role_templates(
+    prompt_dir: str | Path, names: Mapping[str, str]
+) -> dict[str, PromptTemplate]:
+    """A stage's templates: role -> template, ``names`` mapping each role to its file stem
+    (``openforecast.samples.templates``, ``openforecast.lrae.templates``).
+
+    Raises:
+        TemplateError: a file is missing or malformed, or uses a placeholder its role
+            does not fill.
+    """
+    return {role: load_role_template(prompt_dir, stem, role) for role, stem in names.items()}
 
 
 def format_date(date: EventDate) -> str:

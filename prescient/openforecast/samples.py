@@ -21,8 +21,9 @@ from typing import Any
 import pandas as pd
 
 from prescient import io
-from prescient.openforecast.generation import Complete, run_steps
-from prescient.openforecast.prompts import format_background, format_event, load_role_template
+from prescient.llm.types import Complete
+from prescient.openforecast.generation import run_steps
+from prescient.openforecast.prompts import format_background, format_event
 from prescient.openforecast.settings import SamplesSettings, SplitSettings
 from prescient.openforecast.tasks import (
     CLOSED_TASKS,
@@ -89,36 +90,35 @@ an ingested article reporting the target event, else null)."""
 
 def samples_frame(samples: Sequence[Sample]) -> pd.DataFrame:
     """The samples table."""
-    rows: dict[str, list[Any]] = {c: [] for c in SAMPLE_SCHEMA}
-    for x in samples:
-        values = {
-            "sample_id": x.sample_id,
-            "task": x.task,
-            "chain_id": x.chain.chain_id,
-            "chain_title": x.chain.title,
-            "category": x.chain.category,
-            "split_date": x.split_date,
-            "split": x.split,
-            "chain_end": x.chain.end,
-            "background": [format_event(e) for e in x.background],
-            "background_event_ids": [e.event_id for e in x.background],
-            "targets": [e.text for e in x.targets],
-            "target_event_ids": [e.event_id for e in x.targets],
-            "target_dates": [e.date.start.isoformat() for e in x.targets],
-            "argument_type": x.argument_type,
-            "question": x.question,
-            "answer": x.answer,
-            "choices": x.choices,
-            "answer_index": x.answer_index,
-            "distractor_source": x.distractor_source,
-            "status": x.status,
-            "reason": x.reason,
-            "raw_response": x.raw,
-            "llm_keys": list(x.llm_keys),
-        }
-        for c in SAMPLE_SCHEMA:
-            rows[c].append(values[c])
-    return io.typed_frame(SAMPLE_SCHEMA, rows)
+    return io.typed_records(SAMPLE_SCHEMA, (_sample_row(x) for x in samples))
+
+
+def _sample_row(x: Sample) -> dict[str, Any]:
+    return {
+        "sample_id": x.sample_id,
+        "task": x.task,
+        "chain_id": x.chain.chain_id,
+        "chain_title": x.chain.title,
+        "category": x.chain.category,
+        "split_date": x.split_date,
+        "split": x.split,
+        "chain_end": x.chain.end,
+        "background": [format_event(e) for e in x.background],
+        "background_event_ids": [e.event_id for e in x.background],
+        "targets": [e.text for e in x.targets],
+        "target_event_ids": [e.event_id for e in x.targets],
+        "target_dates": [e.date.start.isoformat() for e in x.targets],
+        "argument_type": x.argument_type,
+        "question": x.question,
+        "answer": x.answer,
+        "choices": x.choices,
+        "answer_index": x.answer_index,
+        "distractor_source": x.distractor_source,
+        "status": x.status,
+        "reason": x.reason,
+        "raw_response": x.raw,
+        "llm_keys": list(x.llm_keys),
+    }
 
 
 def question_text(x: Sample, templates: Mapping[str, PromptTemplate]) -> str:
@@ -136,32 +136,29 @@ def questions_frame(
     samples: Sequence[Sample], templates: Mapping[str, PromptTemplate]
 ) -> pd.DataFrame:
     """The closed forms that were built (status ok) as an evaluation question table."""
-    rows: dict[str, list[Any]] = {c: [] for c in QUESTION_SCHEMA}
-    for x in samples:
-        if not x.ok or x.task not in CLOSED_TASKS:
-            continue
-        assert x.choices is not None and x.answer_index is not None
-        gold = next((a for e in x.targets for a in e.source_article_ids), None)
-        t = templates[f"question_{x.task}"]
-        values = {
-            "question_id": x.sample_id,
-            "question": question_text(x, templates),
-            "qtype": TF if x.task == VQA else MC,
-            "choices": list(x.choices),
-            "answer_index": x.answer_index,
-            "answer": x.choices[x.answer_index],
-            "resolution_date": x.split_date,
-            "category": x.chain.category,
-            "article_id": gold,
-            "task": x.task,
-            "chain_id": x.chain.chain_id,
-            "split": x.split,
-            "distractor_source": x.distractor_source,
-            "template": t.label,
-        }
-        for c in QUESTION_SCHEMA:
-            rows[c].append(values[c])
-    return io.typed_frame(QUESTION_SCHEMA, rows)
+    built = [x for x in samples if x.ok and x.task in CLOSED_TASKS]
+    return io.typed_records(QUESTION_SCHEMA, (_question_row(x, templates) for x in built))
+
+
+def _question_row(x: Sample, templates: Mapping[str, PromptTemplate]) -> dict[str, Any]:
+    assert x.choices is not None and x.answer_index is not None
+    gold = next((a for e in x.targets for a in e.source_article_ids), None)
+    return {
+        "question_id": x.sample_id,
+        "question": question_text(x, templates),
+        "qtype": TF if x.task == VQA else MC,
+        "choices": list(x.choices),
+        "answer_index": x.answer_index,
+        "answer": x.choices[x.answer_index],
+        "resolution_date": x.split_date,
+        "category": x.chain.category,
+        "article_id": gold,
+        "task": x.task,
+        "chain_id": x.chain.chain_id,
+        "split": x.split,
+        "distractor_source": x.distractor_source,
+        "template": templates[f"question_{x.task}"].label,
+    }
 
 
 def samples_metrics(samples: Sequence[Sample], calls: Mapping[str, Any]) -> dict[str, Any]:
@@ -206,12 +203,3 @@ def build_samples(
     metrics = samples_metrics(samples, calls)
     metrics["chains"] = len(chains)
     return samples_frame(samples), questions_frame(samples, templates), metrics
-
-
-def load_sample_templates(prompt_dir: str, names: Mapping[str, str]) -> dict[str, PromptTemplate]:
-    """The templates of stage ``of_samples``: role -> template (``openforecast.samples.templates``).
-
-    Raises:
-        TemplateError: a file is missing or uses a placeholder its role does not fill.
-    """
-    return {role: load_role_template(prompt_dir, stem, role) for role, stem in names.items()}

@@ -30,15 +30,15 @@ import datetime as dt
 import hashlib
 import logging
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 import pandas as pd
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field
 
 from prescient import dates
-from prescient.llm.types import LLMRequest, LLMResult
+from prescient.llm.types import Complete, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
     QAPair,
@@ -55,8 +55,9 @@ from prescient.qa.parse import (
 from prescient.qa.prompts import STEPS, PromptTemplate
 from prescient.qa.rubric import filter_sections
 from prescient.qa.schema import QUESTION_FIELDS
+from prescient.qa.steps import StepBatches
 from prescient.seeds import derive_seed
-from prescient.settings import Day, Settings
+from prescient.settings import Day, Settings, WindowEnd
 from prescient.vocab import (
     ACCEPTED,
     CATEGORIES,
@@ -80,9 +81,6 @@ from prescient.vocab import (
 )
 
 logger = logging.getLogger(__name__)
-
-Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
-"""A batch completion function: ``Gateway.complete_many(requests, desc)``."""
 
 TF_SLOTS = (1, 2)
 MC_SLOTS = (3, 4)
@@ -181,18 +179,10 @@ class ConstructSettings(Settings):
     require_question_mark: bool
     article_max_chars: Annotated[int, Field(ge=1)] | None
     date_start: Day | None
-    date_end: Day | None
+    date_end: WindowEnd
     articles_per_month: Annotated[int, Field(ge=1)] | None
     leakage: leakage.LeakageSettings
     distractor_fallback: Literal["answer_pool"] | None
-
-    @field_validator("date_end")
-    @classmethod
-    def _window(cls, end: dt.date | None, info: ValidationInfo) -> dt.date | None:
-        start = info.data.get("date_start")
-        if start and end and start > end:
-            raise ValueError(f"is before date_start {start}: the window would hold no day")
-        return end
 
 
 # --- ids and seeded choices -----------------------------------------------------------
@@ -289,7 +279,7 @@ class ConstructResult:
     metrics: dict[str, Any]
 
 
-class _Steps:
+class _Steps(StepBatches):
     """Runs the steps over all articles, keeping per-step request accounting."""
 
     def __init__(
@@ -299,51 +289,20 @@ class _Steps:
         base_seed: int,
         complete: Complete,
     ) -> None:
-        self.t = templates
+        super().__init__(templates, s.models, s.gen, complete, "construct", STEPS)
         self.s = s
         self.seed = base_seed
-        self.complete = complete
-        self.calls: dict[str, Counter[str]] = {step: Counter() for step in STEPS}
         self.filter_values = filter_sections(templates["filter"])
 
     def _values(self, a: _Article) -> dict[str, str]:
         return article_values(a.title, a.text, a.date, self.s.article_max_chars)
 
-    def _request(
-        self,
-        step: str,
-        values: Mapping[str, str],
-        tags: dict[str, Any],
-        slot: int | None = None,
-    ) -> LLMRequest:
-        t = self.t[step]
-        return LLMRequest(
-            model=self.s.models[step],
-            messages=t.render(values) if slot is None else t.render_slot(values, slot),
-            template=t.name,
-            template_version=t.version,
-            params=dict(self.s.gen.get(step) or {}),
-            tags={"step": step, **tags},
-        )
-
-    def _run(self, step: str, requests: list[LLMRequest]) -> list[LLMResult]:
-        if not requests:
-            return []
-        logger.info("step %s: %d requests to %s", step, len(requests), self.s.models[step])
-        results = self.complete(requests, f"construct:{step}")
-        c = self.calls[step]
-        c["requests"] += len(results)
-        c["from_ledger"] += sum(r.from_ledger for r in results)
-        c["failed"] += sum(not r.ok for r in results)
-        return results
-
     # step 1
     def summary(self, articles: list[_Article]) -> None:
         reqs = [
-            self._request("summary", self._values(a), {"article_id": a.article_id})
-            for a in articles
+            self.request("summary", self._values(a), {"article_id": a.article_id}) for a in articles
         ]
-        for a, res in zip(articles, self._run("summary", reqs), strict=True):
+        for a, res in zip(articles, self.run("summary", reqs), strict=True):
             if not res.ok:
                 _fail(a, LLM_ERROR, f"summary: {res.error}")
                 continue
@@ -362,7 +321,7 @@ class _Steps:
         template = self.t["generate"]
         slots: list[int | None] = [*sorted(template.slots)] or [None]
         reqs = [
-            self._request(
+            self.request(
                 "generate",
                 {**self._values(a), "keypoint": a.keypoint or ""},
                 {"article_id": a.article_id, **({"slot": k} if k else {})},
@@ -371,7 +330,7 @@ class _Steps:
             for a in todo
             for k in slots
         ]
-        results = iter(self._run("generate", reqs))
+        results = iter(self.run("generate", reqs))
         questions: list[_Question] = []
         for a in todo:
             a.step = "generate"
@@ -450,7 +409,7 @@ class _Steps:
     def distract(self, questions: list[_Question]) -> None:
         todo = [q for q in questions if q.pending and q.qtype == MC]
         reqs = [
-            self._request(
+            self.request(
                 "distract",
                 {**self._values(q.article), "question": q.question, "answer": q.answer or ""},
                 {"article_id": q.article.article_id, "question_id": q.question_id, "slot": q.slot},
@@ -458,7 +417,7 @@ class _Steps:
             for q in todo
         ]
         pool = self._answer_pool(questions) if self.s.distractor_fallback else None
-        for q, res in zip(todo, self._run("distract", reqs), strict=True):
+        for q, res in zip(todo, self.run("distract", reqs), strict=True):
             q.step = "distract"
             if not res.ok:
                 _fail(q, LLM_ERROR, f"distract: {res.error}")
@@ -490,7 +449,7 @@ class _Steps:
     def filter(self, questions: list[_Question]) -> None:
         todo = [q for q in questions if q.pending]
         reqs = [
-            self._request(
+            self.request(
                 "filter",
                 {
                     **self._values(q.article),
@@ -502,7 +461,7 @@ class _Steps:
             )
             for q in todo
         ]
-        for q, res in zip(todo, self._run("filter", reqs), strict=True):
+        for q, res in zip(todo, self.run("filter", reqs), strict=True):
             q.step = "filter"
             if not res.ok:
                 _fail(q, LLM_ERROR, f"filter: {res.error}")
@@ -548,14 +507,14 @@ class _Steps:
         todo = [q for q in questions if q.status == ACCEPTED]
         categories = "\n".join(f"- {c}" for c in CATEGORIES)
         reqs = [
-            self._request(
+            self.request(
                 "categorize",
                 {"question": q.question, "categories": categories},
                 {"article_id": q.article.article_id, "question_id": q.question_id, "slot": q.slot},
             )
             for q in todo
         ]
-        for q, res in zip(todo, self._run("categorize", reqs), strict=True):
+        for q, res in zip(todo, self.run("categorize", reqs), strict=True):
             if not res.ok:
                 q.reason = f"categorize: {res.error}"
                 continue

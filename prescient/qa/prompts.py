@@ -194,13 +194,23 @@ def load_template(path: str | Path, step: str | None = None) -> PromptTemplate:
         )
     _check_slots(template, path)
     if step is not None:
-        unknown = template.fields() - STEP_FIELDS[step]
-        if unknown:
-            raise TemplateError(
-                f"{path}: placeholders {sorted(unknown)} are not available to step {step!r} "
-                f"(available: {sorted(STEP_FIELDS[step])}); double literal braces"
-            )
+        check_fields(template, STEP_FIELDS[step], f"step {step!r}")
     return template
+
+
+def check_fields(template: PromptTemplate, available: frozenset[str], user: str) -> None:
+    """Stop on a placeholder that ``user`` (a step or role) does not fill, before any call
+    is made; a literal brace written single is the usual cause.
+
+    Raises:
+        TemplateError: naming the file, the unknown placeholders and the available ones.
+    """
+    unknown = template.fields() - available
+    if unknown:
+        raise TemplateError(
+            f"{template.source}: placeholders {sorted(unknown)} are not available to {user} "
+            f"(available: {sorted(available)}); double literal braces"
+        )
 
 
 def _check_slots(template: PromptTemplate, path: Path) -> None:

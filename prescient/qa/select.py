@@ -17,10 +17,10 @@ from typing import Annotated, Any, cast
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from prescient.seeds import derive_seed
-from prescient.settings import Day, Settings
+from prescient.settings import Day, Settings, WindowEnd
 
 SELECTED_COLUMNS = ("article_id", "date", "selection", "cluster_id", "cluster_size", "padded")
 
@@ -36,15 +36,7 @@ class SelectSettings(Settings):
     svd_components: Annotated[int, Field(ge=1)] | None
     max_features: Annotated[int, Field(ge=1)]
     date_start: Day | None
-    date_end: Day | None
-
-    @field_validator("date_end")
-    @classmethod
-    def _window(cls, end: dt.date | None, info: ValidationInfo) -> dt.date | None:
-        start = info.data.get("date_start")
-        if start and end and start > end:
-            raise ValueError(f"is before date_start {start}: the window would hold no day")
-        return end
+    date_end: WindowEnd
 
 
 def day_seed(base_seed: int, day: dt.date) -> int:

@@ -34,7 +34,7 @@ import logging
 import math
 from array import array
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -186,33 +186,22 @@ class PrefixBM25:
         if n <= 0 or not query:
             return empty
         n = min(n, self.n_docs)
-        k1, b = self.params.k1, self.params.b
-        avgdl = int(self.cum_len[n]) / n
-        eps: float | None = None
-        parts_docs: list[np.ndarray] = []
-        parts_vals: list[np.ndarray] = []
-        for token in query:  # in query order, repeats included, as rank-bm25 does
-            tid = self.vocab.get(token)
-            if tid is None:
-                continue
+
+        def visible(tid: int) -> tuple[np.ndarray, np.ndarray]:
             lo, hi = int(self.term_ptr[tid]), int(self.term_ptr[tid + 1])
-            docs = self.post_docs[lo:hi]
-            df = int(np.searchsorted(docs, n))
-            if df == 0:
-                continue
-            idf = math.log(n - df + 0.5) - math.log(df + 0.5)
-            if idf < 0:
-                if eps is None:
-                    eps = self.params.epsilon * self.average_idf(n)
-                idf = eps
-            d = docs[:df]
-            q_freq = self.post_tf[lo : lo + df].astype(np.float64)
-            doc_len = self.doc_len[d]
-            # rank_bm25.BM25Okapi.get_scores, term for term.
-            parts_vals.append(
-                idf * (q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len / avgdl)))
-            )
-            parts_docs.append(d)
+            df = int(np.searchsorted(self.post_docs[lo:hi], n))
+            return self.post_docs[lo : lo + df], self.post_tf[lo : lo + df]
+
+        parts_docs, parts_vals = token_scores(
+            query,
+            self.vocab,
+            visible,
+            n,
+            int(self.cum_len[n]) / n,
+            self.doc_len,
+            self.params,
+            lambda: self.average_idf(n),
+        )
         if not parts_docs:
             return empty
         if len(parts_docs) == 1:
@@ -291,6 +280,62 @@ def average_idf_at(df: np.ndarray, n: int, log_half: np.ndarray) -> float:
         return math.nan
     idf = log_half[n - df] - log_half[df]
     return float(np.cumsum(idf)[-1]) / df.size
+
+
+def token_scores(
+    query: Sequence[str],
+    vocab: Mapping[str, int],
+    visible: Callable[[int], tuple[np.ndarray, np.ndarray]],
+    n: int,
+    avgdl: float,
+    doc_len: np.ndarray,
+    params: BM25Params,
+    average_idf: Callable[[], float],
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """rank-bm25's per-token scores over the ``n`` documents an index lets a query see.
+
+    For every query token in query order, repeats included (as
+    ``rank_bm25.BM25Okapi.get_scores`` loops), the documents that hold it and their term
+    score, with the same operations in the same order, so sums are bit-identical: idf is
+    ``log(n - df + 0.5) - log(df + 0.5)``, and a negative idf is replaced by the floor
+    ``epsilon * average_idf``, computed once per query and only when needed.
+
+    Args:
+        query: query tokens.
+        vocab: term -> term id.
+        visible: term id -> (its visible documents ascending, their term frequencies).
+        n: visible documents.
+        avgdl: their mean length.
+        doc_len: length of every indexed document, by position.
+        params: k1, b, epsilon.
+        average_idf: rank-bm25's average idf over the visible documents.
+
+    Returns:
+        (documents, scores) per token that occurs in a visible document; a document's
+        BM25 score is the sum of its entries in token order.
+    """
+    k1, b = params.k1, params.b
+    eps: float | None = None
+    parts_docs: list[np.ndarray] = []
+    parts_vals: list[np.ndarray] = []
+    for token in query:
+        tid = vocab.get(token)
+        if tid is None:
+            continue
+        docs, tf = visible(tid)
+        df = len(docs)
+        if df == 0:
+            continue
+        idf = math.log(n - df + 0.5) - math.log(df + 0.5)
+        if idf < 0:
+            if eps is None:
+                eps = params.epsilon * average_idf()
+            idf = eps
+        q_freq = tf.astype(np.float64)
+        length = doc_len[docs]
+        parts_vals.append(idf * (q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * length / avgdl))))
+        parts_docs.append(docs)
+    return parts_docs, parts_vals
 
 
 def _average_idf_sweep(

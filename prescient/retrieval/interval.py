@@ -31,7 +31,13 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from scipy.sparse import csr_matrix
 
-from prescient.retrieval.bm25 import BM25Params, Hit, average_idf_at, log_half_table
+from prescient.retrieval.bm25 import (
+    BM25Params,
+    Hit,
+    average_idf_at,
+    log_half_table,
+    token_scores,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -112,37 +118,26 @@ class IntervalBM25:
         n = hi - lo
         if n <= 0 or not query:
             return empty
-        k1, b = self.params.k1, self.params.b
-        avgdl = int(self.cum_len[hi] - self.cum_len[lo]) / n
-        eps: float | None = None
-        parts_docs: list[np.ndarray] = []
-        parts_vals: list[np.ndarray] = []
-        for token in query:  # in query order, repeats included, as rank-bm25 does
-            tid = self.vocab.get(token)
-            if tid is None:
-                continue
+
+        def visible(tid: int) -> tuple[np.ndarray, np.ndarray]:
             start = int(self.term_ptr[tid])
             docs = self.post_docs[start : int(self.term_ptr[tid + 1])]
             a, z = int(np.searchsorted(docs, lo)), int(np.searchsorted(docs, hi))
-            df = z - a
-            if df == 0:
-                continue
-            idf = math.log(n - df + 0.5) - math.log(df + 0.5)
-            if idf < 0:
-                if eps is None:
-                    eps = self.params.epsilon * self.average_idf(lo, hi)
-                idf = eps
-            d = docs[a:z]
-            q_freq = self.post_tf[start + a : start + z].astype(np.float64)
-            doc_len = self.doc_len[d]
-            # rank_bm25.BM25Okapi.get_scores, term for term.
-            parts_vals.append(
-                idf * (q_freq * (k1 + 1) / (q_freq + k1 * (1 - b + b * doc_len / avgdl)))
-            )
-            parts_docs.append(d.astype(np.int64))
+            return docs[a:z], self.post_tf[start + a : start + z]
+
+        parts_docs, parts_vals = token_scores(
+            query,
+            self.vocab,
+            visible,
+            n,
+            int(self.cum_len[hi] - self.cum_len[lo]) / n,
+            self.doc_len,
+            self.params,
+            lambda: self.average_idf(lo, hi),
+        )
         if not parts_docs:
             return empty
-        all_docs = np.concatenate(parts_docs)
+        all_docs = np.concatenate([d.astype(np.int64) for d in parts_docs])
         all_vals = np.concatenate(parts_vals)
         # bincount adds weights in array order, i.e. token by token like rank-bm25.
         cand, inverse = np.unique(all_docs, return_inverse=True)

@@ -166,7 +166,7 @@ def test_exit_codes_and_the_failure_report(
         p = write_params(tmp_path / "p.yaml", server, "crawl.date_end=2024-02-01")
         assert crawl_stage.main(["--params", str(p), *argv]) == 2
         errors = [r for r in caplog.records if r.levelname == "ERROR"]
-        assert len(errors) == 1 and "crawl.date_end: must not be before" in errors[0].message
+        assert len(errors) == 1 and "crawl.date_end: is before date_start" in errors[0].message
 
 
 def _plan(root: Path, corpus: str) -> tuple[list[str], set[str]]:

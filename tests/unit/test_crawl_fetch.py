@@ -69,7 +69,7 @@ def test_settings_from_the_shipped_config() -> None:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("crawl.date_end=2024-11-30", "crawl.date_end: must not be before date_start"),
+        ("crawl.date_end=2024-11-30", "crawl.date_end: is before date_start 2024-12-01"),
         ("crawl.base_url=ftp://x", "crawl.base_url: expected an http"),
         ("crawl.concurrency=0", "crawl.concurrency: Input should be greater than or equal to 1"),
         ("crawl.date_start=20241201", "crawl.date_start: expected a day as YYYY-MM-DD"),

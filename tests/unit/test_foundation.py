@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from prescient import dates
+from prescient import dates, params
+from prescient.bpc.settings import BpcSettings
+from prescient.corpus.settings import IngestSettings
+from prescient.crawl.settings import CrawlSettings
+from prescient.qa.construct import ConstructSettings
+from prescient.qa.select import SelectSettings
 from prescient.seeds import derive_seed
-from prescient.settings import Day, ParamsError, Settings, load_settings
+from prescient.settings import Day, ParamsError, Settings, WindowEnd, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_derive_seed_is_stable_and_separates_streams() -> None:
@@ -128,3 +136,38 @@ def test_settings_validate_types_and_name_the_parameter() -> None:
         load_settings(_Example, ok, "nope")
     with pytest.raises(ParamsError, match=r"sec\.n"):
         load_settings(_Example, {"sec": {**ok["sec"], "n": 1.7}}, "sec")
+
+
+class _Window(Settings):
+    date_start: Day | None
+    date_end: WindowEnd
+
+
+def test_a_window_end_is_not_before_its_start() -> None:
+    s = load_settings(_Window, {"w": {"date_start": "2024-05-03", "date_end": "2024-05-03"}}, "w")
+    assert s.date_end == dt.date(2024, 5, 3)
+    for start, end in ((None, "2024-05-02"), ("2024-05-03", None), (None, None)):
+        load_settings(_Window, {"w": {"date_start": start, "date_end": end}}, "w")
+    with pytest.raises(ParamsError) as err:
+        load_settings(_Window, {"w": {"date_start": "2024-05-03", "date_end": "2024-05-02"}}, "w")
+    assert str(err.value).startswith(
+        "w.date_end: is before date_start 2024-05-03: the window would hold no day"
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "section"),
+    [
+        (SelectSettings, "select"),
+        (ConstructSettings, "construct"),
+        (CrawlSettings, "crawl"),
+        (BpcSettings, "bpc"),
+        (IngestSettings, "ingest"),
+    ],
+)
+def test_every_date_window_of_the_config_uses_the_one_rule(
+    model: type[Settings], section: str
+) -> None:
+    p = params.compose(ROOT, [f"{section}.date_start=2024-05-03", f"{section}.date_end=2024-05-02"])
+    with pytest.raises(ParamsError, match=rf"{section}\.date_end: is before date_start 2024-05-03"):
+        load_settings(model, p, section)

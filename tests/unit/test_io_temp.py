@@ -115,3 +115,20 @@ def test_atomic_dir_replaces_the_whole_directory(tmp_path: Path) -> None:
         raise RuntimeError("killed half way")
     assert [p.name for p in out.iterdir()] == ["a.jsonl"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["packets"]
+
+
+def test_typed_records_write_exactly_the_schema() -> None:
+    import pandas as pd
+
+    from prescient.io import typed_frame, typed_records
+
+    schema = {"id": "string", "n": "int64", "x": "float64"}
+    rows = [{"id": "a", "n": 1, "x": 0.5, "extra": "dropped"}, {"id": "b", "n": 2, "x": None}]
+    frame = typed_records(schema, iter(rows))
+    assert list(frame.columns) == ["id", "n", "x"]
+    assert [str(t) for t in frame.dtypes] == ["string", "int64", "float64"]
+    assert frame["id"].tolist() == ["a", "b"] and frame["n"].tolist() == [1, 2]
+    assert frame["x"].iloc[0] == 0.5 and pd.isna(frame["x"].iloc[1])
+    pd.testing.assert_frame_equal(typed_records(schema, []), typed_frame(schema))
+    with pytest.raises(KeyError, match="'x'"):
+        typed_records(schema, [{"id": "a", "n": 1}])

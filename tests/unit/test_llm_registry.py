@@ -148,3 +148,28 @@ def test_entries_are_validated_when_first_used(composed: dict[str, Any], tmp_pat
     with pytest.raises(ModelConfigError, match="broken"):
         gw.check(["broken"])
     assert "OPENAI_API_KEY" in registry.key_variables()
+
+
+def test_a_stage_gateway_is_checked_first_and_closed_when_the_check_fails(
+    composed: dict[str, Any], tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import logging
+
+    from prescient.llm.gateway import stage_failed, stage_gateway
+
+    closed: list[str] = []
+    close = Gateway.close
+    monkeypatch.setattr(Gateway, "close", lambda self: (closed.append(self.stage), close(self)))
+    with pytest.raises(ModelConfigError, match="no_such_model"):
+        stage_gateway(composed, "construct", tmp_path / "a" / "ledger.jsonl", ["no_such_model"])
+    assert closed == ["construct"]
+    ledger = tmp_path / "b" / "ledger.jsonl"
+    gateway = stage_gateway(composed, "lrae", ledger, [])
+    with gateway:
+        pass
+    out = tmp_path / "out.parquet"
+    out.write_text("an earlier result")
+    # Nothing was asked: the ledger is still written (empty) and the outputs stay.
+    assert not stage_failed(gateway, logging.getLogger("t"), [out])
+    assert ledger.read_text() == "" and out.exists()
+    assert closed == ["construct", "lrae"]

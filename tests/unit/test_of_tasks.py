@@ -19,7 +19,8 @@ from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.chains import EventDate, chain_frame, event_id
 from prescient.openforecast.demo import read_timelines
 from prescient.openforecast.generation import _options, parse_argument, parse_options
-from prescient.openforecast.samples import build_samples, load_sample_templates
+from prescient.openforecast.prompts import load_role_templates
+from prescient.openforecast.samples import build_samples
 from prescient.openforecast.settings import SamplesSettings, SplitSettings
 from prescient.openforecast.tasks import (
     AQA,
@@ -256,7 +257,7 @@ def demo_chains() -> list[Chain]:
 
 def test_closed_forms_become_questions_the_evaluation_imports(tmp_path: Path) -> None:
     s, split, seed = load(ALL_SPLITS, *NO_CAPS, "openforecast.samples.per_chain.vqa=3")
-    templates = load_sample_templates(str(PROMPTS), s.templates)
+    templates = load_role_templates(str(PROMPTS), s.templates)
     complete = scripted(
         {
             "of_argument": "Question: Who will act next in this story?\nAnswer: The island council",
@@ -316,7 +317,7 @@ def test_closed_forms_become_questions_the_evaluation_imports(tmp_path: Path) ->
 
 def test_failed_and_unusable_replies_drop_samples_with_a_reason() -> None:
     s, split, seed = load(ALL_SPLITS, *NO_CAPS, "openforecast.samples.distractor_fallback=null")
-    templates = load_sample_templates(str(PROMPTS), s.templates)
+    templates = load_role_templates(str(PROMPTS), s.templates)
     complete = scripted(
         {
             "of_argument": "I cannot write questions.",

@@ -96,3 +96,47 @@ def test_slot_templates_are_checked_on_load(tmp_path) -> None:
     lone.write_text("name: x\nversion: '1'\nuser: '{slot_instruction}'\n")
     with pytest.raises(TemplateError, match="needs `slots`"):
         load_template(lone, "generate")
+
+
+def test_steps_and_roles_refuse_placeholders_they_do_not_fill(tmp_path: Path) -> None:
+    from prescient.openforecast.prompts import load_role_template
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nversion: '1'\nuser: '{question} {text}'\n")
+    with pytest.raises(TemplateError) as step:
+        load_template(bad, "categorize")
+    assert str(step.value) == (
+        f"{bad}: placeholders ['text'] are not available to step 'categorize' "
+        "(available: ['categories', 'question']); double literal braces"
+    )
+    with pytest.raises(TemplateError) as role:
+        load_role_template(tmp_path, "bad", "aqa_judge")
+    assert str(role.value) == (
+        f"{bad}: placeholders ['text'] are not available to role 'aqa_judge' "
+        "(available: ['label', 'prediction', 'question']); double literal braces"
+    )
+
+
+def test_a_request_names_its_template_and_copies_params_and_tags() -> None:
+    from prescient.llm.types import LLMRequest
+    from prescient.qa.steps import template_request
+
+    t = load_template(PROMPTS / "summary.yaml", "summary")
+    values = _values("summary")
+    gen = {"max_tokens": 64}
+    tags = {"step": "summary", "article_id": "a1"}
+    one = template_request(t, "m", values, gen, tags)
+    assert one == LLMRequest(
+        model="m",
+        messages=t.render(values),
+        template="summary",
+        template_version=t.version,
+        params={"max_tokens": 64},
+        tags={"step": "summary", "article_id": "a1"},
+    )
+    assert one.params is not gen and one.tags is not tags
+    slots = load_template(PROMPTS / "generate_slots.yaml", "generate")
+    values = {"date": "2024-05-02", "keypoint": "The port reopened."}
+    slot = template_request(slots, "m", values, None, tags, slot=3)
+    assert slot.messages == slots.render_slot(values, 3) and slot.params == {}
+    assert slot.template == "generate_slots"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ import pandas as pd
 
 from prescient import io
 from prescient.dates import as_date
-from prescient.llm.types import LLMRequest, LLMResult
+from prescient.llm.types import Complete, LLMRequest, LLMResult, count_calls
 from prescient.openforecast.lrae.evidence import EvidenceIndex, format_evidence, horizon_days
 from prescient.openforecast.lrae.judge import parse_match, parse_yes_no
 from prescient.openforecast.lrae.metrics import (
@@ -53,11 +53,10 @@ from prescient.openforecast.settings import LraeSettings
 from prescient.openforecast.tasks import AQA
 from prescient.openforecast.text import near_duplicates
 from prescient.qa.prompts import PromptTemplate
+from prescient.qa.steps import template_request
 from prescient.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
-
-Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
 
 JUDGEMENT_SCHEMA: dict[str, str] = {
     "sample_id": "string",
@@ -163,14 +162,12 @@ class Judge:
         self.calls: Counter[str] = Counter()
 
     def _request(self, role: str, values: Mapping[str, str], atom: Atom) -> LLMRequest:
-        t = self.t[role]
-        return LLMRequest(
-            model=self.s.judge_model,
-            messages=t.render(values),
-            template=t.name,
-            template_version=t.version,
-            params=dict(self.s.gen),
-            tags={"sample_id": atom.sample["sample_id"], "model": atom.model, "item": atom.item},
+        return template_request(
+            self.t[role],
+            self.s.judge_model,
+            values,
+            self.s.gen,
+            {"sample_id": atom.sample["sample_id"], "model": atom.model, "item": atom.item},
         )
 
     def _run(self, role: str, atoms: list[Atom], values: list[dict[str, str]]) -> list[LLMResult]:
@@ -178,9 +175,7 @@ class Judge:
             return []
         reqs = [self._request(role, v, a) for v, a in zip(values, atoms, strict=True)]
         results = self.complete(reqs, f"lrae:{role}")
-        self.calls[f"{role}_requests"] += len(results)
-        self.calls[f"{role}_from_ledger"] += sum(r.from_ledger for r in results)
-        self.calls[f"{role}_failed"] += sum(not r.ok for r in results)
+        count_calls(self.calls, results, prefix=f"{role}_")
         return results
 
     def match(self, atoms: list[Atom]) -> None:
@@ -282,30 +277,29 @@ def _atoms(
 
 
 def judgements_frame(atoms: Sequence[Atom]) -> pd.DataFrame:
-    rows: dict[str, list[Any]] = {c: [] for c in JUDGEMENT_SCHEMA}
-    for a in atoms:
-        values = {
-            "sample_id": a.sample["sample_id"],
-            "model": a.model,
-            "task": a.task,
-            "split": a.sample["split"],
-            "item": a.item,
-            "text": a.text,
-            "verdict": a.verdict,
-            "matched_label": a.label,
-            "matched_label_text": a.labels[a.label - 1] if a.label else None,
-            "duplicate_of": a.duplicate_of,
-            "evidence_chunk_ids": list(a.evidence_ids),
-            "evidence_dates": list(a.evidence_dates),
-            "judge_key": a.judge_key,
-            "judge_response": a.judge_response,
-            "evidence_key": a.evidence_key,
-            "evidence_response": a.evidence_response,
-            "note": a.note,
-        }
-        for c in JUDGEMENT_SCHEMA:
-            rows[c].append(values[c])
-    return io.typed_frame(JUDGEMENT_SCHEMA, rows)
+    return io.typed_records(JUDGEMENT_SCHEMA, (_judgement_row(a) for a in atoms))
+
+
+def _judgement_row(a: Atom) -> dict[str, Any]:
+    return {
+        "sample_id": a.sample["sample_id"],
+        "model": a.model,
+        "task": a.task,
+        "split": a.sample["split"],
+        "item": a.item,
+        "text": a.text,
+        "verdict": a.verdict,
+        "matched_label": a.label,
+        "matched_label_text": a.labels[a.label - 1] if a.label else None,
+        "duplicate_of": a.duplicate_of,
+        "evidence_chunk_ids": list(a.evidence_ids),
+        "evidence_dates": list(a.evidence_dates),
+        "judge_key": a.judge_key,
+        "judge_response": a.judge_response,
+        "evidence_key": a.evidence_key,
+        "evidence_response": a.evidence_response,
+        "note": a.note,
+    }
 
 
 def _score_row(
@@ -399,7 +393,7 @@ def evaluate(
         failed = p["error"] is not None and not pd.isna(p["error"])
         error = str(p["error"]) if failed else None
         score_rows.append(_score_row(by_id[p["sample_id"]], p["model"], atoms, error, s))
-    scores = io.typed_frame(SCORE_SCHEMA, {c: [r[c] for r in score_rows] for c in SCORE_SCHEMA})
+    scores = io.typed_records(SCORE_SCHEMA, score_rows)
     return LraeResult(judgements_frame(all_atoms), scores, dict(judge.calls))
 
 
