@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prescient import io, params
-from prescient.evaluation.questions import QuestionSource, load_questions
+from prescient.evaluation.questions import load_source, load_source_settings
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.chains import EventDate, chain_frame, event_id
 from prescient.openforecast.demo import read_timelines
@@ -35,7 +35,7 @@ from prescient.openforecast.tasks import (
     draw_samples,
     split_of,
 )
-from prescient.settings import load_settings, validate
+from prescient.settings import load_settings
 from tests.conftest import ROOT
 
 FIX = ROOT / "tests" / "fixtures" / "openforecast"
@@ -299,11 +299,9 @@ def test_closed_forms_become_questions_the_evaluation_imports(tmp_path: Path) ->
     # The closed forms as the evaluation imports them.
     path = tmp_path / "of_questions.parquet"
     io.write_parquet(path, questions)
-    p = params.compose(ROOT)
-    source = validate(
-        QuestionSource, {**p["questions"], "name": "openforecast", "path": str(path)}, "questions"
-    )
-    imported = load_questions(source)
+    # The shipped source of OpenForecast's closed forms (conf/question_source/openforecast)
+    source = load_source_settings(params.compose(ROOT), "openforecast")
+    imported = load_source("openforecast", source, path)
     assert len(imported) == len(questions) == len(mcnc) + len(mcac) + len(vqa)
     assert sorted(imported["question_id"]) == sorted(questions["question_id"])
     assert set(imported["qtype"]) == {"mc", "tf"}
