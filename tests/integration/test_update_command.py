@@ -48,6 +48,10 @@ def scratch_project(root: Path, server: FakeOpenAI) -> None:
     entry.update(name="fake_vllm", litellm_model="hosted_vllm/fake", api_base=server.url)
     (root / "conf/model/fake_vllm.yaml").write_text(yaml.safe_dump(entry))
     config = yaml.safe_load((root / "conf/config.yaml").read_text())
+    config["defaults"] = [
+        {"questions": "daily_oracle"} if isinstance(d, dict) and "questions" in d else d
+        for d in config["defaults"]
+    ]
     config["defaults"].append({"model@models.fake_vllm": "fake_vllm"})
     config["construct"]["models"] = dict.fromkeys(config["construct"]["models"], "fake_vllm")
     config["eval"]["models"] = ["fake_vllm"]
