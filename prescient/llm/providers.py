@@ -13,8 +13,8 @@
 All of them sit behind :class:`InProcessTransport`, one of the gateway's transports, so
 the gateway's ledger, limits and result handling apply as to any API model; litellm is
 not involved (nor imported). The embedded model records where each answer was computed
-(:func:`llama_provenance`: library versions, llama.cpp's build features, the CPU's
-features) in its ledger entries, outside the key.
+(:func:`llama_provenance`: library versions and the instruction sets llama.cpp was built
+with) in its ledger entries, outside the key; the machine's CPU is logged at load.
 
 Baseline prompt convention (what the evaluation prompts must follow for baselines to
 mean anything): the offered choices are read from the last user message. A

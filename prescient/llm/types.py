@@ -93,7 +93,7 @@ class Reply:
         usage: token counts (prompt_tokens, completion_tokens, total_tokens).
         cost: USD when the price is known, else None.
         provenance: where the answer was computed, for the audit (the embedded model
-            records its library versions, build and CPU features); never part of the key.
+            records its library versions and build features); never part of the key.
     """
 
     text: str
