@@ -98,10 +98,9 @@ def story_events(
     members = [i for st in kept for i in st.members]
     requests = [keypoint_request(records[i], template, s) for i in members]
     counts: Counter[str] = Counter(requests=len(requests))
-    if reuse is not None:
-        counts["copied_from_construct"] = copy_paid_entries(
-            [key_for(r) for r in requests], reuse[0], reuse[1]
-        )
+    if reuse is not None:  # logged, not counted: a resumed run copies fewer
+        copied = copy_paid_entries([key_for(r) for r in requests], reuse[0], reuse[1])
+        logger.info("key points: %d answers copied from %s", copied, reuse[0])
     results = (
         dict(zip(members, complete(requests, "chains:keypoints"), strict=True)) if requests else {}
     )
@@ -114,7 +113,6 @@ def story_events(
         by_day: dict[Any, list[tuple[str, str]]] = {}
         for i in st.members:
             res = results[i]
-            counts["from_ledger"] += res.from_ledger
             if not res.ok:
                 counts["llm_error"] += 1
                 continue
@@ -140,8 +138,6 @@ def story_events(
                 event = AtomicEvent(cid, title, None, EventDate(day, DAY), text, ids, len(events))
                 events.append(event)
     for key in (
-        "copied_from_construct",
-        "from_ledger",
         "llm_error",
         "parse_error",
         "no_new_event",

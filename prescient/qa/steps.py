@@ -65,7 +65,7 @@ class StepBatches:
         steps: every step, in order (each gets its accounting, used or not).
 
     Attributes:
-        calls: step -> ``requests``, ``from_ledger``, ``failed``
+        calls: step -> ``requests``, ``failed``
             (:func:`prescient.llm.types.count_calls`).
     """
 

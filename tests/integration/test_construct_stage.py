@@ -283,7 +283,8 @@ def test_accounting_and_contract(project: Path) -> None:
 
 def test_rerun_costs_nothing_and_is_byte_identical(project: Path) -> None:
     assert _run(project) == 0
-    first = {n: (project / n).read_bytes() for n in ("questions.parquet", "qa_candidates.parquet")}
+    outputs = ("questions.parquet", "qa_candidates.parquet", "construct.json")
+    first = {n: (project / n).read_bytes() for n in outputs}
     calls = sum(CALLS.values())
     assert calls > 0
     failed = int(
@@ -294,14 +295,9 @@ def test_rerun_costs_nothing_and_is_byte_identical(project: Path) -> None:
     # Served by the ledger, except the failed calls: a failure is never cached, so they
     # are tried again (and fail again: the script raises for them every time).
     assert sum(CALLS.values()) == calls + failed
+    # The questions, the candidates and the metrics: a resumed run is indistinguishable.
     for name, data in first.items():
         assert (project / name).read_bytes() == data, name
-    m = yaml.safe_load((project / "construct.json").read_text())
-    calls_by_step = m["llm_calls"]
-    assert calls_by_step["summary"]["from_ledger"] == calls_by_step["summary"]["requests"] - failed
-    assert all(
-        c["from_ledger"] == c["requests"] for k, c in calls_by_step.items() if k != "summary"
-    )
 
 
 @pytest.mark.parametrize("fallback", [None, "answer_pool"])

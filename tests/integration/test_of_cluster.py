@@ -113,16 +113,14 @@ def test_key_points_paid_by_construction_are_not_paid_again(
     tmp, metrics, construct_calls = run
     kp = metrics["read"]["keypoints"]
     assert construct_calls > 0
-    assert kp["copied_from_construct"] > 0  # the last weeks' arc articles were selected
-    assert CALLS["summary"] == kp["requests"] - kp["copied_from_construct"]
     copied = [json.loads(line) for line in (tmp / "chains.jsonl").read_text().splitlines()]
     copied = [e for e in copied if e.get("copied_from")]
+    assert copied  # the last weeks' arc articles were selected
+    assert CALLS["summary"] == kp["requests"] - len(copied)
     construct_keys = {
         json.loads(line)["key"] for line in (tmp / "construct.jsonl").read_text().splitlines()
     }
-    assert (
-        len(copied) == kp["copied_from_construct"] and {e["key"] for e in copied} <= construct_keys
-    )
+    assert {e["key"] for e in copied} <= construct_keys
     assert {e["stage"] for e in copied} == {"construct"}
 
 

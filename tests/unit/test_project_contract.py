@@ -76,3 +76,22 @@ def test_every_stage_sets_the_numeric_defaults_before_numpy_loads() -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "X86_V4" in out.stdout
+
+
+def test_bytecode_caches_never_reach_a_dependency_hash() -> None:
+    """Stages depend on whole package directories; Python writes ``__pycache__`` into
+    them when a stage runs, and dvc.lock must not change because of it."""
+    from dvc.repo import Repo
+
+    with Repo(str(ROOT)) as repo:
+        deps = {
+            d.def_path
+            for stage in repo.index.stages
+            for d in stage.deps
+            if (ROOT / d.def_path).is_dir()
+        }
+        assert "prescient/analysis" in deps
+        for dep in deps:
+            cache = ROOT / dep / "__pycache__"
+            assert repo.dvcignore.is_ignored(repo.fs, str(cache / "m.cpython-311.pyc")), dep
+            assert not repo.dvcignore.is_ignored(repo.fs, str(ROOT / dep / "m.py")), dep
