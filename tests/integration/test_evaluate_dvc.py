@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +22,8 @@ import yaml
 
 from prescient import params
 from tests.conftest import ROOT
-from tests.fixtures.eval import articles, construct_questions
+from tests.fixtures.eval import scratch_eval_project
 
-STAGES = ("questions", "retrieve", "evaluate", "score")
 DVC = Path(sys.executable).parent / "dvc"
 
 
@@ -65,19 +63,7 @@ def test_adding_a_model_adds_a_stage_and_a_cutoff_pays_only_for_new_prompts(
 ) -> None:
     if not DVC.exists():
         pytest.skip("dvc is not installed in this environment")
-    root = tmp_path / "proj"
-    root.mkdir()
-    full = yaml.safe_load((ROOT / "dvc.yaml").read_text())
-    (root / "dvc.yaml").write_text(
-        yaml.safe_dump({"stages": {s: full["stages"][s] for s in STAGES}})
-    )
-    for d in ("stages", "prescient", "conf/prompts/eval"):
-        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "data/interim").mkdir(parents=True)
-    (root / "data/processed").mkdir(parents=True)
-    articles().to_parquet(root / "data/interim/articles.parquet")
-    construct_questions().to_parquet(root / "data/processed/questions.parquet")
-    subprocess.run([str(DVC), "init", "--no-scm", "-q"], cwd=root, check=True)
+    root = scratch_eval_project(tmp_path / "proj", ROOT, git=False)
 
     yes = "baseline_always_yes"
     write_params(root, [yes], ["closed_book", "rag_dynamic"])

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,11 +25,10 @@ from prescient.llm.ledger import read_entries
 from stages import evaluate as evaluate_stage
 from stages import score as score_stage
 from tests.conftest import ROOT
-from tests.fixtures.eval import articles, construct_questions
+from tests.fixtures.eval import articles, construct_questions, scratch_eval_project
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.llm import composed, model_entry
 
-STAGES = ("questions", "retrieve", "evaluate", "score")
 DVC = Path(sys.executable).parent / "dvc"
 FAILING = ("river bridge", "bakery")  # two of the four fixture questions
 
@@ -87,24 +85,7 @@ def locked(root: Path) -> set[str]:
 def project(tmp_path: Path) -> Path:
     if not DVC.exists():
         pytest.skip("dvc is not installed in this environment")
-    root = tmp_path / "proj"
-    root.mkdir()
-    full = yaml.safe_load((ROOT / "dvc.yaml").read_text())
-    (root / "dvc.yaml").write_text(
-        yaml.safe_dump({"stages": {s: full["stages"][s] for s in STAGES}})
-    )
-    for d in ("stages", "prescient", "conf/prompts/eval"):
-        shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "data/interim").mkdir(parents=True)
-    (root / "data/processed").mkdir(parents=True)
-    articles().to_parquet(root / "data/interim/articles.parquet")
-    construct_questions().to_parquet(root / "data/processed/questions.parquet")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.org"]
-    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
-    subprocess.run([str(DVC), "init", "-q"], cwd=root, check=True)
-    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "scratch"], cwd=root, check=True)
-    return root
+    return scratch_eval_project(tmp_path / "proj", ROOT, git=True)
 
 
 @pytest.mark.slow

@@ -39,6 +39,14 @@ def scripted(messages: Sequence[Mapping[str, Any]], _p: Mapping[str, Any]) -> st
     return "I cannot help with that."  # the later construction steps: parse errors
 
 
+def chains_args(tmp: Path) -> list[str]:
+    """The chains stage's command line as dvc.yaml wires it, inside ``tmp``."""
+    args = ["--params", str(tmp / "params.yaml"), "--articles", str(tmp / "articles.parquet")]
+    args += ["--prompts", str(ROOT / "conf/prompts/construct")]
+    args += ["--reuse-ledger", str(tmp / "construct.jsonl"), "--ledger", str(tmp / "chains.jsonl")]
+    return args + ["--out", str(tmp / "chains.parquet"), "--metrics", str(tmp / "chains.json")]
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], int]:
     tmp = tmp_path_factory.mktemp("cluster")
@@ -88,22 +96,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any],
     assert construct_stage.main(construct_args) == 0
     construct_calls = CALLS["summary"]
     CALLS.clear()
-    chains_args = [
-        *a,
-        "--articles",
-        articles,
-        "--prompts",
-        str(ROOT / "conf/prompts/construct"),
-        "--reuse-ledger",
-        str(tmp / "construct.jsonl"),
-        "--ledger",
-        str(tmp / "chains.jsonl"),
-        "--out",
-        str(tmp / "chains.parquet"),
-        "--metrics",
-        str(tmp / "chains.json"),
-    ]
-    assert chains_stage.main(chains_args) == 0
+    assert chains_stage.main(chains_args(tmp)) == 0
     return tmp, json.loads((tmp / "chains.json").read_text()), construct_calls
 
 
@@ -149,22 +142,6 @@ def test_a_rerun_costs_nothing(run: tuple[Path, dict[str, Any], int]) -> None:
     tmp, _, _ = run
     before = pd.read_parquet(tmp / "chains.parquet")
     CALLS.clear()
-    args = [
-        "--params",
-        str(tmp / "params.yaml"),
-        "--articles",
-        str(tmp / "articles.parquet"),
-        "--prompts",
-        str(ROOT / "conf/prompts/construct"),
-        "--reuse-ledger",
-        str(tmp / "construct.jsonl"),
-        "--ledger",
-        str(tmp / "chains.jsonl"),
-        "--out",
-        str(tmp / "chains.parquet"),
-        "--metrics",
-        str(tmp / "chains.json"),
-    ]
-    assert chains_stage.main(args) == 0
+    assert chains_stage.main(chains_args(tmp)) == 0
     assert CALLS["summary"] == 0
     pd.testing.assert_frame_equal(pd.read_parquet(tmp / "chains.parquet"), before)
