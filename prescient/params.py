@@ -7,11 +7,14 @@ paths byte-identical.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from omegaconf import OmegaConf
+
+logger = logging.getLogger("prescient.params")
 
 PARAMS_FILE = "params.yaml"
 CONF_DIR = "conf"
@@ -42,8 +45,11 @@ def compose_to_file(root: str | Path = ".", overrides: Sequence[str] = ()) -> Pa
 
 
 def load(path: str | Path = PARAMS_FILE) -> dict[str, Any]:
-    """Load params.yaml as a plain dict."""
+    """Load params.yaml as a plain dict, logging the budget it runs with (conf/budget/)."""
     obj = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
     if not isinstance(obj, dict):
         raise ValueError(f"{path}: expected a mapping at the top level")
+    budget = obj.get("budget")
+    if isinstance(budget, dict) and budget.get("name"):
+        logger.info("budget %s: %s", budget["name"], budget.get("note") or "")
     return cast(dict[str, Any], obj)

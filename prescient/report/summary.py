@@ -172,11 +172,25 @@ def judge_model(params: Mapping[str, Any]) -> str:
     return str(judge) if judge else "the configured judge"
 
 
+def budget_line(params: Mapping[str, Any]) -> str:
+    """The budget the stages ran with (conf/budget/<name>.yaml): its name and note."""
+    budget = params.get("budget")
+    if not isinstance(budget, Mapping) or not budget.get("name"):
+        return "not recorded"
+    note = budget.get("note")
+    return f"{budget['name']}: {note}" if note else str(budget["name"])
+
+
 def run_facts(inputs: ReportInputs, params: Mapping[str, Any]) -> Facts:
-    """What was run: corpus, question sources, models, settings, the other parts."""
+    """What was run: corpus, budget, question sources, models, settings, the other parts.
+
+    A scores table analysed alone has no budget line: no stage of this run made it.
+    """
     tables = inputs.tables
+    budget = (("Budget", (budget_line(params),)),) if has_corpus(tables) else ()
     return (
         ("Corpus", (_corpus_line(tables, params),)),
+        *budget,
         ("Questions", _source_lines(tables)),
         ("Models", _model_lines(tables)),
         ("Settings", _setting_lines(tables, params)),

@@ -88,3 +88,15 @@ def test_a_scores_table_analysed_alone() -> None:
         "OpenForecast: not part of this run",
     )
     assert not is_demo(tables, params)  # the demo's params, but no corpus was read
+
+
+def test_the_budget_is_named_when_a_corpus_was_read() -> None:
+    provenance = pd.DataFrame({"key": ["corpus_checksum", "articles"], "value": ["abc", "1200"]})
+    inputs = ReportInputs({"provenance": provenance}, {BPC_PART: "x", OPENFORECAST_PART: "y"})
+    demo = {"corpus": {"name": "demo"}, "budget": {"name": "demo", "note": "not comparable"}}
+    facts = dict(run_facts(inputs, demo))
+    assert facts["Corpus"] == ("demo: 1,200 articles",)
+    assert facts["Budget"] == ("demo: not comparable",)
+    assert dict(run_facts(inputs, {"corpus": {"name": "x"}}))["Budget"] == ("not recorded",)
+    alone = ReportInputs({}, {BPC_PART: "x", OPENFORECAST_PART: "y"})
+    assert "Budget" not in dict(run_facts(alone, demo))
