@@ -436,8 +436,8 @@ def headline_table(
                 continue
             kept.append(name)
             accs[name] = (
-                float(by_month["accuracy"].get(first)),
-                float(by_month["accuracy"].get(last)),
+                float(by_month.at[first, "accuracy"]),
+                float(by_month.at[last, "accuracy"]),
             )
             counts[0] += n_first
             counts[1] += n_last
