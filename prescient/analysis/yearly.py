@@ -435,9 +435,10 @@ def headline_table(
                 left_out.append(f"{name} (no questions in {' and '.join(missing)})")
                 continue
             kept.append(name)
+            correct = by_month["n_correct"]
             accs[name] = (
-                float(by_month.at[first, "accuracy"]),
-                float(by_month.at[last, "accuracy"]),
+                int(correct.get(first, 0)) / n_first,
+                int(correct.get(last, 0)) / n_last,
             )
             counts[0] += n_first
             counts[1] += n_last
