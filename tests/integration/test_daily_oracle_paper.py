@@ -1,6 +1,7 @@
 """Daily Oracle's Table 3, headline and curves as the paper computes them, on a scores
 table built by hand and analysed alone (``-S analysis=daily_oracle_paper
--S analysis_inputs=scores_file``).
+-S analysis_inputs=scores_file``): the stages called as DVC calls them, and once through
+``dvc exp run report`` in a scratch clone.
 
 The table runs from 2019-11 to 2025-02, past both ends of the paper's period
 (2020-01..2024-12), with one month (2022-02) without questions. Every expected number is
@@ -31,6 +32,7 @@ from prescient import params as params_mod
 from prescient.report.tables import MISSING, read_tables
 from stages import analyze, plot, report
 from tests.conftest import ROOT
+from tests.integration.test_question_sources_dvc import DVC, _clone, _commit, _ran, _run, needs_dvc
 
 PRESET = ("analysis=daily_oracle_paper", "analysis_inputs=scores_file")
 FIRST, LAST = (2019, 11), (2025, 2)  # the table's months; the period is 2020-01..2024-12
@@ -159,7 +161,7 @@ class PaperRun:
         return self.root / "tables"
 
 
-def _run(root: Path) -> PaperRun:
+def _run_stages(root: Path) -> PaperRun:
     """analyze, plot and report with params composed from conf/ and the preset, the
     stages' paths those that dvc.yaml gives them from the params."""
     root.mkdir(parents=True, exist_ok=True)
@@ -212,7 +214,7 @@ def _run(root: Path) -> PaperRun:
 
 @pytest.fixture(scope="module")
 def paper(tmp_path_factory: pytest.TempPathFactory) -> PaperRun:
-    return _run(tmp_path_factory.mktemp("paper"))
+    return _run_stages(tmp_path_factory.mktemp("paper"))
 
 
 def test_the_preset_fixes_the_papers_period_and_definitions(paper: PaperRun) -> None:
@@ -347,3 +349,34 @@ def test_the_report_shows_table3_with_its_n_and_dashes(paper: PaperRun) -> None:
     page = (paper.root / "index.html").read_text()
     assert 'id="table3"' in page and 'id="headline-decline"' in page
     assert page.index('id="table3"') < page.index('id="headline-decline"')
+
+
+@needs_dvc
+@pytest.mark.slow
+def test_dvc_exp_run_with_the_preset_gives_the_papers_cells(tmp_path: Path) -> None:
+    root = _clone(tmp_path / "clone")
+    (root / "results").mkdir()
+    _scores().to_parquet(root / "results/their_scores.parquet", index=False)
+    _commit(root)
+    out = _run(
+        root,
+        str(DVC),
+        "exp",
+        "run",
+        "report",
+        "-S",
+        "analysis=daily_oracle_paper",
+        "-S",
+        "analysis_inputs=scores_file",
+        "-S",
+        "analysis.scores=results/their_scores.parquet",
+    )
+    assert _ran(out) == ["analyze", "plot", "report"]
+    t3 = read_tables(root / "reports/tables")["table3"].set_index(["model", "qtype"])
+    for model in MODELS:
+        for qtype in ("tf", "mc"):
+            for column, value in _expected_row(model, qtype).items():
+                assert t3.loc[(model, qtype), column] == pytest.approx(value, rel=1e-9)
+    metrics = json.loads((root / "reports/metrics/analysis.json").read_text())
+    assert metrics["headline_closed_book"]["tf"]["first_month"] == "2020-01"
+    assert 'id="headline-decline"' in (root / "reports/index.html").read_text()
