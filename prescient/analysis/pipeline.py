@@ -22,6 +22,7 @@ from prescient.analysis.monthly import monthly_accuracy
 from prescient.analysis.schema import (
     CELL_KEYS,
     ModelInfo,
+    as_datetime64,
     cell_order,
     cells_of,
     count_errors,
@@ -40,8 +41,7 @@ from prescient.analysis.sources import (
     with_questions,
 )
 from prescient.analysis.stats import wilson_interval
-from prescient.analysis.yearly import REGIMES, table3, yearly_averages
-from prescient.evaluation.settings import CLOSED_BOOK
+from prescient.analysis.yearly import REGIMES, headline_table, table3, yearly_averages
 from prescient.vocab import MC, TF
 
 logger = logging.getLogger(__name__)
@@ -52,6 +52,7 @@ TABLE_NAMES: tuple[str, ...] = (
     "monthly_accuracy",
     "yearly_accuracy",
     "table3",
+    "headline_decline",
     "slopes",
     "freshbench_bias",
     "freshbench_degeneration",
@@ -183,30 +184,6 @@ def accuracy_table(scores: pd.DataFrame) -> pd.DataFrame:
     return out[ACCURACY_COLUMNS].reset_index(drop=True)
 
 
-def _headline(t3: pd.DataFrame) -> dict[str, Any]:
-    """First-year vs last-year mean accuracy over models (closed-book), per type."""
-    out: dict[str, Any] = {}
-    years = sorted(int(c[4:]) for c in t3.columns if c.startswith("acc_"))
-    closed = t3.loc[t3["setting"] == CLOSED_BOOK]
-    if len(years) < 2 or closed.empty:
-        return out
-    first, last = years[0], years[-1]
-    for qtype, grp in closed.groupby("qtype"):
-        both = grp[[f"acc_{first}", f"acc_{last}"]].dropna()
-        if both.empty:
-            continue
-        a, b = float(both[f"acc_{first}"].mean()), float(both[f"acc_{last}"].mean())
-        out[str(qtype)] = {
-            "first_year": first,
-            "last_year": last,
-            "models": len(both),
-            "first_year_accuracy_pct": _num(a),
-            "last_year_accuracy_pct": _num(b),
-            "change_pct": _num(100.0 * (b - a) / a) if a > 0 else None,
-        }
-    return out
-
-
 def run_analysis(
     raw_scores: pd.DataFrame,
     questions: pd.DataFrame | None,
@@ -231,19 +208,21 @@ def run_analysis(
     """
     inputs = prepare_inputs(raw_scores, questions, settings)
     notes = list(inputs.notes)
-    scores, info, every = inputs.series, inputs.info, inputs.every
+    scores, info, every = inputs.period, inputs.info, inputs.every
     infos = resolve_models(inputs.raw, registry)
     models = {i.model: i for i in infos}
 
-    monthly = monthly_accuracy(scores, settings.moving_average)
-    t3 = table3(monthly, models, settings.bootstrap, seed)
+    monthly = monthly_accuracy(scores, settings.moving_average, period_months(scores, settings))
+    t3 = table3(monthly, models, settings.table3, settings.bootstrap, seed)
+    decline = headline_table(monthly, models, settings.headline)
     slopes = slopes_table(monthly, settings.slope)
-    fresh = freshbench(scores, models, settings.freshbench)
+    fresh = freshbench(inputs.series, models, settings.freshbench)
     sizes = {str(k): int(v) for k, v in info.groupby("source").size().items()}
     cells = cell_summary(every, inputs.errors, sizes)
     horizon = horizon_accuracy(every, settings.horizon.buckets_days)
     notes += _series_notes(monthly, slopes, settings)
     notes += _table3_notes(t3)
+    notes += _headline_notes(decline)
     notes += [
         f"FreshBench tests skipped for {row.model} ({row.anchor}): {row.reason}."
         for row in fresh.skipped.itertuples(index=False)
@@ -261,8 +240,9 @@ def run_analysis(
     tables: dict[str, pd.DataFrame] = {
         "accuracy": accuracy_table(scores),
         "monthly_accuracy": monthly,
-        "yearly_accuracy": yearly_averages(monthly),
+        "yearly_accuracy": yearly_averages(monthly, settings.table3.yearly),
         "table3": t3,
+        "headline_decline": decline,
         "slopes": slopes,
         "freshbench_bias": fresh.bias,
         "freshbench_degeneration": fresh.degeneration,
@@ -279,6 +259,7 @@ def run_analysis(
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
     n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
     metrics = _metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
+    metrics["headline_closed_book"] = _headline_metrics(decline)
     metrics["duplicates_dropped"] = inputs.n_duplicates
     for note in notes:
         logger.info("note: %s", note)
@@ -296,6 +277,8 @@ class Inputs:
         every: the normalised scores of every source, with ``source`` and
             ``horizon_days``.
         series: the scores of the time-series analyses (excluded sources left out).
+        period: ``series`` within ``analysis.date_start`` .. ``date_end``: the scores of
+            the Daily Oracle analyses (FreshBench's tests read ``series``).
         errors: failed calls per model, cell and source.
         notes: what preparing them found worth saying.
     """
@@ -305,6 +288,7 @@ class Inputs:
     info: pd.DataFrame
     every: pd.DataFrame
     series: pd.DataFrame
+    period: pd.DataFrame
     errors: pd.DataFrame
     notes: list[str]
 
@@ -335,9 +319,11 @@ def prepare_inputs(
         notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
     series, series_notes = _series_scores(every, settings)
     notes += series_notes
-    if series.empty:
+    period, period_notes = _period_scores(series, settings)
+    notes += period_notes
+    if period.empty:
         notes.append("The scores table has no scored rows: every accuracy table is empty.")
-    return Inputs(raw, n_duplicates, info, every, series, errors, notes)
+    return Inputs(raw, n_duplicates, info, every, series, period, errors, notes)
 
 
 def _provenance(inputs: Inputs) -> dict[str, str]:
@@ -367,6 +353,67 @@ def _series_scores(
         "horizon tables include them."
     )
     return every.loc[~excluded].reset_index(drop=True), [note]
+
+
+def _period_scores(
+    series: pd.DataFrame, settings: AnalysisSettings
+) -> tuple[pd.DataFrame, list[str]]:
+    """The scores resolved within ``analysis.date_start`` .. ``date_end`` (inclusive)."""
+    start, end = settings.date_start, settings.date_end
+    if start is None and end is None:
+        return series, []
+    keep = pd.Series(True, index=series.index)
+    if start is not None:
+        keep &= series["resolution_date"] >= as_datetime64(start)
+    if end is not None:
+        keep &= series["resolution_date"] <= as_datetime64(end)
+    span = (
+        f"{start.isoformat() if start else 'the first'} .. {end.isoformat() if end else 'the last'}"
+    )
+    notes = [
+        f"The Daily Oracle analyses (accuracy, monthly accuracy, Table 3, Fig. 3-6, the "
+        f"headline) cover questions resolved {span} (analysis.date_start, "
+        f"analysis.date_end): {int((~keep).sum())} of {len(series)} scored rows fall "
+        "outside and are left out of them; FreshBench's tests and the cells, horizon and "
+        "dataset tables include them."
+    ]
+    return series.loc[keep].reset_index(drop=True), notes
+
+
+def period_months(scores: pd.DataFrame, settings: AnalysisSettings) -> tuple[int, int] | None:
+    """The calendar of the monthly series: the period's months where its bounds are set,
+    the scored months' otherwise (None for a table without scores)."""
+    if scores.empty:
+        return None
+    start, end = settings.date_start, settings.date_end
+    first = dates.month_index(start) if start else int(scores["month"].min())
+    last = dates.month_index(end) if end else int(scores["month"].max())
+    return first, last
+
+
+def _headline_metrics(decline: pd.DataFrame) -> dict[str, Any]:
+    """The headline decline per question type, for ``dvc metrics diff``."""
+    return {
+        str(r["qtype"]): {
+            "first_month": str(r["first_month"]),
+            "last_month": str(r["last_month"]),
+            "models": int(r["n_models"]),
+            "first_month_accuracy_pct": _num(r["first_accuracy"]),
+            "last_month_accuracy_pct": _num(r["last_accuracy"]),
+            "change_pct": _num(r["change_pct"]),
+        }
+        for r in decline.to_dict("records")
+    }
+
+
+def _headline_notes(decline: pd.DataFrame) -> list[str]:
+    """Models the headline decline leaves out, per type."""
+    return [
+        f"Headline decline ({str(r['qtype']).upper()}, {r['first_month']} vs "
+        f"{r['last_month']}) leaves out: {r['left_out']}."
+        for r in decline.to_dict("records")
+        if r["left_out"]
+    ]
 
 
 def _table3_notes(t3: pd.DataFrame) -> list[str]:
@@ -521,6 +568,5 @@ def _metrics(
             str(r["source"]): {"n": int(r["n"]), "tf": int(r["n_tf"]), "mc": int(r["n_mc"])}
             for r in tables["dataset_sources"].to_dict("records")
         },
-        "headline_closed_book": _headline(t3),
         "accuracy": models,
     }

@@ -289,12 +289,15 @@ class ModelInfo:
         knowledge_cutoff: training-data cutoff, or None when unknown.
         release_date: public release date, or None when unknown.
         source: ``registry``, ``scores table`` or ``unknown``.
+        baseline: the registry entry is a baseline (``litellm_model: baseline/...``), a
+            reference floor rather than an evaluated model.
     """
 
     model: str
     knowledge_cutoff: dt.date | None
     release_date: dt.date | None
     source: str
+    baseline: bool = False
 
 
 def _registry_day(value: Any, where: str) -> dt.date | None:
@@ -320,6 +323,17 @@ def _column_value(raw: pd.DataFrame, model: str, column: str) -> dt.date | None:
     return days.pop()
 
 
+BASELINE_PROVIDER = "baseline"
+"""The provider of the registry's baselines (``litellm_model: baseline/<kind>``)."""
+
+
+def is_baseline(entry: Mapping[str, Any]) -> bool:
+    """Whether a registry entry is a baseline: its ``litellm_model`` provider is
+    ``baseline`` (:mod:`prescient.llm.providers`)."""
+    provider = str(entry.get("litellm_model") or "").split("/", 1)[0]
+    return provider == BASELINE_PROVIDER
+
+
 def resolve_models(
     raw: pd.DataFrame, registry: Mapping[str, Mapping[str, Any]] | None
 ) -> list[ModelInfo]:
@@ -327,7 +341,8 @@ def resolve_models(
 
     The model registry (``params["models"]``) wins for the models it lists, even where
     it leaves a date null; models it does not list take ``release_date`` /
-    ``knowledge_cutoff`` from the table's own columns. Nothing is guessed.
+    ``knowledge_cutoff`` from the table's own columns. Nothing is guessed. Only a registry
+    entry can mark a model as a baseline.
     """
     registry = registry or {}
     infos = []
@@ -342,6 +357,7 @@ def resolve_models(
                     ),
                     _registry_day(entry.get("release_date"), f"models.{model}.release_date"),
                     "registry",
+                    is_baseline(entry),
                 )
             )
             continue

@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from prescient.settings import ParamsError, Settings, load_settings, section
+from prescient.settings import Day, ParamsError, Settings, WindowEnd, load_settings, section
 
 CALENDAR = "calendar"
 FRESHBENCH = "freshbench"
@@ -68,7 +68,8 @@ class MovingAverageSettings(Settings):
         window: months in the window (paper: 5).
         kind: ``trailing`` (month t and the window-1 months before it) or ``centered``.
         min_periods: months with data the window needs before it is averaged; fewer gives
-            an explicit gap instead of an average of one or two noisy months.
+            an explicit gap. The paper's curves average whatever months of the window
+            have data (1); the window's size (5) keeps full windows only.
     """
 
     window: PositiveInt
@@ -98,6 +99,47 @@ class SlopeSettings(Settings):
     step_months: PositiveInt
     decay: Annotated[float, Field(gt=0.0, le=1.0)]
     min_points: Annotated[int, Field(ge=2)]
+
+
+YearlyRule = Literal["pooled", "mean_of_months"]
+"""A year's accuracy in Table 3: ``pooled`` (correct / scored over the year's questions,
+the paper's) or ``mean_of_months`` (the unweighted mean of the year's monthly accuracies)."""
+
+WindowRule = Literal["paper", "all_months"]
+"""Table 3's pre/post-cutoff months: ``paper`` (the ``pre_months`` months before the
+cutoff month and the ``post_months`` months from it) or ``all_months`` (every month up to
+and including the cutoff month, and every month after it)."""
+
+
+class Table3Settings(Settings):
+    """How Table 3 is computed (Daily Oracle, ICML 2025, section 4.1 and Table 3).
+
+    Attributes:
+        yearly: :data:`YearlyRule` (paper: pooled).
+        windows: :data:`WindowRule` (paper: paper).
+        pre_months: under ``paper``, the months before the knowledge-cutoff month whose
+            YoY changes are averaged as "Pre-cutoff" (paper: 24).
+        post_months: under ``paper``, the months from the knowledge-cutoff month on whose
+            YoY changes are averaged as "Post-cutoff" (paper: 7).
+    """
+
+    yearly: YearlyRule
+    windows: WindowRule
+    pre_months: PositiveInt
+    post_months: PositiveInt
+
+
+class HeadlineSettings(Settings):
+    """The headline decline (Daily Oracle, section 4.2): per question type, the mean over
+    models of the closed-book monthly accuracy in the first and the last month of the
+    period, and its relative change.
+
+    Attributes:
+        exclude_baselines: leave out models whose registry entry is a baseline
+            (``litellm_model: baseline/...``): a reference floor is not an evaluated model.
+    """
+
+    exclude_baselines: bool
 
 
 class BootstrapSettings(Settings):
@@ -268,6 +310,10 @@ class AnalysisSettings(Settings):
             ``keep_first`` / ``keep_last`` row and count the others.
         exclude_errors: leave rows whose model call failed out of accuracy (true) rather
             than count them wrong.
+        date_start: the first resolution day the Daily Oracle analyses keep (monthly
+            accuracy, Table 3, Fig. 3-6, the headline); null: from the first scored day.
+        date_end: the last such day; null: to the last scored day. The period sets the
+            calendar of the monthly series, so its months without questions are gaps.
     """
 
     scores: Annotated[str, Field(min_length=1)]
@@ -278,8 +324,12 @@ class AnalysisSettings(Settings):
     exclude_sources: tuple[str, ...]
     duplicates: Literal["error", "keep_first", "keep_last"]
     exclude_errors: bool
+    date_start: Day | None
+    date_end: WindowEnd
     moving_average: MovingAverageSettings
     slope: SlopeSettings
+    table3: Table3Settings
+    headline: HeadlineSettings
     bootstrap: BootstrapSettings
     horizon: HorizonSettings
     freshbench: FreshBenchSettings

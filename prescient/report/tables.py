@@ -232,28 +232,47 @@ KEY_COLUMNS: tuple[Column, ...] = (
 
 
 def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
-    """Table 3 as in the paper: yearly accuracy (%) and average YoY change (%) with CIs."""
+    """Table 3 as in the paper: yearly accuracy (%) with its questions, average YoY change
+    (%) with its bootstrap interval and the months averaged, and the cutoff windows."""
     years = sorted(c[4:] for c in t3.columns if c.startswith("acc_"))
     cols: list[Column] = [*KEY_COLUMNS, ("knowledge_cutoff", "K-cutoff", fmt_text)]
-    cols += [(f"acc_{y}", y, fmt_number) for y in years]
     out = display_frame(t3, cols)
+    for y in years:
+        counts = t3.get(f"n_{y}", pd.Series([None] * len(t3)))
+        out[y] = [_with_n(fmt_number(v), n) for v, n in zip(t3[f"acc_{y}"], counts, strict=True)]
     for regime, header in (
         ("pre", "Pre-cutoff YoY"),
         ("post", "Post-cutoff YoY"),
         ("all", "Avg YoY"),
     ):
         flags = t3.get(f"yoy_{regime}_ci_excludes", pd.Series([False] * len(t3)))
+        pairs = t3.get(f"yoy_{regime}_pairs", pd.Series([None] * len(t3)))
         out[header] = [
-            _with_ci(v, lo, hi, flag)
-            for v, lo, hi, flag in zip(
+            _with_n(_with_ci(v, lo, hi, flag), n)
+            for v, lo, hi, flag, n in zip(
                 t3.get(f"yoy_{regime}", []),
                 t3.get(f"yoy_{regime}_low", []),
                 t3.get(f"yoy_{regime}_high", []),
                 flags,
+                pairs,
                 strict=True,
             )
         ]
+    out["YoY months (pre; post; avg)"] = [
+        "; ".join(_span(row, r) for r in ("pre", "post", "all")) for _, row in t3.iterrows()
+    ]
     return out
+
+
+def _with_n(text: str, n: object) -> str:
+    """``text n=k``: the count behind a displayed number (the missing mark stays alone)."""
+    count = fmt_int(n)
+    return text if MISSING in (text, count) else f"{text} n={count}"
+
+
+def _span(row: pd.Series, regime: str) -> str:
+    first, last = fmt_text(row.get(f"yoy_{regime}_from")), fmt_text(row.get(f"yoy_{regime}_to"))
+    return MISSING if MISSING in (first, last) else f"{first}..{last}"
 
 
 def _flag(value: object) -> bool:
@@ -405,17 +424,49 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
     ReportTable(
         "table3",
         "table3",
-        "Table 3: yearly average accuracy (%) and average YoY change (%)",
-        note="Yearly accuracy is the mean of that year's monthly accuracies. YoY change at "
-        "month m is 100 (acc(m) - acc(m-12)) / acc(m-12); the averages are over months "
-        "up to the knowledge cutoff month (pre), after it (post) and all months, with "
-        "bootstrap 95% intervals in brackets (analysis.bootstrap.interval). "
+        "Table 3: yearly accuracy (%) and average YoY change (%)",
+        note="A year's accuracy: correct / scored over its n questions "
+        "(analysis.table3.yearly: pooled, the paper's) or the mean of its monthly "
+        "accuracies (mean_of_months). YoY change at month m is 100 (acc(m) - acc(m-12)) / "
+        "acc(m-12), from 12 months after the period's first month; each average is over "
+        "the months in the last column (n: months with a YoY value). "
+        "analysis.table3.windows: paper (the paper's) averages the pre_months (paper: 24) "
+        "months before the knowledge-cutoff month (Pre) and the post_months (7) from it "
+        "(Post); all_months every month up "
+        "to and including it and every later one. Models without a cutoff have neither. "
+        "Bootstrap 95% intervals in brackets (analysis.bootstrap). "
         f"{EXCLUDES_MARK}: the interval does not contain its estimate (the YoY statistic is "
         "strongly biased under resampling there); do not read it as an interval.",
         markdown=True,
         render=table3_display,
         part="yearly",
         empty="No series has monthly accuracy to average by year.",
+    ),
+    ReportTable(
+        "headline_decline",
+        "headline-decline",
+        "Closed-book accuracy (%) in the first and the last month of the period, mean over models",
+        (
+            ("qtype", "Type", _upper),
+            ("first_month", "First month", fmt_text),
+            ("first_accuracy", "Accuracy first (%)", fmt_number),
+            ("n_first", "n first", fmt_int),
+            ("last_month", "Last month", fmt_text),
+            ("last_accuracy", "Accuracy last (%)", fmt_number),
+            ("n_last", "n last", fmt_int),
+            ("change_pct", "Change (%)", fmt_number),
+            ("n_models", "Models (n)", fmt_int),
+            ("models", "Models", fmt_text),
+            ("left_out", "Left out", fmt_text),
+        ),
+        "The paper's headline (Daily Oracle, section 4.2): each model's monthly accuracy "
+        "in the period's first and last month, averaged over the models with questions in "
+        "both (n: their questions), and the relative change 100 (last - first) / first. "
+        "Left out: models without questions in either month, and baselines under "
+        "analysis.headline.exclude_baselines.",
+        markdown=True,
+        part="yearly",
+        empty="No closed-book series.",
     ),
     ReportTable(
         "freshbench_bias",

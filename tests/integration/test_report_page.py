@@ -166,7 +166,7 @@ def test_the_headline_table_is_the_analysis_tables(whole: Run) -> None:
 
 def test_an_empty_figure_or_part_says_why_in_one_line(imported: Run) -> None:
     page = _page(imported)
-    # three months of scores: no moving average, so no Fig. 6 slope and no slopes table
+    # two months of scores: too few for a Fig. 6 slope, so no slopes table
     assert page.text["decline-slopes"] == (
         "Fig. 6: slope of the decline"
         "No slope: the expanding window needs more months with a defined moving average "
@@ -180,7 +180,7 @@ def test_an_empty_figure_or_part_says_why_in_one_line(imported: Run) -> None:
     html = imported.html.read_text()
     notes = html[html.index('<section id="notes">') :]
     assert notes.startswith('<section id="notes"><details><summary>Notes (')
-    assert "moving averages are empty" in notes  # the analysis's notes, collapsed at the end
+    assert "Fig. 6 slopes need" in notes  # the analysis's notes, collapsed at the end
 
 
 def test_the_demo_corpus_is_said_to_be_fictional(whole: Run, tmp_path: Path) -> None:

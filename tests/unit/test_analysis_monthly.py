@@ -34,9 +34,14 @@ def test_centered_moving_average() -> None:
     np.testing.assert_allclose(ma, [0.5, 0.6, 0.65, 2.2 / 3, 0.75])
 
 
-def test_five_month_paper_default_needs_full_windows() -> None:
-    ma, _ = moving_average([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], shipped("moving_average"))
-    np.testing.assert_allclose(ma, [NAN, NAN, NAN, NAN, 0.3, 0.4], equal_nan=True)
+def test_five_month_paper_default_averages_the_months_there_are() -> None:
+    ma, count = moving_average([0.1, 0.2, NAN, 0.4, 0.5, 0.6], shipped("moving_average"))
+    np.testing.assert_allclose(ma, [0.1, 0.15, 0.15, 0.7 / 3, 0.3, 1.7 / 4])
+    assert count.tolist() == [1, 2, 2, 3, 4, 4]
+    full, _ = moving_average(
+        [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], shipped("moving_average", min_periods=5)
+    )
+    np.testing.assert_allclose(full, [NAN, NAN, NAN, NAN, 0.3, 0.4], equal_nan=True)
 
 
 def test_moving_average_settings_reject_nonsense() -> None:

@@ -26,11 +26,15 @@ def test_sparse_demo_gives_numbers_and_labelled_gaps() -> None:
     assert cb["tf"]["accuracy_excl_refusals"] == pytest.approx(80.0)
     assert cb["mc"]["accuracy"] == pytest.approx(100 * 2 / 3, abs=1e-4)
     assert cb["all"]["n"] == 9
-    # two months only: no moving average, no slope, no YoY: None in metrics, notes say why
+    # two months only: a moving average of the months there are (the paper's curves),
+    # no slope, no YoY: None in metrics, notes say why
+    monthly = result.tables["monthly_accuracy"]
+    tf = monthly.query("model == 'smollm2_135m' and cell == 'closed_book' and qtype == 'tf'")
+    # March: c w c r (2 of 4), April: c c
+    assert tf["accuracy_ma"].tolist() == pytest.approx([0.5, (0.5 + 1.0) / 2])
     assert cb["tf"]["yoy_all"] is None
     assert "last_slope_pp_per_month" not in cb["tf"]
     notes = " ".join(result.notes)
-    assert "moving averages are empty" in notes
     assert "Fig. 6 slopes need 10 months" in notes
     assert "1 scored rows had a failed model call" in notes
     assert "FreshBench tests skipped for smollm2_135m (release_date)" in notes
@@ -71,7 +75,10 @@ def test_one_model_one_month_one_setting() -> None:
     monthly = result.tables["monthly_accuracy"]
     assert len(monthly) == 1  # MC with data; no TF series: the table has no TF question
     mc = monthly.query("qtype == 'mc'").iloc[0]
-    assert mc["accuracy"] == pytest.approx(2 / 3) and math.isnan(mc["accuracy_ma"])
+    assert mc["accuracy"] == pytest.approx(2 / 3) and mc["accuracy_ma"] == pytest.approx(2 / 3)
+    full = analysis_settings("analysis.moving_average.min_periods=5")
+    alone = run_analysis(raw, None, None, registry, full, SEED).tables["monthly_accuracy"]
+    assert math.isnan(alone["accuracy_ma"].iloc[0])
     t3 = result.tables["table3"].query("qtype == 'mc'").iloc[0]
     assert t3["acc_2022"] == pytest.approx(200 / 3)
     assert t3["yoy_pre_pairs"] == 0 and math.isnan(t3["yoy_post"])

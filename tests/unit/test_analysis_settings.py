@@ -3,6 +3,8 @@ settings, and a value the analysis cannot use stops with a line naming the param
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from prescient.analysis.settings import load_analysis
@@ -16,6 +18,11 @@ def test_shipped_config_composes_into_the_paper_defaults_and_demo_budgets() -> N
     assert s.scores == "data/processed/scores.parquet"
     assert (s.moving_average.window, s.moving_average.kind) == (5, "trailing")
     assert (s.slope.start_months, s.slope.step_months, s.slope.decay) == (10, 1, 0.995)
+    assert s.moving_average.min_periods == 1  # the paper's curves
+    assert (s.table3.yearly, s.table3.windows) == ("pooled", "paper")
+    assert (s.table3.pre_months, s.table3.post_months) == (24, 7)
+    assert s.headline.exclude_baselines
+    assert (s.date_start, s.date_end) == (None, None)
     assert s.anderson_schooler.window_days == 20  # demo budget (paper: 100)
     fb = s.freshbench
     assert (fb.month_rule, fb.present_months) == ("calendar", (0, 20))
@@ -105,3 +112,27 @@ def test_other_sections_are_checked_too() -> None:
         load_analysis(composed("analysis.bootstrap.confidence=1.5"))
     with pytest.raises(ParamsError, match="analysis.surprise is not a parameter"):
         load_analysis(composed("+analysis.surprise=1"))
+
+
+def test_the_daily_oracle_preset_sets_the_papers_period_and_combines_with_freshbench() -> None:
+    default, preset = analysis_settings(), analysis_settings("analysis=daily_oracle_paper")
+    assert (preset.date_start, preset.date_end) == (dt.date(2020, 1, 1), dt.date(2024, 12, 31))
+    assert preset.table3 == default.table3 and preset.moving_average == default.moving_average
+    assert preset.freshbench == default.freshbench
+    both = analysis_settings("analysis=[daily_oracle_paper,freshbench]")
+    assert both.date_start == dt.date(2020, 1, 1) and both.freshbench.month_rule == "freshbench"
+
+
+def test_the_period_and_table3_options_are_checked() -> None:
+    with pytest.raises(ParamsError, match="analysis.date_end: .*before date_start"):
+        load_analysis(composed("analysis.date_start=2024-01-01", "analysis.date_end=2023-12-31"))
+    with pytest.raises(ParamsError, match="analysis.date_start"):
+        load_analysis(composed("analysis.date_start=20240101"))
+    with pytest.raises(ParamsError, match="analysis.table3.windows"):
+        load_analysis(composed("analysis.table3.windows=some_months"))
+    with pytest.raises(ParamsError, match="analysis.table3.pre_months"):
+        load_analysis(composed("analysis.table3.pre_months=0"))
+    s = analysis_settings(
+        "analysis.table3.yearly=mean_of_months", "analysis.table3.windows=all_months"
+    )
+    assert (s.table3.yearly, s.table3.windows) == ("mean_of_months", "all_months")
