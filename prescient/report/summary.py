@@ -28,7 +28,8 @@ DEMO_LINE = (
     "nothing about any model; they show every part of the method working."
 )
 HEADLINE_NOTE = (
-    "Accuracy (%) over all resolution months, [Wilson 95% interval] and n, the questions "
+    "Accuracy (%) over the resolution months of the analysis period (all of them unless "
+    "analysis.date_start or date_end is set), [Wilson 95% interval] and n, the questions "
     "scored (failed calls left out; refusals and unparseable answers count as wrong)."
 )
 
