@@ -1,0 +1,238 @@
+"""Prompts fitted to a model's context window: one rule, counted and reported.
+
+A model entry states its context window (``context_tokens`` in ``conf/model/<name>.yaml``,
+prompt and reply together; null: unknown). A prompt that carries article text is
+rendered with the articles as configured; when its token count plus the request's
+``max_tokens`` is more than the context window, the rule applies:
+
+    every article of the prompt is cut to its first W words, W the same for all of them
+    and the largest for which the prompt fits (articles shorter than W stay whole; a
+    prompt's only article, the gold one, is thus cut from its end); titles, dates, the
+    question and the instructions are never cut.
+
+W is found by bisection over 0 .. (the longest article's words - 1): a prompt's token
+count grows with the words it carries. A prompt that fits is sent exactly as rendered
+(the rule never touches it, so its ledger key is unchanged). A prompt that does not fit
+even with W = 0 is not sent: it is recorded as an error under
+:data:`CONTEXT_EXCEEDED`. Every fitted prompt is counted under :data:`FITTED`, logged,
+and records W (``context_words_kept`` on an evaluation prediction row).
+
+Token counts (:func:`token_counter`):
+
+- the embedded llama.cpp models (provider ``local``): exact, with the model's own
+  tokenizer and chat template, as llama.cpp counts the prompt it evaluates
+  (:class:`LlamaTokenCounter`; deterministic, the same on every machine);
+- every other model: a conservative estimate that needs no network and no tokenizer,
+  :func:`estimate_tokens`: the UTF-8 bytes of the messages' contents divided by
+  :data:`BYTES_PER_TOKEN` (3, rounded up), plus :data:`MESSAGE_OVERHEAD_TOKENS` (8) per
+  message for the chat template's role markers. The registry's tokenizers average about
+  4 bytes per token on English news text, so the estimate errs towards fitting too
+  early; text of digits or of non-Latin scripts can take more tokens than it says.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from prescient.llm.registry import ModelSpec
+
+logger = logging.getLogger(__name__)
+
+FITTED = "fitted_to_context"
+"""Count name of prompts whose article text was shortened to fit the context window."""
+CONTEXT_EXCEEDED = "context_exceeded"
+"""Count name (and error prefix) of prompts that do not fit even without article text."""
+
+BYTES_PER_TOKEN = 3
+"""The estimate's bytes per token (remote models)."""
+MESSAGE_OVERHEAD_TOKENS = 8
+"""The estimate's tokens per message for the chat template (role markers, separators)."""
+
+Messages = Sequence[Mapping[str, Any]]
+
+
+class TokenCounter(Protocol):
+    """Tokens a model reads for a list of chat messages (its prompt, template included)."""
+
+    def __call__(self, messages: Messages) -> int: ...
+
+
+def estimate_tokens(messages: Messages) -> int:
+    """The conservative estimate for models whose tokenizer is not at hand (module doc)."""
+    n_bytes = sum(len(str(m.get("content") or "").encode("utf-8")) for m in messages)
+    return math.ceil(n_bytes / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages)
+
+
+class LlamaTokenCounter:
+    """Exact prompt tokens of a GGUF model as llama-cpp-python's chat completion counts them.
+
+    The model's chat template (the GGUF's ``tokenizer.chat_template``, which llama.cpp
+    uses for the embedded models) renders the messages with the generation prompt, and
+    the model's tokenizer tokenizes the result, special tokens parsed: the number of
+    tokens llama.cpp evaluates before its first generated token. Only the vocabulary is
+    loaded (no weights).
+
+    Args:
+        gguf: the model file.
+    """
+
+    def __init__(self, gguf: Path) -> None:
+        from llama_cpp import Llama, llama_chat_format
+        from llama_cpp._logger import set_verbose
+
+        set_verbose(False)
+        self.gguf = gguf
+        self._llm = Llama(model_path=str(gguf), vocab_only=True, verbose=False)
+        template = self._llm.metadata.get("tokenizer.chat_template")
+        if self._llm.chat_format != "chat_template.default" or not template:
+            raise ValueError(
+                f"{gguf.name}: llama.cpp formats its chats as {self._llm.chat_format!r}, not "
+                "with the template stored in the file; exact token counts need that template"
+            )
+        model = self._llm._model
+
+        def text(token: int) -> str:
+            return model.token_get_text(token) if token != -1 else ""
+
+        self._format = llama_chat_format.Jinja2ChatFormatter(
+            template=template,
+            eos_token=text(self._llm.token_eos()),
+            bos_token=text(self._llm.token_bos()),
+            stop_token_ids=[self._llm.token_eos()],
+        )
+
+    def __call__(self, messages: Messages) -> int:
+        result = self._format(messages=[dict(m) for m in messages])
+        tokens = self._llm.tokenize(
+            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
+        )
+        return len(tokens)
+
+
+@functools.cache
+def local_counter(name: str) -> LlamaTokenCounter:
+    """The exact counter of the embedded model ``local/<name>`` (loaded once a process)."""
+    from prescient.llm.providers import LocalLlamaProvider, ProviderError
+
+    if name not in LocalLlamaProvider.GGUF:
+        raise ProviderError(
+            status_code=404,
+            message=f"unknown local model {name!r}; known: {sorted(LocalLlamaProvider.GGUF)}",
+        )
+    return LlamaTokenCounter(LocalLlamaProvider.GGUF[name]())
+
+
+def token_counter(spec: ModelSpec) -> TokenCounter:
+    """How prompts of ``spec``'s model are counted: exact for the embedded llama.cpp
+    models, :func:`estimate_tokens` for every other."""
+    if spec.provider == "local":
+        return local_counter(spec.litellm_model.split("/", 1)[1])
+    return estimate_tokens
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    """A model's context window and how its prompts are counted.
+
+    Attributes:
+        model: registry name (for log lines).
+        tokens: the context window (prompt and reply together).
+        count: the model's token counter.
+        exact: True when ``count`` is the model's own tokenizer, False for the estimate.
+    """
+
+    model: str
+    tokens: int
+    count: TokenCounter
+    exact: bool
+
+    @classmethod
+    def of(cls, spec: ModelSpec) -> ContextWindow | None:
+        """The window of a registry entry; None when its ``context_tokens`` is null."""
+        if spec.context_tokens is None:
+            return None
+        counter = token_counter(spec)
+        return cls(spec.name, spec.context_tokens, counter, counter is not estimate_tokens)
+
+    def describe(self) -> str:
+        """One line for logs and metrics: the window and the counting rule."""
+        how = (
+            "the model's own tokenizer"
+            if self.exact
+            else f"estimated as UTF-8 bytes / {BYTES_PER_TOKEN} + "
+            f"{MESSAGE_OVERHEAD_TOKENS} per message"
+        )
+        return f"{self.tokens} tokens, prompts counted with {how}"
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A prompt as it is sent.
+
+    Attributes:
+        messages: the messages (those rendered with the whole articles when they fit).
+        words: the words W every article was cut to; None when the prompt was sent as
+            rendered (it fits, or the model's window is unknown).
+        prompt_tokens: the counted tokens of ``messages`` (None: not counted).
+        ok: False when the prompt does not fit even without article text (not sent).
+    """
+
+    messages: list[dict[str, str]]
+    words: int | None = None
+    prompt_tokens: int | None = None
+    ok: bool = True
+
+    @property
+    def fitted(self) -> bool:
+        """True when the rule shortened the articles (counted under :data:`FITTED`)."""
+        return self.ok and self.words is not None
+
+    def error(self, window: ContextWindow | None, max_tokens: int) -> str | None:
+        """The error text of a prompt that cannot be sent (None when it can)."""
+        if self.ok or window is None:
+            return None
+        return (
+            f"{CONTEXT_EXCEEDED}: {self.prompt_tokens} prompt tokens without any article "
+            f"text + max_tokens {max_tokens} > the context window of {window.tokens}"
+        )
+
+
+Render = Callable[[int | None], list[dict[str, str]]]
+"""Renders a prompt with every article cut to its first W words (None: as configured)."""
+
+
+def fit_prompt(render: Render, longest: int, window: ContextWindow | None, max_tokens: int) -> Fit:
+    """The prompt ``render`` makes, fitted to ``window`` by the rule (module doc).
+
+    Args:
+        render: the prompt with its articles cut to W words (None: uncut).
+        longest: words of the prompt's longest article.
+        window: the model's context window (None: unknown; the prompt is sent as it is).
+        max_tokens: the request's reply budget, reserved in the window.
+    """
+    full = render(None)
+    if window is None:
+        return Fit(full)
+    room = window.tokens - max_tokens
+    tokens = window.count(full)
+    if tokens <= room:
+        return Fit(full, None, tokens)
+    low, high = 0, max(0, longest - 1)
+    low_tokens = window.count(render(low))
+    if low_tokens > room:
+        return Fit(render(0), 0, low_tokens, ok=False)
+    # Invariant: W = low fits; every W > high does not.
+    while low < high:
+        mid = (low + high + 1) // 2
+        n = window.count(render(mid))
+        if n <= room:
+            low, low_tokens = mid, n
+        else:
+            high = mid - 1
+    return Fit(render(low), low, low_tokens)
