@@ -59,8 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
-    from prescient.llm.fit import ContextWindow
     from prescient.llm.gateway import Gateway
+    from prescient.llm.tokens import context_window
 
     p = params.load(args.params)
     try:
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         # A malformed entry or an unset key variable stops here, before any call.
         gateway.check([args.model])
         spec = gateway.spec(args.model)
-        window = ContextWindow.of(spec)
+        window = context_window(spec)
         max_tokens = max_tokens_of(spec.params, grid.generation)
     except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
         logger.error("%s", exc)

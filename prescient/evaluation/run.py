@@ -24,10 +24,9 @@ from typing import Any, Protocol
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.contexts import truncate_words
 from prescient.evaluation.prompts import ContextArticle, EvalPrompt, render_messages
 from prescient.evaluation.settings import GOLD, Setting
-from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, ContextWindow, fit_prompt
+from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, ContextWindow, first_words, fit_prompt
 from prescient.llm.types import LLMRequest, LLMResult
 
 logger = logging.getLogger(__name__)
@@ -153,9 +152,7 @@ def plan_cell(
             articles: list[ContextArticle] = articles,
         ) -> list[dict[str, str]]:
             cut = [
-                a
-                if words is None
-                else ContextArticle(a.title, truncate_words(a.text, words), a.date)
+                a if words is None else ContextArticle(a.title, first_words(a.text, words), a.date)
                 for a in articles
             ]
             return render_messages(prompt, question, qtype, options, cut)

@@ -17,11 +17,12 @@ even with W = 0 is not sent: it is recorded as an error under
 :data:`CONTEXT_EXCEEDED`. Every fitted prompt is counted under :data:`FITTED`, logged,
 and records W (``context_words_kept`` on an evaluation prediction row).
 
-Token counts (:func:`token_counter`):
+Token counts (:func:`prescient.llm.tokens.token_counter`):
 
 - the embedded llama.cpp models (provider ``local``): exact, with the model's own
   tokenizer and chat template, as llama.cpp counts the prompt it evaluates
-  (:class:`LlamaTokenCounter`; deterministic, the same on every machine);
+  (:class:`prescient.llm.tokens.LlamaTokenCounter`; deterministic, the same on every
+  machine);
 - every other model: a conservative estimate that needs no network and no tokenizer,
   :func:`estimate_tokens`: the UTF-8 bytes of the messages' contents divided by
   :data:`BYTES_PER_TOKEN` (3, rounded up), plus :data:`MESSAGE_OVERHEAD_TOKENS` (8) per
@@ -32,15 +33,11 @@ Token counts (:func:`token_counter`):
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
-
-from prescient.llm.registry import ModelSpec
 
 logger = logging.getLogger(__name__)
 
@@ -63,77 +60,17 @@ class TokenCounter(Protocol):
     def __call__(self, messages: Messages) -> int: ...
 
 
+def first_words(text: str | None, n: int | None) -> str:
+    """The first ``n`` whitespace-separated words of ``text`` (None: all), joined by single
+    spaces: how the rule, and the configured word budgets, cut an article."""
+    words = str(text or "").split()
+    return " ".join(words if n is None else words[:n])
+
+
 def estimate_tokens(messages: Messages) -> int:
     """The conservative estimate for models whose tokenizer is not at hand (module doc)."""
     n_bytes = sum(len(str(m.get("content") or "").encode("utf-8")) for m in messages)
     return math.ceil(n_bytes / BYTES_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS * len(messages)
-
-
-class LlamaTokenCounter:
-    """Exact prompt tokens of a GGUF model as llama-cpp-python's chat completion counts them.
-
-    The model's chat template (the GGUF's ``tokenizer.chat_template``, which llama.cpp
-    uses for the embedded models) renders the messages with the generation prompt, and
-    the model's tokenizer tokenizes the result, special tokens parsed: the number of
-    tokens llama.cpp evaluates before its first generated token. Only the vocabulary is
-    loaded (no weights).
-
-    Args:
-        gguf: the model file.
-    """
-
-    def __init__(self, gguf: Path) -> None:
-        from llama_cpp import Llama, llama_chat_format
-        from llama_cpp._logger import set_verbose
-
-        set_verbose(False)
-        self.gguf = gguf
-        self._llm = Llama(model_path=str(gguf), vocab_only=True, verbose=False)
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if self._llm.chat_format != "chat_template.default" or not template:
-            raise ValueError(
-                f"{gguf.name}: llama.cpp formats its chats as {self._llm.chat_format!r}, not "
-                "with the template stored in the file; exact token counts need that template"
-            )
-        model = self._llm._model
-
-        def text(token: int) -> str:
-            return model.token_get_text(token) if token != -1 else ""
-
-        self._format = llama_chat_format.Jinja2ChatFormatter(
-            template=template,
-            eos_token=text(self._llm.token_eos()),
-            bos_token=text(self._llm.token_bos()),
-            stop_token_ids=[self._llm.token_eos()],
-        )
-
-    def __call__(self, messages: Messages) -> int:
-        result = self._format(messages=[dict(m) for m in messages])
-        tokens = self._llm.tokenize(
-            result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
-        )
-        return len(tokens)
-
-
-@functools.cache
-def local_counter(name: str) -> LlamaTokenCounter:
-    """The exact counter of the embedded model ``local/<name>`` (loaded once a process)."""
-    from prescient.llm.providers import LocalLlamaProvider, ProviderError
-
-    if name not in LocalLlamaProvider.GGUF:
-        raise ProviderError(
-            status_code=404,
-            message=f"unknown local model {name!r}; known: {sorted(LocalLlamaProvider.GGUF)}",
-        )
-    return LlamaTokenCounter(LocalLlamaProvider.GGUF[name]())
-
-
-def token_counter(spec: ModelSpec) -> TokenCounter:
-    """How prompts of ``spec``'s model are counted: exact for the embedded llama.cpp
-    models, :func:`estimate_tokens` for every other."""
-    if spec.provider == "local":
-        return local_counter(spec.litellm_model.split("/", 1)[1])
-    return estimate_tokens
 
 
 @dataclass(frozen=True)
@@ -151,14 +88,6 @@ class ContextWindow:
     tokens: int
     count: TokenCounter
     exact: bool
-
-    @classmethod
-    def of(cls, spec: ModelSpec) -> ContextWindow | None:
-        """The window of a registry entry; None when its ``context_tokens`` is null."""
-        if spec.context_tokens is None:
-            return None
-        counter = token_counter(spec)
-        return cls(spec.name, spec.context_tokens, counter, counter is not estimate_tokens)
 
     def describe(self) -> str:
         """One line for logs and metrics: the window and the counting rule."""

@@ -21,13 +21,12 @@ from prescient.llm.fit import (
     FITTED,
     ContextWindow,
     Fit,
-    LlamaTokenCounter,
     estimate_tokens,
+    first_words,
     fit_prompt,
-    local_counter,
-    token_counter,
 )
 from prescient.llm.providers import smollm2_q8_0_path
+from prescient.llm.tokens import LlamaTokenCounter, context_window, local_counter, token_counter
 from tests.support.llm import model_spec
 
 
@@ -101,7 +100,7 @@ def test_a_prompt_that_fits_is_the_prompt_rendered_and_is_not_counted() -> None:
 
     def render(w: int | None) -> list[dict[str, str]]:
         renders.append(w)
-        return [{"role": "user", "content": TEN if w is None else " ".join(TEN.split()[:w])}]
+        return [{"role": "user", "content": first_words(TEN, w)}]
 
     # 10 tokens + max_tokens 6 = 16 = the window: fits exactly.
     fit = fit_prompt(render, 10, window(16), 6)
@@ -196,9 +195,9 @@ def test_the_estimate_and_the_reply_budget() -> None:
     assert max_tokens_of({}, {}) == 0
     remote = model_spec("remote", "openai/gpt-x", context_tokens=1000)
     assert token_counter(remote) is estimate_tokens
-    got = ContextWindow.of(remote)
+    got = context_window(remote)
     assert got is not None and (got.tokens, got.exact) == (1000, False)
-    assert ContextWindow.of(model_spec("unknown", "openai/gpt-x", context_tokens=None)) is None
+    assert context_window(model_spec("unknown", "openai/gpt-x", context_tokens=None)) is None
 
 
 # SmolLM2's chat template (ChatML with its default system prompt when none is given).
@@ -214,7 +213,7 @@ def test_the_embedded_model_counts_with_its_own_tokenizer_and_template() -> None
     spec = model_spec("smol", "local/smollm2-135m-q8_0", context_tokens=8192)
     count = token_counter(spec)
     assert isinstance(count, LlamaTokenCounter) and count is local_counter("smollm2-135m-q8_0")
-    got = ContextWindow.of(spec)
+    got = context_window(spec)
     assert got is not None and got.exact
     from llama_cpp import Llama
 
@@ -225,9 +224,9 @@ def test_the_embedded_model_counts_with_its_own_tokenizer_and_template() -> None
     assert count(with_system) == len(
         llm.tokenize(
             (
-                "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is the "
-                "capital city of France? Answer in one word.<|im_end|>\n<|im_start|>assistant\n"
-            ).encode(),
+                b"<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is the "
+                b"capital city of France? Answer in one word.<|im_end|>\n<|im_start|>assistant\n"
+            ),
             add_bos=False,
             special=True,
         )
