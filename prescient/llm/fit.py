@@ -92,12 +92,12 @@ class ContextWindow:
     def describe(self) -> str:
         """One line for logs and metrics: the window and the counting rule."""
         how = (
-            "the model's own tokenizer"
+            "counted by the model's own tokenizer"
             if self.exact
             else f"estimated as UTF-8 bytes / {BYTES_PER_TOKEN} + "
             f"{MESSAGE_OVERHEAD_TOKENS} per message"
         )
-        return f"{self.tokens} tokens, prompts counted with {how}"
+        return f"{self.tokens} tokens, prompt tokens {how}"
 
 
 @dataclass(frozen=True)
