@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import Any
 
 from prescient.llm.fit import ContextWindow, Messages, TokenCounter, estimate_tokens
 from prescient.llm.registry import ModelSpec
@@ -54,7 +55,8 @@ class LlamaTokenCounter:
         )
 
     def __call__(self, messages: Messages) -> int:
-        result = self._format(messages=[dict(m) for m in messages])
+        chat: list[Any] = [dict(m) for m in messages]  # as the provider passes them
+        result = self._format(messages=chat)
         tokens = self._llm.tokenize(
             result.prompt.encode("utf-8"), add_bos=not result.added_special, special=True
         )
