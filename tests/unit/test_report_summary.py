@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from prescient.report.build import fitted_line
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, ReportInputs
 from prescient.report.summary import headline, is_demo, run_facts, setting_label
 
@@ -88,3 +89,20 @@ def test_a_scores_table_analysed_alone() -> None:
         "OpenForecast: not part of this run",
     )
     assert not is_demo(tables, params)  # the demo's params, but no corpus was read
+
+
+def test_the_headline_names_the_cells_whose_prompts_were_fitted() -> None:
+    cells = pd.DataFrame(
+        {
+            "model": ["smol", "smol", "smol", "base"],
+            "cell": ["gold", "gold", "rag_dynamic", "gold"],
+            "source": ["daily_oracle", "openforecast", "daily_oracle", "daily_oracle"],
+            "n_fitted": [3, 1, 0, 0],
+        }
+    )
+    assert fitted_line(cells) == (
+        " Prompts fitted to the model's context window (articles cut to the most words "
+        "that fit): smol gold 4."
+    )
+    assert fitted_line(cells.assign(n_fitted=0)) == ""
+    assert fitted_line(cells.drop(columns=["n_fitted"])) == fitted_line(None) == ""
