@@ -143,8 +143,11 @@ def fitted_line(cells: pd.DataFrame | None) -> str:
     fitted = cells.assign(n_fitted=n).loc[n > 0]
     if fitted.empty:
         return ""
-    per = fitted.groupby(["model", "cell"], sort=False)["n_fitted"].sum()
-    parts = ", ".join(f"{model} {cell} {int(k)}" for (model, cell), k in per.items())
+    per = fitted.groupby(["model", "cell"], sort=False, as_index=False)["n_fitted"].sum()
+    parts = ", ".join(
+        f"{m} {c} {int(k)}"
+        for m, c, k in zip(per["model"], per["cell"], per["n_fitted"], strict=True)
+    )
     return (
         f" Prompts fitted to the model's context window (articles cut to the most words "
         f"that fit): {parts}."
