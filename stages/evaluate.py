@@ -39,7 +39,7 @@ import pandas as pd
 
 from prescient import io, params
 from prescient.evaluation.prompts import load_prompts
-from prescient.evaluation.run import max_tokens_of, model_sample, run_model
+from prescient.evaluation.run import model_sample, run_model
 from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.settings import load_settings
 
@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
+    from prescient.llm.fit import reply_budget
     from prescient.llm.gateway import Gateway
     from prescient.llm.tokens import context_window
 
@@ -83,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         gateway.check([args.model])
         spec = gateway.spec(args.model)
         window = context_window(spec)
-        max_tokens = max_tokens_of(spec.params, grid.generation)
+        max_tokens = reply_budget(spec.params, grid.generation)
     except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
         logger.error("%s", exc)
         return 2

@@ -103,13 +103,6 @@ def model_sample(questions: pd.DataFrame, max_questions: int | None) -> pd.DataF
     return questions.loc[questions["sample_rank"] <= max_questions].reset_index(drop=True)
 
 
-def max_tokens_of(defaults: Mapping[str, Any], generation: Mapping[str, Any]) -> int:
-    """The reply budget of a request: ``generation``'s ``max_tokens`` over the model's
-    default (as the gateway merges them); 0 when neither sets one."""
-    value = {**defaults, **generation}.get("max_tokens")
-    return int(value) if value is not None else 0
-
-
 def plan_cell(
     model: str,
     setting: Setting,

@@ -69,6 +69,13 @@ def first_words(text: str | None, n: int | None) -> str:
     return " ".join(words if n is None else words[:n])
 
 
+def reply_budget(defaults: Mapping[str, Any], params: Mapping[str, Any] | None) -> int:
+    """The ``max_tokens`` a request reserves: its params' over the model's defaults (as
+    the gateway merges them); 0 when neither sets one."""
+    value = {**defaults, **(params or {})}.get("max_tokens")
+    return int(value) if value is not None else 0
+
+
 def estimate_tokens(messages: Messages) -> int:
     """The conservative estimate for models whose tokenizer is not at hand (module doc)."""
     n_bytes = sum(len(str(m.get("content") or "").encode("utf-8")) for m in messages)

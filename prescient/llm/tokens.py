@@ -9,10 +9,17 @@ is part of the fitting rule described in :mod:`prescient.llm.fit`).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from prescient.llm.fit import ContextWindow, Messages, TokenCounter, estimate_tokens
+from prescient.llm.fit import (
+    ContextWindow,
+    Messages,
+    TokenCounter,
+    estimate_tokens,
+    reply_budget,
+)
 from prescient.llm.registry import ModelSpec
 
 
@@ -82,6 +89,28 @@ def token_counter(spec: ModelSpec) -> TokenCounter:
     if spec.provider == "local":
         return local_counter(spec.litellm_model.split("/", 1)[1])
     return estimate_tokens
+
+
+def step_windows(
+    spec_of: Callable[[str], ModelSpec],
+    models: Mapping[str, str],
+    gen: Mapping[str, Mapping[str, Any] | None],
+) -> dict[str, tuple[ContextWindow, int]]:
+    """Per step of a multi-step builder: its model's context window and the reply budget
+    of its requests, for the steps whose model has a known window.
+
+    Args:
+        spec_of: registry name -> entry (``Gateway.spec``).
+        models: step -> model registry name.
+        gen: step -> the step's generation parameters (None: the model's defaults).
+    """
+    out: dict[str, tuple[ContextWindow, int]] = {}
+    for step, name in models.items():
+        spec = spec_of(name)
+        window = context_window(spec)
+        if window is not None:
+            out[step] = (window, reply_budget(spec.params, gen.get(step)))
+    return out
 
 
 def context_window(spec: ModelSpec) -> ContextWindow | None:

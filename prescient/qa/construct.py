@@ -26,6 +26,7 @@ only on the article, its day (leakage audit) and earlier days (near-duplicates).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import logging
@@ -38,7 +39,8 @@ import pandas as pd
 from pydantic import AfterValidator, Field
 
 from prescient import dates
-from prescient.llm.types import Complete, LLMResult
+from prescient.llm.fit import FITTED, ContextWindow, first_words, fit_prompt
+from prescient.llm.types import Complete, LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
     QAPair,
@@ -280,7 +282,13 @@ class ConstructResult:
 
 
 class _Steps(StepBatches):
-    """Runs the steps over all articles, keeping per-step request accounting."""
+    """Runs the steps over all articles, keeping per-step request accounting.
+
+    A step whose model has a known context window (``windows``) has each prompt that
+    carries article text fitted to it (:func:`prescient.llm.fit.fit_prompt`: the text cut
+    to the most words that fit); a fitted request is counted under ``fitted_to_context``
+    in the step's calls and carries ``context_words_kept`` in its tags (its ledger entry).
+    """
 
     def __init__(
         self,
@@ -288,11 +296,63 @@ class _Steps(StepBatches):
         s: ConstructSettings,
         base_seed: int,
         complete: Complete,
+        windows: Mapping[str, tuple[ContextWindow, int]] | None = None,
     ) -> None:
         super().__init__(templates, s.models, s.gen, complete, "construct", STEPS)
         self.s = s
         self.seed = base_seed
         self.filter_values = filter_sections(templates["filter"])
+        self.windows = dict(windows or {})
+        for step in self.windows:
+            self.calls[step][FITTED] += 0
+
+    def request(
+        self,
+        step: str,
+        values: Mapping[str, Any],
+        tags: Mapping[str, Any],
+        slot: int | None = None,
+    ) -> LLMRequest:
+        """The step's request, its article text fitted to the model's context window."""
+        if step not in self.windows or "text" not in values:
+            return super().request(step, values, tags, slot)
+        window, max_tokens = self.windows[step]
+        text = str(values["text"])
+
+        def build(words: int | None) -> LLMRequest:
+            cut = values if words is None else {**values, "text": first_words(text, words)}
+            return StepBatches.request(self, step, cut, tags, slot)
+
+        def render(words: int | None) -> list[dict[str, str]]:
+            return [dict(m) for m in build(words).messages]
+
+        fit = fit_prompt(render, len(text.split()), window, max_tokens)
+        if not fit.ok:
+            raise ValueError(
+                f"construct step {step} ({self.models[step]}, {dict(tags)}): "
+                f"{fit.error(window, max_tokens)}; shorten the template "
+                f"{self.t[step].label} or give the step a model with a longer context"
+            )
+        if fit.words is None:
+            return build(None)
+        self.calls[step][FITTED] += 1
+        fitted = build(fit.words)
+        return dataclasses.replace(fitted, tags={**fitted.tags, "context_words_kept": fit.words})
+
+    def run(self, step: str, requests: Sequence[LLMRequest]) -> list[LLMResult]:
+        """The step's batch; its fitted prompts are logged."""
+        n = sum("context_words_kept" in r.tags for r in requests)
+        if n:
+            logger.warning(
+                "construct step %s: %d prompts %s: their article text cut to fit %s's "
+                "context window (%s)",
+                step,
+                n,
+                FITTED,
+                self.models[step],
+                self.windows[step][0].describe(),
+            )
+        return super().run(step, requests)
 
     def _values(self, a: _Article) -> dict[str, str]:
         return article_values(a.title, a.text, a.date, self.s.article_max_chars)
@@ -621,6 +681,7 @@ def build_questions(
     s: ConstructSettings,
     base_seed: int,
     complete: Complete,
+    windows: Mapping[str, tuple[ContextWindow, int]] | None = None,
 ) -> ConstructResult:
     """Run the construction steps for every selected article in the window.
 
@@ -631,12 +692,15 @@ def build_questions(
         s: settings.
         base_seed: ``base.seed``; MC choice order derives from it and the question id.
         complete: the batch completion function (``Gateway.complete_many``).
+        windows: step -> its model's context window and the step's reply budget, for
+            the steps whose model has one (:func:`prescient.llm.tokens.step_windows`);
+            prompts carrying article text are fitted to it.
 
     Returns:
         The questions table, the candidates table and the metrics.
     """
     arts, outside = _articles(selected, articles, s, base_seed)
-    steps = _Steps(templates, s, base_seed, complete)
+    steps = _Steps(templates, s, base_seed, complete, windows)
     steps.summary([a for a in arts if not a.status])
     questions = steps.generate(arts)
     steps.distract(questions)

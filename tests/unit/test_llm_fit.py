@@ -13,7 +13,7 @@ import pytest
 
 from prescient.evaluation.contexts import context_frame
 from prescient.evaluation.prompts import EvalPrompt
-from prescient.evaluation.run import PlannedCall, max_tokens_of, plan_cell, prediction_frame
+from prescient.evaluation.run import PlannedCall, plan_cell, prediction_frame
 from prescient.evaluation.scoring import call_failures, context_fits
 from prescient.evaluation.settings import parse_setting
 from prescient.llm.fit import (
@@ -24,6 +24,7 @@ from prescient.llm.fit import (
     estimate_tokens,
     first_words,
     fit_prompt,
+    reply_budget,
 )
 from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.tokens import LlamaTokenCounter, context_window, local_counter, token_counter
@@ -190,9 +191,9 @@ def test_fitted_prompts_are_counted_per_cell_and_unsent_ones_are_not_failed_call
 def test_the_estimate_and_the_reply_budget() -> None:
     # 7 bytes + 3 bytes ("é" is two) -> ceil(10 / 3) = 4, plus 8 per message.
     assert estimate_tokens([{"content": "abcdefg"}, {"content": "aé"}]) == 4 + 16
-    assert max_tokens_of({"max_tokens": 512, "seed": 0}, {"max_tokens": 16}) == 16
-    assert max_tokens_of({"max_tokens": 512}, {}) == 512
-    assert max_tokens_of({}, {}) == 0
+    assert reply_budget({"max_tokens": 512, "seed": 0}, {"max_tokens": 16}) == 16
+    assert reply_budget({"max_tokens": 512}, None) == 512
+    assert reply_budget({}, {}) == 0
     remote = model_spec("remote", "openai/gpt-x", context_tokens=1000)
     assert token_counter(remote) is estimate_tokens
     got = context_window(remote)
@@ -241,3 +242,33 @@ def test_the_exact_count_is_what_llama_cpp_reads() -> None:
     messages = [{"role": "system", "content": "Answer Yes or No."}, *CAPITAL]
     reply = LOCAL.generate("local/smollm2-135m-q8_0", messages, {"max_tokens": 1})
     assert reply.usage["prompt_tokens"] == count(messages)
+
+
+def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
+    from prescient.qa.construct import ConstructSettings, _Steps, article_values
+    from prescient.qa.prompts import load_templates
+    from prescient.settings import load_settings
+    from tests.conftest import ROOT
+    from tests.support.llm import composed
+
+    s = load_settings(ConstructSettings, composed(), "construct")
+    s = s.model_copy(update={"article_max_chars": None})
+    templates = load_templates(ROOT / "conf" / "prompts" / "construct", s.templates)
+    text = " ".join(f"word{i}" for i in range(40))
+    values = article_values("A title", text, dt.date(2024, 5, 1), None)
+    tags = {"article_id": "a1"}
+    plain = _Steps(templates, s, 0, lambda r, d: []).request("summary", values, tags)
+    n = words(plain.messages)
+    # Room for the prompt less 3 words: the article keeps its first 37 of 40 words.
+    steps = _Steps(templates, s, 0, lambda r, d: [], {"summary": (window(n - 3 + 60), 60)})
+    fitted = steps.request("summary", values, tags)
+    assert words(fitted.messages) == n - 3
+    assert fitted.tags == {**plain.tags, "context_words_kept": 37}
+    content = str(fitted.messages[-1]["content"])
+    assert first_words(text, 37) in content and "word37" not in content
+    assert fitted.params == plain.params and fitted.template == plain.template
+    assert steps.calls["summary"][FITTED] == 1 and steps.calls["generate"][FITTED] == 0
+    # A prompt that fits is the very request made without a window.
+    roomy = _Steps(templates, s, 0, lambda r, d: [], {"summary": (window(n + 60), 60)})
+    assert roomy.request("summary", values, tags) == plain
+    assert roomy.calls["summary"] == {FITTED: 0}
