@@ -35,11 +35,14 @@ Token counts (:func:`prescient.llm.tokens.token_counter`):
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from prescient.llm.types import LLMRequest
 
 logger = logging.getLogger(__name__)
 
@@ -174,3 +177,52 @@ def fit_prompt(render: Render, longest: int, window: ContextWindow | None, max_t
         else:
             high = mid - 1
     return Fit(render(low), low, low_tokens)
+
+
+Fitting = tuple[ContextWindow, int]
+"""A model's context window and the reply budget (``max_tokens``) of the requests."""
+
+
+def fit_request(
+    build: Callable[[Mapping[str, Any]], LLMRequest],
+    values: Mapping[str, Any],
+    fitting: Fitting | None,
+    where: str,
+) -> tuple[LLMRequest, bool]:
+    """The request a template makes from ``values``, its article (``values["text"]``)
+    fitted to the context window by the rule.
+
+    Args:
+        build: placeholder values -> the request (the template's).
+        values: the placeholder values; ``text`` is the article the rule may cut.
+        fitting: the model's window and reply budget (None: unknown, nothing is fitted).
+        where: what asks, for the error.
+
+    Returns:
+        The request (a fitted one carries ``context_words_kept`` in its tags) and
+        whether it was fitted (to be counted under :data:`FITTED`).
+
+    Raises:
+        ValueError: the prompt does not fit even without the article's text.
+    """
+    if fitting is None or "text" not in values:
+        return build(values), False
+    window, max_tokens = fitting
+    text = str(values["text"])
+
+    def render(words: int | None) -> list[dict[str, str]]:
+        cut = values if words is None else {**values, "text": first_words(text, words)}
+        return [dict(m) for m in build(cut).messages]
+
+    fit = fit_prompt(render, len(text.split()), window, max_tokens)
+    if not fit.ok:
+        raise ValueError(
+            f"{where}: {fit.error(window, max_tokens)}; shorten the template or use a "
+            "model with a longer context window"
+        )
+    if fit.words is None:
+        return build(values), False
+    request = build({**values, "text": first_words(text, fit.words)})
+    return dataclasses.replace(
+        request, tags={**request.tags, "context_words_kept": fit.words}
+    ), True

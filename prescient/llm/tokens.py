@@ -15,6 +15,7 @@ from typing import Any
 
 from prescient.llm.fit import (
     ContextWindow,
+    Fitting,
     Messages,
     TokenCounter,
     estimate_tokens,
@@ -91,11 +92,18 @@ def token_counter(spec: ModelSpec) -> TokenCounter:
     return estimate_tokens
 
 
+def fitting(spec: ModelSpec, params: Mapping[str, Any] | None) -> Fitting | None:
+    """A model's context window and the reply budget of requests with ``params`` (None:
+    its window is unknown)."""
+    window = context_window(spec)
+    return None if window is None else (window, reply_budget(spec.params, params))
+
+
 def step_windows(
     spec_of: Callable[[str], ModelSpec],
     models: Mapping[str, str],
     gen: Mapping[str, Mapping[str, Any] | None],
-) -> dict[str, tuple[ContextWindow, int]]:
+) -> dict[str, Fitting]:
     """Per step of a multi-step builder: its model's context window and the reply budget
     of its requests, for the steps whose model has a known window.
 
@@ -104,12 +112,11 @@ def step_windows(
         models: step -> model registry name.
         gen: step -> the step's generation parameters (None: the model's defaults).
     """
-    out: dict[str, tuple[ContextWindow, int]] = {}
+    out: dict[str, Fitting] = {}
     for step, name in models.items():
-        spec = spec_of(name)
-        window = context_window(spec)
-        if window is not None:
-            out[step] = (window, reply_budget(spec.params, gen.get(step)))
+        found = fitting(spec_of(name), gen.get(step))
+        if found is not None:
+            out[step] = found
     return out
 
 

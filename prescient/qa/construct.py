@@ -26,7 +26,6 @@ only on the article, its day (leakage audit) and earlier days (near-duplicates).
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import hashlib
 import logging
@@ -39,7 +38,7 @@ import pandas as pd
 from pydantic import AfterValidator, Field
 
 from prescient import dates
-from prescient.llm.fit import FITTED, ContextWindow, first_words, fit_prompt
+from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.types import Complete, LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
@@ -296,7 +295,7 @@ class _Steps(StepBatches):
         s: ConstructSettings,
         base_seed: int,
         complete: Complete,
-        windows: Mapping[str, tuple[ContextWindow, int]] | None = None,
+        windows: Mapping[str, Fitting] | None = None,
     ) -> None:
         super().__init__(templates, s.models, s.gen, complete, "construct", STEPS)
         self.s = s
@@ -314,30 +313,14 @@ class _Steps(StepBatches):
         slot: int | None = None,
     ) -> LLMRequest:
         """The step's request, its article text fitted to the model's context window."""
-        if step not in self.windows or "text" not in values:
-            return super().request(step, values, tags, slot)
-        window, max_tokens = self.windows[step]
-        text = str(values["text"])
-
-        def build(words: int | None) -> LLMRequest:
-            cut = values if words is None else {**values, "text": first_words(text, words)}
-            return StepBatches.request(self, step, cut, tags, slot)
-
-        def render(words: int | None) -> list[dict[str, str]]:
-            return [dict(m) for m in build(words).messages]
-
-        fit = fit_prompt(render, len(text.split()), window, max_tokens)
-        if not fit.ok:
-            raise ValueError(
-                f"construct step {step} ({self.models[step]}, {dict(tags)}): "
-                f"{fit.error(window, max_tokens)}; shorten the template "
-                f"{self.t[step].label} or give the step a model with a longer context"
-            )
-        if fit.words is None:
-            return build(None)
-        self.calls[step][FITTED] += 1
-        fitted = build(fit.words)
-        return dataclasses.replace(fitted, tags={**fitted.tags, "context_words_kept": fit.words})
+        request, fitted = fit_request(
+            lambda v: StepBatches.request(self, step, v, tags, slot),
+            values,
+            self.windows.get(step),
+            f"construct step {step} ({self.models[step]}, {dict(tags)})",
+        )
+        self.calls[step][FITTED] += fitted
+        return request
 
     def run(self, step: str, requests: Sequence[LLMRequest]) -> list[LLMResult]:
         """The step's batch; its fitted prompts are logged."""
@@ -681,7 +664,7 @@ def build_questions(
     s: ConstructSettings,
     base_seed: int,
     complete: Complete,
-    windows: Mapping[str, tuple[ContextWindow, int]] | None = None,
+    windows: Mapping[str, Fitting] | None = None,
 ) -> ConstructResult:
     """Run the construction steps for every selected article in the window.
 

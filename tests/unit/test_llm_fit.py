@@ -272,3 +272,30 @@ def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
     roomy = _Steps(templates, s, 0, lambda r, d: [], {"summary": (window(n + 60), 60)})
     assert roomy.request("summary", values, tags) == plain
     assert roomy.calls["summary"] == {FITTED: 0}
+
+
+def test_a_key_point_request_is_fitted_as_construction_fits_it() -> None:
+    from prescient.openforecast.keypoints import keypoint_request
+    from prescient.openforecast.settings import KeypointSettings
+    from prescient.qa.construct import ConstructSettings, _Steps, article_values
+    from prescient.qa.prompts import load_templates
+    from prescient.settings import load_settings
+    from tests.conftest import ROOT
+    from tests.support.llm import composed
+
+    p = composed()
+    s = load_settings(ConstructSettings, p, "construct")
+    kp = load_settings(KeypointSettings, p["chains"]["cluster"], "keypoints")
+    templates = load_templates(ROOT / "conf" / "prompts" / "construct", s.templates)
+    text = " ".join(f"word{i}" for i in range(400))
+    day = dt.date(2024, 5, 1)
+    row = {"article_id": "a1", "title": "A title", "text": text, "date": day}
+    tags = {"article_id": "a1"}
+    values = article_values("A title", text, day, s.article_max_chars)
+    full = words(_Steps(templates, s, 0, lambda r, d: []).request("summary", values, tags).messages)
+    fitting = (window(full - 5 + 60), 60)
+    made = _Steps(templates, s, 0, lambda r, d: [], {"summary": fitting})
+    built = made.request("summary", values, tags)
+    got, fitted = keypoint_request(row, templates["summary"], kp, fitting)
+    assert fitted and got == built  # the same request, hence the same ledger key
+    assert built.tags["context_words_kept"] == len(values["text"].split()) - 5
