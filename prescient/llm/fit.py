@@ -13,9 +13,12 @@ rendered with the articles as configured; when its token count plus the request'
 W is found by bisection over 0 .. (the longest article's words - 1): a prompt's token
 count grows with the words it carries. A prompt that fits is sent exactly as rendered
 (the rule never touches it, so its ledger key is unchanged). A prompt that does not fit
-even with W = 0 is not sent: it is recorded as an error under
-:data:`CONTEXT_EXCEEDED`. Every fitted prompt is counted under :data:`FITTED`, logged,
-and records W (``context_words_kept`` on an evaluation prediction row).
+even with W = 0 is not sent: the evaluation records it as an error under
+:data:`CONTEXT_EXCEEDED`, and construction and key points (:func:`fit_request`) stop
+with an error naming the step and article. Every fitted prompt is counted under
+:data:`FITTED`, logged, and records W: ``context_words_kept`` on an evaluation
+prediction row, in the request's tags (its ledger entry) for construction and key
+points.
 
 Token counts (:func:`prescient.llm.tokens.token_counter`):
 
@@ -36,15 +39,12 @@ Token counts (:func:`prescient.llm.tokens.token_counter`):
 from __future__ import annotations
 
 import dataclasses
-import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from prescient.llm.types import LLMRequest
-
-logger = logging.getLogger(__name__)
 
 FITTED = "fitted_to_context"
 """Count name of prompts whose article text was shortened to fit the context window."""
