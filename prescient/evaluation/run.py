@@ -11,7 +11,7 @@ prompt fitted to it by :func:`prescient.llm.fit.fit_prompt` before it is sent: a
 that fits with the request's ``max_tokens`` is sent as rendered; one that does not has
 every article cut to the same, largest number of words that fits, recorded on its
 prediction row (``context_words_kept``), logged and counted per cell
-(:func:`context_fit_counts`, in the score stage's metrics).
+(:func:`prescient.evaluation.scoring.context_fits`, in the score stage's metrics).
 """
 
 from __future__ import annotations
