@@ -23,6 +23,7 @@ import pandas as pd
 from prescient import io, params
 from prescient.llm.failures import FAILED_CALLS_EXIT, FailureReport, failed_stage
 from prescient.llm.gateway import stage_gateway
+from prescient.llm.tokens import fitting
 from prescient.openforecast.chains import AtomicEvent, ChainError, chain_frame, chain_stats
 from prescient.openforecast.demo import read_timelines
 from prescient.openforecast.importer import read_import
@@ -56,6 +57,7 @@ def _cluster(
             gateway.key_for,
             (args.reuse_ledger, gateway.ledger),
             c.min_dates,
+            fitting(gateway.spec(c.keypoints.model), c.keypoints.gen),
         )
     return events, {**counts, "keypoints": kp}, gateway.failure_report()
 

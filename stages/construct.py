@@ -24,6 +24,7 @@ import pandas as pd
 from prescient import io, params
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.gateway import stage_failed, stage_gateway
+from prescient.llm.tokens import step_windows
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
 from prescient.settings import load_settings
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = settings.model_copy(update={"date_end": end})
         templates = load_templates(args.prompts, settings.templates)
         gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
+        windows = step_windows(gateway.spec, settings.models, settings.gen)
     except (ValueError, FileNotFoundError) as exc:  # ModelConfigError, TemplateError too
         logger.error("%s", exc)
         return 2
@@ -61,7 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])
     with gateway:
         result = build_questions(
-            selected, articles, templates, settings, int(p["base"]["seed"]), gateway.complete_many
+            selected,
+            articles,
+            templates,
+            settings,
+            int(p["base"]["seed"]),
+            gateway.complete_many,
+            windows,
         )
     # Nothing to ask (a date window that selects no article) gives an empty ledger and
     # empty tables, not a failed stage. Failed calls beyond llm.max_failed_share: the

@@ -20,6 +20,12 @@ question) pays only for requests the ledger has not answered. When more calls fa
 than ``llm.max_failed_share`` allows, only the ledger is written (the predictions
 directory is removed) and the stage exits with status 3, so the next ``dvc repro`` runs
 it again and pays only for the failures.
+
+A model whose entry states its context window (``context_tokens``) has every prompt
+that would not fit with the request's ``max_tokens`` fitted to it by one rule
+(:mod:`prescient.llm.fit`: every article cut to the same, largest number of words that
+fits); such prompts are logged, carry ``context_words_kept`` on their rows and are
+counted by the score stage (``context_fit`` in its metrics).
 """
 
 from __future__ import annotations
@@ -53,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
+    from prescient.llm.fit import reply_budget
     from prescient.llm.gateway import Gateway
+    from prescient.llm.tokens import context_window
 
     p = params.load(args.params)
     try:
@@ -74,9 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         gateway = Gateway.from_params(p, stage="evaluate", ledger_path=args.ledger)
         # A malformed entry or an unset key variable stops here, before any call.
         gateway.check([args.model])
+        spec = gateway.spec(args.model)
+        window = context_window(spec)
+        max_tokens = reply_budget(spec.params, grid.generation)
     except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
         logger.error("%s", exc)
         return 2
+    if window is not None:
+        logger.info("%s: context window %s", args.model, window.describe())
     budget = grid.max_questions.get(args.model)
     questions = model_sample(pd.read_parquet(args.questions), budget)
     if budget is not None:
@@ -86,7 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     contexts = {name: pd.read_parquet(path) for name, path in tables.items()}
     with gateway:
         predictions = run_model(
-            gateway, args.model, grid.settings, questions, contexts, prompts, grid.generation
+            gateway,
+            args.model,
+            grid.settings,
+            questions,
+            contexts,
+            prompts,
+            grid.generation,
+            window,
+            max_tokens,
         )
     # The ledger is a declared output even when the model made no call (e.g. only gold
     # settings and no gold article).

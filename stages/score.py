@@ -9,7 +9,9 @@ Outputs: the scores table (``--out``; all cells: the prediction columns plus
 parsed_answer, correct, refused, parse_failed, parse_rule) and the metrics (accuracy,
 refusal and parse-failure rates per model x setting x RAG cutoff, overall and per
 question type; ``model_calls``: requests, failed calls and their share per cell, and
-the tolerance they were accepted under).
+the tolerance they were accepted under; ``context_fit``: per cell, the prompts whose
+articles were cut to fit the model's context window, ``fitted_to_context``, and those
+not sent because they did not fit at all, ``context_exceeded``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from prescient import io, params
 from prescient.evaluation.scoring import (
     ScoringError,
     call_failures,
+    context_fits,
     score_metrics,
     score_predictions,
 )
@@ -75,7 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     except ScoringError as exc:
         logger.error("%s", exc)
         return 2
-    metrics = {**score_metrics(scores), "model_calls": call_failures(predictions, tolerance)}
+    metrics = {
+        **score_metrics(scores),
+        "model_calls": call_failures(predictions, tolerance),
+        "context_fit": context_fits(predictions),
+    }
     io.write_parquet(args.out, scores)
     io.write_json(args.metrics, metrics)
     for model, cells in metrics["cells"].items():

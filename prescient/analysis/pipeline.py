@@ -26,6 +26,7 @@ from prescient.analysis.schema import (
     cell_order,
     cells_of,
     count_errors,
+    count_fitted,
     drop_duplicate_scores,
     models_frame,
     normalize_scores,
@@ -108,14 +109,18 @@ def cell_summary(
     scores: pd.DataFrame, errors: pd.DataFrame, source_sizes: Mapping[str, int] | None = None
 ) -> pd.DataFrame:
     """Per evaluation cell and question source: scored questions by type, failed calls,
-    the source's size (a model evaluated on a sample scores fewer) and months covered."""
+    prompts fitted to the model's context window (``n_fitted``, when ``errors`` counts
+    them), the source's size (a model evaluated on a sample scores fewer) and months
+    covered."""
     cols = ["model", "setting", "rag_cutoff", "cell", "source", "n", "n_tf", "n_mc"]
-    cols += ["n_errors", "n_source_questions", "first_month", "last_month"]
+    cols += ["n_errors", "n_fitted", "n_source_questions", "first_month", "last_month"]
     sizes = source_sizes or {}
     if "source" not in scores.columns:
         scores = scores.assign(source="")
     if "source" not in errors.columns:
         errors = errors.assign(source="")
+    if "n_fitted" not in errors.columns:
+        errors = errors.assign(n_fitted=0)
     if scores.empty:
         out = errors.assign(setting="", rag_cutoff="", n=0, n_tf=0, n_mc=0)
         out["n_source_questions"] = out["source"].map(sizes)
@@ -132,6 +137,7 @@ def cell_summary(
     g["last_month"] = [dates.month_label(int(m)) for m in g["last"]]
     g = g.merge(errors, on=["model", "cell", "source"], how="left")
     g["n_errors"] = g["n_errors"].fillna(0).astype(int)
+    g["n_fitted"] = g["n_fitted"].fillna(0).astype(int)
     g["n_source_questions"] = g["source"].map(sizes).astype("Int64")
     return cell_order(g)[cols]
 
@@ -277,9 +283,14 @@ class Inputs:
         every: the normalised scores of every source, with ``source`` and
             ``horizon_days``.
         series: the scores of the time-series analyses (excluded sources left out).
+<<<<<<< HEAD
         period: ``series`` within ``analysis.date_start`` .. ``date_end``: the scores of
             the Daily Oracle analyses (FreshBench's tests read ``series``).
         errors: failed calls per model, cell and source.
+=======
+        errors: failed calls (``n_errors``) and prompts fitted to the context window
+            (``n_fitted``) per model, cell and source.
+>>>>>>> fit
         notes: what preparing them found worth saying.
     """
 
@@ -312,11 +323,21 @@ def prepare_inputs(
             "questions (dataset statistics use the columns it has)."
         )
     every = with_questions(normalize_scores(raw, settings.exclude_errors), info)
-    errors = count_errors(raw, dict(zip(info["question_id"], info["source"], strict=True)))
+    sources = dict(zip(info["question_id"], info["source"], strict=True))
+    keys = ["model", "cell", "source"]
+    errors = count_errors(raw, sources).merge(count_fitted(raw, sources), on=keys, how="outer")
+    errors[["n_errors", "n_fitted"]] = errors[["n_errors", "n_fitted"]].fillna(0).astype(int)
     n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
     if n_errors:
         verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
         notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
+    n_fitted = int(errors["n_fitted"].sum()) if not errors.empty else 0
+    if n_fitted:
+        notes.append(
+            f"{n_fitted} scored rows answered a prompt whose articles were cut to fit the "
+            "model's context window (fitted_to_context; per cell in the cells table, the "
+            "words kept in the scores' context_words_kept)."
+        )
     series, series_notes = _series_scores(every, settings)
     notes += series_notes
     period, period_notes = _period_scores(series, settings)

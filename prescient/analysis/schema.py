@@ -263,6 +263,29 @@ def count_errors(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) ->
     return frame.groupby(keys, as_index=False).agg(n_errors=("n_errors", "sum"))
 
 
+def count_fitted(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Answered prompts whose articles were cut to fit the model's context window (a
+    ``context_words_kept`` value, :mod:`prescient.llm.fit`) per cell (model, cell), or per
+    (model, cell, source) when ``sources`` maps question ids to their source; none in a
+    scores table without the column."""
+    keys = ["model", "cell", *(["source"] if sources is not None else [])]
+    if raw.empty or "context_words_kept" not in raw.columns:
+        return pd.DataFrame(columns=[*keys, "n_fitted"])
+    fitted = raw.loc[raw["context_words_kept"].notna().to_numpy(bool) & ~failed_calls(raw)]
+    if fitted.empty:
+        return pd.DataFrame(columns=[*keys, "n_fitted"])
+    frame = pd.DataFrame(
+        {
+            "model": fitted["model"].astype(str),
+            "cell": [s.name for s in settings_of(fitted)],
+            "n_fitted": 1,
+        }
+    )
+    if sources is not None:
+        frame["source"] = [sources.get(str(q), "") for q in fitted["question_id"]]
+    return frame.groupby(keys, as_index=False).agg(n_fitted=("n_fitted", "sum"))
+
+
 def cell_order(cells: pd.DataFrame) -> pd.DataFrame:
     """Sort rows by model, then setting in the paper's order, then RAG cutoff."""
     rank = {s: i for i, s in enumerate(KINDS)}

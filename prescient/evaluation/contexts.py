@@ -30,6 +30,7 @@ import pandas as pd
 from prescient import dates, io
 from prescient.corpus.normalize import normalize_url
 from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG, Setting
+from prescient.llm.fit import first_words
 
 CONTEXT_SCHEMA: dict[str, str] = {
     "question_id": "string",
@@ -43,11 +44,9 @@ CONTEXT_COLUMNS: tuple[str, ...] = tuple(CONTEXT_SCHEMA)
 
 
 def truncate_words(text: str | None, max_words: int | None) -> str:
-    """The first ``max_words`` whitespace-separated words, joined by single spaces."""
-    words = str(text or "").split()
-    if max_words is not None:
-        words = words[:max_words]
-    return " ".join(words)
+    """The first ``max_words`` whitespace-separated words, joined by single spaces (the
+    cut the context-window rule also makes, :func:`prescient.llm.fit.first_words`)."""
+    return first_words(text, max_words)
 
 
 def context_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:

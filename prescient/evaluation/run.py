@@ -5,6 +5,13 @@ the setting's prompt, sent through the gateway (the only way the project calls a
 and recorded raw, as the model answered: parsing and scoring are a separate stage, so
 that re-scoring never calls a model. A model's cells run one after another through one
 gateway (:func:`run_model`), so a prompt two settings share is paid once.
+
+A model with a known context window (``context_tokens`` in its registry entry) has each
+prompt fitted to it by :func:`prescient.llm.fit.fit_prompt` before it is sent: a prompt
+that fits with the request's ``max_tokens`` is sent as rendered; one that does not has
+every article cut to the same, largest number of words that fits, recorded on its
+prediction row (``context_words_kept``), logged and counted per cell
+(:func:`prescient.evaluation.scoring.context_fits`, in the score stage's metrics).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import pandas as pd
 from prescient import io
 from prescient.evaluation.prompts import ContextArticle, EvalPrompt, render_messages
 from prescient.evaluation.settings import GOLD, Setting
+from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, ContextWindow, first_words, fit_prompt
 from prescient.llm.types import LLMRequest, LLMResult
 
 logger = logging.getLogger(__name__)
@@ -35,6 +43,7 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "template": "string",
     "template_version": "string",
     "context_article_ids": "object",
+    "context_words_kept": "Int64",
 }
 PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)
 NO_GOLD_ARTICLE = "no gold article for this question (article_id, gold_url or gold_text)"
@@ -48,12 +57,18 @@ class CompletesMany(Protocol):
 
 @dataclass(frozen=True)
 class PlannedCall:
-    """The request for one question, or why none can be made."""
+    """The request for one question, or why none can be made.
+
+    Attributes:
+        words_kept: the words every article of the prompt was cut to so that it fits the
+            model's context window (None: sent as rendered).
+    """
 
     question_id: str
     request: LLMRequest | None
     error: str | None = None
     context_ids: list[str] = field(default_factory=list)
+    words_kept: int | None = None
 
 
 def _articles_by_question(contexts: pd.DataFrame) -> dict[str, list[tuple[str, ContextArticle]]]:
@@ -95,8 +110,15 @@ def plan_cell(
     contexts: pd.DataFrame,
     prompt: EvalPrompt,
     generation: Mapping[str, Any],
+    window: ContextWindow | None = None,
+    max_tokens: int = 0,
 ) -> list[PlannedCall]:
-    """One planned call per question, in question-table order."""
+    """One planned call per question, in question-table order.
+
+    Args:
+        window: the model's context window (None: unknown, prompts are sent as rendered).
+        max_tokens: the requests' reply budget, reserved in the window.
+    """
     if prompt.kind != setting.kind:
         raise ValueError(f"prompt {prompt.name} is for {prompt.kind}, not {setting.kind}")
     by_q = _articles_by_question(contexts)
@@ -112,18 +134,37 @@ def plan_cell(
         if setting.kind == GOLD and not shown:
             plans.append(PlannedCall(qid, None, NO_GOLD_ARTICLE))
             continue
-        messages = render_messages(
-            prompt, question, qtype, [str(c) for c in choices], [a for _, a in shown]
-        )
+        articles = [a for _, a in shown]
+        options = [str(c) for c in choices]
+
+        def render(
+            words: int | None,
+            question: str = question,
+            qtype: str = qtype,
+            options: list[str] = options,
+            articles: list[ContextArticle] = articles,
+        ) -> list[dict[str, str]]:
+            cut = [
+                a if words is None else ContextArticle(a.title, first_words(a.text, words), a.date)
+                for a in articles
+            ]
+            return render_messages(prompt, question, qtype, options, cut)
+
+        longest = max((len(a.text.split()) for a in articles), default=0)
+        fit = fit_prompt(render, longest, window, max_tokens)
+        ids = [aid for aid, _ in shown if aid]
+        if not fit.ok:
+            plans.append(PlannedCall(qid, None, fit.error(window, max_tokens), ids))
+            continue
         request = LLMRequest(
             model=model,
-            messages=messages,
+            messages=fit.messages,
             template=prompt.name,
             template_version=prompt.version,
             params=dict(generation),
             tags={"question_id": qid, "setting": setting.name},
         )
-        plans.append(PlannedCall(qid, request, None, [aid for aid, _ in shown if aid]))
+        plans.append(PlannedCall(qid, request, None, ids, fit.words))
     return plans
 
 
@@ -135,13 +176,39 @@ def run_cell(
     contexts: pd.DataFrame,
     prompt: EvalPrompt,
     generation: Mapping[str, Any],
+    window: ContextWindow | None = None,
+    max_tokens: int = 0,
 ) -> pd.DataFrame:
     """Ask every question of the cell and return its predictions (raw responses).
 
     Failed calls are kept, with ``error`` set and no response: a failed call is not a
-    wrong forecast, and the score stage reports them apart.
+    wrong forecast, and the score stage reports them apart. ``window`` and
+    ``max_tokens`` as for :func:`plan_cell`.
     """
-    plans = plan_cell(model, setting, questions, contexts, prompt, generation)
+    plans = plan_cell(model, setting, questions, contexts, prompt, generation, window, max_tokens)
+    fitted = [p.words_kept for p in plans if p.request is not None and p.words_kept is not None]
+    exceeded = sum(1 for p in plans if (p.error or "").startswith(CONTEXT_EXCEEDED))
+    if fitted and window is not None:
+        logger.warning(
+            "%s %s: %d prompts %s: their articles cut to %d-%d words each to fit the context "
+            "window (%s, max_tokens %d)",
+            model,
+            setting.name,
+            len(fitted),
+            FITTED,
+            min(fitted),
+            max(fitted),
+            window.describe(),
+            max_tokens,
+        )
+    if exceeded:
+        logger.warning(
+            "%s %s: %d prompts not sent (%s): too long even without article text",
+            model,
+            setting.name,
+            exceeded,
+            CONTEXT_EXCEEDED,
+        )
     calls = [p for p in plans if p.request is not None]
     results = gateway.complete_many(
         [p.request for p in calls if p.request is not None], desc=f"{model} {setting.name}"
@@ -172,6 +239,7 @@ def run_cell(
         rows["template"].append(prompt.name)
         rows["template_version"].append(prompt.version)
         rows["context_article_ids"].append(p.context_ids)
+        rows["context_words_kept"].append(p.words_kept)
     frame = prediction_frame(rows)
     n_err = int(frame["error"].notna().sum())
     if n_err:
@@ -198,6 +266,8 @@ def run_model(
     contexts: Mapping[str, pd.DataFrame],
     prompts: Mapping[str, EvalPrompt],
     generation: Mapping[str, Any],
+    window: ContextWindow | None = None,
+    max_tokens: int = 0,
 ) -> dict[str, pd.DataFrame]:
     """Every setting's cell for one model, one after another, through one gateway.
 
@@ -213,7 +283,7 @@ def run_model(
         settings: the grid's settings, in the order they are answered.
         contexts: setting name -> its context table.
         prompts: setting kind -> its prompt.
-        questions, generation: as for :func:`run_cell`.
+        questions, generation, window, max_tokens: as for :func:`run_cell`.
 
     Returns:
         Setting name -> the cell's predictions, in ``settings`` order.
@@ -227,7 +297,15 @@ def run_model(
         raise ValueError(f"no context table or prompt for {sorted(set(missing))}")
     return {
         s.name: run_cell(
-            gateway, model, s, questions, contexts[s.name], prompts[s.kind], generation
+            gateway,
+            model,
+            s,
+            questions,
+            contexts[s.name],
+            prompts[s.kind],
+            generation,
+            window,
+            max_tokens,
         )
         for s in settings
     }

@@ -23,6 +23,7 @@ import pandas as pd
 
 from prescient.evaluation.parsing import parse_answer
 from prescient.evaluation.run import NO_GOLD_ARTICLE, PREDICTION_COLUMNS
+from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED
 from prescient.vocab import QTYPES
 
 QUESTION_INFO: dict[str, str] = {
@@ -180,7 +181,9 @@ def score_metrics(scores: pd.DataFrame) -> dict[str, Any]:
 def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[str, Any]:
     """Failed model calls per cell, beside the tolerance they were accepted under.
 
-    A row whose ``error`` is the missing gold article made no request; any other error
+    A row whose ``error`` is the missing gold article, or a prompt too long for the
+    model's context window even without article text (:data:`CONTEXT_EXCEEDED`), made
+    no request; any other error
     is a call that failed after its last attempt, kept because its cell stayed within
     ``llm.max_failed_share`` (beyond it the evaluate stage writes no predictions).
 
@@ -195,7 +198,9 @@ def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[st
     ]
     frame = predictions.assign(_cell=labels)
     for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
-        asked = group.loc[~group["error"].fillna("").eq(NO_GOLD_ARTICLE).to_numpy(bool)]
+        err = group["error"].fillna("").astype(str)
+        unsent = err.eq(NO_GOLD_ARTICLE) | err.str.startswith(CONTEXT_EXCEEDED)
+        asked = group.loc[~unsent.to_numpy(bool)]
         failed = int(asked["error"].notna().sum())
         cells.setdefault(str(model), {})[str(cell)] = {
             "requests": len(asked),
@@ -203,3 +208,47 @@ def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[st
             "failed_share": _rate(failed, len(asked)) or 0.0,
         }
     return {"max_failed_share": max_failed_share, "cells": cells}
+
+
+def context_fits(predictions: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:
+    """Prompts fitted to their model's context window (:mod:`prescient.llm.fit`), per cell.
+
+    Returns:
+        ``{model: {cell: {"fitted_to_context": n, "context_exceeded": n}}}`` for every
+        cell of ``predictions`` (zeros included), plus ``min_words_kept`` (the fewest
+        words an article of a fitted prompt kept) where a prompt was fitted.
+        ``context_exceeded`` counts prompts not sent because even without article text
+        they did not fit.
+    """
+    words = (
+        predictions["context_words_kept"]
+        if "context_words_kept" in predictions.columns
+        else pd.Series(pd.NA, index=predictions.index, dtype="Int64")
+    )
+    errors = predictions["error"].fillna("").astype(str)
+    fitted = (words.notna() & errors.eq("")).to_numpy(bool)
+    exceeded = errors.str.startswith(CONTEXT_EXCEEDED).to_numpy(bool)
+    labels = [
+        cell_label(s, c)
+        for s, c in zip(predictions["setting"], predictions["rag_cutoff"], strict=True)
+    ]
+    frame = pd.DataFrame(
+        {
+            "model": predictions["model"].astype(str).to_numpy(),
+            "cell": labels,
+            "fitted": fitted,
+            "exceeded": exceeded,
+            "words": words.to_numpy(),
+        }
+    )
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for (model, cell), group in frame.groupby(["model", "cell"], sort=True):
+        counts = {
+            FITTED: int(group["fitted"].sum()),
+            CONTEXT_EXCEEDED: int(group["exceeded"].sum()),
+        }
+        kept = group.loc[group["fitted"], "words"]
+        if len(kept):
+            counts["min_words_kept"] = int(kept.min())
+        out.setdefault(str(model), {})[str(cell)] = counts
+    return out

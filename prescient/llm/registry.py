@@ -42,6 +42,9 @@ class ModelSpec(Settings):
             part of the ledger key.
         knowledge_cutoff: training-data cutoff, or None when unknown.
         release_date: release day, or None when unknown.
+        context_tokens: the context window in tokens, prompt and reply together (None:
+            unknown, nothing is fitted); prompts that carry article text are fitted to
+            it (:mod:`prescient.llm.fit`).
         concurrency: requests in flight at once for this model.
         rpm: requests per minute (None: unlimited).
         timeout_s: per-attempt timeout (None: the gateway's ``llm.timeout_s``).
@@ -55,6 +58,7 @@ class ModelSpec(Settings):
     params: dict[str, Any]
     knowledge_cutoff: Day | None
     release_date: Day | None
+    context_tokens: int | None = Field(ge=1)
     concurrency: int = Field(ge=1)
     rpm: float | None = Field(gt=0)
     timeout_s: float | None = Field(gt=0)

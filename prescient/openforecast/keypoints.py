@@ -26,6 +26,7 @@ from typing import Any
 import pandas as pd
 
 from prescient.dates import as_date
+from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.ledger import Ledger, is_success, read_entries
 from prescient.llm.types import Complete, LLMRequest
 from prescient.openforecast.chains import DAY, AtomicEvent, EventDate, stable_id
@@ -41,14 +42,23 @@ logger = logging.getLogger(__name__)
 
 
 def keypoint_request(
-    row: dict[str, Any], template: PromptTemplate, s: KeypointSettings
-) -> LLMRequest:
-    """The construction summary request for one article."""
+    row: dict[str, Any],
+    template: PromptTemplate,
+    s: KeypointSettings,
+    fitting: Fitting | None = None,
+) -> tuple[LLMRequest, bool]:
+    """The construction summary request for one article, fitted to the model's context
+    window as construction fits it (:func:`prescient.llm.fit.fit_request`), and whether
+    it was fitted."""
     values = article_values(
         str(row["title"]), str(row["text"]), as_date(row["date"]), s.article_max_chars
     )
-    return template_request(
-        template, s.model, values, s.gen, {"step": "summary", "article_id": str(row["article_id"])}
+    tags = {"step": "summary", "article_id": str(row["article_id"])}
+    return fit_request(
+        lambda v: template_request(template, s.model, v, s.gen, tags),
+        values,
+        fitting,
+        f"key point of {row['article_id']} ({s.model})",
     )
 
 
@@ -81,6 +91,7 @@ def story_events(
     key_for: Callable[[LLMRequest], str],
     reuse: tuple[str | Path, Ledger] | None,
     min_dates: int,
+    fitting: Fitting | None = None,
 ) -> tuple[list[AtomicEvent], dict[str, int]]:
     """Atomic events of the kept stories (see the module docstring).
 
@@ -93,11 +104,24 @@ def story_events(
         key_for: ``Gateway.key_for`` (the ledger key of a request).
         reuse: (the construction ledger, the chains ledger) to copy paid answers between.
         min_dates: a chain left with fewer distinct dates of events is dropped (counted).
+        fitting: the model's context window and reply budget (None: unknown); prompts
+            fitted to it are counted under ``fitted_to_context``.
     """
     records: list[dict[str, Any]] = frame.to_dict("records")  # type: ignore[assignment]
     members = [i for st in kept for i in st.members]
-    requests = [keypoint_request(records[i], template, s) for i in members]
+    made = [keypoint_request(records[i], template, s, fitting) for i in members]
+    requests = [r for r, _ in made]
     counts: Counter[str] = Counter(requests=len(requests))
+    if fitting is not None:
+        counts[FITTED] = sum(f for _, f in made)
+        if counts[FITTED]:
+            logger.warning(
+                "key points: %d prompts %s: their article text cut to fit %s's context window (%s)",
+                counts[FITTED],
+                FITTED,
+                s.model,
+                fitting[0].describe(),
+            )
     if reuse is not None:  # logged, not counted: a resumed run copies fewer
         copied = copy_paid_entries([key_for(r) for r in requests], reuse[0], reuse[1])
         logger.info("key points: %d answers copied from %s", copied, reuse[0])

@@ -38,7 +38,8 @@ import pandas as pd
 from pydantic import AfterValidator, Field
 
 from prescient import dates
-from prescient.llm.types import Complete, LLMResult
+from prescient.llm.fit import FITTED, Fitting, fit_request
+from prescient.llm.types import Complete, LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
     QAPair,
@@ -280,7 +281,13 @@ class ConstructResult:
 
 
 class _Steps(StepBatches):
-    """Runs the steps over all articles, keeping per-step request accounting."""
+    """Runs the steps over all articles, keeping per-step request accounting.
+
+    A step whose model has a known context window (``windows``) has each prompt that
+    carries article text fitted to it (:func:`prescient.llm.fit.fit_prompt`: the text cut
+    to the most words that fit); a fitted request is counted under ``fitted_to_context``
+    in the step's calls and carries ``context_words_kept`` in its tags (its ledger entry).
+    """
 
     def __init__(
         self,
@@ -288,11 +295,47 @@ class _Steps(StepBatches):
         s: ConstructSettings,
         base_seed: int,
         complete: Complete,
+        windows: Mapping[str, Fitting] | None = None,
     ) -> None:
         super().__init__(templates, s.models, s.gen, complete, "construct", STEPS)
         self.s = s
         self.seed = base_seed
         self.filter_values = filter_sections(templates["filter"])
+        self.windows = dict(windows or {})
+        for step in self.windows:
+            self.calls[step][FITTED] += 0
+
+    def request(
+        self,
+        step: str,
+        values: Mapping[str, Any],
+        tags: Mapping[str, Any],
+        slot: int | None = None,
+    ) -> LLMRequest:
+        """The step's request, its article text fitted to the model's context window."""
+        request, fitted = fit_request(
+            lambda v: StepBatches.request(self, step, v, tags, slot),
+            values,
+            self.windows.get(step),
+            f"construct step {step} ({self.models[step]}, {dict(tags)})",
+        )
+        self.calls[step][FITTED] += fitted
+        return request
+
+    def run(self, step: str, requests: Sequence[LLMRequest]) -> list[LLMResult]:
+        """The step's batch; its fitted prompts are logged."""
+        n = sum("context_words_kept" in r.tags for r in requests)
+        if n:
+            logger.warning(
+                "construct step %s: %d prompts %s: their article text cut to fit %s's "
+                "context window (%s)",
+                step,
+                n,
+                FITTED,
+                self.models[step],
+                self.windows[step][0].describe(),
+            )
+        return super().run(step, requests)
 
     def _values(self, a: _Article) -> dict[str, str]:
         return article_values(a.title, a.text, a.date, self.s.article_max_chars)
@@ -621,6 +664,7 @@ def build_questions(
     s: ConstructSettings,
     base_seed: int,
     complete: Complete,
+    windows: Mapping[str, Fitting] | None = None,
 ) -> ConstructResult:
     """Run the construction steps for every selected article in the window.
 
@@ -631,12 +675,15 @@ def build_questions(
         s: settings.
         base_seed: ``base.seed``; MC choice order derives from it and the question id.
         complete: the batch completion function (``Gateway.complete_many``).
+        windows: step -> its model's context window and the step's reply budget, for
+            the steps whose model has one (:func:`prescient.llm.tokens.step_windows`);
+            prompts carrying article text are fitted to it.
 
     Returns:
         The questions table, the candidates table and the metrics.
     """
     arts, outside = _articles(selected, articles, s, base_seed)
-    steps = _Steps(templates, s, base_seed, complete)
+    steps = _Steps(templates, s, base_seed, complete, windows)
     steps.summary([a for a in arts if not a.status])
     questions = steps.generate(arts)
     steps.distract(questions)

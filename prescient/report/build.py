@@ -134,9 +134,30 @@ def _part_section(
     )
 
 
+def fitted_line(cells: pd.DataFrame | None) -> str:
+    """The cells whose prompts were fitted to the model's context window, with counts
+    (empty when none was)."""
+    if cells is None or cells.empty or "n_fitted" not in cells.columns:
+        return ""
+    n = pd.to_numeric(cells["n_fitted"], errors="coerce").fillna(0).astype(int)
+    fitted = cells.assign(n_fitted=n).loc[n > 0]
+    if fitted.empty:
+        return ""
+    per = fitted.groupby(["model", "cell"], sort=False, as_index=False)["n_fitted"].sum()
+    parts = ", ".join(
+        f"{m} {c} {int(k)}"
+        for m, c, k in zip(per["model"], per["cell"], per["n_fitted"], strict=True)
+    )
+    return (
+        f" Prompts fitted to the model's context window (articles cut to the most words "
+        f"that fit): {parts}."
+    )
+
+
 def _headline(tables: Mapping[str, pd.DataFrame]) -> TableSection:
     sources = _kv(tables.get("provenance")).get("time_series_sources", "")
     note = HEADLINE_NOTE + (f" Question sources: {sources}." if sources else "")
+    note += fitted_line(tables.get("cells"))
     return TableSection(
         "headline",
         "Accuracy per model and setting",

@@ -389,11 +389,14 @@ CELLS = ReportTable(
         ("n_tf", "TF", fmt_int),
         ("n_mc", "MC", fmt_int),
         ("n_errors", "Failed calls", fmt_int),
+        ("n_fitted", "Fitted to context", fmt_int),
         ("first_month", "First month", fmt_text),
         ("last_month", "Last month", fmt_text),
     ),
     "n is what the cell scored; a model with a budget (eval.max_questions) answers a "
-    "seeded sample, nested in every larger one, so it scores fewer than the source has.",
+    "seeded sample, nested in every larger one, so it scores fewer than the source has. "
+    "Fitted to context: prompts whose articles were cut to the most words that fit the "
+    "model's context window.",
     part="provenance",
     empty="No cell scored a question.",
 )

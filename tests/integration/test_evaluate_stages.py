@@ -529,3 +529,60 @@ def test_sources_together_and_per_model_samples(project: Path) -> None:
     assert set(of1["window_end"]) == {dt.date(2024, 3, 8)} and of1["article_date"].max() < dt.date(
         2024, 3, 8
     )
+
+
+def test_prompts_too_long_for_the_context_window_are_fitted_counted_and_reported(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A window of the gold prompts' size: the longer ones are fitted by the rule (their
+    article cut to the most words that fit, by the estimate), the others are the very
+    requests sent without a window; the rows, the log and the score metrics say which."""
+    from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, estimate_tokens
+
+    set_eval(settings=["gold"], models=["oracle", "baseline_random"])
+    assert run_retrieve() == 0
+    assert run_model("oracle") == 0 and run_model("baseline_random") == 0
+    plain = {e["tags"]["question_id"]: e for e in read_entries("data/llm/evaluate/oracle.jsonl")}
+    sizes = {q: estimate_tokens(e["messages"]) for q, e in plain.items()}
+    assert len(set(sizes.values())) == 4  # four gold prompts of four sizes
+    max_tokens = 16
+    second = sorted(sizes.values())[1]
+    window = second + max_tokens  # the two shortest fit (one exactly), the others do not
+    p = yaml.safe_load(Path("params.yaml").read_text())
+    p["models"]["oracle"]["context_tokens"] = window
+    Path("params.yaml").write_text(yaml.safe_dump(p))
+    Path("data/llm/evaluate/oracle.jsonl").unlink()
+    CALLS.clear()
+    with caplog.at_level(logging.WARNING):
+        assert run_model("oracle") == 0
+    fitted = {e["tags"]["question_id"]: e for e in read_entries("data/llm/evaluate/oracle.jsonl")}
+    pred = pd.read_parquet("data/processed/predictions/oracle/gold.parquet")
+    words = dict(zip(pred["question_id"], pred["context_words_kept"], strict=True))
+    for qid, size in sizes.items():
+        if size <= second:
+            assert pd.isna(words[qid]) and fitted[qid]["key"] == plain[qid]["key"]
+            continue
+        # Cut to fit: the uncut prompt but for the article's line, which is cut after
+        # its first W words; with the next word too it would not fit.
+        messages = fitted[qid]["messages"]
+        assert estimate_tokens(messages) + max_tokens <= window < size + max_tokens
+        assert messages[0] == plain[qid]["messages"][0]  # the system message
+        lines = str(messages[-1]["content"]).split("\n")
+        uncut = str(plain[qid]["messages"][-1]["content"]).split("\n")
+        changed = [i for i, (a, b) in enumerate(zip(lines, uncut, strict=True)) if a != b]
+        assert len(changed) == 1
+        line, whole = lines[changed[0]], uncut[changed[0]]
+        assert whole.startswith(line) and whole[len(line)] == " "
+        lines[changed[0]] = f"{line} {whole[len(line) :].split()[0]}"
+        longer = [messages[0], {**messages[-1], "content": "\n".join(lines)}]
+        assert estimate_tokens(longer) + max_tokens > window
+    n_fitted = sum(s > second for s in sizes.values())
+    assert int(pred["context_words_kept"].notna().sum()) == n_fitted == 2
+    assert pred["error"].isna().all()
+    assert f"oracle gold: 2 prompts {FITTED}" in caplog.text
+    assert run_score() == 0
+    m = json.loads(Path("reports/metrics/evaluate.json").read_text())
+    got = m["context_fit"]["oracle"]["gold"]
+    assert (got[FITTED], got[CONTEXT_EXCEEDED]) == (2, 0)
+    assert got["min_words_kept"] == int(pred["context_words_kept"].min())
+    assert m["context_fit"]["baseline_random"]["gold"] == {FITTED: 0, CONTEXT_EXCEEDED: 0}

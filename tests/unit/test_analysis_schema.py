@@ -11,6 +11,7 @@ from prescient.analysis.schema import (
     ScoresSchemaError,
     TableError,
     count_errors,
+    count_fitted,
     day_column,
     normalize_scores,
     resolve_models,
@@ -46,6 +47,19 @@ def test_failed_calls_are_excluded_and_counted() -> None:
     assert count_errors(raw).to_dict("records") == [
         {"model": "m", "cell": "closed_book", "n_errors": 1}
     ]
+
+
+def test_prompts_fitted_to_the_context_window_are_counted_per_cell() -> None:
+    raw = scores_frame(_rows())
+    assert count_fitted(raw).empty  # a scores table without the column: none
+    # closed_book: answered, answered, failed call (never counted); then the two RAG cells.
+    raw["context_words_kept"] = pd.array([40, None, 12, 7, None], dtype="Int64")
+    assert count_fitted(raw).to_dict("records") == [
+        {"model": "m", "cell": "closed_book", "n_fitted": 1},
+        {"model": "m", "cell": "rag_2023-09-01", "n_fitted": 1},
+    ]
+    by_source = count_fitted(raw, {str(q): "daily_oracle" for q in raw["question_id"]})
+    assert by_source["source"].tolist() == ["daily_oracle", "daily_oracle"]
 
 
 def test_missing_columns_are_named() -> None:

@@ -48,6 +48,7 @@ def preds(
             "template": ["eval_x"] * n,
             "template_version": ["1"] * n,
             "context_article_ids": [[] for _ in range(n)],
+            "context_words_kept": [None] * n,
         }
     )
 

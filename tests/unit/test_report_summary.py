@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from prescient.report.build import fitted_line
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, ReportInputs
 from prescient.report.summary import headline, is_demo, run_facts, setting_label
 
@@ -100,3 +101,20 @@ def test_the_budget_is_named_when_a_corpus_was_read() -> None:
     assert dict(run_facts(inputs, {"corpus": {"name": "x"}}))["Budget"] == ("not recorded",)
     alone = ReportInputs({}, {BPC_PART: "x", OPENFORECAST_PART: "y"})
     assert "Budget" not in dict(run_facts(alone, demo))
+
+
+def test_the_headline_names_the_cells_whose_prompts_were_fitted() -> None:
+    cells = pd.DataFrame(
+        {
+            "model": ["smol", "smol", "smol", "base"],
+            "cell": ["gold", "gold", "rag_dynamic", "gold"],
+            "source": ["daily_oracle", "openforecast", "daily_oracle", "daily_oracle"],
+            "n_fitted": [3, 1, 0, 0],
+        }
+    )
+    assert fitted_line(cells) == (
+        " Prompts fitted to the model's context window (articles cut to the most words "
+        "that fit): smol gold 4."
+    )
+    assert fitted_line(cells.assign(n_fitted=0)) == ""
+    assert fitted_line(cells.drop(columns=["n_fitted"])) == fitted_line(None) == ""
