@@ -266,7 +266,6 @@ class ArticleIndex:
                     bar.update(1)
         return retrieval_frame(rows)
 
-
     def gold_visibility(
         self,
         questions: pd.DataFrame,
