@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
-from prescient.corpus import physical
+from prescient.corpus import language, physical
 from prescient.corpus.normalize import (
     article_id,
     domain_of,
@@ -36,6 +36,7 @@ from prescient.corpus.normalize import (
 from prescient.corpus.physical import Damage
 from prescient.corpus.readers import RawRow, Unit, read_rows
 from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.corpus.titles import mastheads, strip_title_suffixes
 from prescient.dates import parse_date
 
 logger = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ DROP_REASONS: tuple[str, ...] = (
     "text_too_long",
     "title_prefix",
     "source_not_allowed",
+    "language_not_allowed",
     "duplicate_url",
     "duplicate_text",
 )
@@ -106,6 +108,10 @@ here select rather than signal a mistake (an allow-list, a date window, WARC rec
 that are not pages, duplicates) and never stop the stage on their own."""
 
 
+_MASTHEAD_LOG_DOMAINS = 10
+"""Source domains whose mastheads the stage logs (the most frequent first)."""
+
+
 class IngestStopError(ValueError):
     """The configuration drops everything, or nearly everything, for one reason."""
 
@@ -121,6 +127,8 @@ class IngestReport:
     damage: list[dict[str, Any]] = field(default_factory=list)
     corrupt_members: dict[int, set[int]] = field(default_factory=lambda: defaultdict(set))
     max_date: dt.date | None = None
+    mastheads: dict[str | None, dict[str, int]] = field(default_factory=dict)
+    titles_stripped: int = 0
 
     def drop(self, reason: str, where: str, limit: int, detail: str = "") -> None:
         self.dropped[reason] += 1
@@ -246,6 +254,11 @@ def _check_row(
     if s.source_domains is not None and (domain or "") not in s.source_domains:
         report.drop("source_not_allowed", row.where, ex, str(domain))
         return None
+    if s.languages is not None:
+        lang = language.detect(language.article_text(title, text, s.language_chars))
+        if lang not in s.languages:
+            report.drop("language_not_allowed", row.where, ex, f"{lang}: {title[:60]}")
+            return None
     for note in row.notes:
         report.notes[note] += 1
     return _Candidate(
@@ -305,6 +318,28 @@ def _deduplicate(
     return records
 
 
+def _strip_mastheads(
+    records: list[dict[str, Any]], s: IngestSettings, report: IngestReport
+) -> None:
+    """Titles of the kept articles lose their outlet's masthead suffix, counted per
+    source domain (:mod:`prescient.corpus.titles`); ids stay those of the titles read."""
+    if s.title_suffix_min_count is None or not records:
+        return
+    titles = [r["title"] for r in records]
+    domains = [r["source_domain"] for r in records]
+    found = mastheads(titles, s.title_suffix_separators, s.title_suffix_min_count, domains)
+    if not found:
+        return
+    stripped = strip_title_suffixes(
+        titles, s.title_suffix_separators, s.title_suffix_min_count, domains, drop_ellipsis=False
+    )
+    for r, title in zip(records, stripped, strict=True):
+        if title != r["title"]:
+            report.titles_stripped += 1
+            r["title"] = title
+    report.mastheads = {(str(d) if d is not None else None): m for d, m in found.items()}
+
+
 def ingest_rows(
     units: Iterable[Unit], settings: IngestSettings, *, date_format: str | None
 ) -> tuple[pd.DataFrame, IngestReport]:
@@ -313,6 +348,9 @@ def ingest_rows(
     De-duplication keeps the earliest copy (by date, then input order) of each
     normalised URL and of each exact normalised text; ``article_id`` collisions (same
     title and date, no URL) count as ``duplicate_url`` since the id stands for the URL.
+    The kept articles' titles then lose their source domain's masthead suffix
+    (``ingest.title_suffix_*``; the id of an article without URL is that of the title
+    as read).
 
     Args:
         units: the source's rows and damage events, in input order.
@@ -339,7 +377,9 @@ def ingest_rows(
             report.drop(physical.CORRUPT_GZIP, cand.where, limit, "its gzip member is corrupt")
             continue
         candidates.append(cand)
-    return articles_frame(_deduplicate(candidates, report, limit)), report
+    records = _deduplicate(candidates, report, limit)
+    _strip_mastheads(records, settings, report)
+    return articles_frame(records), report
 
 
 def check_drops(report: IngestReport, max_share: float | None) -> None:
@@ -443,6 +483,11 @@ def summarize(df: pd.DataFrame, report: IngestReport, checksum: str) -> dict[str
         "date_min": df["date"].min().isoformat() if len(df) else None,
         "date_max": df["date"].max().isoformat() if len(df) else None,
         "future_after": report.max_date.isoformat() if report.max_date else None,
+        "title_mastheads": {
+            "titles_stripped": report.titles_stripped,
+            "mastheads": sum(len(m) for m in report.mastheads.values()),
+            "source_domains": len(report.mastheads),
+        },
         "checksum": checksum,
     }
 
@@ -453,3 +498,14 @@ def log_examples(report: IngestReport) -> None:
         logger.info("dropped %d as %s, e.g.:", report.dropped[reason], reason)
         for e in examples:
             logger.info("    %s", e)
+    if report.titles_stripped:
+        logger.info(
+            "stripped masthead suffixes from %d titles; mastheads, e.g.:", report.titles_stripped
+        )
+        ranked = sorted(report.mastheads.items(), key=lambda kv: (-sum(kv[1].values()), str(kv[0])))
+        for domain, found in ranked[:_MASTHEAD_LOG_DOMAINS]:
+            logger.info(
+                "    %s: %s",
+                domain or "(no domain)",
+                ", ".join(f"{m!r} ({n})" for m, n in sorted(found.items(), key=lambda kv: -kv[1])),
+            )

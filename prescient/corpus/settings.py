@@ -6,7 +6,7 @@ only state types and constraints, checked once when the stage starts.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -121,6 +121,14 @@ class IngestSettings(Settings):
         max_chars: keep texts strictly shorter than this.
         drop_title_prefixes: drop titles starting with any of these.
         source_domains: allow-list of source domains (null: all).
+        languages: allow-list of languages, as py3langid's model names them (ISO 639-1
+            where there is one: en, el, pt), detected from the title and the first
+            ``language_chars`` characters of the text (null: all, nothing detected).
+        language_chars: characters of the text the language detector reads.
+        title_suffix_separators: what separates a masthead from a title's headline.
+        title_suffix_min_count: a suffix after a title's last separator that ends at
+            least this many titles of one source domain is a masthead, stripped (null:
+            titles are kept as read; see :mod:`prescient.corpus.titles`).
         date_start: first publication day kept (null: open).
         date_end: last publication day kept (null: open).
         max_date: articles dated after this day are ``future_date`` (null: no bound).
@@ -140,6 +148,10 @@ class IngestSettings(Settings):
     max_chars: int = Field(gt=0)
     drop_title_prefixes: tuple[str, ...]
     source_domains: tuple[str, ...] | None
+    languages: tuple[str, ...] | None
+    language_chars: int = Field(ge=1)
+    title_suffix_separators: tuple[Annotated[str, Field(min_length=1)], ...]
+    title_suffix_min_count: int | None = Field(ge=2)
     date_start: Day | None
     date_end: WindowEnd
     max_date: Day | None
@@ -156,6 +168,23 @@ class IngestSettings(Settings):
         if value is None:
             return None
         return tuple(d.strip().lower().removeprefix("www.") for d in value)
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        codes = tuple(c.strip().lower() for c in value)
+        if not codes:
+            raise ValueError("must list at least one language (or be null: every language)")
+        from prescient.corpus.language import languages, unknown_languages
+
+        unknown = unknown_languages(codes)
+        if unknown:
+            raise ValueError(
+                f"unknown language codes {unknown}; the detector knows {', '.join(languages())}"
+            )
+        return codes
 
     @model_validator(mode="after")
     def _bounds_in_order(self) -> IngestSettings:

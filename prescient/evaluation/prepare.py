@@ -138,7 +138,10 @@ def prepare_contexts(
         "questions": _counts(questions),
         "sources": source_metrics(questions),
         "gold": gold_counts,
-        "visibility": visibility_metrics(questions, retrieval.gap_days),
+        "visibility": {
+            **visibility_metrics(questions, retrieval.gap_days),
+            **index.gold_visibility(questions, grid.rag_cutoffs, table),
+        },
         "index": {
             "articles": len(index),
             "terms": index.bm25.n_terms,

@@ -5,10 +5,11 @@ into a complex event from curated sources (Wikipedia, the Current Events Portal)
 corpus has no such headings, so stories are linked online, as topic detection and
 tracking systems do:
 
-1. Titles lose boilerplate suffixes (" | CNN", " - The Week UK"): a part after the last
-   separator that recurs in ``title_suffix_min_count`` titles is a masthead, not news,
-   and left in it would tie every article of an outlet together. A trailing "..." of a
-   cut title goes too.
+1. Titles lose boilerplate suffixes (" | CNN", " - The Week UK") by the rule ingest
+   uses (:mod:`prescient.corpus.titles`), counted over the whole corpus: a part after
+   the last separator that recurs in ``title_suffix_min_count`` titles is a masthead,
+   not news, and left in it would tie every article of an outlet together. A trailing
+   "..." of a cut title goes too.
 2. Title and text are TF-IDF vectors (English stop words, sublinear tf, terms in at most
    ``max_df`` of the articles), fitted on the whole corpus.
 3. Names (capitalised words that do not open a sentence) get a TF-IDF space of their own.
@@ -45,49 +46,12 @@ from scipy import sparse
 from scipy.sparse.csgraph import connected_components
 from tqdm import tqdm
 
+from prescient.corpus.titles import strip_title_suffixes
 from prescient.dates import as_date
 from prescient.openforecast.settings import ClusterChains
 from prescient.qa.select import mean_pairwise_similarity
 
 logger = logging.getLogger(__name__)
-
-_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*$")
-
-
-def _suffix(title: str, separators: Sequence[str]) -> tuple[int, str] | None:
-    """Position and text of the part after the title's last separator (ellipsis dropped)."""
-    best: tuple[int, str] | None = None
-    for sep in separators:
-        at = title.rfind(sep)
-        if at > 0 and (best is None or at > best[0]):
-            best = (at, _ELLIPSIS.sub("", title[at + len(sep) :]).strip())
-    return best
-
-
-def strip_title_suffixes(
-    titles: Sequence[str], separators: Sequence[str], min_count: int
-) -> list[str]:
-    """Titles without recurring suffixes (see the module docstring) or a final ellipsis.
-
-    A suffix is recurring when at least ``min_count`` titles end with it; stripping is
-    repeated while the new last part is recurring too ("A - CNN Politics | CNN").
-    """
-    counts: Counter[str] = Counter()
-    for t in titles:
-        found = _suffix(t, separators)
-        if found and found[1]:
-            counts[found[1].lower()] += 1
-    recurring = {s for s, n in counts.items() if n >= min_count}
-    out = []
-    for t in titles:
-        while True:
-            found = _suffix(t, separators)
-            if found is None or found[1].lower() not in recurring:
-                break
-            t = t[: found[0]]
-        out.append(_ELLIPSIS.sub("", t).strip())
-    return out
-
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")

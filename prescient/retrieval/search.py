@@ -59,6 +59,8 @@ class RetrievalSettings(Settings):
         gold_max_words: words kept of the gold article (None: all).
         gap_days: days between the visibility window's exclusive end and the resolution
             date (see :mod:`prescient.retrieval.visibility`).
+        exclude_gold: never retrieve a question's own gold article, even when it is
+            visible by date (False: exactly BM25 over the visible articles).
         corpus_start: first day of the retrieval corpus (None: its first article).
         fields: article columns indexed, joined by a newline.
         bm25: BM25Okapi parameters.
@@ -69,6 +71,7 @@ class RetrievalSettings(Settings):
     max_words: Annotated[int, Field(ge=1)] | None
     gold_max_words: Annotated[int, Field(ge=1)] | None
     gap_days: Annotated[int, AfterValidator(_gap)]
+    exclude_gold: bool
     corpus_start: Day | None
     fields: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)]
     bm25: BM25Params
@@ -82,6 +85,15 @@ class Retrieved:
     article_id: str
     date: dt.date
     score: float
+
+
+def excluded_articles(gold: Any, exclude_gold: bool) -> tuple[str, ...]:
+    """The articles a question's retrieval never returns: its gold article when
+    ``retrieval.exclude_gold`` is set and it has one, else none (retrieval is then
+    exactly BM25 over the articles visible by date)."""
+    if exclude_gold and isinstance(gold, str) and gold:
+        return (gold,)
+    return ()
 
 
 def _day_array(values: Iterable[Any]) -> np.ndarray:
@@ -180,7 +192,7 @@ class ArticleIndex:
             query: the question text (tokenized like the articles).
             window: from :meth:`window`.
             k: number of results (default ``settings.top_k``).
-            exclude_ids: articles never to return (the question's gold article).
+            exclude_ids: articles never to return (see :func:`excluded_articles`).
         """
         n = self.visible_count(window)
         exclude = {self.position[a] for a in exclude_ids if a in self.position}
@@ -207,7 +219,8 @@ class ArticleIndex:
         Args:
             questions: ``question_id``, ``question``, ``resolution_date`` and optionally
                 ``forecast_date`` (the day the forecast is made; its window ends there)
-                and ``article_id`` (the gold article, never returned).
+                and ``article_id`` (the gold article: never returned under
+                ``exclude_gold``, see :func:`excluded_articles`).
             rag_cutoffs: cutoff dates; None is the ``dynamic`` setting.
             progress: show a progress bar.
 
@@ -241,7 +254,7 @@ class ArticleIndex:
                     strict=True,
                 ):
                     win = self.window(res, cutoff, fc)
-                    excl = [g] if isinstance(g, str) and g else []
+                    excl = excluded_articles(g, self.settings.exclude_gold)
                     for rank, hit in enumerate(self.search(str(text), win, exclude_ids=excl), 1):
                         rows["question_id"].append(str(qid))
                         rows["rag_cutoff"].append(label)
@@ -252,6 +265,47 @@ class ArticleIndex:
                         rows["window_end"].append(win.end)
                     bar.update(1)
         return retrieval_frame(rows)
+
+    def gold_visibility(
+        self,
+        questions: pd.DataFrame,
+        rag_cutoffs: Sequence[dt.date | None],
+        table: pd.DataFrame,
+    ) -> dict[str, Any]:
+        """How often a question's gold article is visible by date, and how often it was
+        retrieved, over every (question, RAG cutoff); with ``exclude_gold`` the second
+        is 0.
+
+        Args:
+            questions: as for :meth:`retrieve_table`.
+            rag_cutoffs: as for :meth:`retrieve_table`.
+            table: what :meth:`retrieve_table` returned for them.
+        """
+        visible = 0
+        if "article_id" in questions.columns:
+            forecast = (
+                questions["forecast_date"]
+                if "forecast_date" in questions.columns
+                else pd.Series([None] * len(questions), index=questions.index)
+            )
+            for cutoff in rag_cutoffs:
+                for g, res, fc in zip(
+                    questions["article_id"], questions["resolution_date"], forecast, strict=True
+                ):
+                    at = self.position.get(g) if isinstance(g, str) else None
+                    if at is None:
+                        continue
+                    win = self.window(dates.as_date(res), cutoff, dates.optional_date(fc))
+                    visible += bool(self.dates[at] < np.datetime64(win.end, "D"))
+        retrieved = 0
+        if not table.empty and "article_id" in questions.columns:
+            gold = table["question_id"].map(questions.set_index("question_id")["article_id"])
+            retrieved = int((table["article_id"] == gold).fillna(False).astype(bool).sum())
+        return {
+            "exclude_gold": self.settings.exclude_gold,
+            "gold_visible": visible,
+            "gold_retrieved": retrieved,
+        }
 
 
 def retrieval_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:

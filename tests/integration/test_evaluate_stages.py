@@ -148,7 +148,8 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     questions = pd.read_parquet("data/interim/eval_questions.parquet")
     res = questions.set_index("question_id")["resolution_date"]
     gold = questions.set_index("question_id")["article_id"]
-    # Never the future, never the gold article; the window is the documented one.
+    # Never the future, hence never the gold article (dated on the resolution day); the
+    # window is the documented one.
     assert (retrieval["article_date"] < retrieval["question_id"].map(res)).all()
     assert (retrieval["article_id"] != retrieval["question_id"].map(gold)).all()
     dyn = retrieval.loc[retrieval["rag_cutoff"] == "dynamic"]
@@ -179,6 +180,10 @@ def test_retrieve_evaluate_score(project: Path) -> None:
         "gap_days": 1,
         "questions_with_forecast_date": 0,
         "forecast_date_ends_window": 0,
+        # Each gold article is dated on its question's resolution day, past the window.
+        "exclude_gold": False,
+        "gold_visible": 0,
+        "gold_retrieved": 0,
     }
 
     for model in MODELS:
@@ -455,6 +460,8 @@ def test_an_imported_file_with_forecast_dates_and_gold_urls(project: Path) -> No
     assert metrics["visibility"]["questions_with_forecast_date"] == 3
     # m1, m2 are asked more than the gap before they resolve; m3 on the day it resolves
     assert metrics["visibility"]["forecast_date_ends_window"] == 2
+    # the gold articles are dated on or after their questions' forecast dates (a08: 10 March)
+    assert metrics["visibility"]["gold_visible"] == 0
     # retrieval never reaches the forecast date: m1 was asked on 4 March
     retrieval = pd.read_parquet("data/interim/retrieval.parquet")
     dyn = retrieval.loc[retrieval["rag_cutoff"] == "dynamic"]

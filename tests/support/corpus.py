@@ -81,11 +81,12 @@ def gzip_bytes(data: bytes) -> bytes:
 
 
 def run(
-    fmt: str, path: Path, settings: IngestSettings | None = None
+    fmt: str, path: Path, settings: IngestSettings | None = None, *corpus_overrides: str
 ) -> tuple[pd.DataFrame, IngestReport, dict[str, Any]]:
-    """Read ``path`` as ``fmt`` with the shipped settings; the table, report and metrics."""
+    """Read ``path`` as ``fmt`` with the shipped settings (the ``corpus`` group with Hydra
+    overrides); the table, report and metrics."""
     settings = settings or ingest_settings()
-    corpus = corpus_settings(fmt, path)
+    corpus = corpus_settings(fmt, path, *corpus_overrides)
     units: Iterable[Unit] = read_rows(
         corpus,
         max_record_bytes=settings.max_record_bytes,

@@ -34,15 +34,21 @@ def run(
     return df, summarize(df, report, "x")
 
 
+def english(n: int) -> str:
+    """English text of exactly ``n`` characters (none of them trailing white space)."""
+    text = (BODY * 10)[:n]
+    return text[:-1] + "." if text.endswith(" ") else text
+
+
 def test_filters_follow_the_paper_defaults() -> None:
     df, m = run(
         [
             art(url="https://g.example/ok"),
-            art(url="https://g.example/short", text="x" * 800),  # len must be > 800
-            art(url="https://g.example/long", text="y" * 10_000),  # len must be < 10,000
+            art(url="https://g.example/short", text=english(800)),  # len must be > 800
+            art(url="https://g.example/long", text=english(10_000)),  # len must be < 10,000
             art(url="https://g.example/op", title="Opinion: we need the bridge", text=BODY + "b"),
-            art(url="https://g.example/edge1", text="z" * 801),
-            art(url="https://g.example/edge2", text="w" * 9_999),
+            art(url="https://g.example/edge1", text=english(801)),
+            art(url="https://g.example/edge2", text=english(9_999)),
         ]
     )
     assert sorted(df["url"]) == [

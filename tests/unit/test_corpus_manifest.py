@@ -58,7 +58,8 @@ def test_the_manifest_s_files_are_read_in_its_order(tmp_path: Path) -> None:
     files = corpus_files(corpus)
     assert [f.path for f in files] == [b, a]
     assert files[0].sha256 == hashlib.sha256(b.read_bytes()).hexdigest()
-    df, report, m = run("ccnews", tmp_path / "manifest.jsonl")
+    # The test's pages are on velden-post.example: every host (ccnews keeps the paper's five).
+    df, report, m = run("ccnews", tmp_path / "manifest.jsonl", None, "corpus.hosts=null")
     assert m["rows_read"] == 6 and m["rows_kept"] == 4
     assert sorted(df["title"]) == ["Story 0-0", "Story 0-1", "Story 1-0", "Story 1-1"]
     assert report.examples["not_a_response"] == [
@@ -224,6 +225,52 @@ def test_hosts_outside_the_allow_list_are_counted_before_any_html_is_parsed(
     )
     assert m["rows_read"] == 8 and m["rows_kept"] == 4
     assert report.examples["host_not_allowed"][0].endswith("(https://notcnn.com/2024/05/01/d)")
+
+
+GREEK = (
+    "Το λιμάνι της πόλης άνοιξε ξανά την Τρίτη μετά τις εργασίες στον κυματοθραύστη, "
+    "είπαν οι μηχανικοί του δήμου. "
+)
+
+
+def test_ccnews_keeps_the_paper_s_outlets_in_english_by_default(tmp_path: Path) -> None:
+    w = Warc(gz=True)
+    uris = [
+        "https://www.cbsnews.com/news/a",
+        "https://www.cnbc.com/2024/05/01/b",
+        "https://edition.cnn.com/2024/05/01/c",
+        "https://www.forbes.com/sites/d",
+        "https://www.npr.org/2024/05/01/e",
+        "https://www.reuters.com/world/f",
+    ]
+    for i, uri in enumerate(uris):
+        w.response(uri, page(f"Story {i}", 5, "2024-05-01"))
+    greek = "".join(f"<p>{GREEK * 3} ({i})</p>" for i in range(4))
+    w.response(
+        "https://www.cnn.com/greek/g",
+        f"<html><head><title>Λιμάνι | Alpha Πάτρας</title>"
+        f'<meta property="article:published_time" content="2024-05-01"></head>'
+        f"<body><article><h1>Λιμάνι</h1>{greek}</article></body></html>".encode(),
+    )
+    (path,) = [tmp_path / "c1.warc.gz"]
+    path.write_bytes(w.bytes())
+    write_manifest(tmp_path / "manifest.jsonl", [row(path)])
+    corpus = corpus_settings("ccnews", tmp_path / "manifest.jsonl")
+    assert corpus.hosts == ("cbsnews.com", "cnbc.com", "cnn.com", "forbes.com", "npr.org")
+    df, report, m = run("ccnews", tmp_path / "manifest.jsonl")
+    assert sorted(df["source_domain"]) == [
+        "cbsnews.com",
+        "cnbc.com",
+        "edition.cnn.com",
+        "forbes.com",
+        "npr.org",
+    ]
+    assert m["dropped"]["host_not_allowed"] == 1
+    assert m["dropped"]["language_not_allowed"] == 1
+    assert report.examples["language_not_allowed"][0].endswith(
+        "(https://www.cnn.com/greek/g): el: Λιμάνι"
+    )
+    assert m["rows_read"] == 7 == m["rows_kept"] + m["dropped_total"]
 
 
 def test_host_matching_takes_subdomains_and_refuses_malformed_uris() -> None:

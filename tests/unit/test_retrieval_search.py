@@ -1,5 +1,6 @@
 """ArticleIndex: dated retrieval equals rank-bm25 on exactly the visible articles and
-never shows an article dated on or after the resolution date, nor the gold article."""
+never shows an article dated on or after the resolution date; the gold article only
+under retrieval.exclude_gold=false, when it is visible."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from prescient.retrieval.search import (
     RETRIEVAL_COLUMNS,
     ArticleIndex,
     RetrievalSettings,
+    excluded_articles,
     window_violations,
 )
 from prescient.retrieval.tokenize import Tokenizer
@@ -248,3 +250,88 @@ def test_retrieve_table_ends_each_window_at_its_forecast_date() -> None:
     # The audit counts an article dated on or after the forecast date.
     moved = questions.assign(forecast_date=[dt.date(2024, 1, 1), None])
     assert window_violations(table, moved) == 1
+
+
+def gold_visible_corpus() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """An imported question whose evidence article (gold) predates its resolution by
+    ten days and is the best BM25 match; a Daily Oracle question whose gold article is
+    dated on its resolution day."""
+    articles = pd.DataFrame(
+        {
+            "article_id": ["evidence", "other", "markets", "debate", "resolution_day"],
+            "date": [
+                dt.date(2024, 3, 1),
+                dt.date(2024, 3, 2),
+                dt.date(2024, 3, 3),
+                dt.date(2024, 3, 4),
+                dt.date(2024, 3, 11),
+            ],
+            "title": ["storm river", "tariff vote", "markets", "debate", "storm river again"],
+            "text": [
+                "the storm will flood the river",
+                "storm talk at the tariff vote",
+                "markets rally",
+                "a debate on rates",
+                "river",
+            ],
+        }
+    )
+    questions = pd.DataFrame(
+        {
+            "question_id": ["imported", "daily_oracle"],
+            "question": ["Will the storm flood the river?"] * 2,
+            "resolution_date": [dt.date(2024, 3, 11), dt.date(2024, 3, 11)],
+            "article_id": ["evidence", "resolution_day"],
+        }
+    )
+    return articles, questions
+
+
+def test_excluded_articles_is_the_gold_article_only_when_asked() -> None:
+    assert excluded_articles("evidence", False) == ()
+    assert excluded_articles("evidence", True) == ("evidence",)
+    assert excluded_articles(None, True) == ()
+    assert excluded_articles(pd.NA, True) == ()
+    assert shipped().exclude_gold is False
+
+
+def test_by_default_a_visible_gold_article_is_retrieved_like_any_other() -> None:
+    articles, questions = gold_visible_corpus()
+    index = ArticleIndex(articles, shipped())
+    table = index.retrieve_table(questions, [None])
+    got = table.groupby("question_id")["article_id"].agg(list).to_dict()
+    # Both windows end on 10 March: "evidence" (1 March) ranks first for both questions;
+    # the resolution-day article is never visible.
+    assert got == {"imported": ["evidence", "other"], "daily_oracle": ["evidence", "other"]}
+    hits = index.search("Will the storm flood the river?", index.window(dt.date(2024, 3, 11), None))
+    visible = articles["date"] < dt.date(2024, 3, 10)
+    expected = reference(articles, visible, "Will the storm flood the river?", set(), 3)
+    assert [a for a, _ in expected] == ["evidence", "other"]
+    assert [(h.article_id, h.score) for h in hits] == expected
+    assert index.gold_visibility(questions, [None], table) == {
+        "exclude_gold": False,
+        "gold_visible": 1,
+        "gold_retrieved": 1,
+    }
+    # A cutoff before 1 March hides the evidence: visible in one of four pairs.
+    early = index.retrieve_table(questions, [None, dt.date(2024, 3, 1)])
+    assert index.gold_visibility(questions, [None, dt.date(2024, 3, 1)], early) == {
+        "exclude_gold": False,
+        "gold_visible": 1,
+        "gold_retrieved": 1,
+    }
+
+
+def test_exclude_gold_never_retrieves_the_questions_own_gold_article() -> None:
+    articles, questions = gold_visible_corpus()
+    index = ArticleIndex(articles, shipped("retrieval.exclude_gold=true"))
+    table = index.retrieve_table(questions, [None])
+    got = table.groupby("question_id")["article_id"].agg(list).to_dict()
+    # Only the imported question loses its gold article; the other question's gold
+    # article is not visible, so "evidence" is an ordinary article to it.
+    assert got == {"imported": ["other"], "daily_oracle": ["evidence", "other"]}
+    assert index.gold_visibility(questions, [None], table) == {
+        "exclude_gold": True,
+        "gold_visible": 1,
+        "gold_retrieved": 0,
+    }

@@ -1,0 +1,112 @@
+"""Ingest keeps the languages of ``ingest.languages`` (English by default), detected by
+py3langid's model in exact arithmetic: the same decision on every machine, and the
+decision py3langid itself makes."""
+
+from __future__ import annotations
+
+import py3langid
+import pytest
+
+from prescient.corpus import language
+from prescient.corpus.ingest import DROP_REASONS, ingest_rows, summarize
+from prescient.corpus.readers import RawRow
+from prescient.settings import ParamsError
+from tests.support.corpus import BODY, ingest_settings
+from tests.support.corpus import article as art
+
+# Short news-like paragraphs written for these tests, repeated past ingest.min_chars.
+PARAGRAPHS = {
+    "en": "The city council approved the new budget for schools and roads on Monday evening.",
+    "el": "Το δημοτικό συμβούλιο ενέκρινε τη Δευτέρα τον νέο προϋπολογισμό για σχολεία και δρόμους.",
+    "ru": "Городской совет в понедельник утвердил новый бюджет на школы и дороги.",
+    "pt": "A câmara municipal aprovou na segunda-feira o novo orçamento para escolas e estradas.",
+    "es": "El ayuntamiento aprobó el lunes el nuevo presupuesto para escuelas y carreteras.",
+}
+TITLES = {
+    "en": "Council approves budget",
+    "el": "Εγκρίθηκε ο προϋπολογισμός | Alpha Πάτρας",
+    "ru": "Совет утвердил бюджет",
+    "pt": "Câmara aprova orçamento",
+    "es": "El ayuntamiento aprueba el presupuesto",
+}
+
+
+def text_in(lang: str, n: int = 12) -> str:
+    return " ".join(f"{PARAGRAPHS[lang]}" for _ in range(n)) + f" ({lang})"
+
+
+def rows() -> list[RawRow]:
+    return [
+        RawRow(
+            f"mem:{i}",
+            art(url=f"https://site.example/{lang}", title=TITLES[lang], text=text_in(lang)),
+        )
+        for i, lang in enumerate(PARAGRAPHS, 1)
+    ]
+
+
+@pytest.mark.parametrize("lang", list(PARAGRAPHS))
+def test_each_text_is_detected_as_py3langid_detects_it(lang: str) -> None:
+    text = language.article_text(TITLES[lang], text_in(lang), 1000)
+    assert language.detect(text) == lang
+    assert py3langid.classify(text)[0] == lang
+    # The exact scores are py3langid's scores in units of 2^-33, up to its float32
+    # rounding (at most 0.003 on shared_news).
+    ranked = py3langid.rank(text)
+    exact = language.scores(text)
+    assert all(isinstance(v, int) for v in exact.values())
+    for code, score in ranked[:5]:
+        assert exact[code] / 2**33 == pytest.approx(score, abs=0.05)
+
+
+def test_the_default_keeps_english_and_counts_the_rest_under_a_named_reason() -> None:
+    df, report = ingest_rows(rows(), ingest_settings(), date_format=None)
+    m = summarize(df, report, "x")
+    assert df["url"].tolist() == ["https://site.example/en"]
+    assert m["dropped"]["language_not_allowed"] == 4
+    assert m["rows_read"] == 5 == m["rows_kept"] + m["dropped_total"]
+    assert report.examples["language_not_allowed"] == [
+        "mem:2: el: Εγκρίθηκε ο προϋπολογισμός | Alpha Πάτρας",
+        "mem:3: ru: Совет утвердил бюджет",
+        "mem:4: pt: Câmara aprova orçamento",
+    ]
+    # Checked after the source allow-list, before de-duplication.
+    assert (
+        DROP_REASONS.index("language_not_allowed") == DROP_REASONS.index("source_not_allowed") + 1
+    )
+    assert DROP_REASONS.index("language_not_allowed") + 1 == DROP_REASONS.index("duplicate_url")
+
+
+def test_null_keeps_every_language_and_a_list_keeps_its_own() -> None:
+    df, _ = ingest_rows(rows(), ingest_settings("ingest.languages=null"), date_format=None)
+    assert len(df) == 5
+    df, report = ingest_rows(rows(), ingest_settings("ingest.languages=[EN,el]"), date_format=None)
+    assert sorted(df["url"]) == ["https://site.example/el", "https://site.example/en"]
+    assert report.dropped["language_not_allowed"] == 3
+
+
+def test_the_detector_reads_the_title_and_the_first_language_chars_of_the_text() -> None:
+    # English for the first 1,020 characters, then Greek for five times as long.
+    mixed = BODY + text_in("el", 60)
+    row = [RawRow("mem:1", art(text=mixed[:9000]))]
+    df, _ = ingest_rows(row, ingest_settings(), date_format=None)
+    assert len(df) == 1
+    df, report = ingest_rows(row, ingest_settings("ingest.language_chars=9000"), date_format=None)
+    assert df.empty and report.examples["language_not_allowed"] == [
+        "mem:1: el: Council approves plan"
+    ]
+
+
+def test_an_unknown_language_code_names_the_parameter() -> None:
+    with pytest.raises(ParamsError) as err:
+        ingest_settings("ingest.languages=[en,english]")
+    text = str(err.value)
+    assert text.startswith("ingest.languages: ") and "unknown language codes ['english']" in text
+    with pytest.raises(ParamsError, match="ingest.languages: must list at least one language"):
+        ingest_settings("ingest.languages=[]")
+
+
+def test_exact_ties_and_empty_texts_go_to_the_first_language_of_the_model() -> None:
+    assert set(language.scores("").values()) == {0}
+    first = next(iter(language.scores("")))
+    assert language.detect("") == first == py3langid.classify("")[0]
