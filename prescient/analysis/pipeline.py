@@ -283,14 +283,10 @@ class Inputs:
         every: the normalised scores of every source, with ``source`` and
             ``horizon_days``.
         series: the scores of the time-series analyses (excluded sources left out).
-<<<<<<< HEAD
         period: ``series`` within ``analysis.date_start`` .. ``date_end``: the scores of
             the Daily Oracle analyses (FreshBench's tests read ``series``).
-        errors: failed calls per model, cell and source.
-=======
         errors: failed calls (``n_errors``) and prompts fitted to the context window
             (``n_fitted``) per model, cell and source.
->>>>>>> fit
         notes: what preparing them found worth saying.
     """
 
