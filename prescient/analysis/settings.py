@@ -248,6 +248,28 @@ class AndersonSchoolerSettings(Settings):
     drop_stopwords: bool
 
 
+FLAG = "flag"
+DROP_REPEATS = "drop_repeats"
+DROP_CONTRADICTORY = "drop_contradictory"
+
+
+class DuplicateQuestionSettings(Settings):
+    """Repeated questions in the evaluated set (:func:`prescient.qa.leakage.duplicates`).
+
+    Attributes:
+        threshold: TF-IDF cosine similarity from which a question near-duplicates one of
+            an earlier day.
+        handling: ``flag`` (count them in the metrics, the notes and the duplicates
+            table; evaluate them all), ``drop_repeats`` (leave every repeat of an earlier
+            question, word for word or near, out of every table; the first stays) or
+            ``drop_contradictory`` (leave out every question asked more than once with
+            different gold answers).
+    """
+
+    threshold: Annotated[float, Field(gt=0.0, le=1.0)]
+    handling: Literal["flag", "drop_repeats", "drop_contradictory"]
+
+
 class AnalysisSettings(Settings):
     """Params section ``analysis``.
 
@@ -268,6 +290,7 @@ class AnalysisSettings(Settings):
             ``keep_first`` / ``keep_last`` row and count the others.
         exclude_errors: leave rows whose model call failed out of accuracy (true) rather
             than count them wrong.
+        duplicate_questions: repeated questions across the evaluated set.
     """
 
     scores: Annotated[str, Field(min_length=1)]
@@ -278,6 +301,7 @@ class AnalysisSettings(Settings):
     exclude_sources: tuple[str, ...]
     duplicates: Literal["error", "keep_first", "keep_last"]
     exclude_errors: bool
+    duplicate_questions: DuplicateQuestionSettings
     moving_average: MovingAverageSettings
     slope: SlopeSettings
     bootstrap: BootstrapSettings

@@ -155,9 +155,7 @@ def _order(frame: pd.DataFrame) -> npt.NDArray[np.int64]:
     """Rows by resolution date, then question id: an order that depends on the questions
     alone, not on the row order of the table they arrive in."""
     days = pd.to_datetime(pd.Series(frame["resolution_date"].tolist()), errors="coerce")
-    keys = pd.DataFrame(
-        {"day": days.to_numpy(), "id": frame["question_id"].astype(str).to_numpy()}
-    )
+    keys = pd.DataFrame({"day": days.to_numpy(), "id": frame["question_id"].astype(str).to_numpy()})
     return keys.sort_values(["day", "id"], kind="stable").index.to_numpy(dtype=np.int64)
 
 

@@ -40,6 +40,11 @@ from prescient.report.summary import (
     run_facts,
 )
 
+SERIES_PART = "daily-oracle"
+"""The part holding the time-series analyses (its title names the sources analysed)."""
+DAILY_ORACLE_SOURCE = "daily_oracle"
+"""The source name of Daily Oracle's own questions (conf/questions/daily_oracle.yaml)."""
+
 TITLE = "Prescient report"
 SUBTITLE = "Forecasting LLMs over time: Daily Oracle, FreshBench and OpenForecast"
 
@@ -89,6 +94,20 @@ def provenance_rows(params: Mapping[str, Any], inputs: ReportInputs) -> list[tup
     ]
 
 
+def series_title(title: str, sources: str) -> str:
+    """The heading of the time-series part: the outline's (Daily Oracle) when it analyses
+    Daily Oracle's own questions; named after the other sources when they are analysed
+    (an imported question set is not Daily Oracle's)."""
+    names = [s.strip() for s in sources.split(",") if s.strip()]
+    others = [n for n in names if n != DAILY_ORACLE_SOURCE]
+    if not others:
+        return title
+    listed = ", ".join(others)
+    if DAILY_ORACLE_SOURCE in names:
+        return f"{title} and {listed}"
+    return f"Question set: {listed}" if len(others) == 1 else f"Question sets: {listed}"
+
+
 def _table_section(spec: fmt.ReportTable, tables: Mapping[str, pd.DataFrame]) -> TableSection:
     df = tables.get(spec.name, pd.DataFrame())
     frame = spec.display(df) if not df.empty else pd.DataFrame()
@@ -108,8 +127,13 @@ def _part_section(
     children = tuple(
         _part_section(c, depth + 1, inputs, figures, demo, words, pairs) for c in part.children
     )
+    title = part.title
+    if part.id == SERIES_PART:
+        title = series_title(
+            title, _kv(inputs.tables.get("provenance")).get("time_series_sources", "")
+        )
     if part.id in inputs.absent:
-        return PartSection(part.id, part.title, depth, status=inputs.absent[part.id])
+        return PartSection(part.id, title, depth, status=inputs.absent[part.id])
     tables = inputs.tables
     embedded = tuple(
         EmbeddedFigure(f.name, f.caption, figures.get(f.name), f.why_empty(tables))
@@ -123,7 +147,7 @@ def _part_section(
     lines = [part.about] + ([part.demo] if demo and part.demo else [])
     return PartSection(
         part.id,
-        part.title,
+        title,
         depth,
         tuple(Template(line).safe_substitute(words) for line in lines),
         status,

@@ -344,6 +344,36 @@ def question_counts(summary: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _yes(value: object) -> str:
+    return "yes" if str(value).strip().lower() in ("true", "1") else ""
+
+
+DUPLICATES_TABLE = fmt.ReportTable(
+    "dataset_duplicates",
+    "question-duplicates",
+    "Repeated questions",
+    (
+        ("question_id", "Question id", fmt.fmt_text),
+        ("source", "Source", fmt.fmt_text),
+        ("resolution_date", "Resolves", fmt.fmt_text),
+        ("qtype", "Type", _upper),
+        ("question", "Question", fmt.fmt_text),
+        ("answer", "Gold answer", fmt.fmt_text),
+        ("kind", "Repeat", fmt.fmt_text),
+        ("repeat_of", "Of", fmt.fmt_text),
+        ("similarity", "TF-IDF cosine", _digits(2)),
+        ("contradictory", "Contradictory", _yes),
+        ("dropped", "Left out", _yes),
+    ),
+    "Questions asked more than once across the whole evaluated set: word for word (exact) "
+    "or a near-duplicate of an earlier day's question (near, analysis.duplicate_questions."
+    "threshold), and the first of a repeat answered both ways (first). Contradictory: the "
+    "same question carries different gold answers. Left out under analysis."
+    "duplicate_questions.handling; the notes give the counts.",
+    scroll=True,
+    part="sources",
+    empty="No question is asked twice.",
+)
 QUESTION_COUNTS_TABLE = fmt.ReportTable(
     "dataset_summary",
     "question-counts",
@@ -355,6 +385,7 @@ QUESTION_COUNTS_TABLE = fmt.ReportTable(
 REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
     fmt.SOURCES,
     QUESTION_COUNTS_TABLE,
+    DUPLICATES_TABLE,
     *fmt.ANALYSIS_TABLES,
     *BPC_TABLES,
     *OPENFORECAST_TABLES,

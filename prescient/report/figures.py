@@ -42,7 +42,7 @@ from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 
 Tables = Mapping[str, pd.DataFrame]
 GAP_COLOUR = "#d9d9d9"
-# The "up to the day before resolution" RAG setting (not a shade of the dated cutoffs).
+# The RAG setting without a dated cutoff (not a shade of the dated cutoffs).
 DYNAMIC_COLOUR = "#c51b7d"
 # Series with at most this many months show their Wilson intervals as error bars.
 FEW_MONTHS = 6
@@ -336,12 +336,34 @@ def fig5_gold(tables: Tables) -> Figure:
     return _curve_panels(tables, GOLD, "Gold-article accuracy by resolution month")
 
 
+def retrieval_gap(tables: Tables) -> int | None:
+    """The run's visibility gap (``retrieval.gap_days``) as the analysis recorded it in
+    its provenance table; None when the questions record none, or several."""
+    prov = tables.get("provenance", pd.DataFrame())
+    if prov.empty or "key" not in prov.columns:
+        return None
+    values = dict(zip(prov["key"].astype(str), prov["value"], strict=True))
+    text = str(values.get("retrieval_gap_days", "")).strip()
+    return int(text) if text.isdigit() else None
+
+
+def dynamic_label(gap: int | None) -> str:
+    """The legend of the RAG cells without a dated cutoff, worded from the visibility rule:
+    with a gap of g days the window is ``[start, d - g)``, so its last visible day is
+    g + 1 days before the resolution date d."""
+    if gap is None:
+        return "RAG, no dated cutoff"
+    last = gap + 1
+    return f"RAG up to {'the day' if last == 1 else f'{last} days'} before resolution"
+
+
 def fig4_rag_cutoffs(tables: Tables) -> Figure:
     """One row per model with RAG cells; one curve per RAG cutoff plus closed-book."""
     monthly = tables.get("monthly_accuracy", pd.DataFrame())
     rag = monthly.loc[monthly["setting"] == RAG] if not monthly.empty else monthly
     models = list(dict.fromkeys(rag["model"])) if not rag.empty else []
     cutoffs = _cutoffs(tables)
+    dynamic = dynamic_label(retrieval_gap(tables))
     colours = model_colours(_all_models(tables))
     fig, axes = _new(max(1, len(models)), 2, 12, 4.2 * max(1, len(models)))
     title = "Constrained open-book (RAG) accuracy by RAG cutoff (dotted verticals: RAG cutoffs)"
@@ -380,7 +402,7 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
                 )
             for cut in cells:
                 series = panel.loc[panel["rag_cutoff"] == cut]
-                label = "RAG up to the day before" if cut == DYNAMIC else f"RAG cutoff {cut}"
+                label = dynamic if cut == DYNAMIC else f"RAG cutoff {cut}"
                 tp.series(series, shade[cut], label)
                 day = parse_rag_cutoff(cut)
                 if day is not None:

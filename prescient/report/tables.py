@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from prescient.analysis.schema import fmt_count
+
 MISSING = "–"
 NO_ROWS = "No rows: nothing to report."
 # A cell that reads as a number (optionally with a bracketed interval and its n):
 # right-aligned.
-NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?( n=\d+)?")
+NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?( n=[\d,]+)?")
 EXCLUDES_MARK = "†"
 """Marks a bootstrap interval that does not contain its estimate."""
 # Columns that hold text even when every value looks numeric or is empty.
@@ -156,11 +158,12 @@ def fmt_p(value: object) -> str:
 
 
 def fmt_int(value: object) -> str:
+    """A count, the report's one rule for counts (:func:`fmt_count`: ``8,370``)."""
     try:
         x = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return MISSING
-    return MISSING if math.isnan(x) else str(int(x))
+    return MISSING if math.isnan(x) else fmt_count(int(x))
 
 
 def fmt_text(value: object) -> str:
