@@ -165,6 +165,10 @@ class FreshBenchSettings(Settings):
             decline is computed (FreshBench's Table 4 is computed from its Table 3's
             two-decimal accuracies: 2); null keeps them exact.
         significance: p-value thresholds of the marks ``*``, ``**``, ``***``.
+        min_n: questions each compared group needs before its test is run (and a mark
+            or verdict printed); FreshBench states none.
+        min_outcomes: correct and wrong answers each compared group needs (the normal
+            approximation rule n p >= 5 and n (1 - p) >= 5 at 5); 0 turns it off.
     """
 
     month_rule: MonthRule
@@ -179,6 +183,8 @@ class FreshBenchSettings(Settings):
     significance: Annotated[
         tuple[Annotated[float, Field(gt=0.0, lt=1.0)], ...], Field(min_length=1)
     ]
+    min_n: PositiveInt
+    min_outcomes: NonNegativeInt
 
     @field_validator("present_months")
     @classmethod
