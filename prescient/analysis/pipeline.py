@@ -27,8 +27,8 @@ from prescient.analysis.schema import (
     count_errors,
     drop_duplicate_scores,
     fmt_count,
-    no_gold_rows,
     models_frame,
+    no_gold_rows,
     normalize_scores,
     resolve_models,
 )

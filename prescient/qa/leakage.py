@@ -20,7 +20,6 @@ move a near-duplicate similarity across the threshold.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any

@@ -137,8 +137,7 @@ REPORT_FIGURES: tuple[FigureSpec, ...] = (*FIGURES, BPC_FIGURE, OPENFORECAST_FIG
 """Every figure ``plot`` draws and the report shows, each in its part."""
 
 
-Interval = tuple[str, str, str, int, float]
-"""(value, low, high, digits, scale) columns joined as ``value [low, high]``."""
+Interval = fmt.Interval
 
 
 def _model_name(df: pd.DataFrame) -> pd.DataFrame:
@@ -194,7 +193,7 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             ("tbi_ci", "TBI (BPC per bucket) [95%]", fmt.fmt_text),
             ("note", "Note", fmt.fmt_text),
         ),
-        {"tbi_ci": ("tbi", "tbi_lo", "tbi_hi", 4, 1.0)},
+        {"tbi_ci": ("tbi", "tbi_lo", "tbi_hi", 4, 1.0, "n_points")},
         "The least-squares slope of BPC over the buckets with documents: all of them, "
         "those ending by the release date, those starting after it; bootstrap 95% "
         "intervals over documents.",
@@ -220,8 +219,8 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             ("note", "Note", fmt.fmt_text),
         ),
         {
-            "change_ci": ("change", "change_lo", "change_hi", 4, 1.0),
-            "change_pct_ci": ("change_pct", "change_pct_lo", "change_pct_hi", 2, 1.0),
+            "change_ci": ("change", "change_lo", "change_hi", 4, 1.0, "n_docs"),
+            "change_pct_ci": ("change_pct", "change_pct_lo", "change_pct_hi", 2, 1.0, "n_docs"),
         },
         "The BPC of the bucket holding the release date plus k months against the mean "
         "BPC of the documents dated in the months before the release (FreshBench, Table 6).",
@@ -244,7 +243,7 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             ("tokens", "Tokens", fmt.fmt_int),
             ("chars", "Characters", fmt.fmt_int),
         ),
-        {"bpc_ci": ("bpc", "bpc_lo", "bpc_hi", 4, 1.0)},
+        {"bpc_ci": ("bpc", "bpc_lo", "bpc_hi", 4, 1.0, "n_docs")},
         "Mean BPC of the bucket's documents; pooled: all their bits over all their "
         "characters. A bucket without documents is a gap, not a zero.",
         BPC_PART,
@@ -286,7 +285,7 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
             ("n_failed", "Failed calls", fmt.fmt_int),
             ("accuracy_ci", "Accuracy (%) [Wilson 95%]", fmt.fmt_text),
         ),
-        {"accuracy_ci": ("accuracy", "low", "high", 2, 100.0)},
+        {"accuracy_ci": ("accuracy", "low", "high", 2, 100.0, "n")},
         "MCNC: the next event among four; MCAC: an argument of it among four; VQA: will "
         "this event happen (yes/no). Failed calls are left out of n.",
         OPENFORECAST_PART,
@@ -305,7 +304,7 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
             ("value_ci", "Value (%) [95%]", fmt.fmt_text),
             ("interval", "Interval", fmt.fmt_text),
         ),
-        {"value_ci": ("value", "low", "high", 2, 100.0)},
+        {"value_ci": ("value", "low", "high", 2, 100.0, "n")},
         "STF: the events of the split date; LTF: the rest of the chain; AQA: an argument "
         "question. Macro averages over samples; *_gold: matched against the gold events "
         "only, without the evidence check.",

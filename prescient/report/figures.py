@@ -38,6 +38,7 @@ from prescient.analysis.freshbench import ALL  # noqa: E402
 from prescient.analysis.settings import PRE_ANCHOR  # noqa: E402
 from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
 from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG  # noqa: E402
+from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
 from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 
 Tables = Mapping[str, pd.DataFrame]
@@ -227,8 +228,10 @@ class TimePanel:
         has_ma = bool(np.isfinite(ma).any())
         point_label = None if has_ma else f"{label} (monthly)"
         if low and high:
-            lo = 100.0 * series[low].astype(float)
-            hi = 100.0 * series[high].astype(float)
+            # no interval from one question (MIN_INTERVAL_N): the point alone
+            few = series["n"].astype(float) < MIN_INTERVAL_N
+            lo = (100.0 * series[low].astype(float)).where(~few, y)
+            hi = (100.0 * series[high].astype(float)).where(~few, y)
             if self.few:
                 ax.errorbar(
                     x,
@@ -717,10 +720,14 @@ def fig_freshbench(tables: Tables) -> Figure:
         any_points = True
         colour = colours.get(model, "black")
         y = 100.0 * points["acc"]
+        few = points["n"] < MIN_INTERVAL_N  # one question: the point, no bar
         ax.errorbar(
             points["x"] + off,
             y,
-            yerr=[y - 100.0 * points["low"], 100.0 * points["high"] - y],
+            yerr=[
+                (y - 100.0 * points["low"]).where(~few, 0.0),
+                (100.0 * points["high"] - y).where(~few, 0.0),
+            ],
             fmt="o",
             capsize=3,
             color=colour,

@@ -244,7 +244,9 @@ def test_repeats_far_apart_are_found_and_contradictions_named() -> None:
     assert summary["by_flag"]["exact_duplicate"] == 3
     assert summary["by_flag"]["contradictory_duplicate"] == 4
     dups = duplicates(questions, 0.8)
-    keys = [question_key(t, q) for t, q in zip(questions["qtype"], questions["question"])]
+    keys = [
+        question_key(t, q) for t, q in zip(questions["qtype"], questions["question"], strict=True)
+    ]
     assert duplicate_summary(dups, keys) == {
         "exact_duplicates": 3,
         "near_duplicates": 3,
