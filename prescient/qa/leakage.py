@@ -165,7 +165,8 @@ def near_duplicates(
     cosine similarity reaches ``threshold`` (and, with ``window_days``, the earlier day is
     at most that many days before).
 
-    One TF-IDF model (sublinear tf, smooth idf, l2 norm) is fitted on the whole set, so a
+    One TF-IDF model (sublinear tf, smooth idf, l2 norm; every word and number a token,
+    single characters included) is fitted on the whole set, so a
     flag is a function of the question set alone (not of its row order). The
     similarities are computed as sparse products of row chunks with the questions before
     them (:data:`MAX_SIMILARITY_CELLS`), so tens of thousands of questions need neither
@@ -189,7 +190,9 @@ def near_duplicates(
         .astype(np.int64)
     )
     try:
-        x = TfidfVectorizer(sublinear_tf=True).fit_transform(texts).tocsr()
+        # every word and number counts, single characters too ("game 6" is not "game 7")
+        vectorizer = TfidfVectorizer(sublinear_tf=True, token_pattern=r"(?u)\b\w+\b")
+        x = vectorizer.fit_transform(texts).tocsr()
     except ValueError:  # no words at all
         return match, score
     # rows of a day are compared with every row of earlier days: those before the day's first

@@ -55,6 +55,11 @@ def _kv(df: pd.DataFrame | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in zip(df["key"], df["value"], strict=True)}
 
 
+def _count(text: str) -> str:
+    """A count of the provenance table as every count of the report (fmt.fmt_int)."""
+    return fmt.fmt_int(text) if text.strip().isdigit() else text
+
+
 def provenance_rows(params: Mapping[str, Any], inputs: ReportInputs) -> list[tuple[str, str]]:
     """Key-value lines identifying the code, configuration and data of this report: the
     inputs are those the analysis read (its provenance table), so a report on a scores
@@ -78,17 +83,17 @@ def provenance_rows(params: Mapping[str, Any], inputs: ReportInputs) -> list[tup
         ("params digest (sha256 of params.yaml)", params_digest(params)),
         ("corpus", str(corpus.get("name", "")) if has_corpus else "none (scores analysed alone)"),
         ("corpus checksum (articles table)", prov.get("corpus_checksum", "")),
-        ("articles", prov.get("articles", "")),
+        ("articles", _count(prov.get("articles", ""))),
         ("scores table", prov.get("scores_path", "")),
         ("scores checksum", prov.get("scores_checksum", "")),
-        ("scored rows", prov.get("scores_rows", "")),
+        ("scored rows", _count(prov.get("scores_rows", ""))),
         ("questions table", prov.get("questions_path", "")),
         ("questions checksum", prov.get("questions_checksum", "")),
         ("question sources", prov.get("sources", "")),
         ("sources in the time series", prov.get("time_series_sources", "")),
         ("retrieval window (articles dated in)", prov.get("retrieval_window", "")),
         ("questions with a forecast date", prov.get("forecast_dates", "")),
-        ("duplicate score rows dropped", prov.get("duplicates_dropped", "")),
+        ("duplicate score rows dropped", _count(prov.get("duplicates_dropped", ""))),
         *optional,
         ("random seed (base.seed)", str(params.get("base", {}).get("seed", ""))),
     ]

@@ -315,16 +315,16 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
 """The OpenForecast section's tables (schemas: :mod:`prescient.openforecast.tables`)."""
 
 
-QUESTION_COUNTS: tuple[tuple[str, str, int | None], ...] = (
-    ("n_questions", "Questions", None),
-    ("n_tf", "TF questions", None),
-    ("n_mc", "MC questions", None),
-    ("first_date", "First resolution date", None),
-    ("last_date", "Last resolution date", None),
-    ("n_days", "Days with questions", None),
-    ("questions_per_day", "Questions per day", 1),
+QUESTION_COUNTS: tuple[tuple[str, str, Callable[[object], str]], ...] = (
+    ("n_questions", "Questions", fmt.fmt_int),
+    ("n_tf", "TF questions", fmt.fmt_int),
+    ("n_mc", "MC questions", fmt.fmt_int),
+    ("first_date", "First resolution date", fmt.fmt_text),
+    ("last_date", "Last resolution date", fmt.fmt_text),
+    ("n_days", "Days with questions", fmt.fmt_int),
+    ("questions_per_day", "Questions per day", _digits(1)),
 )
-"""(key of dataset_summary, label, decimals or None for text)."""
+"""(key of dataset_summary, label, formatter: counts as every count of the report)."""
 
 
 def question_counts(summary: pd.DataFrame) -> pd.DataFrame:
@@ -333,12 +333,7 @@ def question_counts(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Quantity": [label for _, label, _ in QUESTION_COUNTS],
-            "Value": [
-                fmt.fmt_text(values.get(key, ""))
-                if digits is None
-                else fmt.fmt_number(values.get(key, ""), digits)
-                for key, _, digits in QUESTION_COUNTS
-            ],
+            "Value": [show(values.get(key, "")) for key, _, show in QUESTION_COUNTS],
         }
     )
 

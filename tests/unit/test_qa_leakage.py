@@ -268,6 +268,14 @@ def test_exact_duplicates_on_the_same_day_and_agreeing_answers() -> None:
     assert not dups["dup_contradicts"].any()
 
 
+def test_single_digits_tell_questions_apart() -> None:
+    questions = pool(
+        ("q1", "a1", D1, "tf", "Will Arden win game 6 of the final?", "Yes"),
+        ("q2", "a2", D2, "tf", "Will Arden win game 7 of the final?", "No"),
+    )
+    assert duplicates(questions, 0.8)["dup_near_of"].isna().all()
+
+
 def test_near_duplicates_pick_the_most_similar_earlier_question_in_chunks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
