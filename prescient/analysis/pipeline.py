@@ -297,6 +297,24 @@ def run_analysis(
     return AnalysisResult(tables, metrics, notes, models, _provenance(inputs))
 
 
+DUPLICATE_TABLE: list[str] = [
+    "question_id",
+    "source",
+    "resolution_date",
+    "qtype",
+    "question",
+    "answer",
+    "repeat_of",
+    "kind",
+    "similarity",
+    "contradictory",
+    "dropped",
+]
+"""Columns of ``dataset_duplicates``: one row per question that repeats an earlier one
+(``kind`` exact or near, ``repeat_of`` that question) or belongs to a contradictory
+repeat (the first of it included, ``kind`` first)."""
+
+
 @dataclass(frozen=True)
 class Inputs:
     """The scores and questions as the analysis uses them.
@@ -374,24 +392,6 @@ def prepare_inputs(
     return Inputs(
         raw, n_duplicates, info, every, series, errors, notes, repeated, repeat_counts, n_no_gold
     )
-
-
-DUPLICATE_TABLE = [
-    "question_id",
-    "source",
-    "resolution_date",
-    "qtype",
-    "question",
-    "answer",
-    "repeat_of",
-    "kind",
-    "similarity",
-    "contradictory",
-    "dropped",
-]
-"""Columns of ``dataset_duplicates``: one row per question that repeats an earlier one
-(``kind`` exact or near, ``repeat_of`` that question) or belongs to a contradictory
-repeat (the first of it included, ``kind`` first)."""
 
 
 def question_repeats(
