@@ -299,9 +299,9 @@ def below_floor(groups: tuple[Tally, ...], s: FreshBenchSettings) -> str:
     group) keeps a z-test on a handful of questions, e.g. 0 of 1 against 15 of 24, from
     printing ``***``. An empty group is left to the test, which reports no questions.
     """
+    if any(t.n == 0 for t in groups):
+        return ""
     for t in groups:
-        if t.n == 0:
-            continue
         if t.n < s.min_n:
             return f"too few questions (n {t.n} < min_n {s.min_n})"
         fewest = min(t.n_correct, t.n - t.n_correct)

@@ -465,14 +465,17 @@ def _repeat_notes(counts: Mapping[str, Any]) -> list[str]:
     line = (
         f"Across the evaluated questions, {fmt_count(counts['exact_duplicates'])} repeat an "
         f"earlier question word for word and {fmt_count(counts['near_duplicates'])} "
-        f"near-duplicate one of an earlier day (TF-IDF cosine >= {counts['threshold']}); "
-        f"contradictory duplicates (the same question with different gold answers): "
-        f"{fmt_count(counts['contradictory_duplicates'])} questions, "
-        f"{fmt_count(counts['contradictory_questions'])} distinct "
-        "(table dataset_duplicates)."
+        f"near-duplicate one of an earlier day (TF-IDF cosine >= {counts['threshold']})"
     )
-    if not counts["has_answers"]:
-        line += " The questions table has no answer column: contradictions were not checked."
+    if counts["has_answers"]:
+        line += (
+            "; contradictory duplicates (the same question with different gold answers): "
+            f"{fmt_count(counts['contradictory_duplicates'])} questions, "
+            f"{fmt_count(counts['contradictory_questions'])} distinct"
+        )
+    else:
+        line += "; the questions table has no answer column, so contradictions were not checked"
+    line += " (table dataset_duplicates)."
     if counts["handling"] == "flag":
         line += " All of them are evaluated (analysis.duplicate_questions.handling=flag)."
     else:

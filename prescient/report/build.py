@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.analysis.sources import UNNAMED
 from prescient.report import tables as fmt
 from prescient.report.contents import (
     OPTIONAL_INPUTS,
@@ -107,6 +108,8 @@ def series_title(title: str, sources: str) -> str:
     others = [n for n in names if n != DAILY_ORACLE_SOURCE]
     if not others:
         return title
+    if others == [UNNAMED] and DAILY_ORACLE_SOURCE not in names:
+        return "Questions of an unnamed source"
     listed = ", ".join(others)
     if DAILY_ORACLE_SOURCE in names:
         return f"{title} and {listed}"

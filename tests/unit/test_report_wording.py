@@ -38,6 +38,7 @@ def test_the_gap_comes_from_the_provenance_table(value: str, gap: int | None) ->
         ("imported", "Question set: imported"),
         ("gjopen, metaculus", "Question sets: gjopen, metaculus"),
         ("daily_oracle, imported", "Daily Oracle and imported"),
+        ("unnamed", "Questions of an unnamed source"),
     ],
 )
 def test_the_series_part_is_named_after_its_sources(sources: str, title: str) -> None:
