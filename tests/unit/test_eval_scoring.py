@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 from prescient.evaluation.run import prediction_frame
-from prescient.evaluation.settings import NO_GOLD_ARTICLE
 from prescient.evaluation.scoring import (
     SCORE_COLUMNS,
     ScoringError,
@@ -16,6 +15,7 @@ from prescient.evaluation.scoring import (
     cell_metrics,
     score_predictions,
 )
+from prescient.evaluation.settings import NO_GOLD_ARTICLE
 
 D = dt.date(2024, 3, 12)
 QUESTIONS = pd.DataFrame(
