@@ -12,6 +12,11 @@ knowledge cutoff. Three outputs per series (a cell crossed with TF, MC and both 
 * the decline table (appendix C, Table 4): reference accuracy, post-anchor accuracy,
   their difference and ``100 * (pre - post) / pre``.
 
+No test is run, and no mark or verdict printed, where a compared group is below the
+floor (``min_n`` questions, ``min_outcomes`` correct and as many wrong answers:
+:func:`below_floor`): the row keeps its accuracies and n, and its status says why.
+FreshBench states no floor; conf/config.yaml gives the reasoning for the shipped one.
+
 Two rules place a question in the window "a-b months before the anchor"
 (``analysis.freshbench.month_rule``); both give half-open day ranges ``[start, end)``,
 written into the tables as ``*_start`` / ``*_end``:
@@ -75,7 +80,7 @@ import pandas as pd
 from prescient import dates
 from prescient.analysis.schema import CELL_KEYS, ModelInfo, as_datetime64, cells_of, iso
 from prescient.analysis.settings import ANCHORED, CALENDAR, PRESENT, FreshBenchSettings
-from prescient.analysis.stats import one_sided_z_test, significance_mark, wilson_interval
+from prescient.analysis.stats import ZTest, one_sided_z_test, significance_mark, wilson_interval
 from prescient.vocab import QTYPES
 
 ALL = "all"
@@ -84,6 +89,8 @@ QTYPES_ALL = (*QTYPES, ALL)
 DAYS_PER_MONTH = 30
 """FreshBench's month, in days."""
 NO_BIAS = "-"
+NOT_TESTED = "not tested"
+"""The verdict of a bias row whose groups are below the floor (``min_n``, ``min_outcomes``)."""
 OPEN = ""
 """A span bound that is open (the pre-anchor reference starts with the first question)."""
 
@@ -285,6 +292,32 @@ class Outcomes:
         return Tally(int(mask.sum()), int(self.correct[mask].sum()))
 
 
+def below_floor(groups: tuple[Tally, ...], s: FreshBenchSettings) -> str:
+    """Why the groups are too small to test (empty when every group clears the floor).
+
+    The floor (``min_n`` questions, ``min_outcomes`` correct and as many wrong answers per
+    group) keeps a z-test on a handful of questions, e.g. 0 of 1 against 15 of 24, from
+    printing ``***``. An empty group is left to the test, which reports no questions.
+    """
+    if any(t.n == 0 for t in groups):
+        return ""
+    for t in groups:
+        if t.n < s.min_n:
+            return f"too few questions (n {t.n} < min_n {s.min_n})"
+        fewest = min(t.n_correct, t.n - t.n_correct)
+        if fewest < s.min_outcomes:
+            which = "correct" if t.n_correct <= t.n - t.n_correct else "wrong"
+            return f"too few questions ({fewest} {which} of {t.n} < min_outcomes {s.min_outcomes})"
+    return ""
+
+
+def _test(acc1: Tally, acc2: Tally, floor: str) -> ZTest:
+    """FreshBench's H1 acc1 > acc2, or no test (NaN, the floor's reason) below the floor."""
+    if floor:
+        return ZTest(math.nan, math.nan, floor)
+    return one_sided_z_test(acc1.accuracy, acc1.n, acc2.accuracy, acc2.n)
+
+
 def bias_verdict(p_neophilia: float, p_nostalgia: float, thresholds: tuple[float, ...]) -> str:
     """``Nostalgia **``, ``Neophilia *`` or ``-`` (neither significant at the loosest level)."""
     for name, p in (("Nostalgia", p_nostalgia), ("Neophilia", p_neophilia)):
@@ -306,8 +339,9 @@ def bias_rows(outcomes: Outcomes, anchor: dt.date, s: FreshBenchSettings) -> lis
     for window in s.past_windows_months:
         span = window_span(anchor, window, s.month_rule)
         past = outcomes.tally(span)
-        neo = one_sided_z_test(present.accuracy, present.n, past.accuracy, past.n)
-        nos = one_sided_z_test(past.accuracy, past.n, present.accuracy, present.n)
+        floor = below_floor((present, past), s)
+        neo = _test(present, past, floor)
+        nos = _test(past, present, floor)
         rows.append(
             {
                 "window": _label(window),
@@ -320,7 +354,7 @@ def bias_rows(outcomes: Outcomes, anchor: dt.date, s: FreshBenchSettings) -> lis
                 "p_neophilia": neo.p,
                 "z_nostalgia": nos.z,
                 "p_nostalgia": nos.p,
-                "verdict": bias_verdict(neo.p, nos.p, s.significance),
+                "verdict": NOT_TESTED if floor else bias_verdict(neo.p, nos.p, s.significance),
                 "status": neo.status,
             }
         )
@@ -343,7 +377,7 @@ def degeneration_rows(
     rows, tallies = [], []
     for k, span in enumerate(post_periods(anchor, s.periods, s.period_months, outcomes.last_day)):
         future = outcomes.tally(span)
-        test = one_sided_z_test(ref.accuracy, ref.n, future.accuracy, future.n)
+        test = _test(ref, future, below_floor((ref, future), s))
         tallies.append((span, future))
         rows.append(
             {
@@ -386,6 +420,11 @@ def decline_row(
         status = f"ok ({len(used)} of {s.decline_periods} periods have questions)"
     else:
         status = "ok"
+    n_post = sum(t.n for _, t in used)
+    small = [f"n {w} {n} < min_n {s.min_n}" for w, n in (("pre", ref.n), ("post", n_post))]
+    small = [text for text, n in zip(small, (ref.n, n_post), strict=True) if 0 < n < s.min_n]
+    if status.startswith("ok") and small:
+        status += f"; {', '.join(small)}: too few questions to read a decline"
     return {
         "period_rule": s.periods,
         "reference": s.reference,
@@ -398,7 +437,7 @@ def decline_row(
         "post_end": used[-1][0].end.isoformat() if used else OPEN,
         "n_post_periods": len(used),
         "post_accuracy": post,
-        "n_post": sum(t.n for _, t in used),
+        "n_post": n_post,
         "decline": decline,
         "pct_decline": 100.0 * decline / pre if pre > 0 else math.nan,
         "status": status,

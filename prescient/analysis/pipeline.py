@@ -28,11 +28,18 @@ from prescient.analysis.schema import (
     count_errors,
     count_fitted,
     drop_duplicate_scores,
+    fmt_count,
     models_frame,
+    no_gold_rows,
     normalize_scores,
     resolve_models,
 )
-from prescient.analysis.settings import AnalysisSettings
+from prescient.analysis.settings import (
+    DROP_CONTRADICTORY,
+    DROP_REPEATS,
+    AnalysisSettings,
+    DuplicateQuestionSettings,
+)
 from prescient.analysis.slope import slopes_table
 from prescient.analysis.sources import (
     question_info,
@@ -43,6 +50,7 @@ from prescient.analysis.sources import (
 )
 from prescient.analysis.stats import wilson_interval
 from prescient.analysis.yearly import REGIMES, headline_table, table3, yearly_averages
+from prescient.qa.leakage import duplicate_summary, duplicates, question_key
 from prescient.vocab import MC, TF
 
 logger = logging.getLogger(__name__)
@@ -66,6 +74,7 @@ TABLE_NAMES: tuple[str, ...] = (
     "dataset_source_categories",
     "dataset_horizons",
     "dataset_summary",
+    "dataset_duplicates",
     "dataset_questions_by_month",
     "dataset_mc_types",
     "dataset_categories",
@@ -260,6 +269,7 @@ def run_analysis(
         "dataset_sources": source_table(info),
         "dataset_source_categories": source_categories(info),
         "dataset_horizons": horizon_counts(info, settings.horizon.buckets_days),
+        "dataset_duplicates": inputs.repeated,
     }
     tables.update(_dataset_tables(info, articles, settings, notes))
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
@@ -267,9 +277,29 @@ def run_analysis(
     metrics = _metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
     metrics["headline_closed_book"] = _headline_metrics(decline)
     metrics["duplicates_dropped"] = inputs.n_duplicates
+    metrics["no_gold_article"] = inputs.n_no_gold
+    metrics["question_duplicates"] = inputs.repeat_counts
     for note in notes:
         logger.info("note: %s", note)
     return AnalysisResult(tables, metrics, notes, models, _provenance(inputs))
+
+
+DUPLICATE_TABLE: list[str] = [
+    "question_id",
+    "source",
+    "resolution_date",
+    "qtype",
+    "question",
+    "answer",
+    "repeat_of",
+    "kind",
+    "similarity",
+    "contradictory",
+    "dropped",
+]
+"""Columns of ``dataset_duplicates``: one row per question that repeats an earlier one
+(``kind`` exact or near, ``repeat_of`` that question) or belongs to a contradictory
+repeat (the first of it included, ``kind`` first)."""
 
 
 @dataclass(frozen=True)
@@ -288,6 +318,9 @@ class Inputs:
         errors: failed calls (``n_errors``) and prompts fitted to the context window
             (``n_fitted``) per model, cell and source.
         notes: what preparing them found worth saying.
+        repeated: the questions asked more than once (:func:`question_repeats`).
+        repeat_counts: their counts, the handling and the questions it dropped.
+        n_no_gold: gold rows without a gold article (no call made; left out).
     """
 
     raw: pd.DataFrame
@@ -298,6 +331,9 @@ class Inputs:
     period: pd.DataFrame
     errors: pd.DataFrame
     notes: list[str]
+    repeated: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=DUPLICATE_TABLE))
+    repeat_counts: dict[str, Any] = field(default_factory=dict)
+    n_no_gold: int = 0
 
 
 def prepare_inputs(
@@ -309,13 +345,20 @@ def prepare_inputs(
     raw, n_duplicates = drop_duplicate_scores(raw_scores, settings.duplicates)
     if n_duplicates:
         notes.append(
-            f"{n_duplicates} scored rows repeated a (model, setting, question) already in the "
+            f"{fmt_count(n_duplicates)} scored rows repeated a (model, setting, question) already in the "
             f"table and were dropped (analysis.duplicates={settings.duplicates})."
         )
     info = question_info(raw, questions)
+    repeated, repeat_counts, drop = question_repeats(
+        questions if questions is not None else raw, info, settings.duplicate_questions
+    )
+    notes += _repeat_notes(repeat_counts)
+    if drop:
+        raw = raw.loc[~raw["question_id"].astype(str).isin(drop)].reset_index(drop=True)
+        info = info.loc[~info["question_id"].isin(drop)].reset_index(drop=True)
     if questions is None:
         notes.append(
-            f"No questions table: the scores table's own columns describe its {len(info)} "
+            f"No questions table: the scores table's own columns describe its {fmt_count(len(info))} "
             "questions (dataset statistics use the columns it has)."
         )
     every = with_questions(normalize_scores(raw, settings.exclude_errors), info)
@@ -326,13 +369,22 @@ def prepare_inputs(
     n_errors = int(errors["n_errors"].sum()) if not errors.empty else 0
     if n_errors:
         verb = "excluded from" if settings.exclude_errors else "counted as incorrect in"
-        notes.append(f"{n_errors} scored rows had a failed model call and were {verb} accuracy.")
+        notes.append(
+            f"{fmt_count(n_errors)} scored rows had a failed model call and were {verb} accuracy."
+        )
+    n_no_gold = int(no_gold_rows(raw).sum())
+    if n_no_gold:
+        notes.append(
+            f"{fmt_count(n_no_gold)} gold-setting rows had no gold article (the question "
+            "names none the corpus holds), so no model call was made; they are left out "
+            "of accuracy."
+        )
     n_fitted = int(errors["n_fitted"].sum()) if not errors.empty else 0
     if n_fitted:
         notes.append(
-            f"{n_fitted} scored rows answered a prompt whose articles were cut to fit the "
-            "model's context window (fitted_to_context; per cell in the cells table, the "
-            "words kept in the scores' context_words_kept)."
+            f"{fmt_count(n_fitted)} scored rows answered a prompt whose articles were cut to "
+            "fit the model's context window (fitted_to_context; per cell in the cells table, "
+            "the words kept in the scores' context_words_kept)."
         )
     series, series_notes = _series_scores(every, settings)
     notes += series_notes
@@ -340,7 +392,111 @@ def prepare_inputs(
     notes += period_notes
     if period.empty:
         notes.append("The scores table has no scored rows: every accuracy table is empty.")
-    return Inputs(raw, n_duplicates, info, every, series, period, errors, notes)
+    return Inputs(
+        raw,
+        n_duplicates,
+        info,
+        every,
+        series,
+        period,
+        errors,
+        notes,
+        repeated,
+        repeat_counts,
+        n_no_gold,
+    )
+
+
+def question_repeats(
+    frame: pd.DataFrame, info: pd.DataFrame, s: DuplicateQuestionSettings
+) -> tuple[pd.DataFrame, dict[str, Any], set[str]]:
+    """Questions asked more than once across the whole evaluated set.
+
+    Args:
+        frame: the questions table, or the scores table when there is none (its first
+            row per question); needs ``question`` text (else nothing is looked for) and
+            an ``answer`` for contradictions (the answer's text).
+        info: :func:`question_info` of the same questions (source, day).
+        s: ``analysis.duplicate_questions``.
+
+    Returns:
+        The ``dataset_duplicates`` table, the counts for metrics and notes, and the ids
+        ``handling`` drops (none under ``flag``).
+    """
+    counts: dict[str, Any] = {"handling": s.handling, "threshold": s.threshold}
+    if "question" not in frame.columns or frame.empty:
+        counts["looked_for"] = False
+        return pd.DataFrame(columns=DUPLICATE_TABLE), counts, set()
+    rows = frame.drop_duplicates("question_id", keep="first").reset_index(drop=True)
+    by_id = info.set_index("question_id")
+    ids = rows["question_id"].astype(str)
+    q = pd.DataFrame(
+        {
+            "question_id": ids,
+            "source": ids.map(by_id["source"]).fillna("").astype(str),
+            "resolution_date": ids.map(by_id["resolution_date"]),
+            "qtype": rows["qtype"].astype(str).str.lower(),
+            "question": rows["question"].astype(str),
+            "answer": rows["answer"].astype(str) if "answer" in rows.columns else "",
+        }
+    )
+    dups = duplicates(q, s.threshold)
+    keys = [question_key(t, text) for t, text in zip(q["qtype"], q["question"], strict=True)]
+    counts.update(looked_for=True, has_answers="answer" in rows.columns)
+    counts.update(duplicate_summary(dups, keys))
+    exact, near = dups["dup_exact_of"], dups["dup_near_of"]
+    repeat = exact.notna() | near.notna()
+    contradicts = dups["dup_contradicts"].astype(bool)
+    if s.handling == DROP_REPEATS:
+        dropped = repeat
+    elif s.handling == DROP_CONTRADICTORY:
+        dropped = contradicts
+    else:
+        dropped = pd.Series(False, index=q.index)
+    listed = repeat | contradicts
+    table = q.assign(
+        repeat_of=exact.where(exact.notna(), near),
+        kind=[
+            "exact" if e is not None else "near" if n is not None else "first"
+            for e, n in zip(exact, near, strict=True)
+        ],
+        similarity=dups["dup_similarity"].where(exact.isna(), 1.0),
+        contradictory=contradicts,
+        dropped=dropped,
+    ).loc[listed, DUPLICATE_TABLE]
+    table["resolution_date"] = [dates.as_date(d).isoformat() for d in table["resolution_date"]]
+    drop = set(q.loc[dropped, "question_id"])
+    counts["dropped"] = len(drop)
+    return table.reset_index(drop=True), counts, drop
+
+
+def _repeat_notes(counts: Mapping[str, Any]) -> list[str]:
+    if not counts.get("looked_for"):
+        return ["The questions have no text: repeated questions were not looked for."]
+    if not (counts["exact_duplicates"] or counts["near_duplicates"]):
+        return []
+    line = (
+        f"Across the evaluated questions, {fmt_count(counts['exact_duplicates'])} repeat an "
+        f"earlier question word for word and {fmt_count(counts['near_duplicates'])} "
+        f"near-duplicate one of an earlier day (TF-IDF cosine >= {counts['threshold']})"
+    )
+    if counts["has_answers"]:
+        line += (
+            "; contradictory duplicates (the same question with different gold answers): "
+            f"{fmt_count(counts['contradictory_duplicates'])} questions, "
+            f"{fmt_count(counts['contradictory_questions'])} distinct"
+        )
+    else:
+        line += "; the questions table has no answer column, so contradictions were not checked"
+    line += " (table dataset_duplicates)."
+    if counts["handling"] == "flag":
+        line += " All of them are evaluated (analysis.duplicate_questions.handling=flag)."
+    else:
+        line += (
+            f" {fmt_count(counts['dropped'])} questions are left out of every table "
+            f"(analysis.duplicate_questions.handling={counts['handling']})."
+        )
+    return [line]
 
 
 def _provenance(inputs: Inputs) -> dict[str, str]:
@@ -349,6 +505,7 @@ def _provenance(inputs: Inputs) -> dict[str, str]:
     series = inputs.series
     return {
         "retrieval_window": visibility["rule"],
+        "retrieval_gap_days": visibility["gap_days"],
         "forecast_dates": visibility["forecast_dates"],
         "sources": ", ".join(sorted(set(inputs.info["source"]))),
         "time_series_sources": ", ".join(sorted(set(series["source"]))) if not series.empty else "",
@@ -365,7 +522,7 @@ def _series_scores(
         return every, []
     names = sorted(set(every.loc[excluded, "source"]))
     note = (
-        f"{int(excluded.sum())} scored rows of sources {names} are left out of the monthly, "
+        f"{fmt_count(excluded.sum())} scored rows of sources {names} are left out of the monthly, "
         "yearly, slope and FreshBench analyses (analysis.exclude_sources); the cells and "
         "horizon tables include them."
     )
@@ -442,7 +599,7 @@ def _table3_notes(t3: pd.DataFrame) -> list[str]:
     if not n:
         return []
     return [
-        f"{n} Table 3 YoY intervals do not contain their estimate (marked †): the YoY "
+        f"{fmt_count(n)} Table 3 YoY intervals do not contain their estimate (marked †): the YoY "
         "statistic is strongly biased under resampling there (months with few questions), "
         "so the bootstrap interval is not to be trusted for those rows."
     ]
@@ -458,7 +615,7 @@ def _series_notes(
     gaps = monthly.loc[monthly["n"] == 0]
     if not gaps.empty:
         notes.append(
-            f"{len(gaps)} of {len(monthly)} series-months have no questions; they are "
+            f"{fmt_count(len(gaps))} of {fmt_count(len(monthly))} series-months have no questions; they are "
             "gaps (empty cells, breaks in curves), not zeros."
         )
     ma = settings.moving_average

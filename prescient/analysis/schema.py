@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from prescient import dates
-from prescient.evaluation.settings import KINDS, RAG, Setting
+from prescient.evaluation.settings import KINDS, NO_GOLD_ARTICLE, RAG, Setting
 from prescient.vocab import QTYPES
 
 logger = logging.getLogger(__name__)
@@ -157,7 +157,9 @@ def normalize_scores(raw: pd.DataFrame, exclude_errors: bool) -> pd.DataFrame:
 
     Rows whose call failed (``error`` set) are dropped when ``exclude_errors``: a failed
     call is not a wrong forecast, and counting it as one would be a silently wrong number.
-    The caller reports how many were dropped from :func:`count_errors`.
+    The caller reports how many were dropped from :func:`count_errors`. Gold rows without
+    a gold article (:func:`no_gold_rows`) made no call and are always left out; the
+    caller counts them under their own reason.
 
     Raises:
         ScoresSchemaError: a required column is missing, a value is invalid, or a
@@ -189,6 +191,8 @@ def normalize_scores(raw: pd.DataFrame, exclude_errors: bool) -> pd.DataFrame:
         df["resolution_date"] = day_column(raw["resolution_date"], "scores.resolution_date")
     except TableError as exc:
         raise ScoresSchemaError(str(exc)) from None
+    asked = ~no_gold_rows(raw)  # no call, no answer: never a forecast, right or wrong
+    df, raw = df.loc[asked].copy(), raw.loc[asked]
     df["error"] = failed_calls(raw)
     if exclude_errors:
         df = df.loc[~df["error"]].copy()
@@ -236,12 +240,28 @@ def drop_duplicate_scores(raw: pd.DataFrame, rule: str) -> tuple[pd.DataFrame, i
     return raw.loc[~dup].reset_index(drop=True), int(dup.sum())
 
 
+def fmt_count(n: object) -> str:
+    """A count as people read it, the one rule of the report and its notes: thousands
+    separated by commas (``8,370``)."""
+    return f"{int(n):,}"  # type: ignore[call-overload]
+
+
+def no_gold_rows(raw: pd.DataFrame) -> pd.Series:
+    """Gold rows whose question has no gold article: no model call was made
+    (``error`` is :data:`~prescient.evaluation.settings.NO_GOLD_ARTICLE`)."""
+    if "error" not in raw.columns:
+        return pd.Series(False, index=raw.index, dtype=bool)
+    return (raw["error"].astype("string").str.strip() == NO_GOLD_ARTICLE).fillna(False).astype(bool)
+
+
 def failed_calls(raw: pd.DataFrame) -> pd.Series:
-    """Rows whose model call failed: a non-blank ``error`` (all False without the column)."""
+    """Rows whose model call failed: a non-blank ``error`` other than the missing gold
+    article (:func:`no_gold_rows`, counted on its own); all False without the column."""
     if "error" not in raw.columns:
         return pd.Series(False, index=raw.index, dtype=bool)
     err = raw["error"]
-    return (err.notna() & (err.astype(str).str.strip() != "")).astype(bool)
+    blank = err.isna() | (err.astype(str).str.strip() == "")
+    return (~blank & ~no_gold_rows(raw)).astype(bool)
 
 
 def count_errors(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) -> pd.DataFrame:

@@ -207,6 +207,10 @@ class FreshBenchSettings(Settings):
             decline is computed (FreshBench's Table 4 is computed from its Table 3's
             two-decimal accuracies: 2); null keeps them exact.
         significance: p-value thresholds of the marks ``*``, ``**``, ``***``.
+        min_n: questions each compared group needs before its test is run (and a mark
+            or verdict printed); FreshBench states none.
+        min_outcomes: correct and wrong answers each compared group needs (the normal
+            approximation rule n p >= 5 and n (1 - p) >= 5 at 5); 0 turns it off.
     """
 
     month_rule: MonthRule
@@ -221,6 +225,8 @@ class FreshBenchSettings(Settings):
     significance: Annotated[
         tuple[Annotated[float, Field(gt=0.0, lt=1.0)], ...], Field(min_length=1)
     ]
+    min_n: PositiveInt
+    min_outcomes: NonNegativeInt
 
     @field_validator("present_months")
     @classmethod
@@ -290,6 +296,28 @@ class AndersonSchoolerSettings(Settings):
     drop_stopwords: bool
 
 
+FLAG = "flag"
+DROP_REPEATS = "drop_repeats"
+DROP_CONTRADICTORY = "drop_contradictory"
+
+
+class DuplicateQuestionSettings(Settings):
+    """Repeated questions in the evaluated set (:func:`prescient.qa.leakage.duplicates`).
+
+    Attributes:
+        threshold: TF-IDF cosine similarity from which a question near-duplicates one of
+            an earlier day.
+        handling: ``flag`` (count them in the metrics, the notes and the duplicates
+            table; evaluate them all), ``drop_repeats`` (leave every repeat of an earlier
+            question, word for word or near, out of every table; the first stays) or
+            ``drop_contradictory`` (leave out every question asked more than once with
+            different gold answers).
+    """
+
+    threshold: Annotated[float, Field(gt=0.0, le=1.0)]
+    handling: Literal["flag", "drop_repeats", "drop_contradictory"]
+
+
 class AnalysisSettings(Settings):
     """Params section ``analysis``.
 
@@ -314,6 +342,7 @@ class AnalysisSettings(Settings):
             accuracy, Table 3, Fig. 3-6, the headline); null: from the first scored day.
         date_end: the last such day; null: to the last scored day. The period sets the
             calendar of the monthly series, so its months without questions are gaps.
+        duplicate_questions: repeated questions across the evaluated set.
     """
 
     scores: Annotated[str, Field(min_length=1)]
@@ -326,6 +355,7 @@ class AnalysisSettings(Settings):
     exclude_errors: bool
     date_start: Day | None
     date_end: WindowEnd
+    duplicate_questions: DuplicateQuestionSettings
     moving_average: MovingAverageSettings
     slope: SlopeSettings
     table3: Table3Settings

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from prescient import dates
-from prescient.analysis.schema import TableError, day_column
+from prescient.analysis.schema import TableError, day_column, fmt_count
 from prescient.retrieval.visibility import describe_rule
 from prescient.vocab import MC, TF
 
@@ -192,7 +192,8 @@ def visibility_summary(info: pd.DataFrame) -> dict[str, Any]:
     """The retrieval window rule the evaluated table records, in words.
 
     Returns:
-        ``rule`` (the window, or a sentence saying the table does not record it) and
+        ``rule`` (the window, or a sentence saying the table does not record it),
+        ``gap_days`` (the gaps the table records, comma-separated; empty: none) and
         ``forecast_dates`` (how many questions have one).
     """
     gaps = sorted({int(g) for g in info["visibility_gap_days"].dropna()})
@@ -201,4 +202,8 @@ def visibility_summary(info: pd.DataFrame) -> dict[str, Any]:
         rule = "not recorded in the question table (scores evaluated elsewhere)"
     else:
         rule = " / ".join(describe_rule(g) for g in gaps)
-    return {"rule": rule, "forecast_dates": f"{n_forecast} of {len(info)} questions"}
+    return {
+        "rule": rule,
+        "gap_days": ", ".join(str(g) for g in gaps),
+        "forecast_dates": f"{fmt_count(n_forecast)} of {fmt_count(len(info))} questions",
+    }

@@ -25,7 +25,7 @@ import pandas as pd
 
 from prescient import io
 from prescient.evaluation.prompts import ContextArticle, EvalPrompt, render_messages
-from prescient.evaluation.settings import GOLD, Setting
+from prescient.evaluation.settings import GOLD, NO_GOLD_ARTICLE, Setting
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, ContextWindow, first_words, fit_prompt
 from prescient.llm.types import LLMRequest, LLMResult
 
@@ -46,7 +46,6 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "context_words_kept": "Int64",
 }
 PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)
-NO_GOLD_ARTICLE = "no gold article for this question (article_id, gold_url or gold_text)"
 
 
 class CompletesMany(Protocol):

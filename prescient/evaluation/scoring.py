@@ -7,7 +7,9 @@ evaluated table (:data:`QUESTION_INFO`), so a scores table describes its own que
 when it is analysed alone.
 Refusals and parse failures are incorrect. Rows whose call failed (``error`` set) have
 no answer: they are neither correct, refused nor parse failures, and the aggregates
-leave them out of every rate and report their number (``n_errors``).
+leave them out of every rate and report their number: ``n_no_gold_article`` for gold
+rows whose question has no gold article (no call was made), ``n_errors`` for the calls
+that failed.
 
 Per cell (:func:`cell_metrics`): accuracy, accuracy excluding refusals, refusal rate and
 parse-failure rate per model x setting x RAG cutoff, for all questions and per type.
@@ -22,7 +24,8 @@ from typing import Any
 import pandas as pd
 
 from prescient.evaluation.parsing import parse_answer
-from prescient.evaluation.run import NO_GOLD_ARTICLE, PREDICTION_COLUMNS
+from prescient.evaluation.run import PREDICTION_COLUMNS
+from prescient.evaluation.settings import NO_GOLD_ARTICLE
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED
 from prescient.vocab import QTYPES
 
@@ -130,12 +133,14 @@ def summarize(group: pd.DataFrame) -> dict[str, Any]:
     """Counts and rates of one group of scored rows."""
     ok = group.loc[group["error"].isna()]
     n, n_ok = len(group), len(ok)
+    n_no_gold = int(group["error"].eq(NO_GOLD_ARTICLE).sum())
     n_correct = int(ok["correct"].sum())
     n_refused = int(ok["refused"].sum())
     n_failed = int(ok["parse_failed"].sum())
     return {
         "n": n,
-        "n_errors": n - n_ok,
+        "n_errors": n - n_ok - n_no_gold,
+        "n_no_gold_article": n_no_gold,
         "n_correct": n_correct,
         "n_refused": n_refused,
         "n_parse_failed": n_failed,

@@ -30,6 +30,9 @@ CLOSED_BOOK = "closed_book"
 RAG = "rag"
 GOLD = "gold"
 KINDS = (CLOSED_BOOK, RAG, GOLD)
+NO_GOLD_ARTICLE = "no gold article for this question (article_id, gold_url or gold_text)"
+"""The ``error`` of a ``gold`` row whose question has no gold article: no call was made,
+so the row is counted under this reason, never as a failed call or a wrong answer."""
 
 
 @dataclass(frozen=True)

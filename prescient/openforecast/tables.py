@@ -23,7 +23,7 @@ from prescient import io
 from prescient.analysis.stats import wilson_interval
 from prescient.dates import as_date
 from prescient.llm.registry import ModelSpec
-from prescient.openforecast.lrae.metrics import macro
+from prescient.openforecast.lrae.metrics import MIN_BOOTSTRAP_SAMPLES, macro
 from prescient.openforecast.tasks import AQA, CLOSED_TASKS
 from prescient.seeds import derive_seed
 
@@ -54,7 +54,8 @@ OPEN_SCHEMA: dict[str, str] = {
 }
 """``reports/openforecast/open_scores.csv``: one row per model, task and metric
 (``precision``, ``recall``, ``f1``, their ``*_gold`` variants, and ``accuracy`` for AQA);
-``interval`` names how low/high were made (``bootstrap`` or ``wilson``)."""
+``interval`` names how low/high were made (``bootstrap`` or ``wilson``; ``none (one
+sample)`` where a single sample leaves no bootstrap interval)."""
 
 OPEN_METRICS: tuple[str, ...] = (
     "precision",
@@ -136,7 +137,8 @@ def open_scores(
         for metric in OPEN_METRICS:
             seed = derive_seed(base_seed, "lrae", str(model), str(task), metric)
             m = macro(ok[metric].astype(float).tolist(), reps, confidence, seed)
-            add(str(model), str(task), metric, m.n, failed, m.value, m.low, m.high, "bootstrap")
+            how = "bootstrap" if m.n >= MIN_BOOTSTRAP_SAMPLES else "none (one sample)"
+            add(str(model), str(task), metric, m.n, failed, m.value, m.low, m.high, how)
         if task == AQA:
             k, n = int((ok["tp"] > 0).sum()), len(ok)
             low, high = wilson_interval(k, n)

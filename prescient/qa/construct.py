@@ -20,8 +20,8 @@ text. Accepted questions form the questions table.
 Determinism: question ids hash the article id, the slot and the question text; MC
 choices are ordered by seeds derived from the base seed, the question id and the choice
 index (:func:`prescient.seeds.derive_seed`); every model reply comes from the ledger on
-a rerun. An article's rows therefore depend
-only on the article, its day (leakage audit) and earlier days (near-duplicates).
+a rerun. An article's rows therefore depend only on the article and its day; its leakage
+columns also on the other questions (duplicates are looked for across the whole set).
 """
 
 from __future__ import annotations
@@ -760,6 +760,8 @@ def _candidates_frame(
         "leak_answer_in_article_sibling",
         "leak_answer_in_day_sibling",
         "leak_near_duplicate",
+        "leak_exact_duplicate",
+        "leak_contradictory_duplicate",
         "leak_phrase",
         "leakage_flagged",
     ):

@@ -21,6 +21,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
+
 GAP_COLOUR = "#d9d9d9"
 
 
@@ -92,7 +94,10 @@ def draw_bpc(tables: Mapping[str, pd.DataFrame]) -> Figure:
         x = mid[mine]
         ax.plot(x, buckets.loc[mine, "bpc"], marker="o", ms=3.5, lw=1.4, color=colour,
                 label=_label(model, shown, tbi))  # fmt: skip
-        ax.fill_between(x, buckets.loc[mine, "bpc_lo"], buckets.loc[mine, "bpc_hi"],
+        # no band from one document (MIN_INTERVAL_N): a one-sample bootstrap is the value
+        few = buckets.loc[mine, "n_docs"].astype(float) < MIN_INTERVAL_N
+        ax.fill_between(x, buckets.loc[mine, "bpc_lo"].where(~few),
+                        buckets.loc[mine, "bpc_hi"].where(~few),
                         color=colour, alpha=0.18, lw=0)  # fmt: skip
         release = _release(model, tbi)
         if release is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.analysis.sources import UNNAMED
 from prescient.report import tables as fmt
 from prescient.report.contents import (
     OPTIONAL_INPUTS,
@@ -40,6 +41,11 @@ from prescient.report.summary import (
     run_facts,
 )
 
+SERIES_PART = "daily-oracle"
+"""The part holding the time-series analyses (its title names the sources analysed)."""
+DAILY_ORACLE_SOURCE = "daily_oracle"
+"""The source name of Daily Oracle's own questions (conf/questions/daily_oracle.yaml)."""
+
 TITLE = "Prescient report"
 SUBTITLE = "Forecasting LLMs over time: Daily Oracle, FreshBench and OpenForecast"
 
@@ -48,6 +54,11 @@ def _kv(df: pd.DataFrame | None) -> dict[str, str]:
     if df is None or df.empty or "key" not in df.columns:
         return {}
     return {str(k): str(v) for k, v in zip(df["key"], df["value"], strict=True)}
+
+
+def _count(text: str) -> str:
+    """A count of the provenance table as every count of the report (fmt.fmt_int)."""
+    return fmt.fmt_int(text) if text.strip().isdigit() else text
 
 
 def provenance_rows(params: Mapping[str, Any], inputs: ReportInputs) -> list[tuple[str, str]]:
@@ -73,20 +84,36 @@ def provenance_rows(params: Mapping[str, Any], inputs: ReportInputs) -> list[tup
         ("params digest (sha256 of params.yaml)", params_digest(params)),
         ("corpus", str(corpus.get("name", "")) if has_corpus else "none (scores analysed alone)"),
         ("corpus checksum (articles table)", prov.get("corpus_checksum", "")),
-        ("articles", prov.get("articles", "")),
+        ("articles", _count(prov.get("articles", ""))),
         ("scores table", prov.get("scores_path", "")),
         ("scores checksum", prov.get("scores_checksum", "")),
-        ("scored rows", prov.get("scores_rows", "")),
+        ("scored rows", _count(prov.get("scores_rows", ""))),
         ("questions table", prov.get("questions_path", "")),
         ("questions checksum", prov.get("questions_checksum", "")),
         ("question sources", prov.get("sources", "")),
         ("sources in the time series", prov.get("time_series_sources", "")),
         ("retrieval window (articles dated in)", prov.get("retrieval_window", "")),
         ("questions with a forecast date", prov.get("forecast_dates", "")),
-        ("duplicate score rows dropped", prov.get("duplicates_dropped", "")),
+        ("duplicate score rows dropped", _count(prov.get("duplicates_dropped", ""))),
         *optional,
         ("random seed (base.seed)", str(params.get("base", {}).get("seed", ""))),
     ]
+
+
+def series_title(title: str, sources: str) -> str:
+    """The heading of the time-series part: the outline's (Daily Oracle) when it analyses
+    Daily Oracle's own questions; named after the other sources when they are analysed
+    (an imported question set is not Daily Oracle's)."""
+    names = [s.strip() for s in sources.split(",") if s.strip()]
+    others = [n for n in names if n != DAILY_ORACLE_SOURCE]
+    if not others:
+        return title
+    if others == [UNNAMED] and DAILY_ORACLE_SOURCE not in names:
+        return "Questions of an unnamed source"
+    listed = ", ".join(others)
+    if DAILY_ORACLE_SOURCE in names:
+        return f"{title} and {listed}"
+    return f"Question set: {listed}" if len(others) == 1 else f"Question sets: {listed}"
 
 
 def _table_section(spec: fmt.ReportTable, tables: Mapping[str, pd.DataFrame]) -> TableSection:
@@ -108,8 +135,13 @@ def _part_section(
     children = tuple(
         _part_section(c, depth + 1, inputs, figures, demo, words, pairs) for c in part.children
     )
+    title = part.title
+    if part.id == SERIES_PART:
+        title = series_title(
+            title, _kv(inputs.tables.get("provenance")).get("time_series_sources", "")
+        )
     if part.id in inputs.absent:
-        return PartSection(part.id, part.title, depth, status=inputs.absent[part.id])
+        return PartSection(part.id, title, depth, status=inputs.absent[part.id])
     tables = inputs.tables
     embedded = tuple(
         EmbeddedFigure(f.name, f.caption, figures.get(f.name), f.why_empty(tables))
@@ -123,7 +155,7 @@ def _part_section(
     lines = [part.about] + ([part.demo] if demo and part.demo else [])
     return PartSection(
         part.id,
-        part.title,
+        title,
         depth,
         tuple(Template(line).safe_substitute(words) for line in lines),
         status,

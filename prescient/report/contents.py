@@ -137,8 +137,7 @@ REPORT_FIGURES: tuple[FigureSpec, ...] = (*FIGURES, BPC_FIGURE, OPENFORECAST_FIG
 """Every figure ``plot`` draws and the report shows, each in its part."""
 
 
-Interval = tuple[str, str, str, int, float]
-"""(value, low, high, digits, scale) columns joined as ``value [low, high]``."""
+Interval = fmt.Interval
 
 
 def _model_name(df: pd.DataFrame) -> pd.DataFrame:
@@ -194,7 +193,7 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             ("tbi_ci", "TBI (BPC per bucket) [95%]", fmt.fmt_text),
             ("note", "Note", fmt.fmt_text),
         ),
-        {"tbi_ci": ("tbi", "tbi_lo", "tbi_hi", 4, 1.0)},
+        {"tbi_ci": ("tbi", "tbi_lo", "tbi_hi", 4, 1.0, "n_points")},
         "The least-squares slope of BPC over the buckets with documents: all of them, "
         "those ending by the release date, those starting after it; bootstrap 95% "
         "intervals over documents.",
@@ -220,8 +219,8 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             ("note", "Note", fmt.fmt_text),
         ),
         {
-            "change_ci": ("change", "change_lo", "change_hi", 4, 1.0),
-            "change_pct_ci": ("change_pct", "change_pct_lo", "change_pct_hi", 2, 1.0),
+            "change_ci": ("change", "change_lo", "change_hi", 4, 1.0, "n_docs"),
+            "change_pct_ci": ("change_pct", "change_pct_lo", "change_pct_hi", 2, 1.0, "n_docs"),
         },
         "The BPC of the bucket holding the release date plus k months against the mean "
         "BPC of the documents dated in the months before the release (FreshBench, Table 6).",
@@ -244,7 +243,7 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             ("tokens", "Tokens", fmt.fmt_int),
             ("chars", "Characters", fmt.fmt_int),
         ),
-        {"bpc_ci": ("bpc", "bpc_lo", "bpc_hi", 4, 1.0)},
+        {"bpc_ci": ("bpc", "bpc_lo", "bpc_hi", 4, 1.0, "n_docs")},
         "Mean BPC of the bucket's documents; pooled: all their bits over all their "
         "characters. A bucket without documents is a gap, not a zero.",
         BPC_PART,
@@ -286,7 +285,7 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
             ("n_failed", "Failed calls", fmt.fmt_int),
             ("accuracy_ci", "Accuracy (%) [Wilson 95%]", fmt.fmt_text),
         ),
-        {"accuracy_ci": ("accuracy", "low", "high", 2, 100.0)},
+        {"accuracy_ci": ("accuracy", "low", "high", 2, 100.0, "n")},
         "MCNC: the next event among four; MCAC: an argument of it among four; VQA: will "
         "this event happen (yes/no). Failed calls are left out of n.",
         OPENFORECAST_PART,
@@ -305,7 +304,7 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
             ("value_ci", "Value (%) [95%]", fmt.fmt_text),
             ("interval", "Interval", fmt.fmt_text),
         ),
-        {"value_ci": ("value", "low", "high", 2, 100.0)},
+        {"value_ci": ("value", "low", "high", 2, 100.0, "n")},
         "STF: the events of the split date; LTF: the rest of the chain; AQA: an argument "
         "question. Macro averages over samples; *_gold: matched against the gold events "
         "only, without the evidence check.",
@@ -316,16 +315,16 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
 """The OpenForecast section's tables (schemas: :mod:`prescient.openforecast.tables`)."""
 
 
-QUESTION_COUNTS: tuple[tuple[str, str, int | None], ...] = (
-    ("n_questions", "Questions", None),
-    ("n_tf", "TF questions", None),
-    ("n_mc", "MC questions", None),
-    ("first_date", "First resolution date", None),
-    ("last_date", "Last resolution date", None),
-    ("n_days", "Days with questions", None),
-    ("questions_per_day", "Questions per day", 1),
+QUESTION_COUNTS: tuple[tuple[str, str, Callable[[object], str]], ...] = (
+    ("n_questions", "Questions", fmt.fmt_int),
+    ("n_tf", "TF questions", fmt.fmt_int),
+    ("n_mc", "MC questions", fmt.fmt_int),
+    ("first_date", "First resolution date", fmt.fmt_text),
+    ("last_date", "Last resolution date", fmt.fmt_text),
+    ("n_days", "Days with questions", fmt.fmt_int),
+    ("questions_per_day", "Questions per day", _digits(1)),
 )
-"""(key of dataset_summary, label, decimals or None for text)."""
+"""(key of dataset_summary, label, formatter: counts as every count of the report)."""
 
 
 def question_counts(summary: pd.DataFrame) -> pd.DataFrame:
@@ -334,16 +333,41 @@ def question_counts(summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "Quantity": [label for _, label, _ in QUESTION_COUNTS],
-            "Value": [
-                fmt.fmt_text(values.get(key, ""))
-                if digits is None
-                else fmt.fmt_number(values.get(key, ""), digits)
-                for key, _, digits in QUESTION_COUNTS
-            ],
+            "Value": [show(values.get(key, "")) for key, _, show in QUESTION_COUNTS],
         }
     )
 
 
+def _yes(value: object) -> str:
+    return "yes" if str(value).strip().lower() in ("true", "1") else ""
+
+
+DUPLICATES_TABLE = fmt.ReportTable(
+    "dataset_duplicates",
+    "question-duplicates",
+    "Repeated questions",
+    (
+        ("question_id", "Question id", fmt.fmt_text),
+        ("source", "Source", fmt.fmt_text),
+        ("resolution_date", "Resolves", fmt.fmt_text),
+        ("qtype", "Type", _upper),
+        ("question", "Question", fmt.fmt_text),
+        ("answer", "Gold answer", fmt.fmt_text),
+        ("kind", "Repeat", fmt.fmt_text),
+        ("repeat_of", "Of", fmt.fmt_text),
+        ("similarity", "TF-IDF cosine", _digits(2)),
+        ("contradictory", "Contradictory", _yes),
+        ("dropped", "Left out", _yes),
+    ),
+    "Questions asked more than once across the whole evaluated set: word for word (exact) "
+    "or a near-duplicate of an earlier day's question (near, analysis.duplicate_questions."
+    "threshold), and the first of a repeat answered both ways (first). Contradictory: the "
+    "same question carries different gold answers. Left out under analysis."
+    "duplicate_questions.handling; the notes give the counts.",
+    scroll=True,
+    part="sources",
+    empty="No question is asked twice.",
+)
 QUESTION_COUNTS_TABLE = fmt.ReportTable(
     "dataset_summary",
     "question-counts",
@@ -355,6 +379,7 @@ QUESTION_COUNTS_TABLE = fmt.ReportTable(
 REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
     fmt.SOURCES,
     QUESTION_COUNTS_TABLE,
+    DUPLICATES_TABLE,
     *fmt.ANALYSIS_TABLES,
     *BPC_TABLES,
     *OPENFORECAST_TABLES,

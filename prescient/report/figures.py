@@ -38,11 +38,12 @@ from prescient.analysis.freshbench import ALL  # noqa: E402
 from prescient.analysis.settings import PRE_ANCHOR  # noqa: E402
 from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
 from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG  # noqa: E402
+from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
 from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 
 Tables = Mapping[str, pd.DataFrame]
 GAP_COLOUR = "#d9d9d9"
-# The "up to the day before resolution" RAG setting (not a shade of the dated cutoffs).
+# The RAG setting without a dated cutoff (not a shade of the dated cutoffs).
 DYNAMIC_COLOUR = "#c51b7d"
 # Series with at most this many months show their Wilson intervals as error bars.
 FEW_MONTHS = 6
@@ -227,8 +228,10 @@ class TimePanel:
         has_ma = bool(np.isfinite(ma).any())
         point_label = None if has_ma else f"{label} (monthly)"
         if low and high:
-            lo = 100.0 * series[low].astype(float)
-            hi = 100.0 * series[high].astype(float)
+            # no interval from one question (MIN_INTERVAL_N): the point alone
+            few = series["n"].astype(float) < MIN_INTERVAL_N
+            lo = (100.0 * series[low].astype(float)).where(~few, y)
+            hi = (100.0 * series[high].astype(float)).where(~few, y)
             if self.few:
                 ax.errorbar(
                     x,
@@ -336,12 +339,34 @@ def fig5_gold(tables: Tables) -> Figure:
     return _curve_panels(tables, GOLD, "Gold-article accuracy by resolution month")
 
 
+def retrieval_gap(tables: Tables) -> int | None:
+    """The run's visibility gap (``retrieval.gap_days``) as the analysis recorded it in
+    its provenance table; None when the questions record none, or several."""
+    prov = tables.get("provenance", pd.DataFrame())
+    if prov.empty or "key" not in prov.columns:
+        return None
+    values = dict(zip(prov["key"].astype(str), prov["value"], strict=True))
+    text = str(values.get("retrieval_gap_days", "")).strip()
+    return int(text) if text.isdigit() else None
+
+
+def dynamic_label(gap: int | None) -> str:
+    """The legend of the RAG cells without a dated cutoff, worded from the visibility rule:
+    with a gap of g days the window is ``[start, d - g)``, so its last visible day is
+    g + 1 days before the resolution date d."""
+    if gap is None:
+        return "RAG, no dated cutoff"
+    last = gap + 1
+    return f"RAG up to {'the day' if last == 1 else f'{last} days'} before resolution"
+
+
 def fig4_rag_cutoffs(tables: Tables) -> Figure:
     """One row per model with RAG cells; one curve per RAG cutoff plus closed-book."""
     monthly = tables.get("monthly_accuracy", pd.DataFrame())
     rag = monthly.loc[monthly["setting"] == RAG] if not monthly.empty else monthly
     models = list(dict.fromkeys(rag["model"])) if not rag.empty else []
     cutoffs = _cutoffs(tables)
+    dynamic = dynamic_label(retrieval_gap(tables))
     colours = model_colours(_all_models(tables))
     fig, axes = _new(max(1, len(models)), 2, 12, 4.2 * max(1, len(models)))
     title = "Constrained open-book (RAG) accuracy by RAG cutoff (dotted verticals: RAG cutoffs)"
@@ -380,7 +405,7 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
                 )
             for cut in cells:
                 series = panel.loc[panel["rag_cutoff"] == cut]
-                label = "RAG up to the day before" if cut == DYNAMIC else f"RAG cutoff {cut}"
+                label = dynamic if cut == DYNAMIC else f"RAG cutoff {cut}"
                 tp.series(series, shade[cut], label)
                 day = parse_rag_cutoff(cut)
                 if day is not None:
@@ -695,10 +720,14 @@ def fig_freshbench(tables: Tables) -> Figure:
         any_points = True
         colour = colours.get(model, "black")
         y = 100.0 * points["acc"]
+        few = points["n"] < MIN_INTERVAL_N  # one question: the point, no bar
         ax.errorbar(
             points["x"] + off,
             y,
-            yerr=[y - 100.0 * points["low"], 100.0 * points["high"] - y],
+            yerr=[
+                (y - 100.0 * points["low"]).where(~few, 0.0),
+                (100.0 * points["high"] - y).where(~few, 0.0),
+            ],
             fmt="o",
             capsize=3,
             color=colour,

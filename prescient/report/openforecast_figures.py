@@ -22,6 +22,7 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from prescient.report.figures import model_colours  # noqa: E402
+from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
 
 NAME = "openforecast"
 """File stem of the figure (reports/figures/openforecast.png)."""
@@ -58,7 +59,9 @@ def _bars(
         pos = x - 0.4 + width * (j + 0.5)
         y = rows[value].to_numpy(dtype=float)
         err = np.vstack([y - rows["low"].to_numpy(float), rows["high"].to_numpy(float) - y])
-        err = np.where(np.isnan(err), 0.0, err)
+        # no bar from fewer than two samples (MIN_INTERVAL_N), nor where there is none
+        few = rows["n"].to_numpy(float) < MIN_INTERVAL_N
+        err = np.where(np.isnan(err) | few, 0.0, err)
         ax.bar(pos, y, width, color=colours[model], label=model)
         ax.errorbar(pos, y, yerr=err, fmt="none", ecolor="0.2", capsize=3, lw=1)
         if hollow is not None:

@@ -79,7 +79,7 @@ def _corpus_line(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) 
     corpus = params.get("corpus")
     name = corpus.get("name", "") if isinstance(corpus, Mapping) else ""
     articles = prov.get("articles", "")
-    count = f"{int(articles):,} articles" if articles.isdigit() else "articles not counted"
+    count = f"{fmt.fmt_int(articles)} articles" if articles.isdigit() else "articles not counted"
     return f"{name}: {count}"
 
 
@@ -144,8 +144,8 @@ def _bpc_line(inputs: ReportInputs) -> str:
     scored = buckets.loc[buckets["n_docs"] > 0]
     models = ", ".join(dict.fromkeys(scored["model"]))
     return (
-        f"BPC and TBI: {models}, {int(scored['n_docs'].sum())} documents in "
-        f"{scored['bucket'].nunique()} buckets"
+        f"BPC and TBI: {models}, {fmt.fmt_int(scored['n_docs'].sum())} documents in "
+        f"{fmt.fmt_int(scored['bucket'].nunique())} buckets"
     )
 
 
@@ -160,7 +160,8 @@ def _openforecast_line(inputs: ReportInputs, params: Mapping[str, Any]) -> str:
     n_open = int(f1.groupby("task")["n"].max().sum()) if not f1.empty else 0
     judge = judge_model(params)
     return (
-        f"OpenForecast: {n_closed} closed-form questions, {n_open} open-form samples "
+        f"OpenForecast: {fmt.fmt_int(n_closed)} closed-form questions, "
+        f"{fmt.fmt_int(n_open)} open-form samples "
         f"judged by {judge}"
     )
 

@@ -19,11 +19,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from prescient.analysis.schema import fmt_count
+
 MISSING = "–"
 NO_ROWS = "No rows: nothing to report."
 # A cell that reads as a number (optionally with a bracketed interval and its n):
 # right-aligned.
-NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?( n=\d+)?")
+NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?( n=[\d,]+)?")
+MIN_INTERVAL_N = 2
+"""The fewest samples (questions, documents, open-form samples) an interval is shown for:
+from one sample a bootstrap interval collapses onto its value ("100.00 [100.00, 100.00]")
+and a Wilson interval says only how little one answer tells, so the report shows the value
+and its n alone."""
 EXCLUDES_MARK = "†"
 """Marks a bootstrap interval that does not contain its estimate."""
 # Columns that hold text even when every value looks numeric or is empty.
@@ -156,11 +163,12 @@ def fmt_p(value: object) -> str:
 
 
 def fmt_int(value: object) -> str:
+    """A count, the report's one rule for counts (:func:`fmt_count`: ``8,370``)."""
     try:
         x = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return MISSING
-    return MISSING if math.isnan(x) else str(int(x))
+    return MISSING if math.isnan(x) else fmt_count(int(x))
 
 
 def fmt_text(value: object) -> str:
@@ -289,11 +297,27 @@ def _with_ci(value: object, low: object, high: object, excludes: object = False)
     return f"{v} [{lo}, {hi}]" + (f" {EXCLUDES_MARK}" if _flag(excludes) else "")
 
 
+def too_few_for_interval(n: object) -> bool:
+    """Whether ``n`` samples are too few for an interval (:data:`MIN_INTERVAL_N`); an
+    unknown n (None, NaN) is not judged."""
+    try:
+        x = float(n)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return not math.isnan(x) and x < MIN_INTERVAL_N
+
+
 def fmt_interval(
-    value: object, low: object, high: object, digits: int = 2, scale: float = 1.0
+    value: object,
+    low: object,
+    high: object,
+    digits: int = 2,
+    scale: float = 1.0,
+    n: object = None,
 ) -> str:
     """``value [low, high]`` (each times ``scale``), the value alone when the interval is
-    missing, the missing mark when the value is."""
+    missing, the missing mark when the value is; from fewer than :data:`MIN_INTERVAL_N`
+    samples (``n``), ``value (n=1: no interval)``."""
 
     def num(x: object) -> str:
         try:
@@ -304,30 +328,58 @@ def fmt_interval(
     v = num(value)
     if v == MISSING:
         return v
+    if too_few_for_interval(n):
+        return f"{v} (n={fmt_int(n)}: no interval)"
     lo, hi = num(low), num(high)
     return v if MISSING in (lo, hi) else f"{v} [{lo}, {hi}]"
 
 
+Interval = tuple[str, str, str, int, float, str]
+"""(value, low, high, digits, scale, n) columns of a table joined as ``value [low, high]``;
+``n`` names the column counting the samples the interval comes from."""
+
+
 def interval_columns(
-    columns: Sequence[Column], intervals: dict[str, tuple[str, str, str, int, float]]
+    columns: Sequence[Column], intervals: dict[str, Interval]
 ) -> Callable[[pd.DataFrame], pd.DataFrame]:
-    """A display that joins values with their intervals.
+    """A display that joins values with their intervals (:func:`fmt_interval`).
 
     Args:
         columns: the displayed columns; a name that is a key of ``intervals`` is the
             joined text.
-        intervals: display column -> (value, low, high, digits, scale) columns of the
-            table.
+        intervals: display column -> :data:`Interval`.
     """
 
     def render(df: pd.DataFrame) -> pd.DataFrame:
         joined = df.copy()
-        for name, (value, low, high, digits, scale) in intervals.items():
+        for name, (value, low, high, digits, scale, n) in intervals.items():
             joined[name] = [
-                fmt_interval(v, lo, hi, digits, scale)
-                for v, lo, hi in zip(df[value], df[low], df[high], strict=True)
+                fmt_interval(v, lo, hi, digits, scale, k)
+                for v, lo, hi, k in zip(df[value], df[low], df[high], df[n], strict=True)
             ]
         return display_frame(joined, columns)
+
+    return render
+
+
+def interval_bounds(
+    columns: Sequence[Column], bounds: Sequence[tuple[str, str, str]]
+) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A display that leaves interval bounds shown in columns of their own blank where
+    their row has fewer than :data:`MIN_INTERVAL_N` samples.
+
+    Args:
+        columns: the displayed columns.
+        bounds: (low, high, n) columns of the table.
+    """
+
+    def render(df: pd.DataFrame) -> pd.DataFrame:
+        shown = df.copy()
+        for low, high, n in bounds:
+            few = [too_few_for_interval(k) for k in df[n]]
+            shown[low] = shown[low].where(~pd.Series(few, index=df.index))
+            shown[high] = shown[high].where(~pd.Series(few, index=df.index))
+        return display_frame(shown, columns)
 
     return render
 
@@ -423,6 +475,33 @@ SOURCES = ReportTable(
     part="sources",
     empty="No evaluated questions.",
 )
+FLOOR_NOTE = (
+    "No test is run, and no mark printed, where a compared group has fewer questions than "
+    "analysis.freshbench.min_n, or fewer correct or wrong answers than min_outcomes "
+    "(status: too few questions)."
+)
+MONTHLY_COLUMNS: tuple[Column, ...] = (
+    *KEY_COLUMNS,
+    ("month", "Month", fmt_text),
+    ("n", "n", fmt_int),
+    ("accuracy", "Acc. (%)", fmt_pct),
+    ("ci_low", "95% low", fmt_pct),
+    ("ci_high", "95% high", fmt_pct),
+    ("accuracy_ma", "Moving avg (%)", fmt_pct),
+    ("refusal_rate", "Refusals (%)", fmt_pct),
+    ("accuracy_excl_refusals", "Acc. excl. refusals (%)", fmt_pct),
+)
+HORIZON_COLUMNS: tuple[Column, ...] = (
+    *KEY_COLUMNS,
+    ("source", "Source", fmt_text),
+    ("bucket", "Horizon", fmt_text),
+    ("n", "n", fmt_int),
+    ("accuracy", "Acc. (%)", fmt_pct),
+    ("ci_low", "95% low", fmt_pct),
+    ("ci_high", "95% high", fmt_pct),
+)
+
+
 ANALYSIS_TABLES: tuple[ReportTable, ...] = (
     ReportTable(
         "table3",
@@ -495,7 +574,7 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "One-sided two-proportion z-tests, p = 1 - Phi(z). Neophilia: past < present; "
         "Nostalgia: past > present. * p < 0.05, ** p < 0.01, *** p < 0.001. Months: "
         "calendar (calendar months before the anchor) or freshbench (FreshBench's 30-day "
-        "months, the present window reaching 15 days past the anchor).",
+        "months, the present window reaching 15 days past the anchor). " + FLOOR_NOTE,
         scroll=True,
         markdown=True,
         part="bias-tests",
@@ -523,7 +602,7 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("status", "Status", fmt_text),
         ),
         "H1: accuracy in the period is lower than the reference: the present window "
-        "(present) or every question resolved before the anchor date (pre_anchor).",
+        "(present) or every question resolved before the anchor date (pre_anchor). " + FLOOR_NOTE,
         scroll=True,
         markdown=True,
         part="bias-tests",
@@ -587,19 +666,11 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "monthly_accuracy",
         "monthly-accuracy",
         "Monthly accuracy with Wilson 95% intervals",
-        (
-            *KEY_COLUMNS,
-            ("month", "Month", fmt_text),
-            ("n", "n", fmt_int),
-            ("accuracy", "Acc. (%)", fmt_pct),
-            ("ci_low", "95% low", fmt_pct),
-            ("ci_high", "95% high", fmt_pct),
-            ("accuracy_ma", "Moving avg (%)", fmt_pct),
-            ("refusal_rate", "Refusals (%)", fmt_pct),
-            ("accuracy_excl_refusals", "Acc. excl. refusals (%)", fmt_pct),
-        ),
-        "Months without questions are kept as rows with n = 0 and empty rates.",
+        MONTHLY_COLUMNS,
+        "Months without questions are kept as rows with n = 0 and empty rates; a month "
+        "with one question shows no interval.",
         scroll=True,
+        render=interval_bounds(MONTHLY_COLUMNS, [("ci_low", "ci_high", "n")]),
         part="accuracy-over-time",
         empty="No scored questions.",
     ),
@@ -607,18 +678,12 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
         "horizon_accuracy",
         "horizon-accuracy",
         "Accuracy by forecast horizon",
-        (
-            *KEY_COLUMNS,
-            ("source", "Source", fmt_text),
-            ("bucket", "Horizon", fmt_text),
-            ("n", "n", fmt_int),
-            ("accuracy", "Acc. (%)", fmt_pct),
-            ("ci_low", "95% low", fmt_pct),
-            ("ci_high", "95% high", fmt_pct),
-        ),
+        HORIZON_COLUMNS,
         "Horizon: days from a question's forecast date to its resolution date (questions "
-        "without a forecast date are not in this table). Wilson 95% intervals.",
+        "without a forecast date are not in this table). Wilson 95% intervals (none for a "
+        "bucket with one question).",
         scroll=True,
+        render=interval_bounds(HORIZON_COLUMNS, [("ci_low", "ci_high", "n")]),
         part="horizon",
         empty="No evaluated question has a forecast date (map a source's forecast_date column).",
     ),

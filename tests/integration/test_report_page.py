@@ -95,7 +95,7 @@ def test_bpc_and_openforecast_appear_with_their_tables(whole: Run) -> None:
     assert closed[2][-1] == "75.00 [30.06, 95.44]"  # Wilson 95% interval of 3/4
     f1 = [r for r in page.tables["of-open-scores"][1:] if r[2] == "f1"]
     assert [(r[1], r[3], r[5].split(" [")[0]) for r in f1] == [
-        ("LTF", "1", "25.00"),
+        ("LTF", "1", "25.00 (n=1: no interval)"),  # one sample: no bootstrap interval
         ("STF", "2", "75.00"),
     ]
     tbi = read_tables(whole.root.parent / "bpc")["bpc_tbi"]

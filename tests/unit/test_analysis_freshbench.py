@@ -27,9 +27,15 @@ from tests.fixtures.analysis.settings import analysis_settings, freshbench_setti
 
 D = dt.date
 RELEASE = D(2024, 1, 1)
-CALENDAR = freshbench_settings("anchors=[release_date]")
-FRESH = freshbench_settings("anchors=[release_date]", "month_rule=freshbench")
-PRESET = analysis_settings("analysis=freshbench").freshbench
+# The by-hand tests check the statistic on a few questions: the floor off (its own tests
+# below use the shipped floor).
+NO_FLOOR = ("min_n=1", "min_outcomes=0")
+CALENDAR = freshbench_settings("anchors=[release_date]", *NO_FLOOR)
+FRESH = freshbench_settings("anchors=[release_date]", "month_rule=freshbench", *NO_FLOOR)
+PRESET = analysis_settings(
+    "analysis=freshbench", *(f"analysis.freshbench.{o}" for o in NO_FLOOR)
+).freshbench
+SHIPPED = freshbench_settings("anchors=[release_date]")
 
 
 def upper_tail(z: float) -> float:
@@ -337,3 +343,68 @@ def test_the_preset_decline_reproduces_freshbench_table_4(
     assert round(row["decline"], 2) == pytest.approx(decline), model
     assert round(row["pct_decline"], 2) == pytest.approx(pct), model
     assert row["n_post_periods"] == min(2, len(periods))
+
+
+# --- the floor under every test ----------------------------------------------------------
+
+
+def _two_groups(before: tuple[int, int], after: tuple[int, int]) -> pd.DataFrame:
+    """(correct, n) in the present window (Dec 2023) and the first period after release."""
+    rows = score_rows(
+        "m",
+        "closed_book",
+        None,
+        "2023-12-10",
+        "tf",
+        "c" * before[0] + "w" * (before[1] - before[0]),
+    )
+    rows += score_rows(
+        "m", "closed_book", None, "2024-01-10", "tf", "c" * after[0] + "w" * (after[1] - after[0])
+    )
+    return normalize_scores(scores_frame(rows), True)
+
+
+def test_shipped_floor_is_documented_in_conf() -> None:
+    assert (SHIPPED.min_n, SHIPPED.min_outcomes) == (30, 5)
+    assert (analysis_settings("analysis=freshbench").freshbench.min_n) == 30
+
+
+@pytest.mark.parametrize(
+    ("present", "future", "status"),
+    [
+        # the report's case: 15 of 24 against 0 of 1 gave z = 6.32, ***
+        ((15, 24), (0, 1), "too few questions (n 24 < min_n 30)"),
+        ((15, 30), (4, 30), "too few questions (4 correct of 30 < min_outcomes 5)"),
+        ((26, 30), (5, 30), "too few questions (4 wrong of 30 < min_outcomes 5)"),
+        ((20, 30), (5, 30), "ok"),
+    ],
+)
+def test_no_test_or_mark_below_the_floor(
+    present: tuple[int, int], future: tuple[int, int], status: str
+) -> None:
+    result = freshbench(_two_groups(present, future), MODELS, SHIPPED)
+    deg = result.degeneration.query("qtype == 'tf'").iloc[0]
+    assert (deg["n_reference"], deg["n_future"]) == (present[1], future[1])
+    assert deg["status"] == status
+    if status == "ok":
+        # 20/30 against 5/30: se = sqrt(2/9/30 + 5/36/30); z = 0.5 / se
+        z = 0.5 / math.sqrt((2 / 9 + 5 / 36) / 30)
+        assert deg["z"] == pytest.approx(z) and deg["mark"] == "***"
+    else:
+        assert math.isnan(deg["z"]) and math.isnan(deg["p"]) and deg["mark"] == ""
+    assert deg["acc_future"] == pytest.approx(future[0] / future[1])
+
+
+def test_bias_rows_below_the_floor_are_not_tested() -> None:
+    rows = score_rows("m", "closed_book", None, "2023-12-10", "tf", "c" * 15 + "w" * 9)
+    rows += score_rows("m", "closed_book", None, "2021-06-10", "tf", "w")
+    rows += score_rows("m", "closed_book", None, "2024-01-10", "tf", "c")
+    result = freshbench(normalize_scores(scores_frame(rows), True), MODELS, SHIPPED)
+    bias = result.bias.query("qtype == 'tf' and window == '20-40'").iloc[0]
+    assert bias["verdict"] == "not tested"
+    assert bias["status"] == "too few questions (n 24 < min_n 30)"
+    assert math.isnan(bias["p_neophilia"]) and math.isnan(bias["p_nostalgia"])
+    decline = result.decline.query("qtype == 'tf'").iloc[0]
+    assert decline["status"] == (
+        "ok; n pre 24 < min_n 30, n post 1 < min_n 30: too few questions to read a decline"
+    )

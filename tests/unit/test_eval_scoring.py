@@ -15,6 +15,7 @@ from prescient.evaluation.scoring import (
     cell_metrics,
     score_predictions,
 )
+from prescient.evaluation.settings import NO_GOLD_ARTICLE
 
 D = dt.date(2024, 3, 12)
 QUESTIONS = pd.DataFrame(
@@ -112,6 +113,20 @@ def test_item_scores_and_cell_rates_by_hand() -> None:
     assert (rag["n"], rag["n_errors"], rag["n_correct"]) == (4, 1, 2)
     assert rag["accuracy"] == pytest.approx(2 / 3, abs=1e-6)
     assert m["rag@dynamic"]["tf"]["accuracy"] == 0.0
+
+
+def test_gold_rows_without_a_gold_article_are_not_failed_calls() -> None:
+    frame = preds(
+        "m", "gold", None, ["Yes", None, None, "(d)"], [None, NO_GOLD_ARTICLE, "Timeout", None]
+    )
+    gold = cell_metrics(score_predictions(frame, QUESTIONS))["cells"]["m"]["gold"]["all"]
+    assert (gold["n"], gold["n_no_gold_article"], gold["n_errors"], gold["n_correct"]) == (
+        4,
+        1,
+        1,
+        2,
+    )
+    assert gold["accuracy"] == 1.0  # 2 of the 2 questions asked and answered
 
 
 def test_unknown_questions_and_type_mismatches_are_errors() -> None:

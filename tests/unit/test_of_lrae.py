@@ -142,7 +142,9 @@ def test_macro_average_and_seeded_bootstrap() -> None:
     assert m.value == 0.5 and m.n == 4
     assert 0.0 <= m.low < 0.5 < m.high <= 1.0
     assert macro([1.0, 0.0, 0.5, 0.5], reps=2000, confidence=0.95, seed=3) == m
-    assert macro([0.7], reps=100, confidence=0.9, seed=1) == type(m)(0.7, 0.7, 0.7, 1)
+    # one sample: the value, no interval (every resample would be that sample)
+    one = macro([0.7], reps=100, confidence=0.9, seed=1)
+    assert (one.value, one.n) == (0.7, 1) and math.isnan(one.low) and math.isnan(one.high)
     none = macro([], reps=100, confidence=0.9, seed=1)
     assert none.n == 0 and math.isnan(none.value)
 

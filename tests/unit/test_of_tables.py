@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 import pandas as pd
 import pytest
@@ -88,3 +89,19 @@ def test_open_scores_macro_and_aqa_accuracy() -> None:
         float(high),
         "wilson",
     )
+
+
+def test_open_scores_from_one_sample_have_no_interval() -> None:
+    lrae = pd.DataFrame(
+        {
+            "model": ["m"],
+            "task": ["ltf"],
+            "tp": [1],
+            **{m: [1.0] for m in ("precision", "recall", "f1")},
+            **{f"{m}_gold": [1.0] for m in ("precision", "recall", "f1")},
+            "error": [None],
+        }
+    )
+    f1 = open_scores(lrae, reps=200, confidence=0.95, base_seed=1).set_index("metric").loc["f1"]
+    assert (f1["value"], f1["n"], f1["interval"]) == (1.0, 1, "none (one sample)")
+    assert math.isnan(f1["low"]) and math.isnan(f1["high"])

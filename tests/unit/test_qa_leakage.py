@@ -1,4 +1,4 @@
-"""The leakage audit: each flag, its thresholds, and flags that never depend on later days.
+"""The leakage audit: each flag, its thresholds, and duplicates across the whole set.
 
 The questions are written for these tests; the one similarity value is worked out by hand
 from TF-IDF's definition (smooth idf, sublinear tf, l2 norm).
@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from prescient import params
+from prescient.qa import leakage
 from prescient.qa.leakage import (
     AUDIT_COLUMNS,
     FLAGS,
@@ -21,7 +22,10 @@ from prescient.qa.leakage import (
     answer_leaks,
     audit,
     distinctive_words,
+    duplicate_summary,
+    duplicates,
     phrase_hits,
+    question_key,
     summarize,
 )
 from prescient.settings import ParamsError, load_settings
@@ -131,6 +135,8 @@ def test_each_flag_on_its_own_question() -> None:
             "answer_in_article_sibling": 1,
             "answer_in_day_sibling": 1,
             "near_duplicate": 1,
+            "exact_duplicate": 0,
+            "contradictory_duplicate": 0,
             "source_phrase": 2,
         },
         "mc_audited": 2,
@@ -202,38 +208,90 @@ def test_near_duplicate_window_days(window: str, flagged: bool) -> None:
     assert out["leak_near_duplicate"].tolist() == [False, flagged]
 
 
-def test_a_question_is_never_flagged_as_a_duplicate_of_its_own_day() -> None:
+def test_a_question_is_never_a_near_duplicate_of_its_own_day() -> None:
     questions = pool(
         ("q1", "a1", D1, "tf", "Will the Harwick ferry resume in June 2024?", "Yes"),
-        ("q2", "a2", D1, "tf", "Will the Harwick ferry resume in June 2024?", "No"),
+        ("q2", "a2", D1, "tf", "Will the Harwick ferry resume by June 2024?", "No"),
     )
     assert not audit(questions, shipped())["leak_near_duplicate"].any()
 
 
-# --- independence from later days ---------------------------------------------------------
+# --- duplicates across the whole set -------------------------------------------------------
+
+HALVERN = "Will Halvern's first light-rail line open in September 2024?"
 
 
-def test_flags_of_a_day_do_not_depend_on_later_days() -> None:
-    early = pool(
-        ("mc1", "a1", D1, "mc", "Which town will host the 2024 fair?", "Port Velden"),
-        ("tf1", "a2", D1, "tf", "Will the Harwick ferry resume in June 2024?", "Yes"),
-        ("tf2", "a3", D2, "tf", "Will the Harwick ferry resume by June 2024?", "Yes"),
-        ("mc2", "a4", D2, "mc", "Who will chair the harbour board in 2024?", "Ines Calloway"),
+def test_repeats_far_apart_are_found_and_contradictions_named() -> None:
+    """The same question four times, a year apart, answered No, Yes, Yes, No."""
+    days = [dt.date(2023, 1, 5), dt.date(2023, 6, 1), dt.date(2024, 2, 1), dt.date(2024, 9, 30)]
+    questions = pool(
+        *[
+            (f"h{k}", f"a{k}", day, "tf", HALVERN, answer)
+            for k, (day, answer) in enumerate(zip(days, ["No", "Yes", "Yes", "No"], strict=True))
+        ],
+        ("other", "a9", dt.date(2023, 3, 1), "tf", "Will Ormsby build a stadium in 2025?", "No"),
     )
-    later = pool(
-        # names both earlier MC answers (a leak if days were mixed) and repeats a question
-        ("tf3", "a5", D3, "tf", "Will Port Velden host the 2024 fair?", "Yes"),
-        ("tf4", "a6", D3, "tf", "Will Ines Calloway chair the harbour board in 2024?", "No"),
-        ("tf5", "a7", D3, "tf", "Will the Harwick ferry resume in June 2024?", "Yes"),
+    out = audit(questions.iloc[::-1], shipped())  # row order plays no part
+    out = out.loc[questions.index]
+    assert out["leak_exact_duplicate_of"].tolist() == [None, "h0", "h0", "h0", None]
+    assert out["leak_near_duplicate_of"].tolist() == [None, "h0", "h0", "h0", None]
+    assert out["leak_contradictory_duplicate"].tolist() == [True, True, True, True, False]
+    assert out["leakage_flags"].tolist()[:2] == [
+        "contradictory_duplicate",
+        "near_duplicate,exact_duplicate,contradictory_duplicate",
+    ]
+    summary = summarize(out, questions["qtype"])
+    assert summary["by_flag"]["exact_duplicate"] == 3
+    assert summary["by_flag"]["contradictory_duplicate"] == 4
+    dups = duplicates(questions, 0.8)
+    keys = [
+        question_key(t, q) for t, q in zip(questions["qtype"], questions["question"], strict=True)
+    ]
+    assert duplicate_summary(dups, keys) == {
+        "exact_duplicates": 3,
+        "near_duplicates": 3,
+        "contradictory_duplicates": 4,
+        "contradictory_questions": 1,
+    }
+
+
+def test_exact_duplicates_on_the_same_day_and_agreeing_answers() -> None:
+    questions = pool(
+        ("q2", "a2", D1, "tf", "Will the Harwick ferry resume in June 2024?", "Yes"),
+        ("q1", "a1", D1, "tf", "will the Harwick ferry resume in June, 2024", "Yes"),
+        ("q3", "a3", D1, "mc", "Will the Harwick ferry resume in June 2024?", "Perhaps"),
     )
-    s = shipped()
-    alone = audit(early, s)
-    together = audit(pd.concat([later, early], ignore_index=True), s)
-    pd.testing.assert_frame_equal(
-        together.iloc[len(later) :].reset_index(drop=True), alone.reset_index(drop=True)
+    dups = duplicates(questions, 0.8)
+    # normalised words match; the first by (day, id) is q1; an MC question is another one
+    assert dups["dup_exact_of"].tolist() == ["q1", None, None]
+    assert dups["dup_near_of"].isna().all()  # same day: not compared
+    assert not dups["dup_contradicts"].any()
+
+
+def test_single_digits_tell_questions_apart() -> None:
+    questions = pool(
+        ("q1", "a1", D1, "tf", "Will Arden win game 6 of the final?", "Yes"),
+        ("q2", "a2", D2, "tf", "Will Arden win game 7 of the final?", "No"),
     )
-    # ... while the later day is flagged against the earlier ones.
-    assert together.iloc[: len(later)]["leakage_flags"].tolist() == ["", "", "near_duplicate"]
+    assert duplicates(questions, 0.8)["dup_near_of"].isna().all()
+
+
+def test_near_duplicates_pick_the_most_similar_earlier_question_in_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Chunking the similarity products changes nothing (one row per chunk here)."""
+    questions = pool(
+        ("q1", "a1", D1, "tf", "Will the Harwick ferry resume service in June 2024?", "Yes"),
+        ("q2", "a2", D1, "tf", "Will the Harwick ferry resume in June 2024?", "Yes"),
+        ("q3", "a3", D2, "tf", "Will the Harwick ferry resume in June 2024?", "No"),
+        ("q4", "a4", D3, "tf", "Will Ormsby build a stadium in 2025?", "No"),
+    )
+    whole = duplicates(questions, 0.5)
+    monkeypatch.setattr(leakage, "MAX_SIMILARITY_CELLS", 1)
+    chunked = duplicates(questions, 0.5)
+    pd.testing.assert_frame_equal(whole, chunked)
+    assert whole["dup_near_of"].tolist() == [None, None, "q2", None]
+    assert whole.loc[2, "dup_similarity"] == 1.0
 
 
 def test_empty_pool() -> None:

@@ -14,7 +14,8 @@ the paper's code does: its precision divides by every prediction).
     F1 = 2 P R / (P + R)
 
 A sample without predictions scores 0 (P = R = F1 = 0), as in the paper's code.
-Scores are macro-averaged over samples, with percentile bootstrap intervals over samples.
+Scores are macro-averaged over samples, with percentile bootstrap intervals over samples
+(none from a single sample).
 """
 
 from __future__ import annotations
@@ -79,9 +80,15 @@ def count(
     )
 
 
+MIN_BOOTSTRAP_SAMPLES = 2
+"""The fewest samples a bootstrap interval is computed from: every resample of one sample
+is that sample, so its interval would be the value itself ("100.00 [100.00, 100.00]")."""
+
+
 @dataclass(frozen=True)
 class Mean:
-    """A macro average with its bootstrap interval (NaN bounds: no samples or no reps)."""
+    """A macro average with its bootstrap interval (NaN bounds: no reps, or fewer than
+    :data:`MIN_BOOTSTRAP_SAMPLES` samples)."""
 
     value: float
     low: float
@@ -90,11 +97,12 @@ class Mean:
 
 
 def macro(values: Sequence[float], reps: int, confidence: float, seed: int) -> Mean:
-    """Mean over samples and its percentile bootstrap interval (samples resampled)."""
+    """Mean over samples and its percentile bootstrap interval (samples resampled); no
+    interval (NaN bounds) from fewer than :data:`MIN_BOOTSTRAP_SAMPLES` samples."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return Mean(float("nan"), float("nan"), float("nan"), 0)
-    if reps <= 0:
+    if reps <= 0 or x.size < MIN_BOOTSTRAP_SAMPLES:
         return Mean(float(x.mean()), float("nan"), float("nan"), int(x.size))
     rng = np.random.default_rng(seed)
     means = x[rng.integers(0, x.size, size=(reps, x.size))].mean(axis=1)

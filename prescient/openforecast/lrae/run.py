@@ -23,6 +23,7 @@ left out of the scores and counted; an empty one scores 0.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -412,7 +413,11 @@ def summarize(
         for metric in ("precision", "recall", "f1", "f1_gold"):
             seed = derive_seed(base_seed, "lrae", str(model), str(task), metric)
             m = macro(ok[metric].tolist(), s.bootstrap_reps, s.confidence, seed)
-            cell[metric] = {"value": m.value, "low": m.low, "high": m.high}
+            # JSON null, not NaN, where there is no value or no interval (one sample)
+            cell[metric] = {
+                k: None if math.isnan(v) else v
+                for k, v in (("value", m.value), ("low", m.low), ("high", m.high))
+            }
         verdicts = judgements[(judgements["model"] == model) & (judgements["task"] == task)]
         cell["verdicts"] = {
             str(k): int(v)

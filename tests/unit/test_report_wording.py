@@ -1,0 +1,62 @@
+"""Wording the report derives from its inputs: the Fig. 4 legend from the visibility gap,
+the heading of an imported set, intervals only from two samples on, counts one way."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from prescient.report.build import series_title
+from prescient.report.figures import dynamic_label, retrieval_gap
+from prescient.report.tables import fmt_int, fmt_interval, interval_bounds
+from prescient.retrieval.visibility import visible_window
+
+
+def test_the_dynamic_legend_names_the_last_visible_day() -> None:
+    # gap 1 (the default): [start, d - 1), so the last visible day is d - 2
+    window = visible_window(pd.Timestamp("2024-05-10").date(), gap_days=1)
+    assert (pd.Timestamp("2024-05-10") - pd.Timestamp(window.end)).days + 1 == 2
+    assert dynamic_label(1) == "RAG up to 2 days before resolution"
+    assert dynamic_label(0) == "RAG up to the day before resolution"
+    assert dynamic_label(None) == "RAG, no dated cutoff"
+
+
+@pytest.mark.parametrize(("value", "gap"), [("1", 1), ("0", 0), ("0, 1", None), ("", None)])
+def test_the_gap_comes_from_the_provenance_table(value: str, gap: int | None) -> None:
+    prov = pd.DataFrame({"key": ["retrieval_gap_days"], "value": [value]})
+    assert retrieval_gap({"provenance": prov}) == gap
+    assert retrieval_gap({}) is None
+
+
+@pytest.mark.parametrize(
+    ("sources", "title"),
+    [
+        ("daily_oracle", "Daily Oracle"),
+        ("", "Daily Oracle"),
+        ("imported", "Question set: imported"),
+        ("gjopen, metaculus", "Question sets: gjopen, metaculus"),
+        ("daily_oracle, imported", "Daily Oracle and imported"),
+        ("unnamed", "Questions of an unnamed source"),
+    ],
+)
+def test_the_series_part_is_named_after_its_sources(sources: str, title: str) -> None:
+    assert series_title("Daily Oracle", sources) == title
+
+
+def test_intervals_need_two_samples() -> None:
+    assert fmt_interval(1.0, 1.0, 1.0, 2, 100.0, n=1) == "100.00 (n=1: no interval)"
+    assert fmt_interval(0.5, 0.25, 0.75, 2, 100.0, n=2) == "50.00 [25.00, 75.00]"
+    assert fmt_interval(0.5, 0.25, 0.75, 2, 100.0) == "50.00 [25.00, 75.00]"  # n unknown
+    assert fmt_interval(math.nan, 0.1, 0.2, n=5) == "–"
+    monthly = pd.DataFrame({"n": [1, 3], "ci_low": [0.2, 0.1], "ci_high": [1.0, 0.9]})
+    shown = interval_bounds(
+        [("n", "n", fmt_int), ("ci_low", "low", str), ("ci_high", "high", str)],
+        [("ci_low", "ci_high", "n")],
+    )(monthly)
+    assert shown["low"].tolist() == ["nan", "0.1"] and shown["high"].tolist() == ["nan", "0.9"]
+
+
+def test_counts_have_thousands_separators() -> None:
+    assert [fmt_int(v) for v in (8370, 12, 1_234_567.0, None)] == ["8,370", "12", "1,234,567", "–"]
