@@ -8,6 +8,7 @@ is part of the fitting rule described in :mod:`prescient.llm.fit`).
 
 from __future__ import annotations
 
+import atexit
 import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -44,6 +45,9 @@ class LlamaTokenCounter:
         set_verbose(False)
         self.gguf = gguf
         self._llm = Llama(model_path=str(gguf), vocab_only=True, verbose=False)
+        # Freed before the interpreter tears llama_cpp down (as the in-process provider
+        # does), not by a finaliser that finds its library already gone.
+        atexit.register(self._llm.close)
         template = self._llm.metadata.get("tokenizer.chat_template")
         if self._llm.chat_format != "chat_template.default" or not template:
             raise ValueError(
