@@ -182,8 +182,7 @@ def _run(
         return
     with concurrent.futures.ThreadPoolExecutor(scorer.concurrency) as pool:
         futures = {
-            pool.submit(_score_one, scorer, text): (i, aid, text, key)
-            for i, aid, text, key in todo
+            pool.submit(_score_one, scorer, text): (i, aid, text, key) for i, aid, text, key in todo
         }
         for fut in concurrent.futures.as_completed(futures):
             yield (*futures[fut], *fut.result())

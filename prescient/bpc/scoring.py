@@ -248,9 +248,7 @@ def account(
         raise ScoringError("a log-probability is not a finite number <= 0")
     span = (starts[s], starts[e])
     n_chars = len(data[span[0] : span[1]].decode("utf-8"))
-    return DocScore(
-        lps, tuple(ids[s:e]), len(pieces), n_chars, span[1] - span[0], span, n_segments
-    )
+    return DocScore(lps, tuple(ids[s:e]), len(pieces), n_chars, span[1] - span[0], span, n_segments)
 
 
 class Scorer(Protocol):

@@ -100,7 +100,10 @@ def test_a_window_the_server_tokenizes_differently_fails_the_document() -> None:
         lead = re.match(r"\s*", text).group()  # type: ignore[union-attr]
         return [(lead, -1.0)] * bool(lead) + words(text[len(lead) :])
 
-    with FakeOpenAI(tokenize=space_apart) as server, pytest.raises(ScoringError, match="window 2 of 3"):
+    with (
+        FakeOpenAI(tokenize=space_apart) as server,
+        pytest.raises(ScoringError, match="window 2 of 3"),
+    ):
         _scorer(server, context=4).score(TEXT)
 
 

@@ -74,7 +74,10 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     assert metrics["buckets_without_documents"] == 1
     assert metrics["truncated"] == len(cut)
     model = metrics["models"]["scripted_words"]
-    assert (model["tokens"], model["segments"]) == (docs["n_tokens"].sum(), docs["n_segments"].sum())
+    assert (model["tokens"], model["segments"]) == (
+        docs["n_tokens"].sum(),
+        docs["n_segments"].sum(),
+    )
 
     # Every entry's key is the hash of its own request; the ledger serves the rerun.
     ledger = tmp_path / "ledger" / "scripted_words.jsonl"
@@ -168,3 +171,18 @@ def test_no_usable_document_gives_empty_tables_not_an_error(tmp_path: Path) -> N
     assert buckets.empty and "bpc_lo" in buckets.columns
     metrics = json.loads((tmp_path / "out" / "bpc.json").read_text())
     assert metrics["documents"]["too_short"] == 7 and metrics["buckets"] == 0
+
+
+def test_a_longer_cut_rescores_only_the_texts_it_changes(tmp_path: Path) -> None:
+    """The ledger holds the text scored: texts under both cuts are not read again."""
+    CALLS.clear()
+    articles = make_articles(tmp_path / "articles.parquet")
+    assert run(tmp_path, "cut", articles, params_file(tmp_path)) == 0
+    docs = pd.read_parquet(tmp_path / "cut" / "bpc_docs.parquet")
+    cut = int(docs["truncated"].sum())
+    assert 0 < cut < len(docs) and sum(CALLS.values()) == len(docs)
+    CALLS.clear()
+    assert run(tmp_path, "whole", articles, params_file(tmp_path, "bpc.max_text_chars=null")) == 0
+    assert sum(CALLS.values()) == cut
+    whole = pd.read_parquet(tmp_path / "whole" / "bpc_docs.parquet")
+    assert not whole["truncated"].any() and (whole["n_chars"] == whole["text_chars"]).all()
