@@ -8,7 +8,8 @@ curve over time (the Temporal Bias Index). Every token of a text is scored, in s
 of the model's context (FreshBench's appendix: 2048 tokens). Modules: ``settings`` (the
 ``bpc`` params section), ``documents`` (buckets and the seeded sample), ``scoring`` (one
 document's score, the segments of context and the scorer interface), ``local`` /
-``server`` (llama.cpp in-process and an OpenAI-compatible completions server), ``run`` (scoring through the ledger), ``tbi``
-(per-bucket BPC, the index, post-release changes, bootstrap intervals), ``tables``
-(output schemas) and ``pipeline`` (the stage's library entry point).
+``server`` (llama.cpp in-process and an OpenAI-compatible completions server), ``run``
+(scoring through the ledger), ``tbi`` (per-bucket BPC, the index, post-release changes,
+bootstrap intervals), ``tables`` (output schemas) and ``pipeline`` (the stage's library
+entry point).
 """

@@ -4,15 +4,15 @@ Each document's request is keyed like a gateway request
 (:func:`prescient.llm.ledger.request_key`): the model's litellm string, the document as
 one message ``{"role": "document", "content": text}`` (the text scored: the whole
 article, or its first ``bpc.max_text_chars`` characters) and the method parameters
-(:func:`prescient.bpc.scorers.method_params`: context, segmenting, scoring method, ...). Entries
-carry the same request fields as the gateway's (``litellm_model``, ``messages``,
+(:func:`prescient.bpc.scorers.method_params`: context, segmenting, scoring method, ...).
+Entries carry the same request fields as the gateway's (``litellm_model``, ``messages``,
 ``params``), so the key of every entry is the hash of its own request and
 ``prescient ledger verify`` checks them.
 
 An entry's ``response`` is :meth:`DocScore.to_json`: the sums and counts, plus every
 scored token and its ``ln p`` (about 18 bytes a token: 25 KB for a 1,400-token article,
-beside the ~6 KB text the entry already holds), so an auditor can recompute each document's BPC
-from the ledger alone.
+beside the ~6 KB text the entry already holds), so an auditor can recompute each
+document's BPC from the ledger alone.
 Entries hold no clock time, so the same work writes the same bytes; what produced a
 score (scoring method, GGUF file, llama-cpp-python version) is in the entry's ``tags``.
 

@@ -13,8 +13,8 @@ bits and its characters always cover the same span of text:
   with its characters;
 - tokens before the text (a BOS the server's tokenizer adds) are not text and count
   nowhere;
-- the span's ends are moved inwards to whole characters when a multi-byte character is
-  split between two tokens at an end.
+- when the token left out ends inside a multi-byte character, the span starts after
+  that whole character (the tokens spelling its rest are left out too).
 
 BPC is ``-sum(ln p) / ln 2 / characters`` (FreshBench, NAACL 2025, equation 1, with
 log base 2 so that the unit is bits); bits per UTF-8 byte are kept beside it. Sums use
@@ -239,8 +239,6 @@ def account(
         raise ScoringError(f"token {j} of the text has no log-probability")
     while s < e and not _char_boundary(data, starts[s]):
         s += 1
-    while e > s and not _char_boundary(data, starts[e]):
-        e -= 1
     if e <= s:
         raise ScoringError("no token of the text has a prediction to score")
     lps = tuple(float(lp) for lp in logprobs[s:e] if lp is not None)
