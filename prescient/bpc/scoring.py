@@ -49,8 +49,9 @@ class Segmenting:
       predicted from the one token before it (the segment's lead, the last token of the
       previous segment), the first segment's from the condition token. This is
       FreshBench's reading of a long text (a 2048-token context, the negative
-      log-likelihoods of the segments summed), and lm-eval-harness's rolling
-      log-likelihood windows.
+      log-likelihoods of the segments summed). lm-eval-harness's rolling windows lead
+      each segment the same way, but score one token more per window (the one the last
+      position predicts) and give the last window earlier tokens as extra context.
     - ``stride`` (step ``stride_tokens``): a sliding window; each window after the first
       scores its last ``stride_tokens`` tokens with the ``context_tokens -
       stride_tokens`` before them as context (Huang et al., 2024, whose compression
