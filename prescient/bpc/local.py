@@ -49,12 +49,21 @@ DECIMALS = 6
 """Decimals kept of each ``ln p``."""
 
 
+ROWS_AT_ONCE = 128
+"""Rows converted to float64 at a time (a 2048-row window at once would take ~1.6 GB)."""
+
+
 def log_softmax_at(rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """``log_softmax(rows[k])[targets[k]]`` for every k, in float64."""
-    x = rows.astype(np.float64)
-    top = x.max(axis=1, keepdims=True)
-    lse = np.log(np.exp(x - top).sum(axis=1)) + top[:, 0]
-    return x[np.arange(len(targets)), targets] - lse
+    """``log_softmax(rows[k])[targets[k]]`` for every k, in float64 (row by row, so the
+    result does not depend on how the rows are grouped)."""
+    out = np.empty(len(targets), dtype=np.float64)
+    for lo in range(0, len(targets), ROWS_AT_ONCE):
+        x = rows[lo : lo + ROWS_AT_ONCE].astype(np.float64)
+        t = targets[lo : lo + ROWS_AT_ONCE]
+        top = x.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(x - top).sum(axis=1)) + top[:, 0]
+        out[lo : lo + len(t)] = x[np.arange(len(t)), t] - lse
+    return out
 
 
 class LlamaScorer:
