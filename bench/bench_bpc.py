@@ -1,17 +1,20 @@
 """Benchmark: the ``bpc`` stage's embedded scorer (SmolLM2-135M through llama.cpp).
 
 1. Development corpus: the shipped sampling rule with ``--docs-per-bucket`` documents in
-   each of the 42 two-month buckets of 2019-2025, each read up to ``--token-limit``
-   tokens (default 512, the sanity figure: about 1.0-1.1 BPC on news). Reports tokens per
-   second (wall and CPU), the time for the whole sample, the mean BPC, and what the
-   paper's budget (50 per bucket) and every article would cost at that rate.
-2. Demo: the stage's library on the demo corpus with the shipped config and a fresh
-   ledger (what ``dvc repro`` pays), then again from the ledger.
+   each of the 42 two-month buckets of 2019-2025, each read whole in segments of the
+   configured context (FreshBench's 2048 tokens; ``-S bpc.max_text_chars=...`` and other
+   overrides apply). Reports tokens per second (wall and CPU), CPU seconds per 1,000
+   tokens, segments, the mean BPC, and what the paper's budget (50 per bucket) and every
+   article would cost at that rate.
+2. Demo: the stage's library on the demo corpus with the shipped config plus
+   ``--demo-set`` overrides (the demo budget's keys) and a fresh ledger (what ``dvc
+   repro`` pays), then again from the ledger.
 
 CPU seconds are reported beside wall seconds because the machine may be shared: on a
 loaded machine wall time grows while CPU time stays close to what a quiet one needs.
 
-    .venv/bin/python bench/bench_bpc.py [--docs-per-bucket 1] [--token-limit 512]
+    .venv/bin/python bench/bench_bpc.py [--docs-per-bucket 1] [-S bpc.context_tokens=2048]
+        [--demo-set bpc.max_text_chars=400 ...]
         [--corpus ../shared/data/news/rtqa_news_2019_2025.jsonl.gz]
 
 Exits 0 with a note when the development corpus is absent (the demo part still runs).
@@ -21,6 +24,7 @@ Results also go to bench/results/bpc.json.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import sys
@@ -40,9 +44,10 @@ from prescient.bpc.documents import sample_documents  # noqa: E402
 from prescient.bpc.local import LlamaScorer  # noqa: E402
 from prescient.bpc.pipeline import run_bpc  # noqa: E402
 from prescient.bpc.scorers import Retry  # noqa: E402
+from prescient.bpc.scoring import windows  # noqa: E402
 from prescient.bpc.settings import BpcSettings  # noqa: E402
-from prescient.corpus.ingest import IngestSettings, ingest_rows  # noqa: E402
-from prescient.corpus.readers import read_rows  # noqa: E402
+from prescient.corpus.ingest import ingest_corpus  # noqa: E402
+from prescient.corpus.settings import CorpusSettings, IngestSettings  # noqa: E402
 from prescient.llm.registry import load_registry  # noqa: E402
 from prescient.settings import load_settings  # noqa: E402
 
@@ -53,9 +58,11 @@ ARTICLES_IN_CORPUS_BUCKET = 50  # FreshBench's texts per period
 
 
 def _articles(path: Path, p: dict[str, Any]) -> pd.DataFrame:
-    columns = p["corpus"]["columns"]
-    settings = IngestSettings.from_params({**p["ingest"], "max_date": "2025-12-31"}, p["corpus"])
-    articles, _ = ingest_rows(read_rows(path, "jsonl", columns), settings)
+    corpus = load_settings(CorpusSettings, p, "corpus").model_copy(update={"path": str(path)})
+    settings = load_settings(IngestSettings, p, "ingest").model_copy(
+        update={"max_date": dt.date(2025, 12, 31)}
+    )
+    articles, _ = ingest_corpus(corpus, settings)
     return articles
 
 
@@ -65,43 +72,55 @@ def _timed(fn: Any) -> tuple[Any, float, float]:
     return out, time.perf_counter() - w, time.process_time() - c
 
 
-def corpus_run(path: Path, docs_per_bucket: int, token_limit: int) -> dict[str, Any]:
+def corpus_run(path: Path, docs_per_bucket: int, overrides: list[str]) -> dict[str, Any]:
     p = params.compose(
-        ROOT, [f"bpc.docs_per_bucket={docs_per_bucket}", f"bpc.token_limit={token_limit}"]
+        ROOT, ["corpus=shared_news", f"bpc.docs_per_bucket={docs_per_bucket}", *overrides]
     )
     settings = load_settings(BpcSettings, p, "bpc")
     articles = _articles(path, p)
     sample = sample_documents(articles, settings, int(p["base"]["seed"]))
     docs = sample.documents
     print(f"corpus: {len(articles)} articles, {len(sample.buckets)} buckets, {len(docs)} drawn")
+    segmenting = settings.windows()
     scorer, load_w, _ = _timed(
         lambda: LlamaScorer(
             "smollm2-135m",
-            token_limit,
+            segmenting,
             settings.local.condition_token,
             settings.local.n_ubatch,
         )
     )
-    scores, wall, cpu = _timed(lambda: [scorer.score(t, token_limit) for t in docs["text"]])
+    texts = [settings.scored_text(str(t)) for t in docs["text"]]
+    scores, wall, cpu = _timed(lambda: [scorer.score(t) for t in texts])
     scorer.close()
     tokens = sum(s.n_tokens for s in scores)
-    read = tokens + len(scores)  # plus the condition token each
-    tps_cpu = read / cpu
+    lead = 1 if settings.local.condition_token is not None else 0
+    read = sum(
+        end - begin for s in scores for begin, _, end in windows(s.n_text_tokens + lead, segmenting)
+    )
     bpc = [s.bpc for s in scores]
-    per_doc = (token_limit + 1) / tps_cpu
+    per_doc_cpu = cpu / len(scores)
     return {
         "articles": len(articles),
         "buckets": len(sample.buckets),
         "documents": len(docs),
-        "token_limit": token_limit,
-        "tokens_read": read,
+        "context_tokens": settings.context_tokens,
+        "segmenting": settings.segmenting,
+        "max_text_chars": settings.max_text_chars,
+        "tokens_scored": tokens,
+        "tokens_per_doc_mean": round(tokens / len(scores), 1),
+        "positions_read": read,
+        "segments": sum(s.n_segments for s in scores),
+        "docs_over_one_segment": sum(s.n_segments > 1 for s in scores),
         "model_load_s": round(load_w, 2),
         "wall_s": round(wall, 1),
         "cpu_s": round(cpu, 1),
-        "tokens_per_s_wall": round(read / wall, 1),
-        "tokens_per_s_cpu": round(tps_cpu, 1),
+        "tokens_per_s_wall": round(tokens / wall, 1),
+        "tokens_per_s_cpu": round(tokens / cpu, 1),
+        "cpu_s_per_1k_tokens": round(1000 * cpu / tokens, 2),
         "bpc_mean": round(float(np.mean(bpc)), 4),
         "bpc_median": round(float(np.median(bpc)), 4),
+        "bpc_pooled": round(sum(s.bits for s in scores) / sum(s.n_chars for s in scores), 4),
         "bpc_by_year": {
             str(y): round(
                 float(np.mean([b for b, d in zip(bpc, docs["date"], strict=True) if d.year == y])),
@@ -111,15 +130,15 @@ def corpus_run(path: Path, docs_per_bucket: int, token_limit: int) -> dict[str, 
         },
         "projected_cpu_h": {
             f"{ARTICLES_IN_CORPUS_BUCKET}_per_bucket": round(
-                ARTICLES_IN_CORPUS_BUCKET * len(sample.buckets) * per_doc / 3600, 2
+                ARTICLES_IN_CORPUS_BUCKET * len(sample.buckets) * per_doc_cpu / 3600, 2
             ),
-            "every_article": round(len(articles) * per_doc / 3600, 2),
+            "every_article": round(len(articles) * per_doc_cpu / 3600, 2),
         },
     }
 
 
-def demo_run() -> dict[str, Any]:
-    p = params.compose(ROOT, ["llm.progress=false"])
+def demo_run(overrides: list[str]) -> dict[str, Any]:
+    p = params.compose(ROOT, ["llm.progress=false", *overrides])
     settings = load_settings(BpcSettings, p, "bpc")
     articles = _articles(DEMO, p)
     llm = p["llm"]
@@ -137,9 +156,12 @@ def demo_run() -> dict[str, Any]:
     return {
         "documents": m["documents"]["drawn"],
         "buckets": m["buckets"],
+        "overrides": overrides,
         "docs_per_bucket": settings.docs_per_bucket,
-        "token_limit": settings.token_limit,
+        "context_tokens": settings.context_tokens,
+        "max_text_chars": settings.max_text_chars,
         "tokens": {k: v["tokens"] for k, v in m["models"].items()},
+        "segments": {k: v["segments"] for k, v in m["models"].items()},
         "fresh_wall_s": round(wall, 1),
         "fresh_cpu_s": round(cpu, 1),
         "from_ledger_wall_s": round(wall2, 1),
@@ -153,15 +175,21 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--corpus", type=Path, default=SHARED)
     ap.add_argument("--docs-per-bucket", type=int, default=1)
-    ap.add_argument("--token-limit", type=int, default=512)
+    ap.add_argument("-S", dest="overrides", action="append", default=[], help="a params override")
+    ap.add_argument(
+        "--demo-set", action="append", default=[], help="a params override for the demo"
+    )
     ap.add_argument("--skip-demo", action="store_true")
+    ap.add_argument("--skip-corpus", action="store_true")
     args = ap.parse_args()
     out: dict[str, Any] = {"load_average_start": [round(x, 2) for x in os.getloadavg()]}
     if not args.skip_demo:
-        out["demo"] = demo_run()
+        out["demo"] = demo_run(args.demo_set)
         print("demo:", json.dumps(out["demo"]))
-    if args.corpus.exists():
-        out["corpus"] = corpus_run(args.corpus, args.docs_per_bucket, args.token_limit)
+    if args.skip_corpus:
+        pass
+    elif args.corpus.exists():
+        out["corpus"] = corpus_run(args.corpus, args.docs_per_bucket, args.overrides)
         print("corpus:", json.dumps(out["corpus"]))
     else:
         print(f"{args.corpus} is absent: the development-corpus part is skipped")

@@ -1,12 +1,14 @@
-"""In-process scoring with llama.cpp: the embedded model reads each document once.
+"""In-process scoring with llama.cpp: the embedded model reads each document in segments.
 
 A separate llama.cpp instance with ``logits_all=True`` keeps the logits of every
-position (its buffer is ``n_ctx x vocabulary x 4`` bytes: about 100 MB for SmolLM2 at
-512 tokens, 1.6 GB at 8192, hence a context of just ``token_limit + 1``). The scorer
-evaluates ``[condition token] + the first token_limit tokens`` in one pass; row ``j`` of
-the logits is the distribution after position ``j``, so the text's token ``j`` is scored
-by the log-softmax of row ``j`` (row ``j - 1`` without a condition token, when the first
-token has no prediction and is left out).
+position (its buffer is ``n_ctx x vocabulary x 4`` bytes: about 400 MB for SmolLM2 at
+FreshBench's 2048 tokens, 1.6 GB at 8192), with a context of ``bpc.context_tokens``.
+The sequence read is ``[condition token] + the text's tokens`` (just the text's tokens
+without a condition token, when the first has no prediction and is left out), cut into
+the windows of :func:`prescient.bpc.scoring.windows`; each window is one pass from an
+empty cache. Row ``j`` of a pass's logits is the distribution after its position ``j``,
+so the window's position ``j + 1`` is scored by the log-softmax of row ``j``. A text
+that fits one window is read in a single pass, exactly as if there were no segments.
 
 llama-cpp-python 0.3.x also offers ``create_completion(echo=True, logprobs=...)``; for a
 model that adds no BOS token (SmolLM2) it pairs token ``i`` with row ``i``, the
@@ -16,9 +18,9 @@ that nobody switches to it.
 The logits of a position are the same for every micro-batch size from two tokens up, but
 llama.cpp computes a batch of a single token (the generation path) with other kernels,
 and with earlier tokens in its cache those logits differ by up to ~0.5 (~0.2 nats per
-token): scores therefore always come from one pass over the whole prefix, and
-``n_ubatch`` must be at least 2. (A one-token micro-batch can only be the last, whose
-logits predict nothing that is scored.)
+token): scores therefore always come from one pass over a whole window, and
+``n_ubatch`` must be at least 2. (A one-token micro-batch can only be the last of a
+window, whose logits predict nothing that is scored.)
 
 The log-softmax is computed in float64 and every ``ln p`` rounded to six decimals:
 numpy's vectorised exp and sum may differ in the last bits between CPUs, and the
@@ -32,7 +34,14 @@ from typing import Any
 
 import numpy as np
 
-from prescient.bpc.scoring import DocScore, ScorerConfigError, ScoringError, account
+from prescient.bpc.scoring import (
+    DocScore,
+    ScorerConfigError,
+    ScoringError,
+    Segmenting,
+    account,
+    windows,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -40,12 +49,21 @@ DECIMALS = 6
 """Decimals kept of each ``ln p``."""
 
 
+ROWS_AT_ONCE = 128
+"""Rows converted to float64 at a time (a 2048-row window at once would take ~1.6 GB)."""
+
+
 def log_softmax_at(rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """``log_softmax(rows[k])[targets[k]]`` for every k, in float64."""
-    x = rows.astype(np.float64)
-    top = x.max(axis=1, keepdims=True)
-    lse = np.log(np.exp(x - top).sum(axis=1)) + top[:, 0]
-    return x[np.arange(len(targets)), targets] - lse
+    """``log_softmax(rows[k])[targets[k]]`` for every k, in float64 (row by row, so the
+    result does not depend on how the rows are grouped)."""
+    out = np.empty(len(targets), dtype=np.float64)
+    for lo in range(0, len(targets), ROWS_AT_ONCE):
+        x = rows[lo : lo + ROWS_AT_ONCE].astype(np.float64)
+        t = targets[lo : lo + ROWS_AT_ONCE]
+        top = x.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(x - top).sum(axis=1)) + top[:, 0]
+        out[lo : lo + len(t)] = x[np.arange(len(t)), t] - lse
+    return out
 
 
 class LlamaScorer:
@@ -53,7 +71,7 @@ class LlamaScorer:
 
     Args:
         name: the model part of the litellm string (``smollm2-135m``).
-        token_limit: the most text tokens a document contributes (sizes the context).
+        segmenting: the context (sizes llama.cpp's) and how a longer text is cut.
         condition_token: special token placed before the text, or None.
         n_ubatch: llama.cpp micro-batch (speed only).
         n_threads: llama.cpp threads (None: the project's default for local models).
@@ -65,7 +83,7 @@ class LlamaScorer:
     def __init__(
         self,
         name: str,
-        token_limit: int,
+        segmenting: Segmenting,
         condition_token: str | None,
         n_ubatch: int,
         n_threads: int | None = None,
@@ -80,7 +98,7 @@ class LlamaScorer:
             )
         path = LocalLlamaProvider.GGUF[name]()
         threads = n_threads or default_threads()
-        n_ctx = token_limit + 1
+        n_ctx = segmenting.context_tokens
         logger.info("loading %s for scoring (context %d, %d threads)", path.name, n_ctx, threads)
         self.llm = llama_cpp.Llama(
             model_path=str(path),
@@ -93,7 +111,7 @@ class LlamaScorer:
             seed=0,
             verbose=False,
         )
-        self.token_limit = token_limit
+        self.segmenting = segmenting
         self.condition_token = condition_token
         self.condition_id: int | None = None
         if condition_token is not None:
@@ -117,33 +135,42 @@ class LlamaScorer:
         """The text's tokens, without BOS and with special-token text read as plain text."""
         return [int(t) for t in self.llm.tokenize(text.encode("utf-8"), False, False)]
 
-    def logprobs(self, ids: list[int]) -> list[float | None]:
-        """``ln p`` of each of ``ids`` given the tokens before it (None: no prediction).
-
-        One pass over ``[condition token] + ids`` (at most ``token_limit`` ids).
-        """
-        if not ids:
+    def window_logprobs(self, seq: list[int]) -> list[float]:
+        """``ln p`` of ``seq[1:]``, each given the tokens of ``seq`` before it: one pass
+        from an empty cache (at most ``context_tokens`` positions)."""
+        if len(seq) > self.segmenting.context_tokens:
+            raise ValueError(
+                f"{len(seq)} positions exceed the context of {self.segmenting.context_tokens}"
+            )
+        if len(seq) < 2:
             return []
-        if len(ids) > self.token_limit:
-            raise ValueError(f"{len(ids)} tokens exceed the context of {self.token_limit}")
-        seq = ([self.condition_id] if self.condition_id is not None else []) + ids
         self.llm.reset()
         self.llm.eval(seq)
-        shift = 0 if self.condition_id is not None else 1
         rows = self.llm.scores[: len(seq) - 1]
         targets = np.asarray(seq[1:], dtype=np.int64)
-        values = np.round(log_softmax_at(rows, targets), DECIMALS).tolist()
-        return [None] * shift + [float(v) for v in values]
+        return [float(v) for v in np.round(log_softmax_at(rows, targets), DECIMALS).tolist()]
 
-    def score(self, text: str, token_limit: int) -> DocScore:
-        if token_limit > self.token_limit:
-            raise ValueError(f"token_limit {token_limit} exceeds the scorer's {self.token_limit}")
+    def logprobs(self, ids: list[int]) -> tuple[list[float | None], int]:
+        """``ln p`` of each of ``ids`` given the tokens before it in its window (None: no
+        prediction), and the number of windows read."""
+        if not ids:
+            return [], 0
+        seq = ([self.condition_id] if self.condition_id is not None else []) + ids
+        values: list[float | None] = [None] * len(seq)
+        spans = windows(len(seq), self.segmenting)
+        for begin, first, end in spans:
+            got = self.window_logprobs(seq[begin:end])
+            values[first:end] = got[first - begin - 1 :]
+        shift = 1 if self.condition_id is not None else 0
+        return values[shift:], len(spans)
+
+    def score(self, text: str) -> DocScore:
         ids = self.tokenize(text)
         if not ids:
             raise ScoringError("the text has no tokens")
-        lps = self.logprobs(ids[:token_limit])
+        lps, n_segments = self.logprobs(ids)
         pieces = [bytes(self.llm.detokenize([t])) for t in ids]
-        return account(text, pieces, lps + [None] * (len(ids) - len(lps)), token_limit, ids)
+        return account(text, pieces, lps, n_segments, ids)
 
     def close(self) -> None:
         closer = getattr(self.llm, "close", None)

@@ -101,8 +101,11 @@ def run_bpc(
         settings.bucket_months,
         ", ".join(f"{k} {v}" for k, v in sample.counts.items()),
     )
+    scored = sample.documents.assign(
+        text=[settings.scored_text(str(t)) for t in sample.documents["text"]]
+    )
     doc_frames: list[pd.DataFrame] = []
-    scored: list[str] = []
+    names: list[str] = []
     skipped: list[dict[str, Any]] = []
     for name in settings.models:
         spec = registry[name]
@@ -115,7 +118,7 @@ def run_bpc(
         try:
             results = score_documents(
                 spec,
-                sample.documents,
+                scored,
                 method_params(spec, settings),
                 functools.partial(scorer_for, spec, settings, retry),
                 ledger,
@@ -123,23 +126,27 @@ def run_bpc(
             )
         finally:
             ledger.close()
-        doc_frames.append(doc_rows(spec, sample.documents, results, settings.token_limit))
-        scored.append(name)
+        doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))
+        names.append(name)
     docs = (
         pd.concat(doc_frames, ignore_index=True)
         if doc_frames
         else io.typed_records(tables.DOCS, [])
     )
-    return _tabulate(docs, sample, settings, [registry[n] for n in scored], seed, skipped)
+    return _tabulate(docs, sample, settings, [registry[n] for n in names], seed, skipped)
 
 
 def doc_rows(
-    spec: ModelSpec, documents: pd.DataFrame, results: Sequence[DocResult], token_limit: int
+    spec: ModelSpec,
+    documents: pd.DataFrame,
+    results: Sequence[DocResult],
+    max_text_chars: int | None,
 ) -> pd.DataFrame:
-    """One model's rows of the documents table."""
+    """One model's rows of the documents table (``documents`` with their whole texts)."""
     rows = []
     for doc, res in zip(documents.to_dict("records"), results, strict=True):
         s = res.score
+        chars = len(str(doc["text"]))
         rows.append(
             {
                 "model": spec.name,
@@ -151,10 +158,11 @@ def doc_rows(
                 "sample_rank": doc["sample_rank"],
                 "status": "ok" if s is not None else "failed",
                 "error": res.error,
-                "text_chars": len(str(doc["text"])),
+                "text_chars": chars,
+                "truncated": max_text_chars is not None and chars > max_text_chars,
                 "n_text_tokens": None if s is None else s.n_text_tokens,
-                "truncated": None if s is None else s.n_text_tokens > token_limit,
                 "n_tokens": None if s is None else s.n_tokens,
+                "n_segments": None if s is None else s.n_segments,
                 "n_chars": None if s is None else s.n_chars,
                 "n_bytes": None if s is None else s.n_bytes,
                 "nll_nats": math.nan if s is None else s.nll_nats,
@@ -214,7 +222,11 @@ def _tabulate(
         - int(sample.documents["bucket_index"].nunique()),
         "bucket_months": settings.bucket_months,
         "docs_per_bucket": settings.docs_per_bucket,
-        "token_limit": settings.token_limit,
+        "context_tokens": settings.context_tokens,
+        "segmenting": settings.segmenting,
+        "stride_tokens": settings.stride_tokens if settings.segmenting == "stride" else None,
+        "max_text_chars": settings.max_text_chars,
+        "truncated": int(docs["truncated"].sum()) if len(docs) else 0,
         "failed": failed,
         "models": per_model,
         "skipped": {f"{r['model']}/{r['what']}": r["reason"] for r in skipped},
@@ -238,6 +250,8 @@ def _model_metrics(
         "scored": len(ok),
         "failed": len(docs) - len(ok),
         "tokens": int(ok["n_tokens"].sum()),
+        "segments": int(ok["n_segments"].sum()),
+        "max_segments": int(ok["n_segments"].max()) if len(ok) else 0,
         "chars": chars,
         "bpc_mean": _num(float(np.mean(ok["bpc"]))) if len(ok) else None,
         "bpc_pooled": _num(math.fsum(ok["bits"]) / chars) if chars else None,

@@ -2,16 +2,17 @@
 
 Each document's request is keyed like a gateway request
 (:func:`prescient.llm.ledger.request_key`): the model's litellm string, the document as
-one message ``{"role": "document", "content": text}`` and the method parameters
-(:func:`prescient.bpc.scorers.method_params`: token limit, scoring method, ...). Entries
-carry the same request fields as the gateway's (``litellm_model``, ``messages``,
+one message ``{"role": "document", "content": text}`` (the text scored: the whole
+article, or its first ``bpc.max_text_chars`` characters) and the method parameters
+(:func:`prescient.bpc.scorers.method_params`: context, segmenting, scoring method, ...).
+Entries carry the same request fields as the gateway's (``litellm_model``, ``messages``,
 ``params``), so the key of every entry is the hash of its own request and
 ``prescient ledger verify`` checks them.
 
 An entry's ``response`` is :meth:`DocScore.to_json`: the sums and counts, plus every
-scored token and its ``ln p`` (about 18 bytes a token: 9 KB for 512 tokens, beside the
-~5 KB text the entry already holds), so an auditor can recompute each document's BPC
-from the ledger alone.
+scored token and its ``ln p`` (about 18 bytes a token: 25 KB for a 1,400-token article,
+beside the ~6 KB text the entry already holds), so an auditor can recompute each
+document's BPC from the ledger alone.
 Entries hold no clock time, so the same work writes the same bytes; what produced a
 score (scoring method, GGUF file, llama-cpp-python version) is in the entry's ``tags``.
 
@@ -62,7 +63,7 @@ class DocResult:
 
 
 def document_messages(text: str) -> list[dict[str, str]]:
-    """The request's messages: the document, whole (the token limit is a parameter)."""
+    """The request's messages: the text scored, as one message."""
     return [{"role": "document", "content": text}]
 
 
@@ -76,7 +77,7 @@ def _entry(
     error: str | None,
     provenance: Mapping[str, Any],
 ) -> dict[str, Any]:
-    read = 0 if result is None else min(int(params["token_limit"]), result.n_text_tokens)
+    read = 0 if result is None else result.n_text_tokens
     return {
         "key": key,
         "stage": STAGE,
@@ -116,8 +117,9 @@ def score_documents(
 
     Args:
         spec: the model's registry entry.
-        documents: the sample.
-        params: the method parameters (ledger key); ``token_limit`` among them.
+        documents: the sample, ``text`` the text to score (already cut to
+            ``bpc.max_text_chars``).
+        params: the method parameters (ledger key).
         make_scorer: builds the scorer; called only when some document is not in the
             ledger, so a rerun loads no model.
         ledger: the model's ledger.
@@ -128,7 +130,6 @@ def score_documents(
         with ``error`` set, never exceptions.
     """
     params = {k: v for k, v in params.items() if v is not None}
-    token_limit = int(params["token_limit"])
     todo: list[tuple[int, str, str, str]] = []
     results: dict[int, DocResult] = {}
     for i, (aid, text) in enumerate(zip(documents["article_id"], documents["text"], strict=True)):
@@ -150,7 +151,7 @@ def score_documents(
         scorer = make_scorer()
         try:
             bar = tqdm(total=len(todo), desc=f"bpc {spec.name}", unit="doc", disable=not progress)
-            for i, aid, text, key, score, error in _run(scorer, todo, token_limit):
+            for i, aid, text, key, score, error in _run(scorer, todo):
                 ledger.append(
                     _entry(spec, key, text, params, aid, score, error, scorer.provenance())
                 )
@@ -164,25 +165,24 @@ def score_documents(
     return [results[i] for i in range(len(documents))]
 
 
-def _score_one(scorer: Scorer, text: str, token_limit: int) -> tuple[DocScore | None, str | None]:
+def _score_one(scorer: Scorer, text: str) -> tuple[DocScore | None, str | None]:
     try:
-        return scorer.score(text, token_limit), None
+        return scorer.score(text), None
     except ScoringError as exc:
         return None, str(exc)[:500]
 
 
 def _run(
-    scorer: Scorer, todo: list[tuple[int, str, str, str]], token_limit: int
+    scorer: Scorer, todo: list[tuple[int, str, str, str]]
 ) -> Iterator[tuple[int, str, str, str, DocScore | None, str | None]]:
     """Results as they finish: in order with one at a time, else as the pool returns them."""
     if scorer.concurrency <= 1:
         for i, aid, text, key in todo:
-            yield (i, aid, text, key, *_score_one(scorer, text, token_limit))
+            yield (i, aid, text, key, *_score_one(scorer, text))
         return
     with concurrent.futures.ThreadPoolExecutor(scorer.concurrency) as pool:
         futures = {
-            pool.submit(_score_one, scorer, text, token_limit): (i, aid, text, key)
-            for i, aid, text, key in todo
+            pool.submit(_score_one, scorer, text): (i, aid, text, key) for i, aid, text, key in todo
         }
         for fut in concurrent.futures.as_completed(futures):
             yield (*futures[fut], *fut.result())

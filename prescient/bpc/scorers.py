@@ -58,8 +58,16 @@ def method_params(spec: ModelSpec, settings: BpcSettings) -> dict[str, Any]:
     key's params, so changing any of them asks again and nothing else does.
 
     Known without loading the model, so a rerun answered by the ledger loads nothing.
+    ``bpc.max_text_chars`` is not among them: it decides the text itself, which the key
+    holds.
     """
-    params: dict[str, Any] = {"purpose": "logprobs", "token_limit": settings.token_limit}
+    params: dict[str, Any] = {
+        "purpose": "logprobs",
+        "context_tokens": settings.context_tokens,
+        "segmenting": settings.segmenting,
+    }
+    if settings.segmenting == "stride":
+        params["stride_tokens"] = settings.stride_tokens
     if spec.provider == "local":
         return {
             **params,
@@ -87,12 +95,17 @@ def scorer_for(spec: ModelSpec, settings: BpcSettings, retry: Retry) -> Scorer:
         from prescient.bpc.local import LlamaScorer
 
         return LlamaScorer(
-            name, settings.token_limit, settings.local.condition_token, settings.local.n_ubatch
+            name, settings.windows(), settings.local.condition_token, settings.local.n_ubatch
         )
     if spec.provider == "scripted":
-        return ScriptedScorer(name)
+        return ScriptedScorer(name, settings.windows())
     from prescient.bpc.server import CompletionsScorer
 
     return CompletionsScorer(
-        spec, retry.max_tries, retry.backoff_base_s, retry.backoff_max_s, retry.timeout_s
+        spec,
+        settings.windows(),
+        retry.max_tries,
+        retry.backoff_base_s,
+        retry.backoff_max_s,
+        retry.timeout_s,
     )

@@ -1,12 +1,28 @@
 """Scoring through an OpenAI-compatible completions server (vLLM, llama.cpp's server).
 
-One request per document to ``<api_base>/completions`` with ``echo: true``,
-``logprobs: 1`` and ``max_tokens: 1``: the server returns the prompt's tokens with the
-log-probability of each given the ones before (null for the first, which has nothing
-before it), followed by the one generated token, which is ignored. The token strings
-must spell the document (after any special tokens the server's tokenizer puts first),
-which is how characters are counted; a server that returns raw byte-level pieces
-instead fails with that reason.
+Requests go to ``<api_base>/completions`` with ``echo: true``, ``logprobs: 1`` and
+``max_tokens: 1``: the server returns the prompt's tokens with the log-probability of
+each given the ones before (null for the first, which has nothing before it), followed
+by the one generated token, which is ignored. The token strings must spell the prompt
+(after any special tokens the server's tokenizer puts first, such as a BOS), which is
+how characters are counted; a server that returns raw byte-level pieces instead fails
+with that reason.
+
+The completions API takes text, so the segments of context
+(:func:`prescient.bpc.scoring.windows`) are followed in text space:
+
+1. the document's text (only what is scored: ``bpc.max_text_chars`` cuts it first) is
+   sent once; the echo gives the server's tokens, and the log-probabilities of the first
+   window (the positions of a causal model see only the positions before them, so those
+   values equal a pass over the first window alone). A text that fits one window costs
+   this one request. The server must accept the whole text as one prompt (its maximum
+   model length above the longest document's tokens, or the text cut shorter);
+2. every later window is sent as the text its tokens spell (for ``disjoint``, the lead
+   token and the segment's tokens), from a fresh context, the server putting first what
+   it puts before every prompt (a BOS, for tokenizers that add one). The echoed tokens
+   must be exactly that window's tokens of the whole text; a tokenizer that merges
+   differently across the cut makes the document fail with that reason, rather than
+   score other tokens than the rule says.
 
 Requests are retried on rate limits (429), server errors (5xx), timeouts, connection
 errors and unreadable bodies with exponential backoff (``llm.max_tries`` attempts,
@@ -26,7 +42,14 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from prescient.bpc.scoring import DocScore, ScorerConfigError, ScoringError, account
+from prescient.bpc.scoring import (
+    DocScore,
+    ScorerConfigError,
+    ScoringError,
+    Segmenting,
+    account,
+    windows,
+)
 from prescient.llm.registry import ModelSpec
 
 logger = logging.getLogger(__name__)
@@ -47,6 +70,7 @@ class CompletionsScorer:
         spec: the model's registry entry (``api_base``, ``api_key_env``, concurrency,
             timeout); the model name sent is the part of ``litellm_model`` after the
             provider.
+        segmenting: the context and how a longer text is cut (see the module docstring).
         max_tries: attempts per document (``llm.max_tries``).
         backoff_base_s: first wait between attempts, doubled each time.
         backoff_max_s: cap on a wait.
@@ -58,6 +82,7 @@ class CompletionsScorer:
     def __init__(
         self,
         spec: ModelSpec,
+        segmenting: Segmenting,
         max_tries: int,
         backoff_base_s: float,
         backoff_max_s: float,
@@ -84,9 +109,10 @@ class CompletionsScorer:
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self.timeout_s = spec.timeout_s or timeout_s
+        self.segmenting = segmenting
 
     def body(self, text: str) -> dict[str, Any]:
-        """The request sent for one document."""
+        """The request sent for a text (a document or one of its later windows)."""
         return {
             "model": self.model,
             "prompt": text,
@@ -99,8 +125,28 @@ class CompletionsScorer:
     def provenance(self) -> dict[str, Any]:
         return {"scorer": self.kind, "endpoint": "completions"}
 
-    def score(self, text: str, token_limit: int) -> DocScore:
-        data = self._post(self.body(text))
+    def score(self, text: str) -> DocScore:
+        tokens, values = self._echo(text)
+        spans = windows(len(tokens), self.segmenting)
+        merged = list(values)
+        for k, (begin, first, end) in enumerate(spans[1:], start=2):
+            want = tokens[begin:end]
+            got, got_values = self._echo("".join(want))
+            extra = len(got) - len(want)
+            if extra < 0 or got[extra:] != want:
+                raise ScoringError(
+                    f"window {k} of {len(spans)}: the server tokenizes its text (tokens "
+                    f"{begin}-{end - 1} of the document) differently from the whole "
+                    "text, so the segments cannot be followed exactly over the "
+                    "completions API; score the model in-process or with a context "
+                    "that holds the document"
+                )
+            merged[first:end] = got_values[extra + first - begin :]
+        return account(text, [t.encode("utf-8") for t in tokens], merged, len(spans), tokens)
+
+    def _echo(self, prompt: str) -> tuple[list[str], list[float | None]]:
+        """The prompt's tokens as the server reads them, each with its ``ln p``."""
+        data = self._post(self.body(prompt))
         try:
             choice = data["choices"][0]
             lp = choice["logprobs"]
@@ -118,14 +164,7 @@ class CompletionsScorer:
                 f"malformed logprobs: {len(tokens)} tokens, {len(values)} log-probabilities, "
                 f"{n_prompt} prompt tokens"
             )
-        prompt = tokens[:n_prompt]
-        return account(
-            text,
-            [t.encode("utf-8") for t in prompt],
-            [None if v is None else float(v) for v in values[:n_prompt]],
-            token_limit,
-            prompt,
-        )
+        return tokens[:n_prompt], [None if v is None else float(v) for v in values[:n_prompt]]
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         payload = json.dumps(body).encode("utf-8")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from prescient.bpc.scoring import Segmenting, SegmentingRule
 from prescient.settings import Day, Settings, WindowEnd
 
 
@@ -57,7 +58,10 @@ class BpcSettings(Settings):
     models: list[str]
     bucket_months: Annotated[int, Field(ge=1)]
     docs_per_bucket: Annotated[int, Field(ge=1)]
-    token_limit: Annotated[int, Field(ge=2)]
+    context_tokens: Annotated[int, Field(ge=2)]
+    segmenting: SegmentingRule
+    stride_tokens: Annotated[int, Field(ge=1)] | None
+    max_text_chars: Annotated[int, Field(ge=1)] | None
     min_chars: Annotated[int, Field(ge=0)]
     source_domains: list[str] | None
     date_start: Day | None
@@ -65,6 +69,19 @@ class BpcSettings(Settings):
     release: ReleaseSettings
     bootstrap: BootstrapSettings
     local: LocalSettings
+
+    @model_validator(mode="after")
+    def _stride_fits(self) -> BpcSettings:
+        self.windows()  # raises ValueError on a stride the context cannot hold
+        return self
+
+    def windows(self) -> Segmenting:
+        """The segments of context every scorer reads a text in."""
+        return Segmenting(self.context_tokens, self.segmenting, self.stride_tokens)
+
+    def scored_text(self, text: str) -> str:
+        """What of a document is scored: all of it, or its first ``max_text_chars``."""
+        return text if self.max_text_chars is None else text[: self.max_text_chars]
 
     @field_validator("bucket_months")
     @classmethod

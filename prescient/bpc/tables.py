@@ -20,9 +20,10 @@ DOCS: Mapping[str, str] = {
     "status": "string",
     "error": "string",
     "text_chars": "int64",
-    "n_text_tokens": "Int64",
     "truncated": "boolean",
+    "n_text_tokens": "Int64",
     "n_tokens": "Int64",
+    "n_segments": "Int64",
     "n_chars": "Int64",
     "n_bytes": "Int64",
     "nll_nats": "float64",
@@ -32,10 +33,13 @@ DOCS: Mapping[str, str] = {
     "ledger_key": "string",
 }
 """One row per model x drawn document. ``status`` is ``ok`` or ``failed`` (``error``
-says why); counts and sums cover the scored span: ``n_tokens`` tokens with a
-prediction, ``n_chars`` characters and ``n_bytes`` UTF-8 bytes they spell,
+says why). ``text_chars``: characters of the article's text; ``truncated``: only its
+first ``bpc.max_text_chars`` characters were scored (never, with the paper's null).
+Counts and sums cover the scored span: ``n_text_tokens`` tokens of the text scored,
+``n_tokens`` of them with a prediction, read in ``n_segments`` windows of
+``bpc.context_tokens``; ``n_chars`` characters and ``n_bytes`` UTF-8 bytes they spell,
 ``nll_nats = -sum(ln p)``, ``bits = nll_nats / ln 2``, ``bpc = bits / n_chars``,
-``bpb = bits / n_bytes``. ``truncated``: the text has more than ``token_limit`` tokens."""
+``bpb = bits / n_bytes``."""
 
 BUCKETS: Mapping[str, str] = {
     "model": "string",

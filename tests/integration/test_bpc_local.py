@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from prescient.bpc.local import LlamaScorer
-from prescient.bpc.scoring import LN2
+from prescient.bpc.scoring import LN2, Segmenting
 from tests.conftest import SHARED_NEWS
 
 pytestmark = pytest.mark.slow
@@ -27,14 +27,14 @@ TEXT = (
 
 @pytest.fixture(scope="module")
 def scorer() -> LlamaScorer:
-    s = LlamaScorer("smollm2-135m-q8_0", 64, "<|endoftext|>", 128)
+    s = LlamaScorer("smollm2-135m-q8_0", Segmenting(64), "<|endoftext|>", 128)
     yield s
     s.close()
 
 
 @pytest.fixture(scope="module")
 def unconditioned() -> LlamaScorer:
-    s = LlamaScorer("smollm2-135m-q8_0", 64, None, 128)
+    s = LlamaScorer("smollm2-135m-q8_0", Segmenting(64), None, 128)
     yield s
     s.close()
 
@@ -47,9 +47,9 @@ def _log_softmax(row: list[float], target: int) -> float:
 def test_scores_match_a_prefix_by_prefix_recomputation(scorer: LlamaScorer) -> None:
     """Evaluate every prefix on its own, take its last position's logits and the
     log-softmax in plain Python: the same log-probabilities, token for token."""
-    score = scorer.score(TEXT, 64)
+    score = scorer.score(TEXT)
     ids = scorer.tokenize(TEXT)
-    assert score.n_tokens == score.n_text_tokens == len(ids) < 64
+    assert score.n_tokens == score.n_text_tokens == len(ids) < 64 and score.n_segments == 1
     assert list(score.tokens) == ids
     assert score.n_chars == len(TEXT) and score.span == (0, len(TEXT.encode()))
 
@@ -71,7 +71,7 @@ def test_echo_logprobs_of_llama_cpp_python_are_one_position_off(
     """``create_completion(echo=True, logprobs=1)`` pairs token i with the distribution
     that predicts token i + 1 (row i of the logits); the scorer uses row i - 1."""
     ids = unconditioned.tokenize(TEXT)
-    ours = unconditioned.logprobs(ids)
+    ours, _ = unconditioned.logprobs(ids)
     rows = np.array(unconditioned.llm.scores[: len(ids)], dtype=np.float64)
     lse = np.log(np.exp(rows - rows.max(axis=1, keepdims=True)).sum(axis=1)) + rows.max(axis=1)
     same_row = [float(rows[j, ids[j]] - lse[j]) for j in range(len(ids))]
@@ -92,8 +92,8 @@ def test_echo_logprobs_of_llama_cpp_python_are_one_position_off(
 def test_first_token_is_conditioned_or_left_out(
     scorer: LlamaScorer, unconditioned: LlamaScorer
 ) -> None:
-    with_sep = scorer.score(TEXT, 64)
-    without = unconditioned.score(TEXT, 64)
+    with_sep = scorer.score(TEXT)
+    without = unconditioned.score(TEXT)
     assert without.n_tokens == with_sep.n_tokens - 1
     first = len(unconditioned.llm.detokenize([with_sep.tokens[0]]).decode())  # type: ignore[list-item]
     assert without.n_chars == len(TEXT) - first
@@ -101,20 +101,92 @@ def test_first_token_is_conditioned_or_left_out(
     assert without.token_logprobs[-1] == pytest.approx(with_sep.token_logprobs[-1], abs=0.5)
 
 
-def test_token_limit_and_determinism(scorer: LlamaScorer) -> None:
-    cut = scorer.score(TEXT, 10)
-    assert (cut.n_tokens, cut.n_text_tokens > 10) == (10, True)
-    head = scorer.llm.detokenize(list(scorer.tokenize(TEXT)[:10])).decode()
-    assert cut.n_chars == len(head) and TEXT.startswith(head)
-    assert scorer.score(TEXT, 10).to_json() == cut.to_json()
-    full = scorer.score(TEXT, 64)
-    assert full.token_logprobs[:10] == cut.token_logprobs
+def _window_sum(llm, window: list[int], first: int) -> float:  # type: ignore[no-untyped-def]
+    """``sum ln p`` of ``window[first:]`` from one fresh pass over ``window``."""
+    llm.reset()
+    llm.eval(window)
+    return math.fsum(
+        _log_softmax([float(v) for v in llm.scores[j - 1]], window[j])
+        for j in range(first, len(window))
+    )
+
+
+def test_a_text_that_fits_one_segment_is_one_pass(scorer: LlamaScorer) -> None:
+    """31 tokens after the condition token: a context of 32 reads them in one pass, the
+    same values as a context of 64; a context of 31 needs a second segment."""
+    ids = scorer.tokenize(TEXT)
+    assert len(ids) == 31
+    single = scorer.score(TEXT)
+    exact = LlamaScorer("smollm2-135m-q8_0", Segmenting(32), "<|endoftext|>", 128)
+    short = LlamaScorer("smollm2-135m-q8_0", Segmenting(31), "<|endoftext|>", 128)
+    try:
+        fits, split = exact.score(TEXT), short.score(TEXT)
+    finally:
+        exact.close()
+        short.close()
+    assert (fits.n_segments, split.n_segments) == (1, 2)
+    assert list(fits.token_logprobs) == pytest.approx(list(single.token_logprobs), abs=2e-6)
+    assert fits.nll_nats == pytest.approx(single.nll_nats, abs=1e-5)
+    assert (split.n_tokens, split.n_chars) == (31, len(TEXT))
+    # The last token is read after only the one before it: its own fresh pass.
+    seq = [scorer.condition_id, *ids]
+    alone = _window_sum(scorer.llm, seq[30:32], 1)
+    assert split.token_logprobs[30] == pytest.approx(alone, abs=2e-6)
+
+
+def test_segments_are_scored_apart_and_summed(scorer: LlamaScorer) -> None:
+    """A context of 8 over the condition token and 31 tokens (32 positions): segments
+    of 7 tokens, each led by the token before it, each its own pass."""
+    ids = scorer.tokenize(TEXT)
+    seq = [scorer.condition_id, *ids]
+    eight = LlamaScorer("smollm2-135m-q8_0", Segmenting(8), "<|endoftext|>", 128)
+    stride = LlamaScorer("smollm2-135m-q8_0", Segmenting(8, "stride", 3), "<|endoftext|>", 128)
+    try:
+        score, strided = eight.score(TEXT), stride.score(TEXT)
+        again = eight.score(TEXT)
+    finally:
+        eight.close()
+        stride.close()
+    llm = scorer.llm
+    # (begin, first scored, end) by hand: 1-7, 8-14, 15-21, 22-28, 29-31.
+    disjoint = [(0, 1, 8), (7, 8, 15), (14, 15, 22), (21, 22, 29), (28, 29, 32)]
+    parts = [_window_sum(llm, seq[b:e], f - b) for b, f, e in disjoint]
+    assert score.n_segments == 5 and (score.n_tokens, score.n_chars) == (31, len(TEXT))
+    assert score.nll_nats == pytest.approx(-math.fsum(parts), abs=1e-5)
+    assert score.bpc == pytest.approx(-math.fsum(parts) / LN2 / len(TEXT), abs=1e-7)
+    assert again.to_json() == score.to_json()
+    # The first segment is the single pass's first 7 tokens; later ones see less.
+    single = scorer.score(TEXT)
+    assert score.token_logprobs[:7] == pytest.approx(single.token_logprobs[:7], abs=2e-6)
+    assert abs(score.token_logprobs[7] - single.token_logprobs[7]) > 1e-3
+    # A stride of 3: windows of 8 positions after the first score their last 3 tokens.
+    windows = [(0, 1, 8), (3, 8, 11), (6, 11, 14), (9, 14, 17), (12, 17, 20), (15, 20, 23)]
+    windows += [(18, 23, 26), (21, 26, 29), (24, 29, 32)]
+    parts = [_window_sum(llm, seq[b:e], f - b) for b, f, e in windows]
+    assert strided.n_segments == 9 and strided.n_tokens == 31
+    assert strided.nll_nats == pytest.approx(-math.fsum(parts), abs=1e-5)
+
+
+def test_without_a_condition_token_only_the_first_token_is_left_out(
+    unconditioned: LlamaScorer,
+) -> None:
+    ids = unconditioned.tokenize(TEXT)
+    eight = LlamaScorer("smollm2-135m-q8_0", Segmenting(8), None, 128)
+    try:
+        score = eight.score(TEXT)
+    finally:
+        eight.close()
+    # 31 positions: 1-7, 8-14, 15-21, 22-28, 29-30.
+    windows = [(0, 1, 8), (7, 8, 15), (14, 15, 22), (21, 22, 29), (28, 29, 31)]
+    parts = [_window_sum(unconditioned.llm, ids[b:e], f - b) for b, f, e in windows]
+    assert (score.n_segments, score.n_tokens) == (5, 30)
+    assert score.nll_nats == pytest.approx(-math.fsum(parts), abs=1e-5)
 
 
 def test_pinned_score_of_a_fixed_sentence(scorer: LlamaScorer) -> None:
     """llama.cpp is built for one fixed instruction set, so these numbers hold on every
     machine; a build that changes the model's numerics fails here."""
-    score = scorer.score(TEXT, 64)
+    score = scorer.score(TEXT)
     assert score.n_tokens == PINNED_TOKENS
     assert score.bpc == pytest.approx(PINNED_BPC, abs=1e-4)
 
@@ -126,14 +198,15 @@ PINNED_BPC = 1.12269  # Q8_0 weights
 @pytest.mark.shared
 @pytest.mark.skipif(not SHARED_NEWS.exists(), reason="needs the development corpus")
 def test_news_reads_about_one_bit_per_character(scorer: LlamaScorer) -> None:
-    """The sanity figure: SmolLM2-135M on the first 512 tokens of news, ~1.0-1.1 BPC."""
-    big = LlamaScorer("smollm2-135m-q8_0", 512, "<|endoftext|>", 128)
+    """The sanity figure: SmolLM2-135M on whole news articles in segments of 2048 tokens,
+    ~0.9-1.2 BPC."""
+    big = LlamaScorer("smollm2-135m-q8_0", Segmenting(2048), "<|endoftext|>", 128)
     try:
         with gzip.open(SHARED_NEWS, "rt", encoding="utf-8") as fh:
             texts = [
                 t for t in (json.loads(line).get("text") or "" for line in fh) if len(t) > 3000
             ]
-        values = [big.score(t, 512).bpc for t in itertools.islice(texts[::997], 4)]
+        values = [big.score(t).bpc for t in itertools.islice(texts[::997], 4)]
     finally:
         big.close()
     assert 0.85 < float(np.mean(values)) < 1.3
@@ -147,12 +220,19 @@ def test_stage_with_the_embedded_model(tmp_path) -> None:  # type: ignore[no-unt
 
     articles = make_articles(tmp_path / "articles.parquet")
     pf = params_file(
-        tmp_path, "bpc.models=[smollm2_135m]", "bpc.token_limit=8", "bpc.docs_per_bucket=1"
+        tmp_path,
+        "bpc.models=[smollm2_135m]",
+        "bpc.context_tokens=16",
+        "bpc.max_text_chars=90",
+        "bpc.docs_per_bucket=1",
     )
     assert run(tmp_path, "one", articles, pf) == 0
     assert run(tmp_path, "two", articles, pf) == 0
     one = pd.read_parquet(tmp_path / "one" / "bpc_docs.parquet")
-    assert len(one) == 3 and (one["n_tokens"] == 8).all() and (one["status"] == "ok").all()
+    assert len(one) == 3 and (one["status"] == "ok").all()
+    assert (one["n_chars"] == 90).all() and one["truncated"].all()
+    assert (one["n_tokens"] == one["n_text_tokens"]).all()
+    assert (one["n_segments"] == -(-one["n_tokens"] // 15)).all() and one["n_segments"].min() > 1
     assert one.equals(pd.read_parquet(tmp_path / "two" / "bpc_docs.parquet"))
     assert (tmp_path / "one" / "tables" / "bpc_tbi.csv").read_bytes() == (
         tmp_path / "two" / "tables" / "bpc_tbi.csv"

@@ -45,10 +45,15 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     assert list(docs["bucket"]) == ["2024-01", "2024-01", "2024-03", "2024-07", "2024-07"]
     # Two bits per word token: BPC = 2 * tokens / characters, exactly.
     assert docs["bpc"].tolist() == pytest.approx((2 * docs["n_tokens"] / docs["n_chars"]).tolist())
-    assert (docs["truncated"] == (docs["n_text_tokens"] > 30)).all()
+    # Texts over 150 characters are cut there; every token of what is left is scored,
+    # in segments of 7 tokens (a context of 8: the lead and 7).
+    assert (docs["truncated"] == (docs["text_chars"] > 150)).all()
     whole, cut = docs[~docs["truncated"]], docs[docs["truncated"]]
     assert len(whole) and (whole["n_chars"] == whole["text_chars"]).all()
-    assert len(cut) and (cut["n_tokens"] == 30).all() and (cut["n_chars"] < cut["text_chars"]).all()
+    assert len(cut) and (cut["n_chars"] == 150).all()
+    assert (docs["n_tokens"] == docs["n_text_tokens"]).all()
+    assert (docs["n_segments"] == -(-docs["n_tokens"] // 7)).all()
+    assert docs["n_segments"].min() >= 3
 
     tables = tmp_path / "one" / "tables"
     buckets = pd.read_csv(tables / "bpc_buckets.csv")
@@ -67,13 +72,26 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     assert metrics["documents"]["too_short"] == 1
     assert metrics["models"]["scripted_words"]["scored"] == 5
     assert metrics["buckets_without_documents"] == 1
+    assert metrics["truncated"] == len(cut)
+    model = metrics["models"]["scripted_words"]
+    assert (model["tokens"], model["segments"]) == (
+        docs["n_tokens"].sum(),
+        docs["n_segments"].sum(),
+    )
 
     # Every entry's key is the hash of its own request; the ledger serves the rerun.
     ledger = tmp_path / "ledger" / "scripted_words.jsonl"
     assert verify([str(ledger)]) == (5, [])
-    entry = next(read_entries(ledger))
+    entries = {e["tags"]["article_id"]: e for e in read_entries(ledger)}
+    entry = entries[cut["article_id"].iloc[0]]
     assert entry["messages"][0]["role"] == "document"
-    assert entry["params"] == {"purpose": "logprobs", "token_limit": 30, "scorer": "scripted"}
+    assert len(entry["messages"][0]["content"]) == 150  # the text scored, as cut
+    assert entry["params"] == {
+        "purpose": "logprobs",
+        "context_tokens": 8,
+        "segmenting": "disjoint",
+        "scorer": "scripted",
+    }
     assert "timestamp" not in entry
     before = ledger.read_bytes()
     assert run(tmp_path, "two", articles, pf) == 0
@@ -153,3 +171,18 @@ def test_no_usable_document_gives_empty_tables_not_an_error(tmp_path: Path) -> N
     assert buckets.empty and "bpc_lo" in buckets.columns
     metrics = json.loads((tmp_path / "out" / "bpc.json").read_text())
     assert metrics["documents"]["too_short"] == 7 and metrics["buckets"] == 0
+
+
+def test_a_longer_cut_rescores_only_the_texts_it_changes(tmp_path: Path) -> None:
+    """The ledger holds the text scored: texts under both cuts are not read again."""
+    CALLS.clear()
+    articles = make_articles(tmp_path / "articles.parquet")
+    assert run(tmp_path, "cut", articles, params_file(tmp_path)) == 0
+    docs = pd.read_parquet(tmp_path / "cut" / "bpc_docs.parquet")
+    cut = int(docs["truncated"].sum())
+    assert 0 < cut < len(docs) and sum(CALLS.values()) == len(docs)
+    CALLS.clear()
+    assert run(tmp_path, "whole", articles, params_file(tmp_path, "bpc.max_text_chars=null")) == 0
+    assert sum(CALLS.values()) == cut
+    whole = pd.read_parquet(tmp_path / "whole" / "bpc_docs.parquet")
+    assert not whole["truncated"].any() and (whole["n_chars"] == whole["text_chars"]).all()

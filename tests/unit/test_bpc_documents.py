@@ -114,7 +114,11 @@ def test_source_and_date_filters() -> None:
     [
         ("bpc.bucket_months=5", "bpc.bucket_months: must divide 12"),
         ("bpc.docs_per_bucket=0", "bpc.docs_per_bucket"),
-        ("bpc.token_limit=1", "bpc.token_limit"),
+        ("bpc.context_tokens=1", "bpc.context_tokens"),
+        ("bpc.max_text_chars=0", "bpc.max_text_chars"),
+        ("bpc.segmenting=overlap", "bpc.segmenting"),
+        ("bpc.segmenting=stride bpc.context_tokens=100", "stride_tokens must be between 1 and"),
+        ("bpc.segmenting=stride bpc.stride_tokens=0", "bpc.stride_tokens"),
         ("bpc.release.after_months=[3,0]", "bpc.release.after_months.1"),
         ("bpc.models=[smollm2_135m,smollm2_135m]", "lists a model twice"),
         ("bpc.date_start=20240101", "bpc.date_start"),
@@ -123,7 +127,7 @@ def test_source_and_date_filters() -> None:
 )
 def test_invalid_settings_name_the_parameter(override: str, message: str) -> None:
     with pytest.raises(ParamsError, match=message.replace(".", r"\.")):
-        _settings(override)
+        _settings(*override.split())
 
 
 def test_scorer_follows_the_registry_entry() -> None:
@@ -146,12 +150,15 @@ def test_scorer_follows_the_registry_entry() -> None:
 
 def test_ledger_key_params_follow_the_method() -> None:
     registry = load_registry(params.compose(ROOT))
-    settings = _settings("bpc.token_limit=64")
+    settings = _settings("bpc.context_tokens=64", "bpc.max_text_chars=500")
     assert method_params(registry["smollm2_135m"], settings) == {
         "purpose": "logprobs",
-        "token_limit": 64,
+        "context_tokens": 64,
+        "segmenting": "disjoint",
         "scorer": "llama_cpp_eval",
         "condition_token": "<|endoftext|>",
     }
+    stride = _settings("bpc.context_tokens=64", "bpc.segmenting=stride", "bpc.stride_tokens=16")
+    assert method_params(registry["smollm2_135m"], stride)["stride_tokens"] == 16
     server = method_params(registry["local_openai_server"], settings)
     assert server["scorer"] == "completions_echo" and server["echo"] is True

@@ -1,4 +1,5 @@
-"""One document's score: the span its bits and characters cover, and BPC itself."""
+"""One document's score: the span its bits and characters cover, the windows of context
+it is read in, and BPC itself."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from prescient.bpc.scoring import (
     DocScore,
     ScoringError,
     ScriptedScorer,
+    Segmenting,
     account,
     register_scripted,
+    windows,
 )
 
 
@@ -24,7 +27,7 @@ def test_uniform_scorer_gives_n_tokens_log2_v_over_chars_exactly() -> None:
     vocab = 50
     text = "Prices rose 3% in May; économistes disagree."
     register_scripted("uniform50", lambda t: [(ch, -math.log(vocab)) for ch in t])
-    score = ScriptedScorer("uniform50").score(text, token_limit=1000)
+    score = ScriptedScorer("uniform50").score(text)
     n = len(text)
     assert (score.n_tokens, score.n_chars) == (n, n)
     assert score.n_bytes == len(text.encode("utf-8")) == n + 1  # the é is two bytes
@@ -42,36 +45,77 @@ def test_uniform_scorer_over_words_with_the_first_token_unpredicted() -> None:
         lambda t: [(w, None if i == 0 else -math.log(vocab)) for i, w in enumerate(words)],
     )
     text = "".join(words)
-    score = ScriptedScorer("server_like").score(text, token_limit=100)
+    score = ScriptedScorer("server_like").score(text)
     assert score.n_tokens == 5
     assert score.n_chars == len(text) - 3
     assert score.span == (3, len(text))
     assert score.bpc == pytest.approx(5 * math.log2(vocab) / (len(text) - 3), rel=1e-15)
 
 
-def test_token_limit_cuts_the_span_and_counts_the_whole_text() -> None:
-    s = account("ab cd ef", _pieces("ab", " cd", " ef"), [-1.0, -2.0, -3.0], token_limit=2)
-    assert (s.n_tokens, s.n_text_tokens, s.n_chars, s.span) == (2, 3, 5, (0, 5))
-    assert s.nll_nats == 3.0
-    assert s.bits == pytest.approx(3.0 / math.log(2))
+def test_every_token_is_scored() -> None:
+    s = account("ab cd ef", _pieces("ab", " cd", " ef"), [-1.0, -2.0, -3.0], 1)
+    assert (s.n_tokens, s.n_text_tokens, s.n_chars, s.span) == (3, 3, 8, (0, 8))
+    assert s.nll_nats == 6.0
+    assert s.bits == pytest.approx(6.0 / math.log(2))
+
+
+def test_disjoint_windows_cut_segments_of_context_minus_one_tokens() -> None:
+    # 10 positions (a condition token and 9 text tokens), a context of 4: segments of
+    # 3 scored tokens, each later one led by the token before it.
+    assert windows(10, Segmenting(4)) == [(0, 1, 4), (3, 4, 7), (6, 7, 10)]
+    assert windows(11, Segmenting(4)) == [(0, 1, 4), (3, 4, 7), (6, 7, 10), (9, 10, 11)]
+    # A sequence that fits the context is one window: a single pass.
+    assert windows(4, Segmenting(4)) == [(0, 1, 4)]
+    assert windows(1, Segmenting(4)) == windows(0, Segmenting(4)) == []
+
+
+def test_stride_windows_score_each_position_once_with_more_context() -> None:
+    assert windows(10, Segmenting(6, "stride", 2)) == [(0, 1, 6), (2, 6, 8), (4, 8, 10)]
+    # A stride of context - 1 is the disjoint rule.
+    assert windows(23, Segmenting(5, "stride", 4)) == windows(23, Segmenting(5))
+    for length in range(2, 40):
+        for seg in (Segmenting(7), Segmenting(7, "stride", 3), Segmenting(2)):
+            spans = windows(length, seg)
+            scored = [p for _, first, end in spans for p in range(first, end)]
+            assert scored == list(range(1, length))
+            assert all(end - begin <= 7 and begin < first for begin, first, end in spans)
+
+
+@pytest.mark.parametrize(
+    ("context", "rule", "stride"), [(1, "disjoint", None), (8, "stride", 8), (8, "stride", None)]
+)
+def test_impossible_segmenting_is_refused(context: int, rule: str, stride: int | None) -> None:
+    with pytest.raises(ValueError):
+        Segmenting(context, rule, stride)  # type: ignore[arg-type]
+
+
+def test_scripted_scorer_counts_the_windows_it_would_read() -> None:
+    register_scripted("chars", lambda t: [(ch, -1.0) for ch in t])
+    # 9 characters with a condition token before them: 10 positions, context 4.
+    assert ScriptedScorer("chars", Segmenting(4)).score("abcdefghi").n_segments == 3
+    assert ScriptedScorer("chars", Segmenting(10)).score("abcdefghi").n_segments == 1
 
 
 def test_leading_special_tokens_are_not_text() -> None:
     # A BOS the server's tokenizer adds: null log-prob, not part of the text.
-    s = account("Hi there", _pieces("<s>", "Hi", " there"), [None, -0.5, -0.25], 10)
+    s = account("Hi there", _pieces("<s>", "Hi", " there"), [None, -0.5, -0.25], 1)
     assert (s.n_tokens, s.n_chars, s.tokens) == (2, 8, ("Hi", " there"))
     assert s.nll_nats == 0.75
 
 
 def test_a_character_split_between_tokens_is_not_cut() -> None:
-    # "ñ" is two bytes, split across tokens; a cut after the first byte moves back.
+    # "ñ" is two bytes, split across tokens.
     text = "añb"
     pieces = [b"a", b"\xc3", b"\xb1b"]
-    s = account(text, pieces, [-1.0, -2.0, -3.0], token_limit=2)
-    assert (s.n_tokens, s.n_chars, s.n_bytes, s.span) == (1, 1, 1, (0, 1))
-    # Without a prediction for the first token the start moves forward past "a".
-    s = account(text, pieces, [None, -2.0, -3.0], token_limit=3)
+    s = account(text, pieces, [-1.0, -2.0, -3.0], 1)
+    assert (s.n_tokens, s.n_chars, s.n_bytes, s.span) == (3, 3, 4, (0, 4))
+    # Without a prediction for the first token the start moves past "a": a whole
+    # character, so "ñ" and "b" are scored.
+    s = account(text, pieces, [None, -2.0, -3.0], 1)
     assert (s.n_tokens, s.n_chars, s.n_bytes) == (2, 2, 3)
+    # A first token that ends inside "ñ": the start moves on past the whole character.
+    s = account(text, [b"a\xc3", b"\xb1", b"b"], [None, -2.0, -3.0], 1)
+    assert (s.n_tokens, s.n_chars, s.n_bytes, s.span) == (1, 1, 1, (3, 4))
 
 
 @pytest.mark.parametrize(
@@ -87,13 +131,13 @@ def test_a_character_split_between_tokens_is_not_cut() -> None:
 )
 def test_unusable_scores_are_errors(pieces: list[str], logprobs: list, message: str) -> None:
     with pytest.raises(ScoringError, match=message):
-        account("Hello world!", _pieces(*pieces), logprobs, token_limit=10)
+        account("Hello world!", _pieces(*pieces), logprobs, 1)
 
 
 def test_scores_round_trip_through_the_ledger_text() -> None:
-    s = account("ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 5, tokens=[7, 9])
+    s = account("ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 3, tokens=[7, 9])
     back = DocScore.from_json(s.to_json())
-    assert back == s
+    assert back == s and back.n_segments == 3
     assert back.tokens == (7, 9)
     assert back.nll_nats == pytest.approx(0.3, abs=1e-15)
 
@@ -104,4 +148,4 @@ def test_a_failing_script_is_a_scoring_error() -> None:
 
     register_scripted("boom", boom)
     with pytest.raises(ScoringError, match="model crashed"):
-        ScriptedScorer("boom").score("some text here", 10)
+        ScriptedScorer("boom").score("some text here")
