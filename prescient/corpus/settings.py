@@ -31,6 +31,9 @@ class CorpusSettings(Settings):
         date_format: strptime format of the date column (null: ISO 8601 and common forms).
         hosts: warc only: allow-list of hosts on WARC-Target-URI (a host and its
             subdomains; ``www.`` ignored), checked before any HTML is parsed (null: all).
+        chains: the OpenForecast chain source this corpus implies (the default of
+            ``chains.source``): ``demo`` for the demo corpus's fictional timelines,
+            ``cluster`` (stories linked from its own articles) for real news.
     """
 
     name: str
@@ -40,6 +43,7 @@ class CorpusSettings(Settings):
     columns: dict[str, str | None] | None
     date_format: str | None
     hosts: tuple[str, ...] | None
+    chains: Literal["demo", "cluster", "import"]
 
     @field_validator("hosts")
     @classmethod

@@ -71,6 +71,7 @@ def warc_corpus(warc_dir: Path) -> dict[str, object]:
         "columns": None,
         "date_format": None,
         "hosts": None,
+        "chains": "cluster",
     }
 
 
@@ -185,6 +186,7 @@ def test_the_same_inputs_give_the_same_bytes_on_any_day(tmp_path: Path, clock: A
         "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
         "date_format": None,
         "hosts": None,
+        "chains": "cluster",
     }
     for name, corpus in (("warc", warc_corpus(warc_dir)), ("jsonl", jsonl)):
         params = tmp_path / f"{name}.yaml"
@@ -234,6 +236,7 @@ def test_a_damaged_file_is_listed_and_the_rest_is_kept(tmp_path: Path) -> None:
         "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
         "date_format": None,
         "hosts": None,
+        "chains": "cluster",
     }
     rc, df, m = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 0 and df is not None
@@ -257,6 +260,7 @@ def test_missing_input_is_one_clear_error(tmp_path: Path, caplog: pytest.LogCapt
         "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
         "date_format": None,
         "hosts": None,
+        "chains": "cluster",
     }
     rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 2
