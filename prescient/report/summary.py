@@ -203,7 +203,9 @@ def run_facts(inputs: ReportInputs, params: Mapping[str, Any]) -> Facts:
 def _cell_text(row: Mapping[Any, Any] | None) -> str:
     if row is None:
         return fmt.MISSING
-    acc = fmt.fmt_interval(row["accuracy"], row["ci_low"], row["ci_high"], 1, 100.0)
+    acc = fmt.fmt_interval(row["accuracy"], row["ci_low"], row["ci_high"], 1, 100.0, row["n"])
+    if fmt.too_few_for_interval(row["n"]):
+        return acc  # "value (n=1: no interval)" names its n already
     return f"{acc} n={fmt.fmt_int(row['n'])}"
 
 

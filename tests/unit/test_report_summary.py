@@ -47,9 +47,14 @@ def test_headline_pivots_models_and_types_against_settings() -> None:
 
 
 def test_a_missing_interval_leaves_the_value() -> None:
-    row = _row("m", "closed_book", "", "tf", 1, 1)
+    row = _row("m", "closed_book", "", "tf", 2, 2)
     row[8] = row[9] = math.nan
-    assert headline(pd.DataFrame([row], columns=COLUMNS)).iloc[0, 2] == "100.0 n=1"
+    assert headline(pd.DataFrame([row], columns=COLUMNS)).iloc[0, 2] == "100.0 n=2"
+
+
+def test_one_question_gets_no_interval() -> None:
+    shown = headline(pd.DataFrame([_row("m", "closed_book", "", "tf", 1, 1)], columns=COLUMNS))
+    assert shown.iloc[0, 2] == "100.0 (n=1: no interval)"
 
 
 def test_settings_as_a_reader_names_them() -> None:
