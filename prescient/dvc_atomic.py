@@ -57,15 +57,15 @@ def atomic_writes() -> Iterator[None]:
     import importlib
 
     modules = [importlib.import_module(name) for name in _MODULES]
-    saved = [m._dump_data for m in modules]
+    saved = [getattr(m, "_dump_data") for m in modules]  # noqa: B009 (untyped in dvc)
     patched = _atomic_dump_data(saved[0])
     for m in modules:
-        m._dump_data = patched
+        setattr(m, "_dump_data", patched)  # noqa: B010
     try:
         yield
     finally:
         for m, original in zip(modules, saved, strict=True):
-            m._dump_data = original
+            setattr(m, "_dump_data", original)  # noqa: B010
 
 
 def main(argv: Sequence[str] | None = None) -> int:
