@@ -134,3 +134,19 @@ def test_without_a_committed_lock_the_update_stops_with_the_fix(tmp_path: Path) 
     # The fix it names works.
     (root / "dvc.lock").unlink()
     assert update(root, "2024-01-10").returncode == 0
+
+
+def test_the_update_s_dvc_runs_replace_the_lock_instead_of_rewriting_it(tmp_path: Path) -> None:
+    """DVC itself rewrites dvc.lock in place (same inode); the update's runs rename a
+    whole new file over it, so no kill can leave it half written."""
+    root = tmp_path / "proj"
+    scratch(root, git=False)
+    lock = root / "dvc.lock"
+    questions(4).to_parquet(root / "src.parquet")
+    inode = lock.stat().st_ino
+    assert run(root, "dvc", "repro", "-q").returncode == 0
+    assert lock.stat().st_ino == inode  # DVC's own write: in place
+    questions(5).to_parquet(root / "src.parquet")
+    assert update(root, "2024-01-10").returncode == 0
+    assert lock.stat().st_ino != inode
+    assert check(root).stages == 1 and "size: " in lock.read_text()
