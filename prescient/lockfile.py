@@ -131,8 +131,8 @@ def _git_show(root: Path, spec: str) -> str | None:
 def committed_lock(root: Path) -> tuple[str, str] | None:
     """(where, text) of the version git holds that DVC can use: the staged lock when it
     is valid and differs from ``HEAD``'s, else ``HEAD``'s; None when neither is usable."""
-    head = _git_show(root, f"HEAD:{LOCK_NAME}")
-    staged = _git_show(root, f":{LOCK_NAME}")
+    head = _git_show(root, f"HEAD:./{LOCK_NAME}")  # ./: relative to root, not to git's top
+    staged = _git_show(root, f":./{LOCK_NAME}")
     for where, text in (("the git index", staged), ("HEAD", head)):
         if text is not None and problem_with(text)[0] is None:
             if where == "the git index" and text == head:
@@ -168,7 +168,7 @@ def repair(root: Path) -> str | None:
         fh.write(text)
     state.path.chmod(mode)
     logger.warning(
-        "%s: %s; restored the version of %s (%d stages). Stages run since then re-run on "
+        "%s: %s; restored the version of %s (stages: %d). Stages run since then re-run on "
         "the next `dvc repro` (their outputs are in DVC's cache, their model replies in "
         "the ledgers); run `dvc repro`, not `dvc checkout`",
         state.path,

@@ -114,7 +114,7 @@ def test_lock_repair_restores_the_committed_lock_byte_for_byte(tmp_path: Path) -
     (root / "dvc.lock").write_bytes(b"")
     repaired = prescient(root, "lock", "repair")
     assert repaired.returncode == 0, repaired.stderr
-    assert "the file is empty; restored the version of HEAD (1 stages)" in repaired.stderr
+    assert "the file is empty; restored the version of HEAD (stages: 1)" in repaired.stderr
     assert (root / "dvc.lock").read_bytes() == committed
     again = prescient(root, "lock", "repair")
     assert again.returncode == 0 and "nothing to repair" in again.stderr
@@ -150,3 +150,18 @@ def test_the_update_s_dvc_runs_replace_the_lock_instead_of_rewriting_it(tmp_path
     assert update(root, "2024-01-10").returncode == 0
     assert lock.stat().st_ino != inode
     assert check(root).stages == 1 and "size: " in lock.read_text()
+
+
+def test_a_staged_lock_newer_than_head_is_the_one_restored(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    scratch(root, git=True)
+    questions(5).to_parquet(root / "src.parquet")
+    assert run(root, "dvc", "repro", "-q").returncode == 0
+    assert run(root, "git", "add", "dvc.lock").returncode == 0
+    staged = (root / "dvc.lock").read_bytes()
+    tear(root / "dvc.lock")
+    repaired = prescient(root, "lock", "repair")
+    assert repaired.returncode == 0, repaired.stderr
+    assert "restored the version of the git index" in repaired.stderr
+    assert (root / "dvc.lock").read_bytes() == staged
+    assert run(root, "dvc", "status", "-q").returncode == 0  # nothing to re-run
