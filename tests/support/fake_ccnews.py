@@ -218,6 +218,7 @@ class FakeCCNews:
         self.validators = set(validators.split(","))
         self.honour_if_range = honour_if_range
         self.if_ranges: defaultdict[str, list[str | None]] = defaultdict(list)
+        self._etags: dict[tuple[str, int, int], str] = {}
         self.requests: Counter[str] = Counter()
         self.ranges: defaultdict[str, list[str | None]] = defaultdict(list)
         self.sent: Counter[str] = Counter()
@@ -243,6 +244,15 @@ class FakeCCNews:
             self.if_ranges[source].append(if_range)
             queue = self._faults.get(source)
             return queue.popleft() if queue else None
+
+    def _etag(self, path: Path) -> str:
+        """The file's ETag, hashed once per version (benchmarks serve large files)."""
+        st = path.stat()
+        key = (str(path), st.st_mtime_ns, st.st_size)
+        with self._lock:
+            if key not in self._etags:
+                self._etags[key] = etag_of(path.read_bytes())
+            return self._etags[key]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -270,9 +280,9 @@ class FakeCCNews:
                     size -= 10
                 validators = {}
                 if "etag" in server.validators:
-                    validators["ETag"] = etag_of(path.read_bytes())
+                    validators["ETag"] = server._etag(path)
                 if "weak_etag" in server.validators:
-                    validators["ETag"] = "W/" + etag_of(path.read_bytes())
+                    validators["ETag"] = "W/" + server._etag(path)
                 if "last_modified" in server.validators:
                     validators["Last-Modified"] = last_modified_of(path)
                 current = {v for k, v in validators.items() if not v.startswith("W/")}
