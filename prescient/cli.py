@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "prescient.llm.cli",
     "prescient.annotation.cli",
     "prescient.update_cli",
+    "prescient.lockfile_cli",
 )
 
 

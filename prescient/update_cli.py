@@ -12,11 +12,18 @@
 It logs the model calls the update made (ledger entries added). A failed ``dvc repro``
 leaves ``base.through`` set: run the command again (or ``dvc repro``) to finish; work
 already done is not repeated. Run it from the project root.
+
+``dvc repro`` runs through :mod:`prescient.dvc_atomic`, so a kill while DVC writes
+``dvc.lock`` cannot tear it. A lock torn by some other run (a ``dvc repro`` by hand
+killed mid-write) is found before anything changes and restored from git
+(:mod:`prescient.lockfile`; stages run since that commit re-run, their model replies
+come from the ledgers); when git has no usable version the update stops with the fix.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import shutil
 import subprocess
@@ -25,6 +32,7 @@ from pathlib import Path
 
 from prescient import params
 from prescient.dates import parse_day
+from prescient.lockfile import LockError, check, repair
 from prescient.settings import ParamsError, section
 from prescient.update import UpdateError, calls_made, ledger_entries, set_through, write_release
 
@@ -39,24 +47,48 @@ def _dvc() -> str:
     return str(beside) if beside.exists() else (shutil.which("dvc") or "dvc")
 
 
+def _dvc_atomic() -> list[str]:
+    """``dvc`` with atomic writes of dvc.lock when DVC is importable here, else plain."""
+    if importlib.util.find_spec("dvc") is not None:
+        return [sys.executable, "-m", "prescient.dvc_atomic"]
+    return [_dvc()]
+
+
+def _repair_lock(root: Path) -> bool:
+    """Restore a torn dvc.lock from git; False (logged with the fix) when it cannot."""
+    try:
+        repair(root)
+    except LockError as exc:
+        logger.error("%s", exc)
+        return False
+    return True
+
+
 def _update(args: argparse.Namespace) -> int:
     root = Path(args.root)
     try:
         day = parse_day(args.through, "--through")
         before = ledger_entries(root / args.ledgers)
+        if not _repair_lock(root):
+            return 2
         old = set_through(root / params.CONF_DIR / f"{params.CONFIG_NAME}.yaml", day)
     except (ValueError, OSError) as exc:  # UpdateError, a bad day, an unreadable conf
         logger.error("%s", exc)
         return 2
     logger.info("base.through: %s -> %s", old or "null", day)
     params.compose_to_file(root)
-    rc = subprocess.run([_dvc(), "repro", *args.target], cwd=root, check=False).returncode
+    rc = subprocess.run([*_dvc_atomic(), "repro", *args.target], cwd=root, check=False).returncode
     if rc:
+        lock = check(root)
         logger.error(
             "dvc repro failed (exit %d); base.through stays %s: run the update again to "
-            "finish (completed work and model replies are kept)",
+            "finish (completed work and model replies are kept)%s",
             rc,
             day,
+            f"; {lock.path} is torn ({lock.problem}): the update restores it from git, "
+            f"or {lock.fix()}"
+            if lock.torn
+            else "",
         )
         return rc
     try:
@@ -70,7 +102,9 @@ def _update(args: argparse.Namespace) -> int:
         logger.error("%s", exc)
         return 1
     if not args.no_dvc_add:
-        rc = subprocess.run([_dvc(), "add", "-q", args.releases], cwd=root, check=False).returncode
+        rc = subprocess.run(
+            [*_dvc_atomic(), "add", "-q", args.releases], cwd=root, check=False
+        ).returncode
         if rc:
             logger.error(
                 "`dvc add %s` failed (exit %d); the release is written but not tracked",

@@ -1,15 +1,25 @@
-"""One file, downloaded so that no completed byte is fetched twice.
+"""One file, downloaded so that no completed byte is fetched twice, and no file is
+made of two versions.
 
 Bytes go to ``<name>.part`` beside the target and are checked as they arrive
 (:mod:`prescient.crawl.verify`); only a whole, verified file is renamed to its final
 name, so a final name always means a complete file. After a crash or a dropped
 connection the download resumes with an HTTP ``Range`` request from the end of the
-partial file (whose bytes are re-read to resume the checksum). A server that answers a
-range request with the whole file (status 200) is handled by starting over.
+partial file (whose bytes are re-read to resume the checksum), but only the same
+bytes: the validator the first response gave (its strong ``ETag``, else its
+``Last-Modified``) is kept in ``<name>.part.json`` beside the partial file and sent as
+``If-Range``, so a server whose file changed answers with the whole new file (200),
+which replaces the partial bytes from byte 0. A 206 whose validator differs from the
+recorded one (a server that ignores ``If-Range``), and a partial file without a
+validator (a server that gives none, or a partial file whose side file is lost), are
+started over from byte 0 too: a range is trusted only when the file is known to be
+the same. A server that answers a range request with the whole file (status 200) is
+handled by starting over.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -18,6 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from prescient.crawl.fetch import (
     NETWORK_ERRORS,
@@ -29,10 +40,12 @@ from prescient.crawl.fetch import (
     open_url,
 )
 from prescient.crawl.verify import CorruptData, StreamCheck, check_file
+from prescient.io import atomic_open
 
 logger = logging.getLogger(__name__)
 
 PART_SUFFIX = ".part"
+VALIDATOR_SUFFIX = ".part.json"
 _CONTENT_RANGE = re.compile(r"^bytes\s+(\d+)-(\d+)/(\d+|\*)$")
 
 Advance = Callable[[int], None]
@@ -69,6 +82,40 @@ class DownloadOptions:
 
 
 @dataclass(frozen=True)
+class Validator:
+    """What identifies one version of a file on the server.
+
+    Attributes:
+        etag: the strong ``ETag`` (quotes kept); a weak one (``W/...``) cannot vouch
+            for bytes, so it is not kept.
+        last_modified: the ``Last-Modified`` date, as sent.
+    """
+
+    etag: str | None = None
+    last_modified: str | None = None
+
+    @classmethod
+    def from_headers(cls, headers: Any) -> Validator:
+        etag = (headers.get("ETag") or "").strip() or None
+        if etag is not None and etag.startswith("W/"):
+            etag = None
+        return cls(etag, (headers.get("Last-Modified") or "").strip() or None)
+
+    @property
+    def if_range(self) -> str | None:
+        """The ``If-Range`` value: the strong ETag, else the date, else None."""
+        return self.etag or self.last_modified
+
+    def contradicts(self, other: Validator) -> bool:
+        """Whether ``other`` (a later response's) names another version of the file."""
+        if self.etag is not None and other.etag is not None:
+            return self.etag != other.etag
+        if self.etag is None and self.last_modified is not None:
+            return other.last_modified is not None and other.last_modified != self.last_modified
+        return False
+
+
+@dataclass(frozen=True)
 class Downloaded:
     """A complete file and how it was obtained.
 
@@ -77,17 +124,43 @@ class Downloaded:
         sha256: hex digest of the file.
         resumed_from: bytes of a partial file already on disk before this call.
         attempts: requests made.
+        validator: what the server said identifies the version downloaded.
     """
 
     size: int
     sha256: str
     resumed_from: int
     attempts: int
+    validator: Validator = Validator()
 
 
 def part_path(dest: Path) -> Path:
     """Where the partial download of ``dest`` lives."""
     return dest.with_name(dest.name + PART_SUFFIX)
+
+
+def validator_path(dest: Path) -> Path:
+    """Where the validator of the partial download of ``dest`` lives."""
+    return dest.with_name(dest.name + VALIDATOR_SUFFIX)
+
+
+def read_validator(path: Path) -> Validator | None:
+    """The validator in side file ``path``; None when absent or unreadable."""
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(obj, dict):
+        return None
+    etag, modified = obj.get("etag"), obj.get("last_modified")
+    if not all(v is None or isinstance(v, str) for v in (etag, modified)):
+        return None
+    return Validator(etag, modified)
+
+
+def write_validator(path: Path, validator: Validator) -> None:
+    with atomic_open(path) as fh:
+        json.dump({"etag": validator.etag, "last_modified": validator.last_modified}, fh)
 
 
 def parse_content_range(value: str | None) -> tuple[int, int | None] | None:
@@ -113,17 +186,27 @@ def _fsync_dir(path: Path) -> None:
 
 
 class _Partial:
-    """The partial file on disk and the running check of its bytes."""
+    """The partial file on disk, the running check of its bytes, and the validator of
+    the version they belong to (kept in a side file, so a later run resumes with it)."""
 
-    def __init__(self, path: Path, gzip: bool, chunk_bytes: int) -> None:
-        self.path = path
+    def __init__(self, dest: Path, gzip: bool, chunk_bytes: int) -> None:
+        self.path = part_path(dest)
+        self.side = validator_path(dest)
         self.gzip = gzip
         self.check = StreamCheck(gzip)
-        if path.exists():
+        self.validator = read_validator(self.side) or Validator()
+        if self.path.exists() and self.validator.if_range is None:
+            logger.info(
+                "%s: no validator recorded for the partial bytes (%s); starting over",
+                self.path,
+                self.side.name,
+            )
+            self.reset()
+        elif self.path.exists():
             try:
-                self.check = check_file(path, gzip, chunk_bytes)
+                self.check = check_file(self.path, gzip, chunk_bytes)
             except CorruptData as exc:  # a damaged tail (a crash mid-write): start over
-                logger.warning("%s: partial file is damaged (%s); starting over", path, exc)
+                logger.warning("%s: partial file is damaged (%s); starting over", self.path, exc)
                 self.reset()
 
     @property
@@ -131,11 +214,18 @@ class _Partial:
         return self.check.size
 
     def reset(self) -> int:
-        """Drop the partial bytes; returns how many were dropped."""
+        """Drop the partial bytes and their validator; returns how many were dropped."""
         dropped = self.check.size
         self.path.unlink(missing_ok=True)
+        self.side.unlink(missing_ok=True)
         self.check = StreamCheck(self.gzip)
+        self.validator = Validator()
         return dropped
+
+    def start(self, validator: Validator) -> None:
+        """Record the validator of the version whose bytes are about to be written."""
+        self.validator = validator
+        write_validator(self.side, validator)
 
 
 def _receive(
@@ -154,20 +244,36 @@ def _receive(
         DownloadFailed: the partial file cannot be written (a local problem).
         Interrupted: ``stop`` was set.
     """
+    name = partial.path.name.removesuffix(PART_SUFFIX)
+    if partial.size and partial.validator.if_range is None:
+        logger.info("%s: no validator for the partial bytes; starting over", name)
+        advance(-partial.reset())
     start = partial.size
-    with open_url(url, options.policy.timeout_s, start=start) as response:
+    if_range = partial.validator.if_range if start else None
+    with open_url(url, options.policy.timeout_s, start=start, if_range=if_range) as response:
         total: int | None
+        got = Validator.from_headers(response.headers)
         if response.status == 206 and start > 0:
             span = parse_content_range(response.headers.get("Content-Range"))
             if span is None or span[0] != start:
                 advance(-partial.reset())
                 raise FetchError(f"server sent an unexpected range ({span})", transient=True)
+            if partial.validator.contradicts(got):
+                advance(-partial.reset())
+                raise FetchError(
+                    "the file changed on the server (its validator differs); starting over",
+                    transient=True,
+                )
             total = span[1]
         elif response.status == 200:
             if start > 0:
-                name = partial.path.name.removesuffix(PART_SUFFIX)
-                logger.info("%s: the server ignored the range request; starting over", name)
+                logger.info(
+                    "%s: the server sent the whole file (it changed, or ranges are ignored); "
+                    "starting over",
+                    name,
+                )
                 advance(-partial.reset())
+            partial.start(got)
             total = response.length
         else:
             raise FetchError(f"unexpected HTTP {response.status}", transient=False)
@@ -220,7 +326,7 @@ def download(
         Interrupted: ``stop`` was set (the partial file stays for the next run).
     """
     gzip = options.verify_gzip and dest.name.endswith(".gz")
-    partial = _Partial(part_path(dest), gzip, options.chunk_bytes)
+    partial = _Partial(dest, gzip, options.chunk_bytes)
     resumed_from = furthest = partial.size
     failures = attempts = 0
     while True:
@@ -247,7 +353,8 @@ def download(
             _fsync_file(partial.path)  # data on disk before the name says "complete"
             partial.path.replace(dest)
             _fsync_dir(dest.parent)
-            return Downloaded(partial.size, sha256, resumed_from, attempts)
+            partial.side.unlink(missing_ok=True)
+            return Downloaded(partial.size, sha256, resumed_from, attempts, partial.validator)
         if partial.size > furthest:
             furthest = partial.size
             failures = 0

@@ -117,8 +117,13 @@ NETWORK_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-def open_url(url: str, timeout_s: float, start: int = 0) -> http.client.HTTPResponse:
+def open_url(
+    url: str, timeout_s: float, start: int = 0, if_range: str | None = None
+) -> http.client.HTTPResponse:
     """GET ``url`` (from byte ``start`` when > 0) and return the open response.
+
+    ``if_range`` (an ETag or an HTTP date) goes with a range request as ``If-Range``: a
+    server whose file no longer has that validator answers with the whole file (200).
 
     Raises:
         FetchError: an HTTP error status or a connection failure, classified.
@@ -126,6 +131,8 @@ def open_url(url: str, timeout_s: float, start: int = 0) -> http.client.HTTPResp
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
     if start > 0:
         headers["Range"] = f"bytes={start}-"
+        if if_range:
+            headers["If-Range"] = if_range
     request = urllib.request.Request(url, headers=headers)
     try:
         response = urllib.request.urlopen(request, timeout=timeout_s)  # noqa: S310

@@ -4,9 +4,9 @@ The manifest lives beside the files (``manifest.jsonl``) and is the crawl's cont
 with ingest: it lists every file the configured range selected, in crawl order, and
 only a manifest whose every row is ``complete`` describes a finished crawl. It is
 rewritten atomically after each file completes, so a killed crawl leaves a manifest that
-is true of the files on disk. Its bytes depend only on the selection and the files'
-contents (no times of the run), so a finished crawl of the same range gives the same
-manifest on any machine.
+is true of the files on disk. Its bytes depend only on the selection, the files'
+contents and the validators the server gave them (no times of the run), so a finished
+crawl of the same range gives the same manifest on any machine.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ class ManifestRow:
         size: bytes, for complete files.
         sha256: hex digest, for complete files.
         reason: why the last run failed on it, for failed files.
+        etag: the strong ``ETag`` the server gave the downloaded version, if any.
+        last_modified: the ``Last-Modified`` date the server gave it, if any.
     """
 
     file: str
@@ -52,18 +54,24 @@ class ManifestRow:
     size: int | None
     sha256: str | None
     reason: str | None
+    etag: str | None = None
+    last_modified: str | None = None
 
 
 _FIELDS = tuple(ManifestRow.__dataclass_fields__)
+_OPTIONAL = frozenset({"etag", "last_modified"})  # absent from manifests of older crawls
 
 
 def _row(obj: Mapping[str, Any], where: str) -> ManifestRow:
     keys = set(obj)
-    if keys != set(_FIELDS):
+    if not set(_FIELDS) - _OPTIONAL <= keys <= set(_FIELDS):
         raise ManifestError(
             f"{where}: expected the keys {', '.join(_FIELDS)}, got {', '.join(sorted(keys))}"
         )
     row = ManifestRow(**obj)
+    for key in ("etag", "last_modified"):
+        if not (getattr(row, key) is None or isinstance(getattr(row, key), str)):
+            raise ManifestError(f"{where}: {key} must be text or null")
     if row.status not in STATUSES:
         raise ManifestError(f"{where}: status {row.status!r} is not one of {STATUSES}")
     if row.status == COMPLETE and (not isinstance(row.size, int) or not row.sha256):

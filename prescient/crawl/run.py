@@ -6,6 +6,7 @@ completes, so a crawl killed at any moment and started again downloads only what
 missing (partial files resume). Complete files already recorded in the manifest with
 their size are trusted without re-reading them; complete files the manifest does not
 know yet (a kill between rename and manifest write) are re-checked and recorded.
+Each complete row records the validator (ETag, Last-Modified) of the version fetched.
 A file that fails after every retry is recorded as failed with its reason; the crawl
 goes on with the others and reports the failures at the end.
 """
@@ -34,7 +35,16 @@ from prescient.crawl.ccnews import (
     parse_listing,
     select_files,
 )
-from prescient.crawl.download import PART_SUFFIX, DownloadFailed, download, part_path
+from prescient.crawl.download import (
+    PART_SUFFIX,
+    VALIDATOR_SUFFIX,
+    DownloadFailed,
+    Validator,
+    download,
+    part_path,
+    read_validator,
+    validator_path,
+)
 from prescient.crawl.fetch import FetchError, Sleep, get_bytes
 from prescient.crawl.manifest import (
     COMPLETE,
@@ -202,15 +212,20 @@ class _Progress:
         self.bar.close()
 
 
-def _adopt(dest: Path, verify_gzip: bool, chunk_bytes: int) -> tuple[int, str] | None:
-    """(size, sha256) of a complete file the manifest does not know; None when damaged."""
+def _adopt(dest: Path, verify_gzip: bool, chunk_bytes: int) -> tuple[int, str, Validator] | None:
+    """(size, sha256, validator) of a complete file the manifest does not know (its
+    validator from the side file its download left, if any); None when damaged."""
+    side = validator_path(dest)
+    validator = read_validator(side) or Validator()
     try:
         check = check_file(dest, verify_gzip and dest.name.endswith(".gz"), chunk_bytes)
-        return check.size, check.finish()
+        adopted = check.size, check.finish(), validator
     except CorruptData as exc:
         logger.warning("%s is damaged (%s); downloading it again", dest, exc)
         dest.unlink()
         return None
+    side.unlink(missing_ok=True)
+    return adopted
 
 
 def _fetch_one(
@@ -225,8 +240,16 @@ def _fetch_one(
     if dest.exists():
         adopted = _adopt(dest, settings.verify_gzip, settings.chunk_bytes)
         if adopted is not None:
-            progress.expect(f.name, adopted[0])
-            return _row(f, COMPLETE, size=adopted[0], sha256=adopted[1])
+            size, sha256, validator = adopted
+            progress.expect(f.name, size)
+            return _row(
+                f,
+                COMPLETE,
+                size=size,
+                sha256=sha256,
+                etag=validator.etag,
+                last_modified=validator.last_modified,
+            )
     try:
         got = download(
             settings.url(f.source),
@@ -240,7 +263,14 @@ def _fetch_one(
     except DownloadFailed as exc:
         logger.error("%s: failed: %s", f.name, exc.reason)
         return _row(f, FAILED, reason=exc.reason)
-    return _row(f, COMPLETE, size=got.size, sha256=got.sha256)
+    return _row(
+        f,
+        COMPLETE,
+        size=got.size,
+        sha256=got.sha256,
+        etag=got.validator.etag,
+        last_modified=got.validator.last_modified,
+    )
 
 
 def _initial_state(
@@ -274,11 +304,14 @@ def _initial_state(
 
 
 def _tidy(out_dir: Path, selected: Iterable[WarcFile]) -> None:
-    """After a finished crawl: drop partial files no selected file needs, and the temp
-    files of interrupted manifest writes; report complete files outside the selection."""
+    """After a finished crawl: drop partial files no selected file needs (and their
+    validators), and the temp files of interrupted manifest writes; report complete
+    files outside the selection."""
     names = {f.name for f in selected}
     for p in sorted(out_dir.glob(f"*{PART_SUFFIX}")):
         logger.info("removing a partial file outside the selection: %s", p.name)
+        p.unlink()
+    for p in sorted(out_dir.glob(f"*{VALIDATOR_SUFFIX}")):
         p.unlink()
     for p in out_dir.glob(f".{MANIFEST_NAME}.*.tmp"):
         p.unlink()

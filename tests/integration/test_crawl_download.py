@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,7 +18,13 @@ from prescient.crawl.run import CrawlError, crawl
 from prescient.crawl.settings import CrawlSettings
 from prescient.settings import load_settings
 from tests.conftest import ROOT
-from tests.support.fake_ccnews import FakeCCNews, ServedFile, write_month
+from tests.support.fake_ccnews import (
+    FakeCCNews,
+    ServedFile,
+    etag_of,
+    last_modified_of,
+    write_month,
+)
 
 # Crawl days 2024-01-28 .. 2024-02-03, three records per file except the last of January.
 JAN = [(dt.datetime(2024, 1, d, 6, 30, 0), 3) for d in (28, 29, 30)] + [
@@ -60,6 +67,13 @@ def selected(files: Sequence[ServedFile]) -> list[ServedFile]:
     return files[1:6]
 
 
+def write_partial(out: Path, root: Path, f: ServedFile, data: bytes) -> None:
+    """A partial download a killed run left: its bytes and the validator it started with."""
+    (out / (f.name + ".part")).write_bytes(data)
+    validator = {"etag": etag_of(f.data), "last_modified": last_modified_of(root / f.source)}
+    (out / (f.name + ".part.json")).write_text(json.dumps(validator))
+
+
 def assert_complete_and_verified(out: Path, expected: Sequence[ServedFile]) -> None:
     rows = read_manifest(out / MANIFEST_NAME)
     assert [r.file for r in rows] == [f.name for f in expected]
@@ -67,8 +81,9 @@ def assert_complete_and_verified(out: Path, expected: Sequence[ServedFile]) -> N
         assert row.status == COMPLETE and row.reason is None
         assert row.size == len(f.data)
         assert row.sha256 == hashlib.sha256(f.data).hexdigest()
+        assert row.etag == etag_of(f.data)
         assert (out / f.name).read_bytes() == f.data
-    assert not list(out.glob("*.part"))
+    assert not list(out.glob("*.part")) and not list(out.glob("*.part.json"))
 
 
 def test_a_clean_crawl_fetches_the_window_and_a_rerun_fetches_nothing(
@@ -172,7 +187,7 @@ def test_a_server_that_ignores_ranges_restarts_partial_files(
 ) -> None:
     root, files = tree
     big = files[3]  # 40 records
-    (tmp_path / (big.name + ".part")).write_bytes(big.data[: len(big.data) // 3])
+    write_partial(tmp_path, root, big, big.data[: len(big.data) // 3])
     with FakeCCNews(root, ignore_range=True) as server:
         report = crawl(
             settings(server, "crawl.date_start=2024-01-31", "crawl.margin_days=0"),
@@ -189,16 +204,17 @@ def test_left_over_states_of_a_killed_run_are_recovered_without_refetching(
     tree: tuple[Path, list[ServedFile]], tmp_path: Path
 ) -> None:
     """A whole file left as .part (416 on resume), a complete file the manifest does not
-    know (killed between rename and manifest write), a partial file with a damaged tail,
+    know (killed between rename and manifest write; its validator is still beside it), a partial file with a damaged tail,
     and a partial file longer than the file (416 naming a smaller size) are each
     recovered; only the last two are fetched again."""
     root, files = tree
     whole_part, unrecorded, damaged, too_long, _ = selected(files)
-    (tmp_path / (whole_part.name + ".part")).write_bytes(whole_part.data)
-    (tmp_path / unrecorded.name).write_bytes(unrecorded.data)
-    (tmp_path / (damaged.name + ".part")).write_bytes(damaged.data[:100] + b"\0" * 400)
+    write_partial(tmp_path, root, whole_part, whole_part.data)
+    write_partial(tmp_path, root, unrecorded, unrecorded.data)  # and renamed, then killed
+    (tmp_path / (unrecorded.name + ".part")).rename(tmp_path / unrecorded.name)
+    write_partial(tmp_path, root, damaged, damaged.data[:100] + b"\0" * 400)
     longer = too_long.data + files[0].data  # valid gzip, but not this file
-    (tmp_path / (too_long.name + ".part")).write_bytes(longer)
+    write_partial(tmp_path, root, too_long, longer)
     waits: list[float] = []
     with FakeCCNews(root) as server:
         report = crawl(settings(server), tmp_path, sleep=waits.append)

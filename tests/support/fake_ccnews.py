@@ -13,6 +13,7 @@ and injected faults, plus a writer of small, real CC-NEWS-style WARC files (warc
 Faults are queued per path and consumed one per request to that path:
 
 - ``"drop"``: the headers and half the body, then the connection is closed (FIN);
+  ``"drop:N"``: the same after N bytes of the body;
 - ``"reset"``: half the body, then a TCP reset;
 - ``"stall"``: half the body, then silence for ``stall_s`` seconds;
 - ``"slow"``: the body in small pieces with pauses;
@@ -24,14 +25,25 @@ Faults are queued per path and consumed one per request to that path:
 
 ``ignore_range=True`` makes every request ignore ranges; ``rate_bytes_per_s`` throttles
 every body (the SIGKILL test uses it to be sure the kill lands mid-file).
+
+Validators: by default every file has a strong ``ETag`` (the md5 of its bytes, as S3
+gives) and a ``Last-Modified`` (its mtime), and a range request whose ``If-Range`` no
+longer matches gets the whole file (200). ``validators`` picks which are sent
+(``"etag"``, ``"last_modified"``, ``"weak_etag"``: ``W/`` ETag only, ``"none"``), and
+``honour_if_range=False`` serves ranges whatever ``If-Range`` says (a server that
+ignores the header). A test changes a file between attempts by rewriting it in the
+tree (:func:`replace_file`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import email.utils
 import gzip
+import hashlib
 import io
+import os
 import random
 import socket
 import struct
@@ -156,6 +168,23 @@ def write_month(
     return served
 
 
+def etag_of(data: bytes) -> str:
+    """The strong ETag the server gives a file with these bytes."""
+    return f'"{hashlib.md5(data).hexdigest()}"'  # noqa: S324 (an identifier, as S3's)
+
+
+def last_modified_of(path: Path) -> str:
+    """The Last-Modified the server gives the file at ``path``."""
+    return email.utils.formatdate(int(path.stat().st_mtime), usegmt=True)
+
+
+def replace_file(path: Path, data: bytes) -> None:
+    """A new version of a served file: new bytes, and a later mtime (Last-Modified)."""
+    mtime = path.stat().st_mtime
+    path.write_bytes(data)
+    os.utime(path, (mtime + 60, mtime + 60))
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -167,6 +196,7 @@ class FakeCCNews:
     Attributes:
         requests: GETs per path (every attempt, faults included).
         ranges: the ``Range`` header of every GET per path (None when absent).
+        if_ranges: the ``If-Range`` header of every GET per path (None when absent).
         sent: body bytes written per path, over all requests.
     """
 
@@ -177,12 +207,18 @@ class FakeCCNews:
         stall_s: float = 3.0,
         ignore_range: bool = False,
         rate_bytes_per_s: float | None = None,
+        validators: str = "etag,last_modified",
+        honour_if_range: bool = True,
     ) -> None:
         self.root = root.resolve()
         self.retry_after = retry_after
         self.stall_s = stall_s
         self.ignore_range = ignore_range
         self.rate_bytes_per_s = rate_bytes_per_s
+        self.validators = set(validators.split(","))
+        self.honour_if_range = honour_if_range
+        self.if_ranges: defaultdict[str, list[str | None]] = defaultdict(list)
+        self._etags: dict[tuple[str, int, int], str] = {}
         self.requests: Counter[str] = Counter()
         self.ranges: defaultdict[str, list[str | None]] = defaultdict(list)
         self.sent: Counter[str] = Counter()
@@ -201,12 +237,22 @@ class FakeCCNews:
         with self._lock:
             self._faults[source].extend(faults)
 
-    def _next(self, source: str, range_header: str | None) -> str | None:
+    def _next(self, source: str, range_header: str | None, if_range: str | None) -> str | None:
         with self._lock:
             self.requests[source] += 1
             self.ranges[source].append(range_header)
+            self.if_ranges[source].append(if_range)
             queue = self._faults.get(source)
             return queue.popleft() if queue else None
+
+    def _etag(self, path: Path) -> str:
+        """The file's ETag, hashed once per version (benchmarks serve large files)."""
+        st = path.stat()
+        key = (str(path), st.st_mtime_ns, st.st_size)
+        with self._lock:
+            if key not in self._etags:
+                self._etags[key] = etag_of(path.read_bytes())
+            return self._etags[key]
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -220,7 +266,8 @@ class FakeCCNews:
 
             def do_GET(self) -> None:
                 source = self.path.split("?", 1)[0].lstrip("/")
-                fault = server._next(source, self.headers.get("Range"))
+                if_range = self.headers.get("If-Range")
+                fault = server._next(source, self.headers.get("Range"), if_range)
                 path = (server.root / source).resolve()
                 if fault in {"503", "500", "404"}:
                     return self._status(int(fault or 0))
@@ -231,16 +278,29 @@ class FakeCCNews:
                 size = path.stat().st_size
                 if fault == "truncated_gzip":
                     size -= 10
+                validators = {}
+                if "etag" in server.validators:
+                    validators["ETag"] = server._etag(path)
+                if "weak_etag" in server.validators:
+                    validators["ETag"] = "W/" + server._etag(path)
+                if "last_modified" in server.validators:
+                    validators["Last-Modified"] = last_modified_of(path)
+                current = {v for k, v in validators.items() if not v.startswith("W/")}
+                same = if_range is None or not server.honour_if_range or if_range in current
                 start = 0
                 ranged = self.headers.get("Range", "")
-                if ranged.startswith("bytes=") and not (
-                    server.ignore_range or fault == "ignore_range"
+                if (
+                    ranged.startswith("bytes=")
+                    and same
+                    and not (server.ignore_range or fault == "ignore_range")
                 ):
                     start = int(ranged[len("bytes=") :].split("-", 1)[0])
                     if start >= size:
                         return self._status(416, {"Content-Range": f"bytes */{size}"})
                 self.send_response(206 if start else 200)
                 self.send_header("Content-Type", "application/octet-stream")
+                for key, value in validators.items():
+                    self.send_header(key, value)
                 self.send_header("Content-Length", str(size - start))
                 if start:
                     self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
@@ -254,6 +314,11 @@ class FakeCCNews:
 
             def _body(self, source: str, fh: Any, start: int, end: int, fault: str | None) -> None:
                 count = end - start
+                if fault is not None and fault.startswith("drop:"):
+                    self._send(source, fh, start, int(fault.split(":")[1]))
+                    self.close_connection = True
+                    self.connection.close()
+                    return
                 if fault in {"drop", "reset", "stall"}:
                     half = count // 2
                     self._send(source, fh, start, half)

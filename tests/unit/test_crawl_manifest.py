@@ -28,6 +28,8 @@ ROW = ManifestRow(
     size=5,
     sha256="ab" * 32,
     reason=None,
+    etag='"5d41402abc4b2a76b9719d911017c592"',
+    last_modified="Mon, 01 Jan 2024 00:10:00 GMT",
 )
 
 
@@ -39,7 +41,9 @@ def test_round_trip_with_sorted_keys_in_the_given_order(tmp_path: Path) -> None:
     write_manifest(path, [ROW, second])
     lines = path.read_text().splitlines()
     assert lines[0] == (
-        '{"crawled_at": "2024-01-01T00:00:00Z", "file": "CC-NEWS-20240101000000-00001.warc.gz", '
+        '{"crawled_at": "2024-01-01T00:00:00Z", "etag": "\\"5d41402abc4b2a76b9719d911017c592\\"", '
+        '"file": "CC-NEWS-20240101000000-00001.warc.gz", '
+        '"last_modified": "Mon, 01 Jan 2024 00:10:00 GMT", '
         '"reason": null, "sha256": "' + "ab" * 32 + '", "size": 5, '
         '"source": "crawl-data/CC-NEWS/2024/01/CC-NEWS-20240101000000-00001.warc.gz", '
         '"status": "complete"}'
@@ -58,6 +62,7 @@ def test_round_trip_with_sorted_keys_in_the_given_order(tmp_path: Path) -> None:
         (json.dumps({**ROW.__dict__, "status": "done"}), "status 'done' is not one of"),
         (json.dumps({**ROW.__dict__, "sha256": None}), "needs its size and sha256"),
         (json.dumps({**ROW.__dict__, "file": "../x"}), "must be a plain file name"),
+        (json.dumps({**ROW.__dict__, "etag": 5}), "etag must be text or null"),
         (json.dumps(ROW.__dict__), "is listed twice"),
     ],
 )
@@ -90,3 +95,10 @@ def test_complete_files_checks_status_and_sizes_on_disk(tmp_path: Path) -> None:
         "m.warc.gz is missing; f.warc.gz is failed (HTTP 503); a.warc.gz is listed but "
         "absent). Fix: run the crawl stage again (it resumes)."
     )
+
+
+def test_a_manifest_of_an_older_crawl_without_validators_still_reads(tmp_path: Path) -> None:
+    old = {k: v for k, v in ROW.__dict__.items() if k not in {"etag", "last_modified"}}
+    path = tmp_path / "manifest.jsonl"
+    path.write_text(json.dumps(old) + "\n")
+    assert read_manifest(path) == [replace(ROW, etag=None, last_modified=None)]
