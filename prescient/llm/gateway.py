@@ -122,6 +122,10 @@ class Gateway:
         settings: the ``llm`` params section.
         clock: time for limits and retries (tests pass a fake one).
 
+    Raises:
+        LedgerNotWritableError: the ledger cannot be written (checked here, before any
+            call; a ValueError, so a stage stops with exit 2 as on bad parameters).
+
     Use it as a context manager or call ``close()`` when done, which logs the totals and
     stops the ledger's writer thread; nothing needs flushing (every entry is on disk
     before its result is returned).
@@ -141,7 +145,9 @@ class Gateway:
         self.stage = stage
         self.settings = settings
         self.clock = clock or SystemClock()
-        self.cache = LedgerCache(Ledger(ledger_path))
+        ledger = Ledger(ledger_path)
+        ledger.check_writable()  # before any call: an answer that cannot be stored is lost
+        self.cache = LedgerCache(ledger)
         self.limits = Limits(self.clock)
         self.retry = RetryPolicy(
             settings.max_tries, settings.backoff_base_s, settings.backoff_max_s
