@@ -41,7 +41,13 @@ from tqdm import tqdm
 from prescient.llm.cache import Entry, InFlight, LedgerCache
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
-from prescient.llm.ledger import TRANSPORT_PARAMS, Ledger, is_success, request_key
+from prescient.llm.ledger import (
+    TRANSPORT_PARAMS,
+    Ledger,
+    is_success,
+    readable_text,
+    request_key,
+)
 from prescient.llm.limits import Clock, Limits, SystemClock
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
@@ -454,13 +460,17 @@ def stage_failed(
 def result_from_entry(
     req: LLMRequest, key: str, entry: Mapping[str, Any], *, from_ledger: bool
 ) -> LLMResult:
-    """The result a request gets from its ledger entry, fresh or recorded alike."""
+    """The result a request gets from its ledger entry, fresh or recorded alike.
+
+    Its text is the reply as every output file can hold it (:func:`readable_text`: a lone
+    surrogate becomes U+FFFD); the ledger keeps the exact reply.
+    """
     ok = is_success(entry)
     return LLMResult(
         request=req,
         key=key,
         ok=ok,
-        text=entry.get("response") if ok else None,
+        text=readable_text(entry["response"]) if ok else None,
         error=None if ok else str(entry.get("error") or "failed"),
         finish_reason=entry.get("finish_reason"),
         usage=entry.get("usage") or {},

@@ -126,6 +126,16 @@ def has_surrogate(text: str) -> bool:
     return _SURROGATE.search(text) is not None
 
 
+def readable_text(text: str) -> str:
+    """``text`` as every UTF-8 output can hold it: a high surrogate directly followed by
+    a low one becomes the character they encode (as JSON reads them back), and any other
+    surrogate becomes U+FFFD, the replacement character. Text without one is returned
+    as is. The ledger keeps the reply exactly; this is what stages are handed."""
+    if not has_surrogate(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
 def utf8_json(obj: Any) -> bytes:
     """:func:`canonical_json` as UTF-8 bytes; a lone surrogate is kept as its JSON escape
     (module doc), everything else is byte-identical to ``canonical_json(obj)``."""

@@ -390,7 +390,8 @@ def test_a_reply_of_any_content_is_stored_and_costs_no_other_reply(
 
     with FakeOpenAI(answer=answer) as server:
         first = make_gateway(server, ledger, monkeypatch).complete_many([req(0), req(1)])
-        assert [(r.ok, r.text) for r in first] == [(True, LONE), (True, "plain")]
+        # Stages get text every output file can hold; the ledger keeps the exact reply.
+        assert [(r.ok, r.text) for r in first] == [(True, "ans\ufffdwer"), (True, "plain")]
         raw = ledger.read_bytes()
         assert raw.count(b"\n") == 2 and b'"response":"ans\\ud800wer"' in raw
         raw.decode("utf-8")  # the file stays UTF-8
@@ -415,3 +416,16 @@ def test_a_reply_of_any_content_is_stored_and_costs_no_other_reply(
         assert frame.loc["plain", "escaped"] == ""
         cell = frame[frame["escaped"] == "response"].index[0]
         assert cell == '"ans\\ud800wer"' and json.loads(cell) == LONE
+
+
+def test_a_ledger_that_cannot_be_written_stops_the_gateway_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient.llm.ledger import LedgerNotWritableError
+
+    (tmp_path / "not-a-dir").write_text("")
+    with FakeOpenAI() as server:
+        for ledger in (tmp_path / "not-a-dir" / "l.jsonl", tmp_path):
+            with pytest.raises(LedgerNotWritableError, match="no model is asked"):
+                make_gateway(server, ledger, monkeypatch).complete_many([req(0)])
+        assert server.requests == 0
