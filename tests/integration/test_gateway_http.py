@@ -5,8 +5,8 @@ long a run took."""
 from __future__ import annotations
 
 import asyncio
-import json
 import io
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path

@@ -507,7 +507,9 @@ def test_a_ledger_that_cannot_be_written_is_refused_before_use(tmp_path: Path) -
     (tmp_path / "file").write_text("")
     (tmp_path / "dir.jsonl").mkdir()
     for path in (tmp_path / "file" / "l.jsonl", tmp_path / "dir.jsonl"):
-        with pytest.raises(LedgerNotWritableError, match=f"cannot write the response ledger {path}"):
+        with pytest.raises(
+            LedgerNotWritableError, match=f"cannot write the response ledger {path}"
+        ):
             Ledger(path).check_writable()
     fresh = tmp_path / "new" / "l.jsonl"
     Ledger(fresh).check_writable()

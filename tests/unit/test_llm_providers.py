@@ -216,7 +216,9 @@ def test_scripted_replies_holding_surrogates_are_stored_and_served_alike(tmp_pat
     first = gateway(tmp_path, s="scripted/surrogates").complete_many(reqs)
     # The lone surrogate becomes U+FFFD for the stage; the pair is the character it encodes.
     assert [r.text for r in first] == ["a\ufffdb", "a\U0001f600b", "a\U0001f600b"]
-    stored = {e["messages"][0]["content"]: e["response"] for e in read_entries(tmp_path / "l.jsonl")}
+    stored = {
+        e["messages"][0]["content"]: e["response"] for e in read_entries(tmp_path / "l.jsonl")
+    }
     assert stored == {"lone": "a\ud800b", "pair": "a\U0001f600b", "plain": "a\U0001f600b"}
     again = gateway(tmp_path, s="scripted/surrogates").complete_many(reqs)
     assert all(r.from_ledger for r in again)
