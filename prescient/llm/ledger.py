@@ -22,13 +22,14 @@ successes share one key, the first one in the file is served, so a later line ca
 change an answer a stage has already used. Failures are kept for the audit, and a rerun
 asks the model again.
 
-Any text a model returns can be stored. A lone UTF-16 surrogate (``\ud800``: valid in a
-JSON string, which is how servers send it, but not encodable as UTF-8) is written as its
-JSON escape, six ASCII characters, so the line stays UTF-8 and JSON parses it back to the
-very same string; every other character is written as itself, so lines without one are
-byte-identical to what they always were. (JSON reads an escaped high surrogate directly
-followed by an escaped low one as the one character they encode: a reply holds such a
-pair uncombined only if it was never JSON, and no transport delivers one.)
+Any text a model returns can be stored. A lone UTF-16 surrogate (``\\ud800``: valid in
+a JSON string, which is how servers send it, but not encodable as UTF-8) is written as
+its JSON escape, six ASCII characters, so the line stays UTF-8 and JSON parses it back
+to the very same string; every other character is written as itself, so lines without
+one are byte-identical to what they always were. (JSON reads an escaped high surrogate
+directly followed by an escaped low one as the one character they encode: an HTTP reply
+never holds such a pair uncombined, an in-process model's may, and stages are handed the
+combined character either way, see :func:`readable_text`.)
 """
 
 from __future__ import annotations
