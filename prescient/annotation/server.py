@@ -234,7 +234,14 @@ class AnnotationHandler(BaseHTTPRequestHandler):
         if self.headers.get_content_type() != "application/json":
             self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "expected application/json"})
             return
-        length = int(self.headers.get("Content-Length") or 0)
+        declared = (self.headers.get("Content-Length") or "0").strip()
+        if not declared.isdigit():
+            self._json(
+                HTTPStatus.BAD_REQUEST,
+                {"error": f"Content-Length {declared[:40]!r} is not a whole number of bytes"},
+            )
+            return
+        length = int(declared)
         if length <= 0 or length > MAX_BODY:
             self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"error": "bad body length"})
             return
@@ -243,6 +250,9 @@ class AnnotationHandler(BaseHTTPRequestHandler):
             result = self.server.session.save(payload)
         except (ValueError, UnicodeDecodeError) as exc:
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+            return
+        except RecursionError:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": "the JSON body is nested too deeply"})
             return
         except OSError as exc:  # disk full, permissions: the page must not claim it saved
             logger.error("cannot save a rating: %s", exc)

@@ -386,7 +386,8 @@ def check_drops(report: IngestReport, max_share: float | None) -> None:
     """Stop when the configuration, not the data, decides the outcome.
 
     Raises:
-        IngestStopError: nothing was kept from a non-empty input, or one reason listed
+        IngestStopError: nothing was kept from a non-empty input (an empty one stops in
+            :func:`ingest_corpus`, which can name its file), or one reason listed
             in :data:`REASON_FIX` dropped at least ``max_share`` of the rows read. The
             message names the reason, its count, an example and the parameter to fix.
     """
@@ -435,12 +436,20 @@ def ingest_corpus(
 
     Raises:
         CorpusConfigError: the source cannot be read as configured.
-        IngestStopError: see :func:`check_drops` (the examples are logged first).
+        IngestStopError: the source holds no row at all (an empty file, naming it), or
+            see :func:`check_drops` (the examples are logged first).
     """
     articles, report = ingest_rows(
         read_units(corpus, settings), settings, date_format=corpus.date_format
     )
     log_examples(report)
+    if report.rows_read == 0:
+        where = f"{corpus.path}" + (f" (corpus.glob={corpus.glob!r})" if corpus.glob else "")
+        damaged = f", {len(report.damage)} damaged stretches" if report.damage else ""
+        raise IngestStopError(
+            f"no article kept: {where} holds no row to read{damaged} (an empty file?); "
+            "fix: point corpus.path at the corpus file or directory"
+        )
     check_drops(report, settings.max_drop_share)
     return articles, report
 

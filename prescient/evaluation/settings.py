@@ -24,6 +24,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo, field_validator
 
 from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
+from prescient.llm.generation import Generation
 from prescient.settings import Settings
 
 CLOSED_BOOK = "closed_book"
@@ -92,11 +93,16 @@ def _unique_models(models: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _grid_settings(values: Any) -> tuple[Setting, ...]:
-    """The settings of the grid, parsed; a setting listed twice would be answered twice
-    into one output file."""
+    """The settings of the grid, parsed: at least one, none listed twice (it would be
+    answered twice into one output file)."""
     if isinstance(values, str) or not isinstance(values, Iterable):
         raise ValueError("expected a list of settings")
     parsed = [v if isinstance(v, Setting) else parse_setting(v) for v in values]
+    if not parsed:
+        raise ValueError(
+            f"is empty: list at least one setting ({CLOSED_BOOK}, {GOLD}, {RAG}_{DYNAMIC} "
+            f"or {RAG}_YYYY-MM-DD); an empty grid has nothing to answer or score"
+        )
     names = [s.name for s in parsed]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -109,10 +115,11 @@ class EvalSettings(Settings):
 
     Attributes:
         models: registry names evaluated.
-        settings: the settings of the grid.
-        generation: generation parameters sent with every request (temperature,
-            max_tokens, ...); they override the model's defaults and are part of the
-            ledger key.
+        settings: the settings of the grid (at least one).
+        generation: generation parameters sent with every request, checked key by key
+            (:mod:`prescient.llm.generation`: temperature, top_p, max_tokens, seed, stop,
+            presence_penalty, frequency_penalty) and sent as written; they override the
+            model's defaults and are part of the ledger key.
         max_questions: model -> how many questions it answers: the first that many in
             the seeded sample order of the evaluated table (its ``sample_rank``), so a
             slow model's questions are a subset of those of every model with a larger
@@ -123,7 +130,7 @@ class EvalSettings(Settings):
         tuple[Annotated[str, Field(min_length=1)], ...], AfterValidator(_unique_models)
     ]
     settings: Annotated[tuple[Setting, ...], PlainValidator(_grid_settings)]
-    generation: dict[str, Any]
+    generation: Generation
     max_questions: dict[str, Annotated[int, Field(ge=1)]]
 
     @field_validator("max_questions")

@@ -9,7 +9,17 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from prescient.llm.ledger import is_success, iter_lines, key_problem, read_entries
+from prescient.llm.ledger import (
+    escape_surrogates,
+    has_surrogate,
+    is_success,
+    iter_lines,
+    key_problem,
+    read_entries,
+)
+
+JSON_COLUMNS = ("messages", "params", "usage", "tags", "provenance")
+"""Entry fields exported as JSON text (one cell each)."""
 
 
 def _files(paths: list[str]) -> list[Path]:
@@ -100,20 +110,39 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_row(entry: dict[str, Any], ledger: str) -> dict[str, Any]:
+    """One table row of an entry: :data:`JSON_COLUMNS` as JSON text, ``ledger`` its file.
+
+    CSV and Parquet text is UTF-8, which cannot carry a lone surrogate (a reply may hold
+    one; the ledger keeps it as a JSON escape). A text cell holding one is written as
+    its JSON string literal with the surrogate escaped, quotes included, and the row's
+    ``escaped`` column names those cells (comma-separated; empty for almost every row),
+    so ``json.loads`` of a named cell gives the exact text back. JSON columns escape it
+    the same way and stay JSON.
+    """
+    row: dict[str, Any] = {}
+    escaped: list[str] = []
+    for name, value in entry.items():
+        if name in JSON_COLUMNS:
+            value = (
+                escape_surrogates(json.dumps(value, ensure_ascii=False, sort_keys=True))
+                if isinstance(value, dict | list)
+                else None
+            )
+        elif isinstance(value, str) and has_surrogate(value):
+            value = escape_surrogates(json.dumps(value, ensure_ascii=False))
+            escaped.append(name)
+        row[name] = value
+    row["ledger"] = ledger
+    row["escaped"] = ",".join(escaped)
+    return row
+
+
 def _export(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    rows = [dict(e, ledger=str(f)) for f in _files(args.paths) for e in read_entries(f)]
+    rows = [export_row(e, str(f)) for f in _files(args.paths) for e in read_entries(f)]
     df = pd.DataFrame(rows)
-    for col in ("messages", "params", "usage", "tags", "provenance"):
-        if col in df:
-            df[col] = df[col].map(
-                lambda v: (
-                    json.dumps(v, ensure_ascii=False, sort_keys=True)
-                    if isinstance(v, dict | list)
-                    else None
-                )
-            )
     if args.out.endswith(".csv"):
         df.to_csv(args.out, index=False)
     else:

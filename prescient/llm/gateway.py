@@ -41,7 +41,13 @@ from tqdm import tqdm
 from prescient.llm.cache import Entry, InFlight, LedgerCache
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
-from prescient.llm.ledger import TRANSPORT_PARAMS, Ledger, is_success, request_key
+from prescient.llm.ledger import (
+    TRANSPORT_PARAMS,
+    Ledger,
+    is_success,
+    readable_text,
+    request_key,
+)
 from prescient.llm.limits import Clock, Limits, SystemClock
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
@@ -122,6 +128,10 @@ class Gateway:
         settings: the ``llm`` params section.
         clock: time for limits and retries (tests pass a fake one).
 
+    Raises:
+        LedgerNotWritableError: the ledger cannot be written (checked here, before any
+            call; a ValueError, so a stage stops with exit 2 as on bad parameters).
+
     Use it as a context manager or call ``close()`` when done, which logs the totals and
     stops the ledger's writer thread; nothing needs flushing (every entry is on disk
     before its result is returned).
@@ -141,7 +151,9 @@ class Gateway:
         self.stage = stage
         self.settings = settings
         self.clock = clock or SystemClock()
-        self.cache = LedgerCache(Ledger(ledger_path))
+        ledger = Ledger(ledger_path)
+        ledger.check_writable()  # before any call: an answer that cannot be stored is lost
+        self.cache = LedgerCache(ledger)
         self.limits = Limits(self.clock)
         self.retry = RetryPolicy(
             settings.max_tries, settings.backoff_base_s, settings.backoff_max_s
@@ -448,13 +460,17 @@ def stage_failed(
 def result_from_entry(
     req: LLMRequest, key: str, entry: Mapping[str, Any], *, from_ledger: bool
 ) -> LLMResult:
-    """The result a request gets from its ledger entry, fresh or recorded alike."""
+    """The result a request gets from its ledger entry, fresh or recorded alike.
+
+    Its text is the reply as every output file can hold it (:func:`readable_text`: a lone
+    surrogate becomes U+FFFD); the ledger keeps the exact reply.
+    """
     ok = is_success(entry)
     return LLMResult(
         request=req,
         key=key,
         ok=ok,
-        text=entry.get("response") if ok else None,
+        text=readable_text(entry["response"]) if ok else None,
         error=None if ok else str(entry.get("error") or "failed"),
         finish_reason=entry.get("finish_reason"),
         usage=entry.get("usage") or {},

@@ -21,17 +21,28 @@ line that reuses a real key for another request is never served. When several
 successes share one key, the first one in the file is served, so a later line can never
 change an answer a stage has already used. Failures are kept for the audit, and a rerun
 asks the model again.
+
+Any text a model returns can be stored. A lone UTF-16 surrogate (``\\ud800``: valid in
+a JSON string, which is how servers send it, but not encodable as UTF-8) is written as
+its JSON escape, six ASCII characters, so the line stays UTF-8 and JSON parses it back
+to the very same string; every other character is written as itself, so lines without
+one are byte-identical to what they always were. (JSON reads an escaped high surrogate
+directly followed by an escaped low one as the one character they encode: an HTTP reply
+never holds such a pair uncombined, an in-process model's may, and stages are handed the
+combined character either way, see :func:`readable_text`.)
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import fcntl
 import hashlib
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -98,6 +109,44 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate written as its ``\\uXXXX`` escape.
+
+    In ``json.dumps(..., ensure_ascii=False)`` output a surrogate can only stand inside a
+    string literal, where the escape means the same code point, so ``json.loads`` of the
+    result is equal to ``json.loads`` of the input. Text without one is returned as is.
+    """
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def has_surrogate(text: str) -> bool:
+    """True when ``text`` holds a lone surrogate (a code point UTF-8 cannot carry)."""
+    return _SURROGATE.search(text) is not None
+
+
+def readable_text(text: str) -> str:
+    """``text`` as every UTF-8 output can hold it: a high surrogate directly followed by
+    a low one becomes the character they encode (as JSON reads them back), and any other
+    surrogate becomes U+FFFD, the replacement character. Text without one is returned
+    as is. The ledger keeps the reply exactly; this is what stages are handed."""
+    if not has_surrogate(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def utf8_json(obj: Any) -> bytes:
+    """:func:`canonical_json` as UTF-8 bytes; a lone surrogate is kept as its JSON escape
+    (module doc), everything else is byte-identical to ``canonical_json(obj)``."""
+    text = canonical_json(obj)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return escape_surrogates(text).encode("utf-8")
+
+
 def _normalise(obj: Any) -> Any:
     """Make equal requests serialise equally: ``0`` and ``0.0``, tuples and lists."""
     if isinstance(obj, bool) or obj is None:
@@ -123,7 +172,7 @@ def request_key(
     """
     gen = {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
     payload = {"model": litellm_model, "messages": list(messages), "params": gen}
-    return hashlib.sha256(canonical_json(_normalise(payload)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(utf8_json(_normalise(payload))).hexdigest()
 
 
 def _json_name(value: Any) -> str:
@@ -229,6 +278,12 @@ def read_entries(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
         )
 
 
+class LedgerNotWritableError(OSError, ValueError):
+    """The ledger file cannot be opened for appending (a read-only file or directory, a
+    path that is a directory, a missing disk). A ValueError too, as a configuration
+    error is: stages that stop with exit 2 on bad parameters stop on this alike."""
+
+
 def is_success(entry: Mapping[str, Any]) -> bool:
     """An entry that answers its request (it may be served if its key checks out)."""
     return entry.get("error") is None and isinstance(entry.get("response"), str)
@@ -254,7 +309,8 @@ class Ledger:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._path_str = str(self.path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # reading needs no directory; writing says why
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._ok: dict[str, dict[str, Any]] = {}
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
@@ -289,7 +345,7 @@ class Ledger:
     # -- reading --------------------------------------------------------------------
 
     def _load(self) -> None:
-        if not self.path.exists():
+        if not self.path.is_file():  # a directory: check_writable says so
             return
         with open(self.path, "rb") as fh:
             for raw in fh:
@@ -367,13 +423,31 @@ class Ledger:
 
     # -- writing --------------------------------------------------------------------
 
+    def check_writable(self) -> None:
+        """Open the file for appending (creating it, empty, when it is not there), so a
+        ledger that cannot take an answer stops its user before any model is asked.
+
+        Raises:
+            LedgerNotWritableError: naming the file, why, and the fix.
+        """
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "ab"):
+                pass
+        except OSError as exc:
+            raise LedgerNotWritableError(
+                f"cannot write the response ledger {self.path} ({exc.strerror or exc}): "
+                "every answer is stored there before it is used, so no model is asked; "
+                "make the file and its directory writable or pass another --ledger path"
+            ) from exc
+
     def append(self, entry: Mapping[str, Any]) -> None:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
         """
-        line = (canonical_json(entry) + "\n").encode("utf-8")
+        line = utf8_json(entry) + b"\n"
         with self._cond:
             self._pending.append(line)
             self._enqueued += 1
@@ -415,7 +489,7 @@ class Ledger:
         """
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        line = (canonical_json(entry) + "\n").encode("utf-8")
+        line = utf8_json(entry) + b"\n"
         self._async_pending.append((line, entry, done, keyed_here))
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())

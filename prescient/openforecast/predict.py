@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -56,7 +57,7 @@ def predict(
     model: str,
     task: str,
     template: PromptTemplate,
-    gen: dict[str, Any],
+    gen: Mapping[str, Any],
     complete: Complete,
     after: dt.date | None = None,
 ) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from prescient.llm.generation import Generation
 from prescient.settings import Day, Settings
 
 SAMPLE_STEPS = ("argument", "distract_event", "distract_argument")
@@ -81,7 +82,7 @@ class KeypointSettings(Settings):
 
     model: str
     template: str
-    gen: dict[str, Any]
+    gen: Generation
     article_max_chars: int | None
     dedupe_similarity: float = Field(gt=0, le=1)
 
@@ -184,7 +185,7 @@ class SamplesSettings(Settings):
     distractor_fallback: Literal["chain"] | None
     models: dict[str, str]
     templates: dict[str, str]
-    gen: dict[str, dict[str, Any]]
+    gen: dict[str, Generation]
 
     @field_validator("models", "gen")
     @classmethod
@@ -213,7 +214,7 @@ class PredictSettings(Settings):
     models: list[str] = Field(min_length=1)
     tasks: list[Literal["stf", "ltf", "aqa"]] = Field(min_length=1)
     templates: dict[str, str]
-    gen: dict[str, dict[str, Any]]
+    gen: dict[str, Generation]
 
     @field_validator("templates", "gen")
     @classmethod
@@ -250,7 +251,7 @@ class LraeSettings(Settings):
 
     judge_model: str
     templates: dict[str, str]
-    gen: dict[str, Any]
+    gen: Generation
     dedupe_similarity: float = Field(gt=0, le=1)
     repeat_match: Literal["ignore", "false_positive"]
     evidence: EvidenceSettings

@@ -39,6 +39,7 @@ from pydantic import AfterValidator, Field
 
 from prescient import dates
 from prescient.llm.fit import FITTED, Fitting, fit_request
+from prescient.llm.generation import Generation
 from prescient.llm.types import Complete, LLMRequest, LLMResult
 from prescient.qa import leakage
 from prescient.qa.parse import (
@@ -175,7 +176,7 @@ class ConstructSettings(Settings):
 
     templates: Annotated[dict[str, str], AfterValidator(_every_step)]
     models: Annotated[dict[str, str], AfterValidator(_every_step)]
-    gen: Annotated[dict[str, dict[str, Any]], AfterValidator(_every_step)]
+    gen: Annotated[dict[str, Generation], AfterValidator(_every_step)]
     accept_threshold: Annotated[int, Field(ge=0, le=MAX_TOTAL)]
     require_question_mark: bool
     article_max_chars: Annotated[int, Field(ge=1)] | None

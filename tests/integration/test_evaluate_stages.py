@@ -593,3 +593,48 @@ def test_prompts_too_long_for_the_context_window_are_fitted_counted_and_reported
     assert (got[FITTED], got[CONTEXT_EXCEEDED]) == (2, 0)
     assert got["min_words_kept"] == int(pred["context_words_kept"].min())
     assert m["context_fit"]["baseline_random"]["gold"] == {FITTED: 0, CONTEXT_EXCEEDED: 0}
+
+
+def test_a_reply_holding_a_lone_surrogate_is_stored_and_written_out(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(ANSWERS, "approve the river bridge", "**Yes**\ud800")
+    set_eval(models=["oracle"], settings=["closed_book"])
+    assert run_retrieve() == 0
+    assert run_model("oracle") == 0 and len(CALLS) == 4
+    frame = pd.read_parquet("data/processed/predictions/oracle/closed_book.parquet")
+    answers = frame.set_index("question_id")
+    # The predictions hold what UTF-8 can: the lone surrogate as U+FFFD; it still parses.
+    assert answers.loc["q_tf_bridge", "raw_response"] == "**Yes**\ufffd"
+    assert pd.isna(answers.loc["q_tf_bridge", "error"])
+    # The ledger keeps the exact reply, and a rerun is answered from it.
+    ledger = Path("data/llm/evaluate/oracle.jsonl")
+    assert "**Yes**\ud800" in [e["response"] for e in read_entries(ledger)]
+    assert run_model("oracle") == 0 and len(CALLS) == 4
+    again = pd.read_parquet("data/processed/predictions/oracle/closed_book.parquet")
+    pd.testing.assert_frame_equal(again, frame)
+    assert run_score() == 0
+
+
+def test_an_unwritable_ledger_or_a_misspelt_generation_key_stops_before_any_call(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    set_eval(models=["oracle"], settings=["closed_book"])
+    assert run_retrieve() == 0
+    Path("data/llm/evaluate/oracle.jsonl").mkdir(parents=True)  # a directory, not a file
+    caplog.set_level(logging.ERROR)
+    assert run_model("oracle") == 2 and CALLS == []
+    assert "cannot write the response ledger data/llm/evaluate/oracle.jsonl" in caplog.text
+    Path("data/llm/evaluate/oracle.jsonl").rmdir()
+    set_eval(generation={"temprature": 0.3, "max_tokens": 16})
+    assert run_model("oracle") == 2 and CALLS == []
+    assert "eval.generation.temprature is not a parameter" in caplog.text
+
+
+def test_an_empty_settings_list_stops_retrieve(
+    project: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    set_eval(settings=[])
+    caplog.set_level(logging.ERROR)
+    assert run_retrieve() == 2
+    assert "eval.settings: is empty: list at least one setting" in caplog.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -371,3 +372,60 @@ def test_both_transports_price_a_known_model_alike(
         )
     )
     assert res.cost == pytest.approx(expected)
+
+
+LONE = "ans\ud800wer"
+"""A reply holding a lone surrogate: legal in a JSON string, not encodable as UTF-8."""
+
+
+def test_a_reply_of_any_content_is_stored_and_costs_no_other_reply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prescient.cli import main
+
+    ledger = tmp_path / "l.jsonl"
+
+    def answer(messages: list[dict[str, Any]]) -> str:
+        return LONE if messages[-1]["content"] == "question 0" else "plain"
+
+    with FakeOpenAI(answer=answer) as server:
+        first = make_gateway(server, ledger, monkeypatch).complete_many([req(0), req(1)])
+        # Stages get text every output file can hold; the ledger keeps the exact reply.
+        assert [(r.ok, r.text) for r in first] == [(True, "ans\ufffdwer"), (True, "plain")]
+        raw = ledger.read_bytes()
+        assert raw.count(b"\n") == 2 and b'"response":"ans\\ud800wer"' in raw
+        raw.decode("utf-8")  # the file stays UTF-8
+        assert sorted(e["response"] for e in read_entries(ledger)) == sorted([LONE, "plain"])
+
+        again = make_gateway(server, ledger, monkeypatch).complete_many([req(0), req(1)])
+        assert server.requests == 2, "a rerun is a ledger hit"
+        assert [(r.from_ledger, r.text, r.key) for r in again] == [
+            (True, r.text, r.key) for r in first
+        ]
+
+    assert main(["ledger", "verify", str(ledger)]) == 0
+    assert "2 entries checked, 0 problems" in capsys.readouterr().out
+    assert main(["ledger", "stats", str(ledger)]) == 0
+    assert json.loads(capsys.readouterr().out)["fake"]["ok"] == 2
+    import pandas as pd
+
+    for out in (tmp_path / "all.csv", tmp_path / "all.parquet"):
+        assert main(["ledger", "export", str(ledger), "--out", str(out)]) == 0
+        read = pd.read_csv(out, keep_default_na=False) if out.suffix == ".csv" else None
+        frame = (pd.read_parquet(out) if read is None else read).set_index("response")
+        assert frame.loc["plain", "escaped"] == ""
+        cell = frame[frame["escaped"] == "response"].index[0]
+        assert cell == '"ans\\ud800wer"' and json.loads(cell) == LONE
+
+
+def test_a_ledger_that_cannot_be_written_stops_the_gateway_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient.llm.ledger import LedgerNotWritableError
+
+    (tmp_path / "not-a-dir").write_text("")
+    with FakeOpenAI() as server:
+        for ledger in (tmp_path / "not-a-dir" / "l.jsonl", tmp_path):
+            with pytest.raises(LedgerNotWritableError, match="no model is asked"):
+                make_gateway(server, ledger, monkeypatch).complete_many([req(0)])
+        assert server.requests == 0

@@ -267,6 +267,27 @@ def test_missing_input_is_one_clear_error(tmp_path: Path, caplog: pytest.LogCapt
     assert "absent.jsonl.gz" in caplog.text and "corpus.path" in caplog.text
 
 
+@pytest.mark.parametrize("name", ["empty.jsonl", "empty.csv"])
+def test_an_empty_corpus_file_stops_naming_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, name: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(b"")
+    corpus = {
+        "name": "x",
+        "format": name.rsplit(".", 1)[1],
+        "path": str(path),
+        "glob": None,
+        "columns": {f: f for f in ("date", "title", "text", "url", "source_domain")},
+        "date_format": None,
+        "hosts": None,
+        "chains": "cluster",
+    }
+    rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
+    assert rc == 2 and not (tmp_path / "articles.parquet").exists()
+    assert f"no article kept: {path} holds no row to read" in caplog.text
+
+
 def test_demo_corpus_ingests_with_complete_accounting(tmp_path: Path) -> None:
     p = params_mod.load(ROOT / "params.yaml")
     corpus = dict(p["corpus"], path=str(ROOT / p["corpus"]["path"]))

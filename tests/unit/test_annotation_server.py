@@ -116,6 +116,29 @@ def test_invalid_ratings_are_refused(
     assert not server.session.ratings_path.exists()
 
 
+@pytest.mark.parametrize(
+    ("body", "headers", "message"),
+    [
+        (b"{}", {"Content-Length": "abc"}, "Content-Length 'abc' is not a whole number"),
+        (b"[" * 30_000 + b"]" * 30_000, {}, "the JSON body is nested too deeply"),
+        (b'{"a":' * 10_000 + b"1" + b"}" * 10_000, {}, "nested too deeply"),
+    ],
+)
+def test_malformed_requests_get_400_without_a_traceback(
+    served: tuple[AnnotationServer, list[str]],
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    body: bytes,
+    headers: dict[str, str],
+    message: str,
+) -> None:
+    server, _ = served
+    status, resp, _ = _request(server, "POST", "/api/rating", body, headers)
+    assert status == 400 and message in resp["error"]
+    assert "Traceback" not in capfd.readouterr().err + caplog.text
+    assert not server.session.ratings_path.exists()
+
+
 def test_score_outside_range_is_refused(served: tuple[AnnotationServer, list[str]]) -> None:
     server, ids = served
     scores = {**dict.fromkeys(PRINCIPLES, 1), "objectivity": 3}

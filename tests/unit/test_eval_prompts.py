@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 
 import pandas as pd
@@ -123,12 +124,46 @@ def test_settings_parse_and_name_cells() -> None:
         ("eval.settings=[gold,rag_last_week]", "eval.settings: unknown evaluation setting"),
         ("eval.models=[m,m]", "eval.models: lists a model twice"),
         ("eval.generation=7", "eval.generation: "),
+        ("eval.settings=[]", "eval.settings: is empty: list at least one setting"),
+        (
+            "+eval.generation.temprature=0.3",
+            "eval.generation.temprature is not a parameter",
+        ),
+        (
+            "eval.generation.max_tokens=0",
+            "eval.generation.max_tokens: expected a whole number >= 1",
+        ),
+        ("eval.generation.temperature=true", "eval.generation.temperature: expected a number"),
+        ("+eval.generation.top_p=1.5", "eval.generation.top_p: expected a number >= 0 and <= 1"),
+        ("+eval.generation.stop=[1]", "eval.generation.stop: expected a stop sequence"),
     ],
 )
 def test_bad_grids_are_one_line_naming_the_parameter(override: str, message: str) -> None:
     with pytest.raises(ParamsError) as err:
         load_settings(EvalSettings, params.compose(ROOT, [override]), "eval")
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "generation",
+    [
+        {"temperature": 0.0, "max_tokens": 16},
+        {"max_tokens": 16, "temperature": 0},
+        {"temperature": 0.7, "top_p": 0.9, "seed": 3, "stop": ["\n"], "max_tokens": 8},
+        {"stop": "END", "presence_penalty": -0.5, "frequency_penalty": 2, "seed": None},
+        {},
+    ],
+)
+def test_a_valid_generation_is_sent_as_written(generation: dict[str, object]) -> None:
+    """Same keys, order and values (0 stays 0, 0.0 stays 0.0): requests and ledger keys
+    of every valid configuration are what they were before the check."""
+    p = params.compose(ROOT)
+    p["eval"]["generation"] = generation
+    grid = load_settings(EvalSettings, p, "eval")
+    assert grid.generation == generation and list(grid.generation) == list(generation)
+    assert [type(v) for v in grid.generation.values()] == [type(v) for v in generation.values()]
+    assert json.dumps(grid.generation) == json.dumps(generation)
+    assert grid.generation is not generation
 
 
 def test_truncation_keeps_the_first_words_on_one_line() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
 import threading
 from pathlib import Path
 
@@ -477,3 +478,57 @@ def test_a_ledger_written_before_keeps_every_hit(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert [r.text for r in out] == [recorded[r.key]["response"] for r in out]
     assert verify([str(fixture)]) == (8, [])
+
+
+def test_lone_surrogates_are_stored_as_escapes_and_read_back_identically(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    odd = entry("q\udfff?", response="a\ud800b \\ud800 é")
+    plain = entry("q", response="é")
+    Ledger(path).append(odd)
+    Ledger(path).append(plain)
+    lines = path.read_bytes().decode("utf-8").splitlines()
+    # The surrogate becomes the six characters of its JSON escape; a backslash already in
+    # the text stays escaped as JSON escapes it, and é stays itself.
+    assert '"response":"a\\ud800b \\\\ud800 é"' in lines[0]
+    assert lines[1] == canonical_json(plain), "lines without a surrogate are unchanged"
+    again = Ledger(path)
+    assert again.get(str(odd["key"])) == odd and again.get(str(plain["key"])) == plain
+    assert verify([str(path)]) == (2, [])
+    # A prompt holding one has a key too: the hash of the escaped canonical request.
+    msgs = [{"role": "user", "content": "q\udfff?"}]
+    text = '{"messages":[{"content":"q\\udfff?","role":"user"}],"model":"openai/x","params":{"temperature":0}}'
+    assert odd["key"] == hashlib.sha256(text.encode()).hexdigest()
+    assert request_key("openai/x", msgs, {"temperature": 0}) == odd["key"]
+
+
+def test_a_ledger_that_cannot_be_written_is_refused_before_use(tmp_path: Path) -> None:
+    from prescient.llm.ledger import LedgerNotWritableError
+
+    (tmp_path / "file").write_text("")
+    (tmp_path / "dir.jsonl").mkdir()
+    for path in (tmp_path / "file" / "l.jsonl", tmp_path / "dir.jsonl"):
+        with pytest.raises(
+            LedgerNotWritableError, match=f"cannot write the response ledger {path}"
+        ):
+            Ledger(path).check_writable()
+    fresh = tmp_path / "new" / "l.jsonl"
+    Ledger(fresh).check_writable()
+    assert fresh.read_bytes() == b""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes read-only files and directories")
+def test_read_only_ledgers_are_refused(tmp_path: Path) -> None:
+    from prescient.llm.ledger import LedgerNotWritableError
+
+    ro_dir = tmp_path / "ro"
+    ro_dir.mkdir()
+    ro_file = tmp_path / "full.jsonl"
+    ro_file.write_bytes(b"")
+    ro_file.chmod(0o444)
+    ro_dir.chmod(0o555)
+    try:
+        for path in (ro_dir / "l.jsonl", ro_file):
+            with pytest.raises(LedgerNotWritableError, match="Permission denied"):
+                Ledger(path).check_writable()
+    finally:
+        ro_dir.chmod(0o755)

@@ -207,3 +207,19 @@ def test_in_process_ledgers_are_the_same_bytes_on_every_run(tmp_path: Path) -> N
         entry = next(read_entries(ledger))
         assert "timestamp" not in entry and entry["latency_s"] is None
     assert written[0] == written[1]
+
+
+def test_scripted_replies_holding_surrogates_are_stored_and_served_alike(tmp_path: Path) -> None:
+    replies = {"lone": "a\ud800b", "pair": "a\ud83d\ude00b", "plain": "a\U0001f600b"}
+    register_script("surrogates", lambda messages, params: replies[messages[-1]["content"]])
+    reqs = [LLMRequest("s", [{"role": "user", "content": k}]) for k in replies]
+    first = gateway(tmp_path, s="scripted/surrogates").complete_many(reqs)
+    # The lone surrogate becomes U+FFFD for the stage; the pair is the character it encodes.
+    assert [r.text for r in first] == ["a\ufffdb", "a\U0001f600b", "a\U0001f600b"]
+    stored = {
+        e["messages"][0]["content"]: e["response"] for e in read_entries(tmp_path / "l.jsonl")
+    }
+    assert stored == {"lone": "a\ud800b", "pair": "a\U0001f600b", "plain": "a\U0001f600b"}
+    again = gateway(tmp_path, s="scripted/surrogates").complete_many(reqs)
+    assert all(r.from_ledger for r in again)
+    assert [(r.text, r.key) for r in again] == [(r.text, r.key) for r in first]
