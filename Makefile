@@ -42,8 +42,10 @@ $(STAMP): pyproject.toml
 params: $(STAMP)
 	$(PY) -m prescient params compose
 
+# dvc repro, with dvc.lock written to a temporary file and renamed over the old one, so a
+# run killed while DVC records a stage never leaves a torn lock (prescient/dvc_atomic.py).
 repro: $(STAMP) params
-	$(VENV)/bin/dvc repro
+	$(PY) -m prescient.dvc_atomic repro
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
