@@ -227,6 +227,7 @@ def test_the_preset_fixes_the_papers_period_and_definitions(paper: PaperRun) -> 
         "post_months": 7,
     }
     assert a["moving_average"] == {"window": 5, "kind": "trailing", "min_periods": 1}
+    assert a["bootstrap"]["reps"] == 0
     assert (a["slope"]["start_months"], a["slope"]["decay"]) == (10, 0.995)
 
 
@@ -336,7 +337,8 @@ def test_the_report_shows_table3_with_its_n_and_dashes(paper: PaperRun) -> None:
     rows = _markdown_rows((paper.tables / "table3.md").read_text())
     beta = next(r for r in rows if r["Model"] == "beta-7b" and r["Type"] == "TF")
     assert beta["K-cutoff"] == beta["Pre-cutoff YoY"] == beta["Post-cutoff YoY"] == MISSING
-    assert beta["Avg YoY"].endswith(" n=46") and " [" in beta["Avg YoY"]
+    # No interval by default: the paper's Table 3 has none (analysis.bootstrap.reps: 0).
+    assert beta["Avg YoY"].endswith(" n=46") and " [" not in beta["Avg YoY"]
     n_2020 = sum(_n("tf", m) for m in MONTHS if _ym(m)[0] == 2020)
     assert beta["2020"] == f"{_yearly('beta-7b', 'tf', 2020):.2f} n={n_2020}"
     assert beta["YoY months (pre; post; avg)"] == f"{MISSING}; {MISSING}; 2021-01..2024-12"
