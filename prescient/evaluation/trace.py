@@ -230,7 +230,7 @@ def parse_setting_of(row: Mapping[str, Any]) -> Setting:
 
 
 def _list(value: Any) -> list[Any]:
-    if value is None or (not isinstance(value, Sequence | pd.Series) and pd.isna(value)):
+    if value is None or isinstance(value, str) or not hasattr(value, "__iter__"):
         return []
     return list(value)
 

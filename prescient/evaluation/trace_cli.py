@@ -18,8 +18,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.evaluation.trace import TraceError, cell_rows, parse_cell, summary_line, text_block
-from prescient.evaluation.trace import trace_rows
+from prescient.evaluation.trace import (
+    TraceError,
+    cell_rows,
+    parse_cell,
+    summary_line,
+    text_block,
+    trace_rows,
+)
 
 logger = logging.getLogger(__name__)
 
