@@ -263,7 +263,10 @@ def trace_rows(
             ledger has no entry under a row's key, or the entry's response is not the
             row's raw response (a ledger of another run); each names the rows.
     """
-    by_id = {str(q["question_id"]): q for q in questions.to_dict("records")}
+    by_id: dict[str, dict[str, Any]] = {
+        str(q["question_id"]): {str(k): v for k, v in q.items()}
+        for q in questions.to_dict("records")
+    }
     records: list[dict[str, Any]] = rows.to_dict("records")  # type: ignore[assignment]
     missing_q = [str(r["question_id"]) for r in records if str(r["question_id"]) not in by_id]
     if missing_q:

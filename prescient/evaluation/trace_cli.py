@@ -34,7 +34,7 @@ QUESTIONS = "data/interim/eval_questions.parquet"
 LEDGER = "data/llm/evaluate/{model}.jsonl"
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ap = sub.add_parser(
         "trace",
         help="a report cell's questions, prompts and raw responses",

@@ -117,7 +117,10 @@ def test_a_cell_leads_to_exactly_its_responses_shared_prompts_included(
         "(accuracy 0.6667)"
     )
     rc, out = _trace("oracle", "closed_book", "--month", "2023-03", capsys=capsys)
-    assert rc == 0 and out.splitlines()[0] == "oracle closed_book all 2023-03: 0/0 correct (accuracy n/a)"
+    assert (
+        rc == 0
+        and out.splitlines()[0] == "oracle closed_book all 2023-03: 0/0 correct (accuracy n/a)"
+    )
 
 
 def test_a_key_missing_from_the_ledger_is_an_error_naming_it(
