@@ -264,7 +264,14 @@ def run_cell(
 
 
 def prediction_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
-    """A predictions table with the canonical column types (also when empty)."""
+    """A predictions table with the canonical column types (also when empty).
+
+    Rows without ``ledger_key`` (predictions made before the column existed) get a null
+    key, as :func:`prescient.evaluation.scoring.score_predictions` gives them.
+    """
+    if rows is not None and "ledger_key" not in rows:
+        n = len(next(iter(rows.values()), []))
+        rows = {**rows, "ledger_key": [None] * n}
     return io.typed_frame(PREDICTION_SCHEMA, rows)
 
 
