@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "prescient.annotation.cli",
     "prescient.update_cli",
     "prescient.lockfile_cli",
+    "prescient.evaluation.trace_cli",
 )
 
 

@@ -12,6 +12,11 @@ that fits with the request's ``max_tokens`` is sent as rendered; one that does n
 every article cut to the same, largest number of words that fits, recorded on its
 prediction row (``context_words_kept``), logged and counted per cell
 (:func:`prescient.evaluation.scoring.context_fits`, in the score stage's metrics).
+
+Every prediction row carries the ledger key of its request (``ledger_key``), so a
+scored row leads to the raw response it came from even when several questions or
+settings shared one prompt and hence one ledger entry (``python -m prescient trace``,
+:mod:`prescient.evaluation.trace`).
 """
 
 from __future__ import annotations
@@ -44,7 +49,12 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "template_version": "string",
     "context_article_ids": "object",
     "context_words_kept": "Int64",
+    "ledger_key": "string",
 }
+"""One row per question and setting. ``ledger_key`` is the key of the ledger entry the
+reply came from (:func:`prescient.llm.ledger.request_key`, a function of the request
+alone; a failed call keeps its key too), null where no request was made (no gold
+article, a prompt that could not fit the context window)."""
 PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)
 
 
@@ -239,6 +249,7 @@ def run_cell(
         rows["template_version"].append(prompt.version)
         rows["context_article_ids"].append(p.context_ids)
         rows["context_words_kept"].append(p.words_kept)
+        rows["ledger_key"].append(res.key if res is not None else None)
     frame = prediction_frame(rows)
     n_err = int(frame["error"].notna().sum())
     if n_err:
@@ -253,7 +264,14 @@ def run_cell(
 
 
 def prediction_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
-    """A predictions table with the canonical column types (also when empty)."""
+    """A predictions table with the canonical column types (also when empty).
+
+    Rows without ``ledger_key`` (predictions made before the column existed) get a null
+    key, as :func:`prescient.evaluation.scoring.score_predictions` gives them.
+    """
+    if rows is not None and "ledger_key" not in rows:
+        n = len(next(iter(rows.values()), []))
+        rows = {**rows, "ledger_key": [None] * n}
     return io.typed_frame(PREDICTION_SCHEMA, rows)
 
 

@@ -4,7 +4,9 @@ Per item (:func:`score_predictions`): the predictions' columns plus ``parsed_ans
 (choice index or null), ``correct``, ``refused``, ``parse_failed`` and ``parse_rule``,
 and the question's ``source``, ``category``, ``mc_type`` and ``forecast_date`` from the
 evaluated table (:data:`QUESTION_INFO`), so a scores table describes its own questions
-when it is analysed alone.
+when it is analysed alone. Each row keeps its prediction's ``ledger_key``, the key of
+the ledger entry holding its prompt and raw response (``python -m prescient trace``
+follows it); predictions written before the column existed get a null key.
 Refusals and parse failures are incorrect. Rows whose call failed (``error`` set) have
 no answer: they are neither correct, refused nor parse failures, and the aggregates
 leave them out of every rate and report their number: ``n_no_gold_article`` for gold
@@ -103,6 +105,8 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
         failed.append(p.parse_failed)
         rules.append(p.rule)
     out = predictions.reset_index(drop=True).copy()
+    if "ledger_key" not in out.columns:
+        out["ledger_key"] = pd.Series(pd.NA, index=out.index, dtype="string")
     out["parsed_answer"] = pd.Series(parsed_answer, dtype="Int64")
     out["correct"] = pd.Series(correct, dtype="bool")
     out["refused"] = pd.Series(refused, dtype="bool")

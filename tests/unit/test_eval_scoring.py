@@ -50,6 +50,9 @@ def preds(
             "template_version": ["1"] * n,
             "context_article_ids": [[] for _ in range(n)],
             "context_words_kept": [None] * n,
+            "ledger_key": [
+                None if e and e.startswith("no gold") else f"k{i}" for i, e in enumerate(errors)
+            ],
         }
     )
 
@@ -78,6 +81,10 @@ def test_item_scores_and_cell_rates_by_hand() -> None:
     )
     scores = score_predictions(frame, QUESTIONS)
     assert list(scores.columns) == list(SCORE_COLUMNS)
+    # Each scored row keeps the key of the ledger entry holding its reply.
+    assert scores["ledger_key"].tolist() == ["k0", "k1", "k2", "k3"] * 2
+    old = score_predictions(frame.drop(columns=["ledger_key"]), QUESTIONS)
+    assert list(old.columns) == list(SCORE_COLUMNS) and old["ledger_key"].isna().all()
     assert scores["parsed_answer"].tolist()[:4] == [0, pd.NA, 2, pd.NA]
     assert scores["correct"].tolist() == [True, False, True, False, False, False, True, True]
     assert scores["refused"].tolist() == [False, True, False, False, False, False, False, False]
