@@ -15,7 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prescient.llm.cli import stats, verify
-from prescient.llm.ledger import Ledger, canonical_json, read_entries, request_key
+from prescient.llm.ledger import (
+    Ledger,
+    canonical_json,
+    read_entries,
+    request_key,
+    with_response_hash,
+)
 
 MSGS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Will it rain?"}]
 
@@ -32,6 +38,11 @@ def entry(question: str, response: str | None = "A", error: str | None = None) -
         "response": response,
         "error": error,
     }
+
+
+def written(e: dict[str, object]) -> dict[str, object]:
+    """The entry as the ledger writes it: with the hash of its answer."""
+    return dict(with_response_hash(e))
 
 
 def test_key_is_sha256_of_the_canonical_request() -> None:
@@ -81,13 +92,13 @@ def test_only_successes_are_served_and_entries_survive_a_reopen(tmp_path: Path) 
     ka, kb = str(a["key"]), str(b["key"])
     led.append(a)
     led.append(b)
-    assert led.get(ka) == a
+    assert led.get(ka) == written(a)
     assert led.get(kb) is None and len(led) == 1 and led.failed_entries == 1
     again = Ledger(path)
-    assert again.get(ka) == a and again.get(kb) is None and again.failed_entries == 1
+    assert again.get(ka) == written(a) and again.get(kb) is None and again.failed_entries == 1
     # A later success for the failed key is served from then on.
     again.append(entry("b", response="B"))
-    assert Ledger(path).get(kb) == entry("b", response="B")
+    assert Ledger(path).get(kb) == written(entry("b", response="B"))
 
 
 def test_the_first_answer_stays_served(tmp_path: Path) -> None:
@@ -96,8 +107,8 @@ def test_the_first_answer_stays_served(tmp_path: Path) -> None:
     led.append(entry("a", response="first"))
     led.append(entry("a", response="second"))  # a race between two old processes
     key = str(entry("a")["key"])
-    assert led.get(key) == entry("a", response="first")
-    assert Ledger(path).get(key) == entry("a", response="first")
+    assert led.get(key) == written(entry("a", response="first"))
+    assert Ledger(path).get(key) == written(entry("a", response="first"))
     n, problems = verify([str(path)])
     assert n == 2 and problems == [
         f"{path}:2: a different answer to the request answered on line 1 (that one is served)"
@@ -108,7 +119,10 @@ def test_lines_are_canonical_json(tmp_path: Path) -> None:
     path = tmp_path / "l.jsonl"
     entry = {"key": "k", "response": "é", "error": None, "usage": {"b": 2, "a": 1}}
     Ledger(path).append(entry)
-    assert path.read_text(encoding="utf-8") == canonical_json(entry) + "\n"
+    # The answer's hash, by hand: sha256 of the canonical JSON of the four answer fields.
+    answer = '{"error":null,"finish_reason":null,"response":"é","usage":{"a":1,"b":2}}'
+    with_hash = {**entry, "response_sha256": hashlib.sha256(answer.encode()).hexdigest()}
+    assert path.read_text(encoding="utf-8") == canonical_json(with_hash) + "\n"
 
 
 def test_torn_last_line_is_skipped_on_read_and_cut_on_the_next_write(tmp_path: Path) -> None:
@@ -118,12 +132,12 @@ def test_torn_last_line_is_skipped_on_read_and_cut_on_the_next_write(tmp_path: P
     with open(path, "ab") as fh:
         fh.write(canonical_json(b).encode()[:40])  # a writer killed mid-line
     led = Ledger(path)
-    assert led.get(str(a["key"])) == a and led.get(str(b["key"])) is None
+    assert led.get(str(a["key"])) == written(a) and led.get(str(b["key"])) is None
     n, problems = verify([str(path)])
     assert n == 1 and len(problems) == 1 and "partial last line" in problems[0]
     led.append(c)
-    assert list(read_entries(path)) == [a, c]
-    assert [json.loads(line) for line in path.read_text().splitlines()] == [a, c]
+    assert list(read_entries(path)) == [written(a), written(c)]
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [written(a), written(c)]
     assert verify([str(path)]) == (2, [])
 
 
@@ -181,7 +195,7 @@ def test_a_failed_write_raises_for_its_writer_and_serves_nothing(
     assert led.get(str(entry("a")["key"])) is None
     monkeypatch.undo()
     led.append(entry("b"))  # the ledger is usable again once the disk is
-    assert list(read_entries(tmp_path / "l.jsonl")) == [entry("b")]
+    assert list(read_entries(tmp_path / "l.jsonl")) == [written(entry("b"))]
 
 
 def test_verify_flags_an_entry_whose_key_does_not_match(tmp_path: Path) -> None:
@@ -307,7 +321,7 @@ def test_no_line_breaks_a_reader_and_forgeries_are_never_served(
     assert f"{path}:3: unreadable line" in err and f"{path}:13: key" in err
     # Appending after damage keeps the damage where it is and the new line readable.
     led.append(entry("later"))
-    assert Ledger(path).get(str(entry("later")["key"])) == entry("later")
+    assert Ledger(path).get(str(entry("later")["key"])) == written(entry("later"))
 
 
 def test_a_forged_line_before_the_real_answer_does_not_shadow_it(tmp_path: Path) -> None:
@@ -327,7 +341,7 @@ def test_refresh_reads_what_other_writers_appended(tmp_path: Path) -> None:
     with open(path, "ab") as fh:
         fh.write(canonical_json(entry("c")).encode()[:30])  # a line still being written
     assert mine.refresh() == 1  # b; the unfinished line waits
-    assert mine.get(str(entry("b")["key"])) == entry("b")
+    assert mine.get(str(entry("b")["key"])) == written(entry("b"))
     with open(path, "ab") as fh:
         fh.write(canonical_json(entry("c")).encode()[30:] + b"\n")
     assert mine.refresh() == 1 and mine.get(str(entry("c")["key"])) == entry("c")
@@ -490,9 +504,9 @@ def test_lone_surrogates_are_stored_as_escapes_and_read_back_identically(tmp_pat
     # The surrogate becomes the six characters of its JSON escape; a backslash already in
     # the text stays escaped as JSON escapes it, and é stays itself.
     assert '"response":"a\\ud800b \\\\ud800 é"' in lines[0]
-    assert lines[1] == canonical_json(plain), "lines without a surrogate are unchanged"
+    assert lines[1] == canonical_json(written(plain)), "lines without a surrogate are unchanged"
     again = Ledger(path)
-    assert again.get(str(odd["key"])) == odd and again.get(str(plain["key"])) == plain
+    assert again.get(str(odd["key"])) == written(odd) and again.get(str(plain["key"])) == written(plain)
     assert verify([str(path)]) == (2, [])
     # A prompt holding one has a key too: the hash of the escaped canonical request.
     msgs = [{"role": "user", "content": "q\udfff?"}]
