@@ -14,12 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prescient.llm.cli import stats, verify
+from prescient.llm.cli import audit, stats, verify
 from prescient.llm.ledger import (
     Ledger,
     canonical_json,
     read_entries,
     request_key,
+    response_hash,
     with_response_hash,
 )
 
@@ -492,6 +493,8 @@ def test_a_ledger_written_before_keeps_every_hit(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert [r.text for r in out] == [recorded[r.key]["response"] for r in out]
     assert verify([str(fixture)]) == (8, [])
+    # Written before answers were hashed: their answers cannot be checked, which is no error.
+    assert audit([str(fixture)]).unverifiable == 8
 
 
 def test_lone_surrogates_are_stored_as_escapes_and_read_back_identically(tmp_path: Path) -> None:
@@ -506,7 +509,9 @@ def test_lone_surrogates_are_stored_as_escapes_and_read_back_identically(tmp_pat
     assert '"response":"a\\ud800b \\\\ud800 é"' in lines[0]
     assert lines[1] == canonical_json(written(plain)), "lines without a surrogate are unchanged"
     again = Ledger(path)
-    assert again.get(str(odd["key"])) == written(odd) and again.get(str(plain["key"])) == written(plain)
+    assert again.get(str(odd["key"])) == written(odd) and again.get(str(plain["key"])) == written(
+        plain
+    )
     assert verify([str(path)]) == (2, [])
     # A prompt holding one has a key too: the hash of the escaped canonical request.
     msgs = [{"role": "user", "content": "q\udfff?"}]
@@ -546,3 +551,100 @@ def test_read_only_ledgers_are_refused(tmp_path: Path) -> None:
                 Ledger(path).check_writable()
     finally:
         ro_dir.chmod(0o755)
+
+
+def test_a_changed_answer_is_reported_with_its_line_and_never_served(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prescient.cli import main
+
+    path = tmp_path / "l.jsonl"
+    led = Ledger(path)
+    for q, a in (("q1", "No"), ("q2", "No"), ("q3", "Yes")):
+        led.append({**entry(q, response=a), "usage": {"completion_tokens": 1}})
+    assert audit([str(path)]) == (3, [], 0, 0)
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b'"response":"No"', b'"response":"Yes"')  # one answer flipped
+    lines[2] = lines[2].replace(b'"completion_tokens":1', b'"completion_tokens":2')
+    with open(path, "wb") as fh:
+        fh.write(b"\n".join(lines) + canonical_json(entry("q4")).encode()[:20])  # torn tail
+    found = audit([str(path)])
+    assert found.checked == 3 and found.changed == 2 and found.unverifiable == 0
+    assert found.problems[0].startswith(f"{path}:2: changed answer: ")
+    assert found.problems[1].startswith(f"{path}:3: changed answer: ")
+    assert "partial last line" in found.problems[2] and len(found.problems) == 3
+    again = Ledger(path)
+    assert again.get(str(entry("q1")["key"])) is not None
+    assert again.get(str(entry("q2")["key"])) is None  # the flipped answer is not served
+    assert again.get(str(entry("q3")["key"])) is None
+    assert [n for n, _ in again.unserved] == [2, 3]
+    assert main(["ledger", "verify", str(path)]) == 1
+    out = capsys.readouterr()
+    assert f"{path}:2: changed answer" in out.err
+    assert "3 entries checked, 3 problems (2 changed answers); 0 unverifiable" in out.out
+    # A forged key is still reported as forged, not as a changed answer.
+    forged = written(entry("q5"))
+    forged["messages"] = [{"role": "user", "content": "another"}]
+    path.write_text(canonical_json(forged) + "\n")
+    found = audit([str(path)])
+    assert found.changed == 0 and "is not the hash of its own request" in found.problems[0]
+
+
+def test_old_entries_without_the_hash_are_served_and_counted_unverifiable(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.jsonl"
+    old = [entry("a", response="Yes"), entry("b", response=None, error="Timeout: slow")]
+    path.write_text("".join(canonical_json(e) + "\n" for e in old))  # as written before
+    led = Ledger(path)
+    assert led.get(str(old[0]["key"])) == old[0]  # the key rule is unchanged: still a hit
+    assert led.unserved == [] and led.failed_entries == 1
+    led.append(entry("c"))
+    assert audit([str(path)]) == (3, [], 0, 2)
+    # Editing an old entry's answer cannot be told from the original: the audit says so.
+    path.write_text(path.read_text().replace('"response":"Yes"', '"response":"No"'))
+    assert audit([str(path)]) == (3, [], 0, 2)
+
+
+def test_the_answer_hash_survives_a_round_trip_of_any_reply(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    # An uncombined surrogate pair (JSON reads it back as one character), a lone one,
+    # floats-that-are-integers nowhere: the hash of the parsed line equals the written one.
+    replies = ["\ud83d\ude00 yes", "a\ud800b", "é \\ud800", ""]
+    led = Ledger(path)
+    for i, reply in enumerate(replies):
+        led.append({**entry(f"q{i}", response=reply), "finish_reason": "stop"})
+    assert audit([str(path)]) == (len(replies), [], 0, 0)
+    first = next(iter(read_entries(path)))
+    assert first["response"] == "\U0001f600 yes"
+    assert first["response_sha256"] == response_hash(first)
+    # Only the answer fields count: timings and tags change nothing, the answer does.
+    base = entry("q", response="x")
+    assert response_hash({**base, "latency_s": 9.0, "tags": {"t": 1}}) == response_hash(base)
+    for change in (
+        {"response": "y"},
+        {"error": "e"},
+        {"finish_reason": "length"},
+        {"usage": {"a": 1}},
+    ):
+        assert response_hash({**base, **change}) != response_hash(base)
+
+
+def test_copied_entries_carry_the_hash(tmp_path: Path) -> None:
+    from prescient.openforecast.keypoints import copy_paid_entries
+
+    source, target = tmp_path / "source.jsonl", tmp_path / "target.jsonl"
+    old, stamped = entry("a", response="A"), written(entry("b", response="B"))
+    changed = {**written(entry("c", response="C")), "response": "C!"}
+    source.write_text("".join(canonical_json(e) + "\n" for e in (old, stamped, changed)))
+    led = Ledger(target)
+    keys = [str(e["key"]) for e in (old, stamped, changed)]
+    assert copy_paid_entries(keys, source, led) == 3
+    found = audit([str(target)])
+    # The old answer is hashed as copied; the stamped one keeps its hash; the changed one
+    # keeps the hash it was first written with, so it stays detectably changed.
+    assert found.unverifiable == 0 and found.changed == 1
+    assert found.problems[0].startswith(f"{target}:3: changed answer")
+    reread = Ledger(target)
+    assert reread.get(keys[0]) is not None and reread.get(keys[1]) is not None
+    assert reread.get(keys[2]) is None
