@@ -6,8 +6,8 @@ it. One byte of one file of that directory is then flipped in the remote's stora
 becomes "Yes" in an answer). A fresh clone's `dvc pull` must fail, naming the output,
 and leave no damaged bytes in the workspace: the shipped remote has `verify = true`, so
 DVC re-hashes what it downloads and drops a file whose md5 is not its name. The same
-pull with `verify` switched off succeeds silently with the damaged bytes, which is why
-the setting is shipped.
+pull with `verify` switched off succeeds with the damaged bytes in the workspace and
+`dvc status` calls them up to date, which is why the setting is shipped.
 """
 
 from __future__ import annotations
@@ -111,3 +111,4 @@ def test_a_flipped_byte_in_the_remote_fails_the_pull(tmp_path: Path) -> None:
     run(unchecked, str(DVC), "remote", "modify", "--local", "storage", "verify", "false")
     run(unchecked, str(DVC), "pull")
     assert '"answer": "Ye"' in (unchecked / ANSWERS).read_text()
+    assert "up to date" in run(unchecked, str(DVC), "status").stdout
