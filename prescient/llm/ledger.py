@@ -205,11 +205,10 @@ def response_hash(entry: Mapping[str, Any]) -> str:
     uncombined surrogate pair is hashed as the one character JSON reads), so the hash of a
     written entry and of the same entry read from the file agree.
     """
-    fields: Any = {name: entry.get(name) for name in RESPONSE_FIELDS}
-    text = canonical_json(fields)
+    text = canonical_json({name: entry.get(name) for name in RESPONSE_FIELDS})
     if has_surrogate(text):
-        fields = json.loads(escape_surrogates(text))
-    return hashlib.sha256(utf8_json(fields)).hexdigest()
+        return hashlib.sha256(utf8_json(json.loads(escape_surrogates(text)))).hexdigest()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def with_response_hash(entry: Mapping[str, Any]) -> Mapping[str, Any]:
