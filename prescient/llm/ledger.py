@@ -17,7 +17,8 @@ No line can break a reader. A line that is not UTF-8, not JSON (a 5,000-digit nu
 200,000 nested brackets), not an object or has fields of the wrong type is skipped and
 counted with its line number (``prescient ledger verify`` lists them). Only successful
 entries are served again, and only when their key is the hash of their own request: a
-line that reuses a real key for another request is never served. When several
+line that reuses a real key for another request is never served (nor is an answer that
+no longer matches its hash, below). When several
 successes share one key, the first one in the file is served, so a later line can never
 change an answer a stage has already used. Failures are kept for the audit, and a rerun
 asks the model again.
