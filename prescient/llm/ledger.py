@@ -18,10 +18,9 @@ No line can break a reader. A line that is not UTF-8, not JSON (a 5,000-digit nu
 counted with its line number (``prescient ledger verify`` lists them). Only successful
 entries are served again, and only when their key is the hash of their own request: a
 line that reuses a real key for another request is never served (nor is an answer that
-no longer matches its hash, below). When several
-successes share one key, the first one in the file is served, so a later line can never
-change an answer a stage has already used. Failures are kept for the audit, and a rerun
-asks the model again.
+no longer matches its hash, below). When several successes share one key, the first
+one in the file is served, so a later line can never change an answer a stage has
+already used. Failures are kept for the audit, and a rerun asks the model again.
 
 Any text a model returns can be stored. A lone UTF-16 surrogate (``\\ud800``: valid in
 a JSON string, which is how servers send it, but not encodable as UTF-8) is written as
