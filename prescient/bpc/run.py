@@ -6,8 +6,9 @@ one message ``{"role": "document", "content": text}`` (the text scored: the whol
 article, or its first ``bpc.max_text_chars`` characters) and the method parameters
 (:func:`prescient.bpc.scorers.method_params`: context, segmenting, scoring method, ...).
 Entries carry the same request fields as the gateway's (``litellm_model``, ``messages``,
-``params``), so the key of every entry is the hash of its own request and
-``prescient ledger verify`` checks them.
+``params``), so the key of every entry is the hash of its own request; the ledger
+writes each with ``response_sha256``, the hash of its answer (the score, usage and
+error), and ``prescient ledger verify`` checks both.
 
 An entry's ``response`` is :meth:`DocScore.to_json`: the sums and counts, plus every
 scored token and its ``ln p`` (about 18 bytes a token: 25 KB for a 1,400-token article,

@@ -7,15 +7,17 @@ import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from prescient.llm.ledger import (
+    RESPONSE_HASH,
     escape_surrogates,
     has_surrogate,
     is_success,
     iter_lines,
     key_problem,
     read_entries,
+    response_problem,
 )
 
 JSON_COLUMNS = ("messages", "params", "usage", "tags", "provenance")
@@ -69,18 +71,38 @@ def stats(paths: list[str]) -> dict[str, Any]:
     }
 
 
-def verify(paths: list[str]) -> tuple[int, list[str]]:
-    """Re-hash every entry and look for damage; returns (entries checked, problems).
+class Audit(NamedTuple):
+    """What :func:`audit` found.
+
+    Attributes:
+        checked: entries read (lines that are ledger entries).
+        problems: one line per problem, naming file and line.
+        changed: entries whose answer no longer matches their ``response_sha256``.
+        unverifiable: entries written before ``response_sha256`` existed: their key is
+            checked, their answer cannot be (not a problem).
+    """
+
+    checked: int
+    problems: list[str]
+    changed: int
+    unverifiable: int
+
+
+def audit(paths: list[str]) -> Audit:
+    """Re-hash every entry, request and answer, and look for damage.
 
     A problem names its file and line: a line that is not a ledger entry (not UTF-8,
     not JSON, a field of the wrong type), an entry whose key is not the hash of its own
     request (edited by hand, forged, or written by a different key rule; never served),
-    a second answer to an answered request that differs from the first (the first is
-    served), or a torn last line (harmless: readers skip it and the next write cuts it,
-    but worth knowing).
+    an entry whose answer (response, finish reason, usage, error) no longer hashes to the
+    ``response_sha256`` written with it ("changed answer": edited after it was written;
+    never served), a second answer to an answered request that differs from the first
+    (the first is served), or a torn last line (harmless: readers skip it and the next
+    write cuts it, but worth knowing). Entries without ``response_sha256`` are counted
+    as unverifiable, not as problems.
     """
     problems: list[str] = []
-    n = 0
+    n = changed = unverifiable = 0
     for f in _files(paths):
         served: dict[str, tuple[int, str]] = {}
         for line in iter_lines(f):
@@ -94,6 +116,14 @@ def verify(paths: list[str]) -> tuple[int, list[str]]:
             if problem is not None:
                 problems.append(f"{where}: {problem}")
                 continue
+            if RESPONSE_HASH not in e:
+                unverifiable += 1
+            else:
+                problem = response_problem(e)
+                if problem is not None:
+                    changed += 1
+                    problems.append(f"{where}: {problem}")
+                    continue
             if not is_success(e):
                 continue
             first = served.setdefault(str(e["key"]), (line.number, str(e["response"])))
@@ -102,7 +132,13 @@ def verify(paths: list[str]) -> tuple[int, list[str]]:
                     f"{where}: a different answer to the request answered on line "
                     f"{first[0]} (that one is served)"
                 )
-    return n, problems
+    return Audit(n, problems, changed, unverifiable)
+
+
+def verify(paths: list[str]) -> tuple[int, list[str]]:
+    """``(entries checked, problems)`` of :func:`audit`."""
+    found = audit(paths)
+    return found.checked, found.problems
 
 
 def _stats(args: argparse.Namespace) -> int:
@@ -152,11 +188,15 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    n, problems = verify(args.paths)
-    for p in problems:
+    found = audit(args.paths)
+    for p in found.problems:
         print(p, file=sys.stderr)
-    print(f"{n} entries checked, {len(problems)} problems")
-    return 1 if problems else 0
+    print(
+        f"{found.checked} entries checked, {len(found.problems)} problems "
+        f"({found.changed} changed answers); "
+        f"{found.unverifiable} unverifiable (no response hash)"
+    )
+    return 1 if found.problems else 0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -164,7 +204,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     psub = p.add_subparsers(dest="ledger_command", required=True)
     for name, func, helptext in (
         ("stats", _stats, "per-model counts, tokens, cost and failure reasons"),
-        ("verify", _verify, "re-hash every entry; list damaged, forged and torn lines"),
+        ("verify", _verify, "re-hash every entry; list damaged, forged, changed and torn lines"),
         ("export", _export, "write all entries as one CSV or Parquet table"),
     ):
         c = psub.add_parser(name, help=helptext)

@@ -17,10 +17,10 @@ No line can break a reader. A line that is not UTF-8, not JSON (a 5,000-digit nu
 200,000 nested brackets), not an object or has fields of the wrong type is skipped and
 counted with its line number (``prescient ledger verify`` lists them). Only successful
 entries are served again, and only when their key is the hash of their own request: a
-line that reuses a real key for another request is never served. When several
-successes share one key, the first one in the file is served, so a later line can never
-change an answer a stage has already used. Failures are kept for the audit, and a rerun
-asks the model again.
+line that reuses a real key for another request is never served (nor is an answer that
+no longer matches its hash, below). When several successes share one key, the first
+one in the file is served, so a later line can never change an answer a stage has
+already used. Failures are kept for the audit, and a rerun asks the model again.
 
 Any text a model returns can be stored. A lone UTF-16 surrogate (``\\ud800``: valid in
 a JSON string, which is how servers send it, but not encodable as UTF-8) is written as
@@ -30,6 +30,21 @@ one are byte-identical to what they always were. (JSON reads an escaped high sur
 directly followed by an escaped low one as the one character they encode: an HTTP reply
 never holds such a pair uncombined, an in-process model's may, and stages are handed the
 combined character either way, see :func:`readable_text`.)
+
+Every entry written carries ``response_sha256``, the sha256 of the canonical JSON of its
+answer: the four fields :data:`RESPONSE_FIELDS` name, the reply text (``response``), why
+generation stopped (``finish_reason``), the token counts (``usage``) and the failure
+(``error``), each ``null`` when the entry lacks it. These are what a stage reads of an
+entry; the request is covered by the key, and timings, cost, tags and provenance
+describe the call, not the answer. The hash is a function of the entry alone (no clock,
+the same bytes on every machine, see :func:`response_hash`), so a reply edited after it
+was written (one "No" turned into "Yes") is told apart from a damaged or forged line:
+such an entry is never served, and ``prescient ledger verify`` reports it as changed.
+The writer (:meth:`Ledger.append`, :meth:`Ledger.append_async`) adds the field to any
+entry that lacks it and keeps one an entry already carries, so an answer copied from
+another ledger keeps the hash it was first written with. Entries written before the field
+existed are read and served as before; the audit counts them as unverifiable. The key is
+unchanged: it hashes the request only, so existing ledgers keep serving their answers.
 """
 
 from __future__ import annotations
@@ -90,6 +105,7 @@ FIELD_TYPES: Mapping[str, tuple[type, ...]] = {
     "cost": (int, float, _NONE),
     "latency_s": (int, float, _NONE),
     "tries": (int,),
+    "response_sha256": (str,),
 }
 """The JSON types an entry's fields may have; a field of another type damages the line."""
 
@@ -173,6 +189,47 @@ def request_key(
     gen = {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
     payload = {"model": litellm_model, "messages": list(messages), "params": gen}
     return hashlib.sha256(utf8_json(_normalise(payload))).hexdigest()
+
+
+RESPONSE_FIELDS = ("response", "finish_reason", "usage", "error")
+"""The fields of an entry that make up its answer (module docstring)."""
+
+RESPONSE_HASH = "response_sha256"
+"""The entry field holding :func:`response_hash` of the entry as written."""
+
+
+def response_hash(entry: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON of the entry's :data:`RESPONSE_FIELDS` (absent: null).
+
+    Computed on the fields as a reader parses them back from the line (a reply holding an
+    uncombined surrogate pair is hashed as the one character JSON reads), so the hash of a
+    written entry and of the same entry read from the file agree.
+    """
+    text = canonical_json({name: entry.get(name) for name in RESPONSE_FIELDS})
+    if has_surrogate(text):
+        return hashlib.sha256(utf8_json(json.loads(escape_surrogates(text)))).hexdigest()
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def with_response_hash(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``entry`` with :data:`RESPONSE_HASH` set; an entry that already has one is returned as is."""
+    if RESPONSE_HASH in entry:
+        return entry
+    return {**entry, RESPONSE_HASH: response_hash(entry)}
+
+
+def response_problem(entry: Mapping[str, Any]) -> str | None:
+    """None when the entry's answer matches its :data:`RESPONSE_HASH` (or it has none)."""
+    recorded = entry.get(RESPONSE_HASH)
+    if recorded is None:
+        return None
+    actual = response_hash(entry)
+    if actual != recorded:
+        return (
+            f"changed answer: {', '.join(RESPONSE_FIELDS)} hash to {actual[:16]}..., "
+            f"not the {RESPONSE_HASH} written with them ({str(recorded)[:16]}...)"
+        )
+    return None
 
 
 def _json_name(value: Any) -> str:
@@ -303,7 +360,8 @@ class Ledger:
         failed_entries: recorded failures read or written by this instance.
         damaged: ``(line number, problem)`` of every line that could not be read.
         unserved: ``(line number, problem)`` of successes not served because their key
-            is not the hash of their request.
+            is not the hash of their request or their answer does not match its
+            ``response_sha256``.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -358,7 +416,7 @@ class Ledger:
                 self._offset += len(raw)
                 self._take(self._lines, raw, count_failures=True)
         self._warn("damaged lines skipped", self.damaged)
-        self._warn("answers not served (key is not the hash of the request)", self.unserved)
+        self._warn("answers not served (forged key or changed answer)", self.unserved)
 
     def _warn(self, what: str, found: list[tuple[int, str]]) -> None:
         if found:
@@ -414,7 +472,7 @@ class Ledger:
         if not is_success(entry):
             self.failed_entries += count_failures
             return
-        problem = key_problem(entry) if verify else None
+        problem = (key_problem(entry) or response_problem(entry)) if verify else None
         if problem is not None:
             self.unserved.append((number or 0, problem))
             return
@@ -444,9 +502,12 @@ class Ledger:
     def append(self, entry: Mapping[str, Any]) -> None:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
 
+        The entry is written with its ``response_sha256`` (added when it lacks one).
+
         Raises:
             OSError: the write failed; the entry is not in the ledger.
         """
+        entry = with_response_hash(entry)
         line = utf8_json(entry) + b"\n"
         with self._cond:
             self._pending.append(line)
@@ -479,6 +540,8 @@ class Ledger:
     async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
 
+        The entry is written with its ``response_sha256`` (added when it lacks one).
+
         Args:
             entry: the entry.
             keyed_here: the caller computed ``entry["key"]`` from this very entry's
@@ -489,6 +552,7 @@ class Ledger:
         """
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
+        entry = with_response_hash(entry)
         line = utf8_json(entry) + b"\n"
         self._async_pending.append((line, entry, done, keyed_here))
         if self._async_writer is None or self._async_writer.done():

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from prescient.bpc.scoring import register_scripted
-from prescient.llm.cli import verify
+from prescient.llm.cli import audit, verify
 from prescient.llm.ledger import read_entries
 from tests.support.bpc import DAYS, outputs, params_file, run
 from tests.support.bpc import articles as make_articles
@@ -82,6 +82,7 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     # Every entry's key is the hash of its own request; the ledger serves the rerun.
     ledger = tmp_path / "ledger" / "scripted_words.jsonl"
     assert verify([str(ledger)]) == (5, [])
+    assert audit([str(ledger)]).unverifiable == 0  # every entry carries its answer's hash
     entries = {e["tags"]["article_id"]: e for e in read_entries(ledger)}
     entry = entries[cut["article_id"].iloc[0]]
     assert entry["messages"][0]["role"] == "document"

@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from prescient.llm.cli import verify
+from prescient.llm.cli import audit, verify
 from prescient.llm.ledger import read_entries
 from tests.conftest import ROOT
 from tests.support.fake_openai import FakeOpenAI
@@ -76,6 +76,7 @@ def test_two_processes_pay_for_each_request_once(tmp_path: Path) -> None:
     entries = list(read_entries(ledger))
     assert len(entries) == n and len({e["key"] for e in entries}) == n
     assert verify([str(ledger)]) == (n, [])
+    assert audit([str(ledger)]).unverifiable == 0  # every entry carries its answer's hash
 
 
 def test_a_killed_process_leaves_no_claim_behind(tmp_path: Path) -> None:

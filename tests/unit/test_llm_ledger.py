@@ -14,8 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prescient.llm.cli import stats, verify
-from prescient.llm.ledger import Ledger, canonical_json, read_entries, request_key
+from prescient.llm.cli import audit, stats, verify
+from prescient.llm.ledger import (
+    Ledger,
+    canonical_json,
+    read_entries,
+    request_key,
+    response_hash,
+    with_response_hash,
+)
 
 MSGS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Will it rain?"}]
 
@@ -32,6 +39,11 @@ def entry(question: str, response: str | None = "A", error: str | None = None) -
         "response": response,
         "error": error,
     }
+
+
+def written(e: dict[str, object]) -> dict[str, object]:
+    """The entry as the ledger writes it: with the hash of its answer."""
+    return dict(with_response_hash(e))
 
 
 def test_key_is_sha256_of_the_canonical_request() -> None:
@@ -81,13 +93,13 @@ def test_only_successes_are_served_and_entries_survive_a_reopen(tmp_path: Path) 
     ka, kb = str(a["key"]), str(b["key"])
     led.append(a)
     led.append(b)
-    assert led.get(ka) == a
+    assert led.get(ka) == written(a)
     assert led.get(kb) is None and len(led) == 1 and led.failed_entries == 1
     again = Ledger(path)
-    assert again.get(ka) == a and again.get(kb) is None and again.failed_entries == 1
+    assert again.get(ka) == written(a) and again.get(kb) is None and again.failed_entries == 1
     # A later success for the failed key is served from then on.
     again.append(entry("b", response="B"))
-    assert Ledger(path).get(kb) == entry("b", response="B")
+    assert Ledger(path).get(kb) == written(entry("b", response="B"))
 
 
 def test_the_first_answer_stays_served(tmp_path: Path) -> None:
@@ -96,8 +108,8 @@ def test_the_first_answer_stays_served(tmp_path: Path) -> None:
     led.append(entry("a", response="first"))
     led.append(entry("a", response="second"))  # a race between two old processes
     key = str(entry("a")["key"])
-    assert led.get(key) == entry("a", response="first")
-    assert Ledger(path).get(key) == entry("a", response="first")
+    assert led.get(key) == written(entry("a", response="first"))
+    assert Ledger(path).get(key) == written(entry("a", response="first"))
     n, problems = verify([str(path)])
     assert n == 2 and problems == [
         f"{path}:2: a different answer to the request answered on line 1 (that one is served)"
@@ -108,7 +120,10 @@ def test_lines_are_canonical_json(tmp_path: Path) -> None:
     path = tmp_path / "l.jsonl"
     entry = {"key": "k", "response": "é", "error": None, "usage": {"b": 2, "a": 1}}
     Ledger(path).append(entry)
-    assert path.read_text(encoding="utf-8") == canonical_json(entry) + "\n"
+    # The answer's hash, by hand: sha256 of the canonical JSON of the four answer fields.
+    answer = '{"error":null,"finish_reason":null,"response":"é","usage":{"a":1,"b":2}}'
+    with_hash = {**entry, "response_sha256": hashlib.sha256(answer.encode()).hexdigest()}
+    assert path.read_text(encoding="utf-8") == canonical_json(with_hash) + "\n"
 
 
 def test_torn_last_line_is_skipped_on_read_and_cut_on_the_next_write(tmp_path: Path) -> None:
@@ -118,12 +133,12 @@ def test_torn_last_line_is_skipped_on_read_and_cut_on_the_next_write(tmp_path: P
     with open(path, "ab") as fh:
         fh.write(canonical_json(b).encode()[:40])  # a writer killed mid-line
     led = Ledger(path)
-    assert led.get(str(a["key"])) == a and led.get(str(b["key"])) is None
+    assert led.get(str(a["key"])) == written(a) and led.get(str(b["key"])) is None
     n, problems = verify([str(path)])
     assert n == 1 and len(problems) == 1 and "partial last line" in problems[0]
     led.append(c)
-    assert list(read_entries(path)) == [a, c]
-    assert [json.loads(line) for line in path.read_text().splitlines()] == [a, c]
+    assert list(read_entries(path)) == [written(a), written(c)]
+    assert [json.loads(line) for line in path.read_text().splitlines()] == [written(a), written(c)]
     assert verify([str(path)]) == (2, [])
 
 
@@ -181,7 +196,7 @@ def test_a_failed_write_raises_for_its_writer_and_serves_nothing(
     assert led.get(str(entry("a")["key"])) is None
     monkeypatch.undo()
     led.append(entry("b"))  # the ledger is usable again once the disk is
-    assert list(read_entries(tmp_path / "l.jsonl")) == [entry("b")]
+    assert list(read_entries(tmp_path / "l.jsonl")) == [written(entry("b"))]
 
 
 def test_verify_flags_an_entry_whose_key_does_not_match(tmp_path: Path) -> None:
@@ -307,7 +322,7 @@ def test_no_line_breaks_a_reader_and_forgeries_are_never_served(
     assert f"{path}:3: unreadable line" in err and f"{path}:13: key" in err
     # Appending after damage keeps the damage where it is and the new line readable.
     led.append(entry("later"))
-    assert Ledger(path).get(str(entry("later")["key"])) == entry("later")
+    assert Ledger(path).get(str(entry("later")["key"])) == written(entry("later"))
 
 
 def test_a_forged_line_before_the_real_answer_does_not_shadow_it(tmp_path: Path) -> None:
@@ -327,7 +342,7 @@ def test_refresh_reads_what_other_writers_appended(tmp_path: Path) -> None:
     with open(path, "ab") as fh:
         fh.write(canonical_json(entry("c")).encode()[:30])  # a line still being written
     assert mine.refresh() == 1  # b; the unfinished line waits
-    assert mine.get(str(entry("b")["key"])) == entry("b")
+    assert mine.get(str(entry("b")["key"])) == written(entry("b"))
     with open(path, "ab") as fh:
         fh.write(canonical_json(entry("c")).encode()[30:] + b"\n")
     assert mine.refresh() == 1 and mine.get(str(entry("c")["key"])) == entry("c")
@@ -478,6 +493,8 @@ def test_a_ledger_written_before_keeps_every_hit(tmp_path: Path) -> None:
     ]  # fmt: skip
     assert [r.text for r in out] == [recorded[r.key]["response"] for r in out]
     assert verify([str(fixture)]) == (8, [])
+    # Written before answers were hashed: their answers cannot be checked, which is no error.
+    assert audit([str(fixture)]).unverifiable == 8
 
 
 def test_lone_surrogates_are_stored_as_escapes_and_read_back_identically(tmp_path: Path) -> None:
@@ -490,9 +507,11 @@ def test_lone_surrogates_are_stored_as_escapes_and_read_back_identically(tmp_pat
     # The surrogate becomes the six characters of its JSON escape; a backslash already in
     # the text stays escaped as JSON escapes it, and é stays itself.
     assert '"response":"a\\ud800b \\\\ud800 é"' in lines[0]
-    assert lines[1] == canonical_json(plain), "lines without a surrogate are unchanged"
+    assert lines[1] == canonical_json(written(plain)), "lines without a surrogate are unchanged"
     again = Ledger(path)
-    assert again.get(str(odd["key"])) == odd and again.get(str(plain["key"])) == plain
+    assert again.get(str(odd["key"])) == written(odd) and again.get(str(plain["key"])) == written(
+        plain
+    )
     assert verify([str(path)]) == (2, [])
     # A prompt holding one has a key too: the hash of the escaped canonical request.
     msgs = [{"role": "user", "content": "q\udfff?"}]
@@ -532,3 +551,100 @@ def test_read_only_ledgers_are_refused(tmp_path: Path) -> None:
                 Ledger(path).check_writable()
     finally:
         ro_dir.chmod(0o755)
+
+
+def test_a_changed_answer_is_reported_with_its_line_and_never_served(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prescient.cli import main
+
+    path = tmp_path / "l.jsonl"
+    led = Ledger(path)
+    for q, a in (("q1", "No"), ("q2", "No"), ("q3", "Yes")):
+        led.append({**entry(q, response=a), "usage": {"completion_tokens": 1}})
+    assert audit([str(path)]) == (3, [], 0, 0)
+    lines = path.read_bytes().split(b"\n")
+    lines[1] = lines[1].replace(b'"response":"No"', b'"response":"Yes"')  # one answer flipped
+    lines[2] = lines[2].replace(b'"completion_tokens":1', b'"completion_tokens":2')
+    with open(path, "wb") as fh:
+        fh.write(b"\n".join(lines) + canonical_json(entry("q4")).encode()[:20])  # torn tail
+    found = audit([str(path)])
+    assert found.checked == 3 and found.changed == 2 and found.unverifiable == 0
+    assert found.problems[0].startswith(f"{path}:2: changed answer: ")
+    assert found.problems[1].startswith(f"{path}:3: changed answer: ")
+    assert "partial last line" in found.problems[2] and len(found.problems) == 3
+    again = Ledger(path)
+    assert again.get(str(entry("q1")["key"])) is not None
+    assert again.get(str(entry("q2")["key"])) is None  # the flipped answer is not served
+    assert again.get(str(entry("q3")["key"])) is None
+    assert [n for n, _ in again.unserved] == [2, 3]
+    assert main(["ledger", "verify", str(path)]) == 1
+    out = capsys.readouterr()
+    assert f"{path}:2: changed answer" in out.err
+    assert "3 entries checked, 3 problems (2 changed answers); 0 unverifiable" in out.out
+    # A forged key is still reported as forged, not as a changed answer.
+    forged = written(entry("q5"))
+    forged["messages"] = [{"role": "user", "content": "another"}]
+    path.write_text(canonical_json(forged) + "\n")
+    found = audit([str(path)])
+    assert found.changed == 0 and "is not the hash of its own request" in found.problems[0]
+
+
+def test_old_entries_without_the_hash_are_served_and_counted_unverifiable(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.jsonl"
+    old = [entry("a", response="Yes"), entry("b", response=None, error="Timeout: slow")]
+    path.write_text("".join(canonical_json(e) + "\n" for e in old))  # as written before
+    led = Ledger(path)
+    assert led.get(str(old[0]["key"])) == old[0]  # the key rule is unchanged: still a hit
+    assert led.unserved == [] and led.failed_entries == 1
+    led.append(entry("c"))
+    assert audit([str(path)]) == (3, [], 0, 2)
+    # Editing an old entry's answer cannot be told from the original: the audit says so.
+    path.write_text(path.read_text().replace('"response":"Yes"', '"response":"No"'))
+    assert audit([str(path)]) == (3, [], 0, 2)
+
+
+def test_the_answer_hash_survives_a_round_trip_of_any_reply(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    # An uncombined surrogate pair (JSON reads it back as one character), a lone one,
+    # floats-that-are-integers nowhere: the hash of the parsed line equals the written one.
+    replies = ["\ud83d\ude00 yes", "a\ud800b", "é \\ud800", ""]
+    led = Ledger(path)
+    for i, reply in enumerate(replies):
+        led.append({**entry(f"q{i}", response=reply), "finish_reason": "stop"})
+    assert audit([str(path)]) == (len(replies), [], 0, 0)
+    first = next(iter(read_entries(path)))
+    assert first["response"] == "\U0001f600 yes"
+    assert first["response_sha256"] == response_hash(first)
+    # Only the answer fields count: timings and tags change nothing, the answer does.
+    base = entry("q", response="x")
+    assert response_hash({**base, "latency_s": 9.0, "tags": {"t": 1}}) == response_hash(base)
+    for change in (
+        {"response": "y"},
+        {"error": "e"},
+        {"finish_reason": "length"},
+        {"usage": {"a": 1}},
+    ):
+        assert response_hash({**base, **change}) != response_hash(base)
+
+
+def test_copied_entries_carry_the_hash(tmp_path: Path) -> None:
+    from prescient.openforecast.keypoints import copy_paid_entries
+
+    source, target = tmp_path / "source.jsonl", tmp_path / "target.jsonl"
+    old, stamped = entry("a", response="A"), written(entry("b", response="B"))
+    changed = {**written(entry("c", response="C")), "response": "C!"}
+    source.write_text("".join(canonical_json(e) + "\n" for e in (old, stamped, changed)))
+    led = Ledger(target)
+    keys = [str(e["key"]) for e in (old, stamped, changed)]
+    assert copy_paid_entries(keys, source, led) == 3
+    found = audit([str(target)])
+    # The old answer is hashed as copied; the stamped one keeps its hash; the changed one
+    # keeps the hash it was first written with, so it stays detectably changed.
+    assert found.unverifiable == 0 and found.changed == 1
+    assert found.problems[0].startswith(f"{target}:3: changed answer")
+    reread = Ledger(target)
+    assert reread.get(keys[0]) is not None and reread.get(keys[1]) is not None
+    assert reread.get(keys[2]) is None
