@@ -160,6 +160,28 @@ def cell_rows(scores: pd.DataFrame, cell: Cell, count_errors: bool = False) -> p
     return out.sort_values("question_id", kind="stable").reset_index(drop=True)
 
 
+def of_sources(rows: pd.DataFrame, questions: pd.DataFrame, sources: Sequence[str]) -> pd.DataFrame:
+    """The rows whose question comes from one of ``sources`` (the evaluated table's
+    ``source`` column), as the report's time-series cells keep Daily Oracle's own
+    questions apart from OpenForecast's; no sources: every row.
+
+    Raises:
+        TraceError: a source the evaluated questions do not hold (naming those they do).
+    """
+    if not sources:
+        return rows
+    have = set(questions["source"].astype(str)) if "source" in questions.columns else set()
+    unknown = sorted(set(sources) - have)
+    if unknown:
+        raise TraceError(
+            f"no questions of source(s) {unknown}; the evaluated table has {sorted(have)}"
+        )
+    ids = set(
+        questions.loc[questions["source"].astype(str).isin(sources), "question_id"].astype(str)
+    )
+    return rows.loc[rows["question_id"].astype(str).isin(ids)].reset_index(drop=True)
+
+
 def _day(value: Any) -> dt.date:
     if isinstance(value, dt.datetime):
         return value.date()

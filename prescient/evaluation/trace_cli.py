@@ -21,6 +21,7 @@ import pandas as pd
 from prescient.evaluation.trace import (
     TraceError,
     cell_rows,
+    of_sources,
     parse_cell,
     summary_line,
     text_block,
@@ -48,6 +49,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     ap.add_argument("--type", dest="qtype", default=None, help="tf, mc or all (default: all)")
     ap.add_argument("--month", default=None, help="resolution month YYYY-MM, or a year YYYY")
+    ap.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        help="only questions of this source (repeatable), e.g. daily_oracle: the report's "
+        "time series and first-screen table keep Daily Oracle's questions (see its note)",
+    )
     ap.add_argument("--scores", default=SCORES, help=f"scores table (default {SCORES})")
     ap.add_argument("--questions", default=QUESTIONS, help=f"evaluated questions ({QUESTIONS})")
     ap.add_argument("--ledger", default=None, help=f"the model's ledger (default {LEDGER})")
@@ -70,8 +78,10 @@ def run(args: argparse.Namespace) -> int:
                 raise TraceError(f"no {what} table at {path} (--{what})")
         if not ledger.is_file():
             raise TraceError(f"no ledger at {ledger} (--ledger)")
+        questions = pd.read_parquet(args.questions)
         rows = cell_rows(pd.read_parquet(args.scores), cell, args.count_errors)
-        traced = trace_rows(rows, pd.read_parquet(args.questions), ledger)
+        rows = of_sources(rows, questions, args.source)
+        traced = trace_rows(rows, questions, ledger)
     except TraceError as exc:
         logger.error("trace: %s", exc)
         return 2

@@ -162,3 +162,16 @@ def test_a_key_leads_to_the_entry_the_gateway_serves(tmp_path: Path) -> None:
 
 def test_predictions_have_a_ledger_key_column() -> None:
     assert PREDICTION_COLUMNS[-1] == "ledger_key"
+
+
+def test_a_cell_keeps_the_questions_of_its_sources() -> None:
+    from prescient.evaluation.trace import TraceError, of_sources
+
+    rows = pd.DataFrame({"question_id": ["a", "b", "c"], "correct": [True, False, True]})
+    questions = pd.DataFrame(
+        {"question_id": ["a", "b", "c"], "source": ["daily_oracle", "openforecast", "daily_oracle"]}
+    )
+    assert of_sources(rows, questions, ["daily_oracle"])["question_id"].tolist() == ["a", "c"]
+    assert of_sources(rows, questions, [])["question_id"].tolist() == ["a", "b", "c"]
+    with pytest.raises(TraceError, match="no questions of source"):
+        of_sources(rows, questions, ["elsewhere"])
