@@ -264,23 +264,30 @@ def failed_calls(raw: pd.DataFrame) -> pd.Series:
     return (~blank & ~no_gold_rows(raw)).astype(bool)
 
 
+def _count_per_cell(
+    rows: pd.DataFrame, column: str, keys: list[str], sources: Mapping[str, str] | None
+) -> pd.DataFrame:
+    """How many of ``rows`` each (model, cell[, source]) holds, as ``column``."""
+    if rows.empty:
+        return pd.DataFrame(columns=[*keys, column])
+    frame = pd.DataFrame(
+        {
+            "model": rows["model"].astype(str),
+            "cell": [s.name for s in settings_of(rows)],
+            column: 1,
+        }
+    )
+    if sources is not None:
+        frame["source"] = [sources.get(str(q), "") for q in rows["question_id"]]
+    return frame.groupby(keys, as_index=False).agg(**{column: (column, "sum")})
+
+
 def count_errors(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Failed calls per cell (model, cell) in a raw scores table; per (model, cell,
     source) when ``sources`` maps question ids to their source."""
     keys = ["model", "cell", *(["source"] if sources is not None else [])]
     failed = raw.loc[failed_calls(raw)] if not raw.empty else raw
-    if failed.empty:
-        return pd.DataFrame(columns=[*keys, "n_errors"])
-    frame = pd.DataFrame(
-        {
-            "model": failed["model"].astype(str),
-            "cell": [s.name for s in settings_of(failed)],
-            "n_errors": 1,
-        }
-    )
-    if sources is not None:
-        frame["source"] = [sources.get(str(q), "") for q in failed["question_id"]]
-    return frame.groupby(keys, as_index=False).agg(n_errors=("n_errors", "sum"))
+    return _count_per_cell(failed, "n_errors", keys, sources)
 
 
 def count_fitted(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) -> pd.DataFrame:
@@ -292,18 +299,7 @@ def count_fitted(raw: pd.DataFrame, sources: Mapping[str, str] | None = None) ->
     if raw.empty or "context_words_kept" not in raw.columns:
         return pd.DataFrame(columns=[*keys, "n_fitted"])
     fitted = raw.loc[raw["context_words_kept"].notna().to_numpy(bool) & ~failed_calls(raw)]
-    if fitted.empty:
-        return pd.DataFrame(columns=[*keys, "n_fitted"])
-    frame = pd.DataFrame(
-        {
-            "model": fitted["model"].astype(str),
-            "cell": [s.name for s in settings_of(fitted)],
-            "n_fitted": 1,
-        }
-    )
-    if sources is not None:
-        frame["source"] = [sources.get(str(q), "") for q in fitted["question_id"]]
-    return frame.groupby(keys, as_index=False).agg(n_fitted=("n_fitted", "sum"))
+    return _count_per_cell(fitted, "n_fitted", keys, sources)
 
 
 def cell_order(cells: pd.DataFrame) -> pd.DataFrame:
