@@ -59,6 +59,7 @@ def _cluster(
             c.min_dates,
             fitting(gateway.spec(c.keypoints.model), c.keypoints.gen),
         )
+        gateway.finish()
     return events, {**counts, "keypoints": kp}, gateway.failure_report()
 
 

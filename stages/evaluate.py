@@ -109,10 +109,9 @@ def main(argv: list[str] | None = None) -> int:
             window,
             max_tokens,
         )
-    # The ledger is a declared output even when the model made no call (e.g. only gold
-    # settings and no gold article).
-    Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.ledger).touch()
+    # The ledger: the entries these predictions came from (a declared output even when
+    # the model made no call, e.g. only gold settings and no gold article).
+    gateway.finish()
     if failed_stage(gateway.failure_report(), logger, f"evaluate {args.model}", [args.out]):
         return FAILED_CALLS_EXIT
     with io.atomic_dir(args.out) as tmp:

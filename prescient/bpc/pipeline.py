@@ -27,8 +27,8 @@ from prescient.bpc.scoring import ScorerConfigError
 from prescient.bpc.settings import BpcSettings
 from prescient.bpc.tbi import ModelInfo, bucket_rows, release_change_rows, tbi_rows
 from prescient.dates import optional_date
-from prescient.llm.ledger import Ledger
 from prescient.llm.registry import ModelSpec
+from prescient.llm.store import finish_ledger, open_stage_ledger
 
 logger = logging.getLogger(__name__)
 
@@ -114,8 +114,9 @@ def run_bpc(
             logger.warning("%s skipped: %s", name, reason)
             skipped.append({"model": name, "what": "scoring", "reason": reason})
             continue
-        ledger = Ledger(Path(ledger_dir) / f"{name}.jsonl")
+        ledger = open_stage_ledger(Path(ledger_dir) / f"{name}.jsonl")
         try:
+            ledger.check_writable()
             results = score_documents(
                 spec,
                 scored,
@@ -124,6 +125,7 @@ def run_bpc(
                 ledger,
                 progress,
             )
+            finish_ledger(ledger)
         finally:
             ledger.close()
         doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))

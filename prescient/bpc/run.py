@@ -36,6 +36,7 @@ from tqdm import tqdm
 from prescient.bpc.scoring import DocScore, Scorer, ScoringError
 from prescient.llm.ledger import Ledger, request_key
 from prescient.llm.registry import ModelSpec
+from prescient.llm.store import StageLedger
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ def score_documents(
     documents: pd.DataFrame,
     params: Mapping[str, Any],
     make_scorer: Callable[[], Scorer],
-    ledger: Ledger,
+    ledger: Ledger | StageLedger,
     progress: bool = True,
 ) -> list[DocResult]:
     """Score every document (``article_id``, ``text``) under one model, in order.

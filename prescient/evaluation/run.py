@@ -49,12 +49,20 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "template_version": "string",
     "context_article_ids": "object",
     "context_words_kept": "Int64",
+    "prompt_tokens": "Int64",
+    "completion_tokens": "Int64",
+    "cost_usd": "Float64",
     "ledger_key": "string",
 }
 """One row per question and setting. ``ledger_key`` is the key of the ledger entry the
 reply came from (:func:`prescient.llm.ledger.request_key`, a function of the request
 alone; a failed call keeps its key too), null where no request was made (no gold
-article, a prompt that could not fit the context window)."""
+article, a prompt that could not fit the context window). ``prompt_tokens``,
+``completion_tokens`` and ``cost_usd`` are what that reply cost when it was paid, as
+its ledger entry records it (the same whether this run sent it or was served it; a
+cost is null where the price is unknown, and an in-process model's is null too)."""
+OPTIONAL_COLUMNS = ("prompt_tokens", "completion_tokens", "cost_usd", "ledger_key")
+"""Columns predictions written before they existed lack (read as null)."""
 PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)
 
 
@@ -249,6 +257,10 @@ def run_cell(
         rows["template_version"].append(prompt.version)
         rows["context_article_ids"].append(p.context_ids)
         rows["context_words_kept"].append(p.words_kept)
+        usage = res.usage if res is not None and res.ok else {}
+        rows["prompt_tokens"].append(usage.get("prompt_tokens"))
+        rows["completion_tokens"].append(usage.get("completion_tokens"))
+        rows["cost_usd"].append(res.cost if res is not None and res.ok else None)
         rows["ledger_key"].append(res.key if res is not None else None)
     frame = prediction_frame(rows)
     n_err = int(frame["error"].notna().sum())
@@ -266,12 +278,13 @@ def run_cell(
 def prediction_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
     """A predictions table with the canonical column types (also when empty).
 
-    Rows without ``ledger_key`` (predictions made before the column existed) get a null
-    key, as :func:`prescient.evaluation.scoring.score_predictions` gives them.
+    Rows without one of :data:`OPTIONAL_COLUMNS` (predictions made before the column
+    existed) get nulls there, as :func:`prescient.evaluation.scoring.score_predictions`
+    gives them.
     """
-    if rows is not None and "ledger_key" not in rows:
+    if rows is not None:
         n = len(next(iter(rows.values()), []))
-        rows = {**rows, "ledger_key": [None] * n}
+        rows = {**{c: [None] * n for c in OPTIONAL_COLUMNS}, **rows}
     return io.typed_frame(PREDICTION_SCHEMA, rows)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from prescient.evaluation.parsing import parse_answer
-from prescient.evaluation.run import PREDICTION_COLUMNS
+from prescient.evaluation.run import OPTIONAL_COLUMNS, PREDICTION_COLUMNS, PREDICTION_SCHEMA
 from prescient.evaluation.settings import NO_GOLD_ARTICLE
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED
 from prescient.vocab import QTYPES
@@ -105,8 +105,10 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
         failed.append(p.parse_failed)
         rules.append(p.rule)
     out = predictions.reset_index(drop=True).copy()
-    if "ledger_key" not in out.columns:
-        out["ledger_key"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    for column in OPTIONAL_COLUMNS:  # predictions written before these existed
+        if column not in out.columns:
+            dtype = PREDICTION_SCHEMA[column]
+            out[column] = pd.Series(pd.NA, index=out.index, dtype=dtype)
     out["parsed_answer"] = pd.Series(parsed_answer, dtype="Int64")
     out["correct"] = pd.Series(correct, dtype="bool")
     out["refused"] = pd.Series(refused, dtype="bool")
@@ -196,9 +198,18 @@ def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[st
     is a call that failed after its last attempt, kept because its cell stayed within
     ``llm.max_failed_share`` (beyond it the evaluate stage writes no predictions).
 
+    Besides the failures, what the replies cost when they were paid
+    (:func:`paid_for`), per cell and per model (``models``: each distinct request once,
+    ``distinct_requests`` counting them, so a prompt two settings share counts once). These are
+    properties of the results, the same on every machine; what a particular run sent and
+    was served from the response store is in the stage's log and the store's run log
+    (``python -m prescient ledger runs``).
+
     Returns:
         ``{"max_failed_share": t, "cells": {model: {cell: {requests, failed,
-        failed_share}}}}`` with shares rounded to 6 places.
+        failed_share, prompt_tokens, completion_tokens, cost_usd, unpriced}}},
+        "models": {model: {distinct_requests, prompt_tokens, ...}}}`` with shares rounded to 6
+        places.
     """
     cells: dict[str, dict[str, Any]] = {}
     labels = [
@@ -215,8 +226,33 @@ def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[st
             "requests": len(asked),
             "failed": failed,
             "failed_share": _rate(failed, len(asked)) or 0.0,
+            **paid_for(asked),
         }
-    return {"max_failed_share": max_failed_share, "cells": cells}
+    models = {
+        str(model): {"distinct_requests": len(group), **paid_for(group)}
+        for model, group in frame.drop_duplicates(["model", "ledger_key"])
+        .loc[lambda f: f["ledger_key"].notna()]
+        .groupby("model", sort=True)
+    }
+    return {"max_failed_share": max_failed_share, "cells": cells, "models": models}
+
+
+def paid_for(rows: pd.DataFrame) -> dict[str, Any]:
+    """Tokens and USD of the replies in ``rows`` as their ledger entries record them.
+
+    Returns:
+        ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (rounded to 6 places; the
+        replies with a known price) and ``unpriced`` (answered rows without one: an
+        in-process model, or a provider litellm has no price for).
+    """
+    answered = rows.loc[rows["error"].isna().to_numpy(bool)]
+    costs = pd.to_numeric(answered["cost_usd"], errors="coerce")
+    return {
+        "prompt_tokens": int(pd.to_numeric(answered["prompt_tokens"]).fillna(0).sum()),
+        "completion_tokens": int(pd.to_numeric(answered["completion_tokens"]).fillna(0).sum()),
+        "cost_usd": round(float(costs.fillna(0.0).sum()), 6),
+        "unpriced": int(costs.isna().sum()),
+    }
 
 
 def context_fits(predictions: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:

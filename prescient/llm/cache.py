@@ -21,6 +21,7 @@ from typing import Any
 
 from prescient.llm.claims import Claims
 from prescient.llm.ledger import Ledger, is_success
+from prescient.llm.store import StageLedger
 
 Entry = dict[str, Any]
 InFlight = dict[str, "asyncio.Future[tuple[Entry, bool]]"]
@@ -40,7 +41,7 @@ class LedgerCache:
             are until the cache is closed, never sent twice).
     """
 
-    def __init__(self, ledger: Ledger, poll_s: float = 0.05) -> None:
+    def __init__(self, ledger: Ledger | StageLedger, poll_s: float = 0.05) -> None:
         self.ledger = ledger
         self.claims = Claims(ledger.path)
         self.poll_s = poll_s

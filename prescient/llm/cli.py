@@ -1,4 +1,5 @@
-"""``prescient ledger stats|export|verify``: audit response ledgers (files or directories)."""
+"""``prescient ledger stats|export|verify|runs``: audit response ledgers (files or
+directories; by default the project's response store) and the store's run log."""
 
 from __future__ import annotations
 
@@ -142,7 +143,7 @@ def verify(paths: list[str]) -> tuple[int, list[str]]:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    print(json.dumps(stats(args.paths), indent=2))
+    print(json.dumps(stats(_store_or(args.paths)), indent=2))
     return 0
 
 
@@ -177,7 +178,7 @@ def export_row(entry: dict[str, Any], ledger: str) -> dict[str, Any]:
 def _export(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    rows = [export_row(e, str(f)) for f in _files(args.paths) for e in read_entries(f)]
+    rows = [export_row(e, str(f)) for f in _files(_store_or(args.paths)) for e in read_entries(f)]
     df = pd.DataFrame(rows)
     if args.out.endswith(".csv"):
         df.to_csv(args.out, index=False)
@@ -188,7 +189,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    found = audit(args.paths)
+    found = audit(_store_or(args.paths))
     for p in found.problems:
         print(p, file=sys.stderr)
     print(
@@ -199,8 +200,75 @@ def _verify(args: argparse.Namespace) -> int:
     return 1 if found.problems else 0
 
 
+RUN_FIELDS = ("sent", "served", "sent_failed", "prompt_tokens", "completion_tokens", "cost_usd")
+"""The run log's counts that :func:`run_totals` adds up."""
+
+
+def read_runs(path: str | Path) -> list[dict[str, Any]]:
+    """The run log's lines (:data:`prescient.llm.store.RUN_LOG`); unreadable lines skipped."""
+    out: list[dict[str, Any]] = []
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return out
+    for line in raw.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def run_totals(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per stage: runs, and the sum of each of :data:`RUN_FIELDS`."""
+    totals: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        t = totals.setdefault(str(run.get("stage")), {"runs": 0, **dict.fromkeys(RUN_FIELDS, 0)})
+        t["runs"] += 1
+        for name in RUN_FIELDS:
+            value = run.get(name)
+            if isinstance(value, int | float):
+                t[name] += value
+    for t in totals.values():
+        t["cost_usd"] = round(t["cost_usd"], 6)
+    return dict(sorted(totals.items()))
+
+
+def _runs(args: argparse.Namespace) -> int:
+    from prescient.llm.store import run_log_path
+
+    path = Path(args.log) if args.log else run_log_path(".")
+    if path is None:
+        print("not a DVC project (no .dvc here): pass --log", file=sys.stderr)
+        return 2
+    runs = read_runs(path)
+    for run in runs[-args.last :] if args.last else []:
+        print(
+            f"{run.get('finished')}  {run.get('stage')}  {run.get('ledger')}: "
+            f"sent {run.get('sent')} ({run.get('sent_failed')} failed), "
+            f"served {run.get('served')}, tokens {run.get('prompt_tokens')}+"
+            f"{run.get('completion_tokens')}, ${run.get('cost_usd')}  [{run.get('workspace')}]"
+        )
+    print(json.dumps({"log": str(path), "stages": run_totals(runs)}, indent=2))
+    return 0
+
+
+def _store_or(paths: list[str]) -> list[str]:
+    """``paths``, or the project's response store when none are given."""
+    if paths:
+        return paths
+    from prescient.llm.store import store_dir
+
+    found = store_dir(".")
+    if found is None:
+        raise SystemExit("no ledger given and no DVC project here: name ledger files or folders")
+    return [str(found)]
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("ledger", help="audit LLM response ledgers")
+    p = sub.add_parser("ledger", help="audit LLM response ledgers and the response store")
     psub = p.add_subparsers(dest="ledger_command", required=True)
     for name, func, helptext in (
         ("stats", _stats, "per-model counts, tokens, cost and failure reasons"),
@@ -208,7 +276,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ("export", _export, "write all entries as one CSV or Parquet table"),
     ):
         c = psub.add_parser(name, help=helptext)
-        c.add_argument("paths", nargs="+", help="ledger files or directories (e.g. data/llm)")
+        c.add_argument(
+            "paths",
+            nargs="*",
+            help="ledger files or directories (e.g. data/llm); default: the response store",
+        )
         if name == "export":
             c.add_argument("--out", required=True, help="output .csv or .parquet")
         c.set_defaults(func=func)
+    c = psub.add_parser("runs", help="what each stage run sent and was served (the run log)")
+    c.add_argument("--last", type=int, default=10, help="list the last N runs (0: none)")
+    c.add_argument("--log", help="a run log file (default: this project's)")
+    c.set_defaults(func=_runs)

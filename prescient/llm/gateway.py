@@ -39,8 +39,10 @@ from typing import Any
 from tqdm import tqdm
 
 from prescient.llm.cache import Entry, InFlight, LedgerCache
+from prescient.llm.direct import price
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
+from prescient.llm.fit import estimate_tokens
 from prescient.llm.ledger import (
     TRANSPORT_PARAMS,
     Ledger,
@@ -53,6 +55,7 @@ from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
+from prescient.llm.store import StageLedger, finish_ledger, open_stage_ledger
 from prescient.llm.transports import Call, Transport, TransportSet
 from prescient.llm.types import LLMRequest, LLMResult, Reply
 
@@ -68,10 +71,18 @@ class GatewayStats:
 
     Attributes:
         requests: results returned.
-        ledger_hits: served from the ledger without a call.
+        ledger_hits: results answered without a call (by the stage's ledger or the
+            response store).
+        sent: distinct requests sent to a model (identical requests of a batch are one;
+            a request whose attempts all failed counts too).
+        sent_failed: sent requests that failed after their last attempt.
         calls: attempts that reached a transport (retries included).
         retries: attempts after the first.
         failures: results returned with ``ok=False``.
+        prompt_tokens: prompt tokens of the sent requests, as the provider counted them.
+        completion_tokens: completion tokens of the sent requests.
+        cost_usd: USD of the sent requests where the price is known.
+        unpriced: sent requests that succeeded without a known price.
         requests_by_model: results returned, per model.
         failures_by_model: failed results, per model.
         first_errors: the first distinct ``model: error`` texts.
@@ -79,9 +90,15 @@ class GatewayStats:
 
     requests: int = 0
     ledger_hits: int = 0
+    sent: int = 0
+    sent_failed: int = 0
     calls: int = 0
     retries: int = 0
     failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced: int = 0
     requests_by_model: Counter[str] = field(default_factory=Counter)
     failures_by_model: Counter[str] = field(default_factory=Counter)
     first_errors: list[str] = field(default_factory=list)
@@ -96,6 +113,47 @@ class GatewayStats:
             text = f"{result.request.model}: {result.error}"
             if len(self.first_errors) < FIRST_ERRORS and text not in self.first_errors:
                 self.first_errors.append(text)
+
+    def paid(self, entry: Mapping[str, Any]) -> None:
+        """Count one request sent to a model (its new ledger entry)."""
+        self.sent += 1
+        if not is_success(entry):
+            self.sent_failed += 1
+            return
+        usage = entry.get("usage") or {}
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        cost = entry.get("cost")
+        if cost is None:
+            self.unpriced += 1
+        else:
+            self.cost_usd += float(cost)
+
+    def run_record(self) -> dict[str, Any]:
+        """What this gateway's run sent and was served, for the store's run log."""
+        return {
+            "results": self.requests,
+            "served": self.ledger_hits,
+            "sent": self.sent,
+            "sent_failed": self.sent_failed,
+            "retries": self.retries,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "unpriced": self.unpriced,
+        }
+
+    def describe(self) -> str:
+        """One line: results, served, sent (failed, retries), tokens and cost."""
+        cost = f"${self.cost_usd:.4f}" if self.sent - self.sent_failed > self.unpriced else "$?"
+        if self.unpriced and cost != "$?":
+            cost += f" (+{self.unpriced} unpriced)"
+        return (
+            f"{self.requests} results: {self.ledger_hits} served without a call, "
+            f"{self.sent} sent to models ({self.sent_failed} failed, {self.retries} retries), "
+            f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens, "
+            f"{cost}"
+        )
 
 
 @dataclass(frozen=True)
@@ -123,10 +181,13 @@ class Gateway:
     Args:
         models: the registry (name -> ModelSpec or raw params entry); requests name
             models by these names.
-        ledger_path: the stage's ledger file (a DVC output with ``persist: true``).
+        ledger_path: the ledger file, the gateway's only store of answers (a library
+            user's cache; stages pass ``ledger`` instead).
         stage: stage name, recorded in every entry.
         settings: the ``llm`` params section.
         clock: time for limits and retries (tests pass a fake one).
+        ledger: the ledger to work through instead of ``ledger_path``'s file: a stage's
+            ledger over the response store (:func:`prescient.llm.store.open_stage_ledger`).
 
     Raises:
         LedgerNotWritableError: the ledger cannot be written (checked here, before any
@@ -145,13 +206,14 @@ class Gateway:
         stage: str,
         settings: GatewaySettings,
         clock: Clock | None = None,
+        ledger: Ledger | StageLedger | None = None,
     ) -> None:
         _freeze_imports()
         self.registry = models if isinstance(models, ModelRegistry) else ModelRegistry(models)
         self.stage = stage
         self.settings = settings
         self.clock = clock or SystemClock()
-        ledger = Ledger(ledger_path)
+        ledger = ledger if ledger is not None else Ledger(ledger_path)
         ledger.check_writable()  # before any call: an answer that cannot be stored is lost
         self.cache = LedgerCache(ledger)
         self.limits = Limits(self.clock)
@@ -166,7 +228,11 @@ class Gateway:
     def from_params(
         cls, params: Mapping[str, Any], stage: str, ledger_path: str | os.PathLike[str]
     ) -> Gateway:
-        """Build from the composed params (``models`` and ``llm`` sections).
+        """Build a stage's gateway from the composed params (``models`` and ``llm``).
+
+        Run from the project root: in a DVC project the stage's ledger is a snapshot over
+        the repository's response store (:mod:`prescient.llm.store`), so an answer is
+        paid once whatever DVC restores; :meth:`finish` writes the snapshot.
 
         Args:
             params: the composed params (``prescient.params.load()``).
@@ -181,11 +247,17 @@ class Gateway:
             ledger_path,
             stage=stage,
             settings=GatewaySettings.from_params(params),
+            ledger=open_stage_ledger(ledger_path),
         )
 
     @property
-    def ledger(self) -> Ledger:
+    def ledger(self) -> Ledger | StageLedger:
         return self.cache.ledger
+
+    def finish(self) -> None:
+        """Write the stage's ledger: the entries its outputs came from (or, for a plain
+        ledger, make sure the file exists: a declared output even when nothing was asked)."""
+        finish_ledger(self.ledger)
 
     def __enter__(self) -> Gateway:
         return self
@@ -202,16 +274,9 @@ class Gateway:
             self._closed = True
             self.cache.close()
             self.endpoints.log()
-            s = self.stats
-            logger.info(
-                "%s: %d results, %d from the ledger, %d calls (%d retries), %d failed",
-                self.stage,
-                s.requests,
-                s.ledger_hits,
-                s.calls,
-                s.retries,
-                s.failures,
-            )
+            logger.info("%s: %s", self.stage, self.stats.describe())
+            if isinstance(self.ledger, StageLedger) and self.stats.requests:
+                self.ledger.log_run(self.stage, self.stats.run_record())
 
     # -- public API -----------------------------------------------------------------
 
@@ -298,6 +363,7 @@ class Gateway:
         scrub = Scrubber.from_env(self.registry.key_variables())
         inflight: InFlight = {}
         hits_before, failures_before = self.stats.ledger_hits, self.stats.failures
+        self._log_estimate(batch, desc)
 
         async def one(req: LLMRequest) -> LLMResult:
             spec = self.spec(req.model)
@@ -306,7 +372,9 @@ class Gateway:
 
             async def call() -> Entry:
                 outcome = await self._attempts(spec, req, gen, transports.for_model(spec), scrub)
-                return self._entry(key, req, spec, gen, outcome)
+                entry = self._entry(key, req, spec, gen, outcome)
+                self.stats.paid(entry)
+                return entry
 
             entry, hit = await self.cache.fetch(key, call, inflight)
             result = result_from_entry(req, key, entry, from_ledger=hit)
@@ -330,6 +398,12 @@ class Gateway:
         return results
 
     # -- parts ----------------------------------------------------------------------
+
+    def _log_estimate(self, batch: Sequence[LLMRequest], desc: str) -> None:
+        """Log what the batch will send before anything is sent (:func:`estimate`)."""
+        est = estimate(self, batch)
+        if est.to_send:
+            logger.info("%s: %s", desc or self.stage, est.describe())
 
     async def _attempts(
         self,
@@ -410,6 +484,73 @@ class Gateway:
         return entry
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """What a batch will send, known before anything is sent.
+
+    Attributes:
+        requests: requests in the batch.
+        to_send: distinct requests neither the stage's ledger nor the store answers.
+        prompt_tokens: their prompt tokens, estimated (:func:`prescient.llm.fit.estimate_tokens`).
+        max_completion_tokens: their ``max_tokens`` summed (None when one has no limit).
+        max_cost_usd: the most they can cost at litellm's prices (None when a model's
+            price is unknown).
+    """
+
+    requests: int
+    to_send: int
+    prompt_tokens: int
+    max_completion_tokens: int | None
+    max_cost_usd: float | None
+
+    def describe(self) -> str:
+        completion = (
+            "no completion limit"
+            if self.max_completion_tokens is None
+            else f"up to {self.max_completion_tokens:,} completion tokens"
+        )
+        cost = (
+            "price unknown"
+            if self.max_cost_usd is None
+            else f"at most ${self.max_cost_usd:.4f} at litellm's prices"
+        )
+        return (
+            f"{self.to_send} of {self.requests} requests to send "
+            f"(about {self.prompt_tokens:,} prompt tokens, {completion}, {cost})"
+        )
+
+
+def estimate(gateway: Gateway, batch: Sequence[LLMRequest]) -> Estimate:
+    """Calls, tokens and worst-case cost of ``batch`` beyond what is already answered.
+
+    Prompt tokens use the estimate of :func:`prescient.llm.fit.estimate_tokens` for every
+    model (a log line, not a bill); in-process models cost nothing.
+    """
+    todo: dict[str, tuple[ModelSpec, LLMRequest, Mapping[str, Any]]] = {}
+    for req in batch:
+        spec = gateway.spec(req.model)
+        gen = gateway.generation_params(req)
+        key = request_key(spec.litellm_model, req.messages, gen)
+        if key not in todo and key not in gateway.ledger:
+            todo[key] = (spec, req, gen)
+    prompt = 0
+    completion: int | None = 0
+    cost: float | None = 0.0
+    for spec, req, params in todo.values():
+        tokens = estimate_tokens(req.messages)
+        prompt += tokens
+        limit = params.get("max_tokens")
+        completion = None if completion is None or limit is None else completion + int(limit)
+        if spec.in_process:
+            continue
+        rates = price(spec.litellm_model)
+        if cost is None or rates is None or limit is None:
+            cost = None
+        else:
+            cost += rates[0] * tokens + rates[1] * int(limit)
+    return Estimate(len(batch), len(todo), prompt, completion, cost)
+
+
 def stage_gateway(
     params: Mapping[str, Any],
     stage: str,
@@ -453,7 +594,7 @@ def stage_failed(
         outputs: the stage's outputs besides the ledger.
         name: how the summary names the stage (default: the gateway's stage name).
     """
-    gateway.ledger.path.touch()
+    gateway.finish()
     return failed_stage(gateway.failure_report(), logger, name or gateway.stage, outputs)
 
 

@@ -400,6 +400,11 @@ class Ledger:
         """The servable answer for ``key``, or None (never a failure, never a forgery)."""
         return self._ok.get(key)
 
+    def items(self) -> list[tuple[str, dict[str, Any]]]:
+        """``(key, servable answer)`` of every key answered so far."""
+        with self._index_lock:
+            return list(self._ok.items())
+
     # -- reading --------------------------------------------------------------------
 
     def _load(self) -> None:
@@ -536,6 +541,18 @@ class Ledger:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
         self._index(entry)
+
+    def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Durably append several entries with one write and one fsync (the caller has
+        the ledger to itself, as when a stage opens it).
+
+        Raises:
+            OSError: the write failed; none of the entries is in the ledger.
+        """
+        hashed = [with_response_hash(e) for e in entries]
+        self._write([utf8_json(e) + b"\n" for e in hashed])
+        for entry in hashed:
+            self._index(entry)
 
     async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.

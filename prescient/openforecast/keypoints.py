@@ -28,6 +28,7 @@ import pandas as pd
 from prescient.dates import as_date
 from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.ledger import Ledger, is_success, read_entries
+from prescient.llm.store import StageLedger
 from prescient.llm.types import Complete, LLMRequest
 from prescient.openforecast.chains import DAY, AtomicEvent, EventDate, stable_id
 from prescient.openforecast.linking import Story
@@ -62,7 +63,7 @@ def keypoint_request(
     )
 
 
-def copy_paid_entries(keys: Iterable[str], source: str | Path, target: Ledger) -> int:
+def copy_paid_entries(keys: Iterable[str], source: str | Path, target: Ledger | StageLedger) -> int:
     """Append to ``target`` the successful entries of ``source`` for ``keys`` it lacks.
 
     Returns:
@@ -89,7 +90,7 @@ def story_events(
     s: KeypointSettings,
     complete: Complete,
     key_for: Callable[[LLMRequest], str],
-    reuse: tuple[str | Path, Ledger] | None,
+    reuse: tuple[str | Path, Ledger | StageLedger] | None,
     min_dates: int,
     fitting: Fitting | None = None,
 ) -> tuple[list[AtomicEvent], dict[str, int]]:

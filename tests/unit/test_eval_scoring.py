@@ -148,3 +148,38 @@ def test_cell_labels_match_the_analysis() -> None:
     assert cell_label("closed_book", None) == "closed_book"
     assert cell_label("gold", pd.NA) == "gold"
     assert cell_label("rag", "2024-12-01") == "rag@2024-12-01"
+
+
+def test_what_the_replies_cost_per_cell_and_per_model_by_hand() -> None:
+    from prescient.evaluation.scoring import call_failures
+
+    closed = preds("m", "closed_book", None, ["Yes", "No", None], [None, None, "timeout"])
+    closed["prompt_tokens"] = pd.array([10, 20, None], dtype="Int64")
+    closed["completion_tokens"] = pd.array([1, 2, None], dtype="Int64")
+    closed["cost_usd"] = pd.array([0.5, None, None], dtype="Float64")
+    # The RAG cell sent t1's prompt again (same key k0) and one of its own (k9).
+    rag = preds("m", "rag", "dynamic", ["Yes", "No"], [None, None])
+    rag["ledger_key"] = pd.array(["k0", "k9"], dtype="string")
+    rag["prompt_tokens"] = pd.array([10, 40], dtype="Int64")
+    rag["completion_tokens"] = pd.array([1, 4], dtype="Int64")
+    rag["cost_usd"] = pd.array([0.5, 0.25], dtype="Float64")
+    calls = call_failures(pd.concat([closed, rag], ignore_index=True), 0.5)
+    cell = calls["cells"]["m"][cell_label("closed_book", None)]
+    assert cell == {
+        "requests": 3,
+        "failed": 1,
+        "failed_share": pytest.approx(1 / 3),
+        "prompt_tokens": 30,
+        "completion_tokens": 3,
+        "cost_usd": 0.5,
+        "unpriced": 1,  # k1 answered without a price; the failed k2 costs nothing
+    }
+    assert calls["cells"]["m"][cell_label("rag", "dynamic")]["cost_usd"] == 0.75
+    # Per model each distinct request once: k0, k1, k2, k9.
+    assert calls["models"]["m"] == {
+        "distinct_requests": 4,
+        "prompt_tokens": 70,
+        "completion_tokens": 7,
+        "cost_usd": 0.75,
+        "unpriced": 1,
+    }

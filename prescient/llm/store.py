@@ -1,0 +1,266 @@
+"""The response store: every answer a model gave, kept where DVC never rolls it back.
+
+A stage's ledger (``data/llm/...jsonl``) is a DVC output, and DVC restores outputs to
+their recorded state whenever it sets up a workspace: ``dvc exp run`` checks out the
+committed outputs before it reproduces, queued and ``--temp`` experiments run in fresh
+copies under ``.dvc/tmp/exps/``, ``dvc checkout`` and ``dvc exp apply`` overwrite the
+workspace. An answer that lived only in the ledger would be lost by each of these and
+paid for again. So answers live in two places, with different jobs:
+
+- **The store** is append-only and shared: one ledger file per stage ledger, at the
+  same relative path under ``prescient/responses/`` in DVC's cache directory (by
+  default ``.dvc/cache/prescient/responses/data/llm/evaluate/<model>.jsonl``). DVC's
+  cache is the one directory every workspace of a repository shares (DVC points the
+  temporary workspaces of experiments and queue workers at it) and that none of DVC's
+  commands restores, so every workspace reads and appends the same store. The store
+  is a :class:`~prescient.llm.ledger.Ledger`: every answer is fsync'd before it is
+  used, concurrent writers are safe, and two processes asking for the same request at
+  once pay once (:mod:`prescient.llm.claims`). A team that shares one DVC cache
+  (``dvc cache dir``) shares the store with it. ``dvc gc`` leaves it alone: it only
+  removes files named by a content hash.
+- **The stage's ledger** is a snapshot: exactly the entries the stage's outputs came
+  from (each request's answer, or its recorded failure), one per key, sorted by key,
+  written when the stage's work is done. It is what DVC pins in ``dvc.lock``, pushes
+  and pulls, and what every number traces back to; it holds no history, so the same
+  results give the same bytes on every machine.
+
+A request is answered by the stage's ledger first (the answers its current outputs
+came from, also when they were pulled from a peer: a rerun reproduces them exactly),
+then by the store, and only then by the model. Answers the stage's ledger holds that the
+store lacks (a pulled ledger, one written before the store existed) are copied into the
+store when the stage opens it, so the store ends up with every answer the workspace ever
+saw.
+
+Outside a DVC project (no ``.dvc`` directory), or for a ledger outside the project,
+there is nothing that could roll the ledger back: the ledger is its own store, append-only
+as before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from prescient import io
+from prescient.llm.ledger import (
+    Ledger,
+    is_success,
+    utf8_json,
+    with_response_hash,
+)
+
+logger = logging.getLogger(__name__)
+
+DVC_DIR = ".dvc"
+STORE_DIR = Path("prescient") / "responses"
+"""The store's directory under DVC's cache directory."""
+RUN_LOG = Path("prescient") / "runs.jsonl"
+"""The store's run log under DVC's cache directory: one line per stage run that asked
+for answers (what it was served and what it sent, tokens and cost)."""
+
+
+def dvc_cache_dir(root: str | os.PathLike[str] = ".") -> Path | None:
+    """The DVC cache directory of the project at ``root`` (its ``.dvc/config``,
+    ``config.local`` included), or None when ``root`` is not a DVC project."""
+    dvc_dir = Path(root) / DVC_DIR
+    if not dvc_dir.is_dir():
+        return None
+    from dvc.config import Config  # only stages reach this; the library never does
+
+    configured = Config(dvc_dir=str(dvc_dir), validate=False).get("cache", {}).get("dir")
+    return Path(str(configured)) if configured else dvc_dir / "cache"
+
+
+def store_path(
+    ledger_path: str | os.PathLike[str], root: str | os.PathLike[str] = "."
+) -> Path | None:
+    """Where the store keeps the answers of the ledger at ``ledger_path``.
+
+    Returns:
+        ``<DVC cache>/prescient/responses/<ledger path relative to root>``, or None when
+        the ledger is its own store (no DVC project at ``root``, or a ledger outside it).
+    """
+    cache = dvc_cache_dir(root)
+    if cache is None:
+        return None
+    rel = Path(os.path.relpath(Path(ledger_path).absolute(), Path(root).absolute()))
+    if rel.parts and rel.parts[0] == os.pardir:
+        return None
+    return cache / STORE_DIR / rel
+
+
+def store_dir(root: str | os.PathLike[str] = ".") -> Path | None:
+    """The store's directory of the project at ``root`` (None: not a DVC project)."""
+    cache = dvc_cache_dir(root)
+    return None if cache is None else cache / STORE_DIR
+
+
+def run_log_path(root: str | os.PathLike[str] = ".") -> Path | None:
+    """The store's run log of the project at ``root`` (None: not a DVC project)."""
+    cache = dvc_cache_dir(root)
+    return None if cache is None else cache / RUN_LOG
+
+
+class StageLedger:
+    """A stage's ledger over the repository's response store.
+
+    Quacks like :class:`~prescient.llm.ledger.Ledger` where the gateway and the scorers
+    use it (``get``, ``append``, ``append_async``, ``refresh``, ``path``, ``close``):
+    lookups try the stage's recorded ledger, then the store; appends go to the store.
+    Every entry looked up or appended is remembered, and :meth:`write_snapshot` writes
+    them as the stage's new ledger.
+
+    Args:
+        path: the stage's ledger (a DVC output; read, and rewritten by ``write_snapshot``).
+        store: the store's ledger file for it (:func:`store_path`).
+        run_log: where :meth:`log_run` appends (None: nowhere).
+
+    Attributes:
+        recorded: the stage's ledger as it was found (read only).
+        store: the store's ledger.
+        imported: answers copied from the recorded ledger into the store on opening.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        store: str | os.PathLike[str],
+        run_log: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.snapshot_path = Path(path)
+        self.run_log = None if run_log is None else Path(run_log)
+        self.recorded = Ledger(path)
+        self.store = Ledger(store)
+        self._used: dict[str, dict[str, Any]] = {}
+        self.imported = 0
+
+    @property
+    def path(self) -> Path:
+        """The store's file: claims and appends work there."""
+        return self.store.path
+
+    def __len__(self) -> int:
+        return len(self.store)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.recorded or key in self.store
+
+    def check_writable(self) -> None:
+        """Both the store and the stage's ledger take writes (LedgerNotWritableError)."""
+        self.store.check_writable()
+        self.recorded.check_writable()
+        self._import_recorded()
+
+    def _import_recorded(self) -> None:
+        missing = [
+            entry
+            for key, entry in sorted(self.recorded.items())
+            if key not in self.store and is_success(entry)
+        ]
+        if missing:
+            self.store.append_many(missing)
+            self.imported = len(missing)
+            logger.info(
+                "%s: %d answers copied into the response store %s",
+                self.snapshot_path,
+                len(missing),
+                self.store.path,
+            )
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The servable answer for ``key`` (the stage's recorded one first), or None."""
+        entry = self.recorded.get(key) or self.store.get(key)
+        if entry is not None:
+            self._used[key] = entry
+        return entry
+
+    def refresh(self) -> int:
+        """Read what other processes appended to the store since."""
+        return self.store.refresh()
+
+    def _remember(self, entry: Mapping[str, Any]) -> Mapping[str, Any]:
+        entry = with_response_hash(entry)
+        key = str(entry["key"])
+        if not (key in self._used and is_success(self._used[key])):
+            self._used[key] = dict(entry)
+        return entry
+
+    def append(self, entry: Mapping[str, Any]) -> None:
+        """Durably append one entry to the store (see ``Ledger.append``)."""
+        entry = with_response_hash(entry)
+        self.store.append(entry)
+        self._remember(entry)
+
+    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
+        """Durably append one entry to the store (see ``Ledger.append_async``)."""
+        entry = with_response_hash(entry)
+        await self.store.append_async(entry, keyed_here=keyed_here)
+        self._remember(entry)
+
+    def used(self) -> list[dict[str, Any]]:
+        """The entries the stage used so far, one per key, sorted by key."""
+        return [self._used[k] for k in sorted(self._used)]
+
+    def write_snapshot(self) -> int:
+        """Write the used entries as the stage's ledger (atomically); returns their count."""
+        entries = self.used()
+        write_entries(self.snapshot_path, entries)
+        return len(entries)
+
+    def log_run(self, stage: str, record: Mapping[str, Any]) -> None:
+        """Append one line to the run log: the stage, its ledger, the workspace, when, and
+        ``record`` (what was served and sent). A log that cannot be written is a warning:
+        every answer is already in the store."""
+        if self.run_log is None:
+            return
+        line = {
+            "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "stage": stage,
+            "ledger": str(self.snapshot_path),
+            "workspace": str(Path.cwd()),
+            **record,
+        }
+        try:
+            self.run_log.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.run_log, "ab") as fh:
+                fh.write(utf8_json(line) + b"\n")
+        except OSError as exc:
+            logger.warning("%s: run not logged (%s)", self.run_log, exc)
+
+    def close(self) -> None:
+        """Stop the store's writer thread (every entry is already on disk)."""
+        self.store.close()
+        self.recorded.close()
+
+
+def write_entries(path: str | os.PathLike[str], entries: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``entries`` as a JSON Lines ledger, atomically, each as the ledger writes it."""
+    with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        for entry in entries:
+            fh.write(utf8_json(with_response_hash(entry)) + b"\n")
+
+
+def open_stage_ledger(
+    path: str | os.PathLike[str], root: str | os.PathLike[str] = "."
+) -> Ledger | StageLedger:
+    """The ledger a stage works through: over the store in a DVC project, else the file."""
+    store = store_path(path, root)
+    if store is None:
+        logger.info("%s: not in a DVC project; the ledger is its own store", path)
+        return Ledger(path)
+    return StageLedger(path, store, run_log_path(root))
+
+
+def finish_ledger(ledger: Ledger | StageLedger) -> None:
+    """Write a stage ledger's snapshot, or create a plain ledger that was never written
+    (a declared output even when nothing was asked)."""
+    if isinstance(ledger, StageLedger):
+        n = ledger.write_snapshot()
+        logger.info("%s: %d entries the outputs came from", ledger.snapshot_path, n)
+    else:
+        ledger.path.parent.mkdir(parents=True, exist_ok=True)
+        ledger.path.touch()

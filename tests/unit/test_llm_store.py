@@ -1,0 +1,195 @@
+"""The response store: answers outlive whatever DVC restores, and a stage's ledger is the
+snapshot of exactly the answers its outputs came from."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from prescient.llm.gateway import Gateway
+from prescient.llm.ledger import read_entries, request_key
+from prescient.llm.cli import read_runs, run_totals
+from prescient.llm.store import StageLedger, open_stage_ledger, run_log_path, store_path
+from prescient.llm.types import LLMRequest
+from tests.support.llm import llm_settings, model_spec
+
+DVC = Path(sys.executable).parent / "dvc"
+
+
+def project(root: Path, cache_dir: str | None = None) -> Path:
+    (root / ".dvc").mkdir(parents=True)
+    (root / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    if cache_dir is not None:
+        (root / ".dvc" / "config.local").write_text(f"[cache]\n    dir = {cache_dir}\n")
+    return root
+
+
+def key(name: str) -> str:
+    return request_key("openai/m", [{"role": "user", "content": name}], {})
+
+
+def entry(name: str, response: str | None, error: str | None = None) -> dict[str, object]:
+    """A well-formed entry for the request ``name`` (its key is its request's hash)."""
+    messages = [{"role": "user", "content": name}]
+    return {
+        "key": key(name),
+        "model": "m",
+        "litellm_model": "openai/m",
+        "messages": messages,
+        "params": {},
+        "response": response,
+        "error": error,
+    }
+
+
+def test_the_store_sits_in_dvcs_cache_directory_at_the_ledgers_relative_path(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path / "p")
+    ledger = root / "data/llm/evaluate/m.jsonl"
+    assert store_path(ledger, root) == (
+        root / ".dvc/cache/prescient/responses/data/llm/evaluate/m.jsonl"
+    )
+    # A workspace whose cache is elsewhere (DVC writes this for every temporary
+    # experiment workspace) shares that cache's store; a relative entry is read from .dvc/.
+    shared = project(tmp_path / "exp", cache_dir=str(root / ".dvc/cache"))
+    assert store_path(shared / "data/llm/evaluate/m.jsonl", shared) == store_path(ledger, root)
+    other = project(tmp_path / "q", cache_dir="../../shared-cache")
+    assert store_path(other / "data/x.jsonl", other) == (
+        tmp_path / "shared-cache/prescient/responses/data/x.jsonl"
+    )
+    # No DVC project, or a ledger outside it: the ledger is its own store.
+    assert store_path(tmp_path / "plain/x.jsonl", tmp_path / "plain") is None
+    assert store_path(tmp_path / "outside.jsonl", root) is None
+    assert not isinstance(open_stage_ledger(tmp_path / "outside.jsonl", root), StageLedger)
+
+
+def test_an_answer_survives_the_stage_ledger_being_restored(tmp_path: Path) -> None:
+    root = project(tmp_path / "p")
+    path = root / "data/llm/x.jsonl"
+    first = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    first.check_writable()
+    first.append(entry("k1", "one"))
+    first.append(entry("k2", None, error="timeout"))
+    assert first.write_snapshot() == 2
+    committed = path.read_bytes()
+    second = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    second.append(entry("k3", "three"))
+    assert second.get(key("k1")) is not None
+    second.write_snapshot()
+    # DVC restores the committed ledger (dvc exp run, dvc checkout): k3 is still answered.
+    path.write_bytes(committed)
+    third = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    third.check_writable()
+    assert third.get(key("k3")) is not None and third.get(key("k3"))["response"] == "three"  # type: ignore[index]
+    assert third.get(key("k2")) is None  # a failure is asked again
+    assert key("k1") in third and key("k2") not in third
+
+
+def test_the_snapshot_holds_exactly_the_used_entries_sorted_one_per_key(tmp_path: Path) -> None:
+    root = project(tmp_path / "p")
+    path = root / "data/llm/x.jsonl"
+    ledger = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    for name in ("c", "a", "b"):
+        ledger.append(entry(name, name.upper()))
+    ledger.close()
+    again = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    assert again.get(key("c")) is not None and again.get(key("a")) is not None
+    assert again.get(key("zz")) is None
+    again.write_snapshot()
+    assert [e["key"] for e in read_entries(path)] == sorted([key("a"), key("c")])
+    assert all(len(e["response_sha256"]) == 64 for e in read_entries(path))
+
+
+def test_the_stage_ledger_answers_before_the_store_and_is_copied_into_it(
+    tmp_path: Path,
+) -> None:
+    """A pulled ledger reproduces its own answers even where this machine's store holds
+    another answer to the same request (a model that is not deterministic)."""
+    root = project(tmp_path / "p")
+    path = root / "data/llm/x.jsonl"
+    store = store_path(path, root)
+    assert store is not None
+    local = StageLedger(path, store)
+    local.append(entry("k", "local answer"))
+    local.close()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"")
+    from prescient.llm.store import write_entries
+
+    write_entries(path, [entry("k", "pulled answer"), entry("p", "pulled only")])
+    ledger = StageLedger(path, store)
+    ledger.check_writable()
+    assert ledger.imported == 1  # "p"; the store already answers "k"
+    assert ledger.get(key("k"))["response"] == "pulled answer"  # type: ignore[index]
+    assert {e["key"] for e in read_entries(store)} == {key("k"), key("p")}
+
+
+def _gateway(root: Path, ledger: Path) -> Gateway:
+    return Gateway(
+        {"m": model_spec("m", "scripted/echo", concurrency=1)},
+        ledger,
+        stage="t",
+        settings=llm_settings(progress=False),
+        ledger=open_stage_ledger(ledger, root),
+    )
+
+
+def test_a_gateway_pays_once_across_restores_and_writes_what_it_used(tmp_path: Path) -> None:
+    root = project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    requests = [LLMRequest("m", [{"role": "user", "content": f"q{i}"}]) for i in range(4)]
+    with _gateway(root, ledger) as gw:
+        out = gw.complete_many(requests[:2])
+        gw.finish()
+    assert not any(r.from_ledger for r in out)
+    committed = ledger.read_bytes()
+    with _gateway(root, ledger) as gw:
+        gw.complete_many(requests)
+        gw.finish()
+    ledger.write_bytes(committed)  # restored by DVC
+    with _gateway(root, ledger) as gw:
+        again = gw.complete_many(requests[1:])
+        gw.finish()
+        assert gw.stats.calls == 0
+    assert all(r.from_ledger for r in again)
+    assert [e["key"] for e in read_entries(ledger)] == sorted(r.key for r in again)
+    by_key = {r.key: r.text for r in again}
+    assert {e["key"]: e["response"] for e in read_entries(ledger)} == by_key
+    # The run log: what each run sent and was served.
+    log = run_log_path(root)
+    assert log is not None
+    runs = read_runs(log)
+    assert [(r["sent"], r["served"], r["results"]) for r in runs] == [
+        (2, 0, 2),
+        (2, 2, 4),
+        (0, 3, 3),
+    ]
+    assert run_totals(runs)["t"] == {
+        "runs": 3,
+        "sent": 4,
+        "served": 5,
+        "sent_failed": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 4,  # the scripted echo counts a word as a token: "q0".."q3"
+        "cost_usd": 0,
+    }
+
+
+def test_dvc_gc_leaves_the_store_alone(tmp_path: Path) -> None:
+    if not DVC.exists():
+        return
+    root = tmp_path / "p"
+    root.mkdir()
+    subprocess.run([str(DVC), "init", "--no-scm", "-q"], cwd=root, check=True)
+    path = root / "data/llm/x.jsonl"
+    ledger = open_stage_ledger(path, root)
+    assert isinstance(ledger, StageLedger)
+    ledger.append(entry("k", "kept"))
+    ledger.close()
+    out = subprocess.run(
+        [str(DVC), "gc", "-w", "-f"], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert [e["key"] for e in read_entries(ledger.store.path)] == [key("k")]
