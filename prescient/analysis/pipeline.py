@@ -50,6 +50,7 @@ from prescient.analysis.sources import (
 )
 from prescient.analysis.stats import wilson_interval
 from prescient.analysis.yearly import REGIMES, headline_table, table3, yearly_averages
+from prescient.evaluation.costs import model_costs
 from prescient.qa.leakage import duplicate_summary, duplicates, question_key
 from prescient.vocab import MC, TF
 
@@ -68,6 +69,7 @@ TABLE_NAMES: tuple[str, ...] = (
     "freshbench_decline",
     "freshbench_skipped",
     "models",
+    "model_calls",
     "cells",
     "horizon_accuracy",
     "dataset_sources",
@@ -264,6 +266,7 @@ def run_analysis(
         "freshbench_decline": fresh.decline,
         "freshbench_skipped": fresh.skipped,
         "models": models_frame(infos),
+        "model_calls": model_costs(inputs.raw),
         "cells": cells,
         "horizon_accuracy": horizon,
         "dataset_sources": source_table(info),

@@ -25,6 +25,7 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.evaluation.costs import model_costs, paid_for
 from prescient.evaluation.parsing import parse_answer
 from prescient.evaluation.run import OPTIONAL_COLUMNS, PREDICTION_COLUMNS, PREDICTION_SCHEMA
 from prescient.evaluation.settings import NO_GOLD_ARTICLE
@@ -229,30 +230,9 @@ def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[st
             **paid_for(asked),
         }
     models = {
-        str(model): {"distinct_requests": len(group), **paid_for(group)}
-        for model, group in frame.drop_duplicates(["model", "ledger_key"])
-        .loc[lambda f: f["ledger_key"].notna()]
-        .groupby("model", sort=True)
+        str(r.pop("model")): r for r in model_costs(frame).drop(columns="failed").to_dict("records")
     }
     return {"max_failed_share": max_failed_share, "cells": cells, "models": models}
-
-
-def paid_for(rows: pd.DataFrame) -> dict[str, Any]:
-    """Tokens and USD of the replies in ``rows`` as their ledger entries record them.
-
-    Returns:
-        ``prompt_tokens``, ``completion_tokens``, ``cost_usd`` (rounded to 6 places; the
-        replies with a known price) and ``unpriced`` (answered rows without one: an
-        in-process model, or a provider litellm has no price for).
-    """
-    answered = rows.loc[rows["error"].isna().to_numpy(bool)]
-    costs = pd.to_numeric(answered["cost_usd"], errors="coerce")
-    return {
-        "prompt_tokens": int(pd.to_numeric(answered["prompt_tokens"]).fillna(0).sum()),
-        "completion_tokens": int(pd.to_numeric(answered["completion_tokens"]).fillna(0).sum()),
-        "cost_usd": round(float(costs.fillna(0.0).sum()), 6),
-        "unpriced": int(costs.isna().sum()),
-    }
 
 
 def context_fits(predictions: pd.DataFrame) -> dict[str, dict[str, dict[str, int]]]:

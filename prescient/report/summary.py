@@ -118,6 +118,29 @@ def _model_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
     return ("; ".join(parts),)
 
 
+def call_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
+    """Per model: the distinct requests behind its results and what their replies cost
+    when they were paid (the ``model_calls`` table)."""
+    calls = tables.get("model_calls", pd.DataFrame())
+    if calls.empty:
+        return ("not recorded in the scores table",)
+    lines = []
+    for r in calls.to_dict("records"):
+        answered = int(r["distinct_requests"]) - int(r["failed"])
+        unpriced = int(r["unpriced"])
+        if unpriced >= answered:
+            cost = "no price known (in-process or unpriced)"
+        else:
+            cost = f"${float(r['cost_usd']):,.4f}"
+            cost += f" (+{fmt.fmt_int(unpriced)} replies unpriced)" if unpriced else ""
+        lines.append(
+            f"{r['model']}: {fmt.fmt_int(r['distinct_requests'])} distinct requests "
+            f"({fmt.fmt_int(r['failed'])} failed), {fmt.fmt_int(r['prompt_tokens'])} prompt + "
+            f"{fmt.fmt_int(r['completion_tokens'])} completion tokens, {cost}"
+        )
+    return tuple(lines)
+
+
 def _setting_lines(
     tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]
 ) -> tuple[str, ...]:
@@ -196,6 +219,7 @@ def run_facts(inputs: ReportInputs, params: Mapping[str, Any]) -> Facts:
         ("Questions", _source_lines(tables)),
         ("Models", _model_lines(tables)),
         ("Settings", _setting_lines(tables, params)),
+        ("Model calls", call_lines(tables)),
         ("Other parts", (_bpc_line(inputs), _openforecast_line(inputs, params))),
     )
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from prescient.llm.cli import read_runs, run_totals
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries, request_key
-from prescient.llm.cli import read_runs, run_totals
 from prescient.llm.store import StageLedger, open_stage_ledger, run_log_path, store_path
 from prescient.llm.types import LLMRequest
 from tests.support.llm import llm_settings, model_spec

@@ -123,3 +123,37 @@ def test_the_headline_names_the_cells_whose_prompts_were_fitted() -> None:
     )
     assert fitted_line(cells.assign(n_fitted=0)) == ""
     assert fitted_line(cells.drop(columns=["n_fitted"])) == fitted_line(None) == ""
+
+
+def test_the_model_calls_line_says_what_the_replies_cost() -> None:
+    from prescient.report.summary import call_lines
+
+    calls = pd.DataFrame(
+        [
+            {
+                "model": "gpt",
+                "distinct_requests": 1200,
+                "failed": 2,
+                "prompt_tokens": 345678,
+                "completion_tokens": 2400,
+                "cost_usd": 0.61234,
+                "unpriced": 3,
+            },
+            {
+                "model": "smol",
+                "distinct_requests": 10,
+                "failed": 0,
+                "prompt_tokens": 900,
+                "completion_tokens": 40,
+                "cost_usd": 0.0,
+                "unpriced": 10,
+            },
+        ]
+    )
+    assert call_lines({"model_calls": calls}) == (
+        "gpt: 1,200 distinct requests (2 failed), 345,678 prompt + 2,400 completion tokens, "
+        "$0.6123 (+3 replies unpriced)",
+        "smol: 10 distinct requests (0 failed), 900 prompt + 40 completion tokens, "
+        "no price known (in-process or unpriced)",
+    )
+    assert call_lines({}) == ("not recorded in the scores table",)
