@@ -187,3 +187,28 @@ def test_a_longer_cut_rescores_only_the_texts_it_changes(tmp_path: Path) -> None
     assert sum(CALLS.values()) == cut
     whole = pd.read_parquet(tmp_path / "whole" / "bpc_docs.parquet")
     assert not whole["truncated"].any() and (whole["n_chars"] == whole["text_chars"]).all()
+
+
+def test_scores_outlive_a_restored_ledger_in_a_dvc_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a DVC project the documents' scores live in the response store: after DVC puts
+    back an older ledger (dvc exp run, dvc checkout), nothing is scored again, and the
+    ledger is rewritten as exactly the entries the outputs came from."""
+    CALLS.clear()
+    (tmp_path / ".dvc").mkdir()
+    monkeypatch.chdir(tmp_path)
+    pf = params_file(tmp_path, "bpc.docs_per_bucket=10")
+    assert run(tmp_path, "out", make_articles(tmp_path / "a.parquet", DAYS[:3]), pf) == 0
+    ledger = tmp_path / "ledger" / "scripted_words.jsonl"
+    committed = ledger.read_bytes()
+    assert run(tmp_path, "out", make_articles(tmp_path / "b.parquet"), pf) == 0
+    assert sum(CALLS.values()) == 6
+    latest = ledger.read_bytes()
+    ledger.write_bytes(committed)  # restored by DVC
+    assert run(tmp_path, "again", make_articles(tmp_path / "b.parquet"), pf) == 0
+    assert sum(CALLS.values()) == 6
+    assert ledger.read_bytes() == latest
+    assert outputs(tmp_path, "out") == outputs(tmp_path, "again")
+    store = tmp_path / ".dvc/cache/prescient/responses/ledger/scripted_words.jsonl"
+    assert len(list(read_entries(store))) == 6

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from prescient.llm.cli import read_runs, run_totals
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries, request_key
@@ -193,3 +195,38 @@ def test_dvc_gc_leaves_the_store_alone(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert [e["key"] for e in read_entries(ledger.store.path)] == [key("k")]
+
+
+def test_the_estimate_counts_only_what_is_not_answered_by_hand(tmp_path: Path) -> None:
+    from prescient.llm.direct import price
+    from prescient.llm.fit import estimate_tokens
+    from prescient.llm.gateway import estimate
+
+    rates = price("openai/gpt-4o-mini")
+    assert rates is not None and rates[0] > 0
+    gw = Gateway(
+        {
+            "priced": model_spec("priced", "openai/gpt-4o-mini"),
+            "local": model_spec("local", "scripted/echo"),
+        },
+        tmp_path / "l.jsonl",
+        stage="t",
+        settings=llm_settings(progress=False),
+    )
+    asked = [{"role": "user", "content": "x" * 300}]  # 100 tokens + 8 by the estimate
+    fresh = [{"role": "user", "content": "y" * 30}]  # 10 + 8
+    with gw:
+        gw.complete_many([LLMRequest("local", asked)])
+        batch = [
+            LLMRequest("local", asked),  # answered: not counted
+            LLMRequest("priced", fresh),
+            LLMRequest("priced", fresh),  # identical: one request
+            LLMRequest("local", fresh),
+        ]
+        est = estimate(gw, batch)
+    assert estimate_tokens(fresh) == 18
+    assert (est.requests, est.to_send, est.prompt_tokens) == (4, 2, 36)
+    assert est.max_completion_tokens == 512 * 2  # the entries' max_tokens
+    # Only the priced model costs money; the scripted one runs in process.
+    assert est.max_cost_usd == pytest.approx(rates[0] * 18 + rates[1] * 512)
+    assert "2 of 4 requests to send" in est.describe()
