@@ -145,9 +145,14 @@ class GatewayStats:
 
     def describe(self) -> str:
         """One line: results, served, sent (failed, retries), tokens and cost."""
-        cost = f"${self.cost_usd:.4f}" if self.sent - self.sent_failed > self.unpriced else "$?"
-        if self.unpriced and cost != "$?":
-            cost += f" (+{self.unpriced} unpriced)"
+        answered = self.sent - self.sent_failed
+        if answered == 0:
+            cost = "nothing paid"
+        elif self.unpriced == answered:
+            cost = "price unknown"
+        else:
+            cost = f"${self.cost_usd:.4f}"
+            cost += f" (+{self.unpriced} unpriced)" if self.unpriced else ""
         return (
             f"{self.requests} results: {self.ledger_hits} served without a call, "
             f"{self.sent} sent to models ({self.sent_failed} failed, {self.retries} retries), "
