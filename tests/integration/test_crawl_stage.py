@@ -169,8 +169,12 @@ def test_exit_codes_and_the_failure_report(
         assert len(errors) == 1 and "crawl.date_end: is before date_start" in errors[0].message
 
 
-def _plan(root: Path, corpus: str) -> tuple[list[str], set[str]]:
-    """Stages a bare `dvc repro` would visit, and the ancestors of ingest."""
+CRAWL = "pipelines/crawl/dvc.yaml:crawl@ccnews"
+
+
+def _plan(root: Path, corpus: str) -> tuple[list[str], set[str], list[str], list[str]]:
+    """Stages a bare `dvc repro` would visit, the ancestors of ingest, every stage DVC
+    defines, and every metrics file declared."""
     import networkx as nx
     from dvc.repo import Repo
     from dvc.repo.reproduce import collect_stages, get_active_graph, plan_repro
@@ -182,10 +186,12 @@ def _plan(root: Path, corpus: str) -> tuple[list[str], set[str]]:
         ancestors = {s.addressing for s in nx.descendants(graph, ingest)}
         # As `dvc repro` with no target: the root dvc.yaml and what it depends on.
         planned = plan_repro(graph, collect_stages(repo, ["dvc.yaml"]))
-        return [s.addressing for s in planned], ancestors
+        stages = sorted(s.addressing for s in repo.index.stages)
+        metrics = sorted(o.def_path for s in repo.index.stages for o in s.outs if o.metric)
+        return [s.addressing for s in planned], ancestors, stages, metrics
 
 
-def test_the_crawl_runs_only_when_the_corpus_needs_it(
+def test_the_crawl_stage_exists_only_when_the_corpus_needs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from dvc.repo import Repo
@@ -196,12 +202,19 @@ def test_the_crawl_runs_only_when_the_corpus_needs_it(
     (tmp_path / "pipelines/crawl").mkdir(parents=True)
     for rel in ("dvc.yaml", "pipelines/crawl/dvc.yaml"):
         (tmp_path / rel).write_text((ROOT / rel).read_text())
-    crawl = "pipelines/crawl/dvc.yaml:crawl"
-    planned, ancestors = _plan(tmp_path, "demo")
-    assert crawl not in planned and "ingest" in planned and not ancestors
-    planned, ancestors = _plan(tmp_path, "ccnews")
-    assert ancestors == {crawl}
-    assert planned.index(crawl) < planned.index("ingest")
+    for corpus in ("demo", "jsonl", "warc"):
+        planned, ancestors, stages, metrics = _plan(tmp_path, corpus)
+        assert "ingest" in planned and not ancestors
+        # No crawl stage at all, so neither `dvc status` nor `dvc metrics` names it.
+        assert [s for s in stages if s.startswith("pipelines/")] == [], corpus
+        assert (
+            "reports/metrics/crawl.json" not in metrics and "reports/metrics/ingest.json" in metrics
+        )
+    planned, ancestors, stages, metrics = _plan(tmp_path, "ccnews")
+    assert ancestors == {CRAWL}
+    assert planned.index(CRAWL) < planned.index("ingest")
+    assert [s for s in stages if s.startswith("pipelines/")] == [CRAWL]
+    assert "reports/metrics/crawl.json" in metrics
 
 
 @pytest.mark.slow
@@ -236,9 +249,9 @@ def test_dvc_runs_the_crawl_pipeline_and_a_rerun_of_a_deleted_crawl_matches_the_
     sh("git", "init", "-q")
     sh(str(dvc), "init", "-q")
     with FakeCCNews(root) as server:
-        write_params(project / "params.yaml", server, "crawl.concurrency=4")
+        write_params(project / "params.yaml", server, "corpus=ccnews", "crawl.concurrency=4")
         target = "pipelines/crawl/dvc.yaml"
-        assert "Running stage 'pipelines/crawl/dvc.yaml:crawl'" in sh(str(dvc), "repro", target)
+        assert f"Running stage '{CRAWL}'" in sh(str(dvc), "repro", target)
         lock = (project / "pipelines/crawl/dvc.lock").read_text()
         assert all(server.requests[f.source] == 1 for f in files)
         assert "Running stage" not in sh(str(dvc), "repro", target)
