@@ -1,6 +1,7 @@
 """Stage ``crawl`` as DVC runs it: a real SIGKILL mid-download and a restart that fetches
-only what was missing, exit codes, and where the stage sits in the DAG (never in the
-demo's `dvc repro`; upstream of ingest when the corpus is ``ccnews``)."""
+only what was missing, exit codes, and where the stage sits in the DAG (absent from the
+demo, whose `dvc status` is then clean; ``crawl@ccnews``, upstream of ingest, when the
+corpus is ``ccnews``)."""
 
 from __future__ import annotations
 
@@ -262,3 +263,81 @@ def test_dvc_runs_the_crawl_pipeline_and_a_rerun_of_a_deleted_crawl_matches_the_
     assert (project / "pipelines/crawl/dvc.lock").read_text() == lock
     assert "data/raw/ccnews" not in sh("git", "status", "--porcelain", "--untracked-files=all")
     assert sh(str(dvc), "status", target).strip().endswith("up to date.")
+
+
+CRAWL_OVERRIDES = (
+    "crawl.date_start=2024-03-01",
+    "crawl.date_end=2024-03-04",
+    "crawl.margin_days=0",
+    "crawl.max_files=null",
+    "crawl.backoff_base_s=0.001",
+    "crawl.progress=false",
+    "corpus.hosts=null",  # the loopback pages are on news<N>.example
+)
+
+
+@pytest.mark.slow
+def test_the_demo_is_up_to_date_without_a_crawl_and_a_ccnews_experiment_crawls_first(
+    tree: tuple[Path, list[ServedFile]], tmp_path: Path
+) -> None:
+    """A git + DVC project with the real conf/, the real ingest stage and the crawl
+    pipeline. On the demo: `dvc repro` runs ingest alone, then `dvc status` exits 0 and
+    `dvc metrics show` warns of nothing. `dvc exp run -S corpus=ccnews` (DVC composes
+    params.yaml with Hydra) defines crawl@ccnews and runs it before ingest."""
+    dvc = Path(sys.executable).parent / "dvc"
+    if not dvc.exists() or shutil.which("git") is None:
+        pytest.skip("dvc or git is not installed in this environment")
+    root, files = tree
+    project = tmp_path / "project"
+    for d in ("prescient", "stages", "conf"):
+        shutil.copytree(ROOT / d, project / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "pipelines/crawl").mkdir(parents=True)
+    shutil.copy(ROOT / "pipelines/crawl/dvc.yaml", project / "pipelines/crawl/")
+    (project / "data/raw/demo").mkdir(parents=True)
+    shutil.copy(ROOT / "data/raw/.gitignore", project / "data/raw/")
+    shutil.copy(ROOT / "data/raw/demo/news.jsonl.gz", project / "data/raw/demo/")
+    full = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+    (project / "dvc.yaml").write_text(
+        yaml.safe_dump({"stages": {"ingest": full["stages"]["ingest"]}})
+    )
+    (project / "params.yaml").write_text(yaml.safe_dump(params.compose(ROOT)))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(project),
+        "PATH": f"{dvc.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+    def sh(*cmd: str, rc: int = 0) -> str:
+        out = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+        assert out.returncode == rc, out.stdout + out.stderr
+        return out.stdout + out.stderr
+
+    git = ("git", "-c", "user.name=Test", "-c", "user.email=test@example.org")
+    sh("git", "init", "-q")
+    sh(str(dvc), "init", "-q")
+    shutil.copy(ROOT / ".dvc/config", project / ".dvc/config")  # Hydra composition on
+    sh(*git, "add", "-A")
+    sh(*git, "commit", "-qm", "project")
+
+    ran = [line for line in sh(str(dvc), "repro").splitlines() if "Running stage" in line]
+    assert ran == ["Running stage 'ingest':"]
+    assert sh(str(dvc), "stage", "list", "--all").split()[0] == "ingest"
+    assert "crawl" not in sh(str(dvc), "stage", "list", "--all")
+    assert sh(str(dvc), "status").strip() == "Data and pipelines are up to date."
+    shown = sh(str(dvc), "metrics", "show")
+    assert "ingest.json" in shown and "crawl" not in shown and "failed to load" not in shown
+    sh(*git, "add", "-A")
+    sh(*git, "commit", "-qm", "demo")
+
+    with FakeCCNews(root) as server:
+        overrides = [f"crawl.base_url={server.url}", *CRAWL_OVERRIDES]
+        out = sh(str(dvc), "exp", "run", "-S", "corpus=ccnews", *(f"-S{o}" for o in overrides))
+        assert all(server.requests[f.source] == 1 for f in files)
+    ran = [line for line in out.splitlines() if "Running stage" in line]
+    assert ran == [f"Running stage '{CRAWL}':", "Running stage 'ingest':"]
+    assert yaml.safe_load((project / "params.yaml").read_text())["corpus"]["crawls"] == ["ccnews"]
+    assert read_manifest(project / "data/raw/ccnews" / MANIFEST_NAME)
+    assert CRAWL in sh(str(dvc), "stage", "list", "--all")
+    assert sh(str(dvc), "status").strip() == "Data and pipelines are up to date."
+    shown = sh(str(dvc), "metrics", "show")
+    assert "crawl.json" in shown and "failed to load" not in shown
