@@ -26,7 +26,7 @@ export CMAKE_ARGS := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_CPU_ALL_VARIANTS
   -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF \
   -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
 
-.PHONY: install params repro test lint typecheck unit bench clean-venv
+.PHONY: install params repro pull test lint typecheck unit bench clean-venv
 
 install: $(STAMP)
 
@@ -46,6 +46,11 @@ params: $(STAMP)
 # run killed while DVC records a stage never leaves a torn lock (prescient/dvc_atomic.py).
 repro: $(STAMP) params
 	$(PY) -m prescient.dvc_atomic repro
+
+# dvc pull from the project's remote; a remote folder that does not exist is named, with
+# the fix (prescient/remote.py), where DVC alone says "Is your cache up to date?".
+pull: $(STAMP)
+	$(PY) -m prescient pull
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "prescient.update_cli",
     "prescient.lockfile_cli",
     "prescient.evaluation.trace_cli",
+    "prescient.remote_cli",
 )
 
 

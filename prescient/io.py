@@ -6,6 +6,10 @@ over the target only when complete. The writer holds an exclusive lock (``flock`
 temporary entry while it writes; the kernel drops the lock when the writer dies, so the
 next write of the same target can tell a killed writer's leftover (lock free: removed)
 from a concurrent writer's work in progress (lock held: left alone).
+
+Temporary entries are created with the modes of any new file or directory (0666 and 0777
+less the process umask), so a renamed result is as readable as a file written in place,
+never private to its writer as ``tempfile`` would make it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ import logging
 import os
 import shutil
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -78,15 +81,25 @@ def clean_stale_temps(directory: str | os.PathLike[str], name: str | None = None
     return removed
 
 
+def _new_temp(directory: Path, name: str, make_dir: bool) -> tuple[int, Path]:
+    """Create ``.<name>.<random>.tmp`` in ``directory`` (a name no one else holds) with the
+    modes of any new entry, the umask applied by the kernel; returns it opened."""
+    while True:
+        path = directory / f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        try:
+            if make_dir:
+                os.mkdir(path, 0o777)
+                return os.open(path, os.O_RDONLY), path
+            flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            return os.open(path, flags, 0o666), path
+        except FileExistsError:
+            continue
+
+
 def _locked_temp(directory: Path, name: str, make_dir: bool = False) -> tuple[int, Path]:
     """A new temporary entry for target ``name``, and an open descriptor holding its lock."""
     while True:
-        if make_dir:
-            path = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory))
-            fd = os.open(path, os.O_RDONLY)
-        else:
-            fd, raw = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=directory)
-            path = Path(raw)
+        fd, path = _new_temp(directory, name, make_dir)
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             if os.path.samestat(os.stat(path, follow_symlinks=False), os.fstat(fd)):
@@ -141,7 +154,6 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
             if file.is_file():
                 with open(file, "rb") as fh:
                     os.fsync(fh.fileno())
-        tmp.chmod(0o755)  # mkdtemp makes it private; outputs are shared like any file
         old = None
         if target.exists():
             old = target.with_name(f".{target.name}.{os.urandom(6).hex()}.old{TEMP_SUFFIX}")

@@ -1,4 +1,4 @@
-"""Stage ``crawl``: download the CC-NEWS WARC files of the configured date range.
+"""Stage ``crawl@ccnews``: download the CC-NEWS WARC files of the configured date range.
 
 Params: ``crawl`` and ``base.through`` (the last publication day wanted, on top of
 ``crawl.date_end``). Writes the files and their manifest (``manifest.jsonl``: size and

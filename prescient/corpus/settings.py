@@ -34,6 +34,10 @@ class CorpusSettings(Settings):
         chains: the OpenForecast chain source this corpus implies (the default of
             ``chains.source``): ``demo`` for the demo corpus's fictional timelines,
             ``cluster`` (stories linked from its own articles) for real news.
+        crawls: the crawls the corpus is read from; only the pipeline uses it: the crawl
+            pipeline (pipelines/crawl/dvc.yaml) defines one stage, ``crawl@NAME``, per
+            entry, so a corpus that lists none has no crawl stage at all (``ccnews``
+            writes ``data/raw/ccnews/``, where the ``ccnews`` corpus path points).
     """
 
     name: str
@@ -44,6 +48,7 @@ class CorpusSettings(Settings):
     date_format: str | None
     hosts: tuple[str, ...] | None
     chains: Literal["demo", "cluster", "import"]
+    crawls: tuple[Literal["ccnews"], ...]
 
     @field_validator("hosts")
     @classmethod

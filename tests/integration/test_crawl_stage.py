@@ -1,6 +1,7 @@
 """Stage ``crawl`` as DVC runs it: a real SIGKILL mid-download and a restart that fetches
-only what was missing, exit codes, and where the stage sits in the DAG (never in the
-demo's `dvc repro`; upstream of ingest when the corpus is ``ccnews``)."""
+only what was missing, exit codes, and where the stage sits in the DAG (absent from the
+demo, whose `dvc status` is then clean; ``crawl@ccnews``, upstream of ingest, when the
+corpus is ``ccnews``)."""
 
 from __future__ import annotations
 
@@ -169,8 +170,12 @@ def test_exit_codes_and_the_failure_report(
         assert len(errors) == 1 and "crawl.date_end: is before date_start" in errors[0].message
 
 
-def _plan(root: Path, corpus: str) -> tuple[list[str], set[str]]:
-    """Stages a bare `dvc repro` would visit, and the ancestors of ingest."""
+CRAWL = "pipelines/crawl/dvc.yaml:crawl@ccnews"
+
+
+def _plan(root: Path, corpus: str) -> tuple[list[str], set[str], list[str], list[str]]:
+    """Stages a bare `dvc repro` would visit, the ancestors of ingest, every stage DVC
+    defines, and every metrics file declared."""
     import networkx as nx
     from dvc.repo import Repo
     from dvc.repo.reproduce import collect_stages, get_active_graph, plan_repro
@@ -182,10 +187,12 @@ def _plan(root: Path, corpus: str) -> tuple[list[str], set[str]]:
         ancestors = {s.addressing for s in nx.descendants(graph, ingest)}
         # As `dvc repro` with no target: the root dvc.yaml and what it depends on.
         planned = plan_repro(graph, collect_stages(repo, ["dvc.yaml"]))
-        return [s.addressing for s in planned], ancestors
+        stages = sorted(s.addressing for s in repo.index.stages)
+        metrics = sorted(o.def_path for s in repo.index.stages for o in s.outs if o.metric)
+        return [s.addressing for s in planned], ancestors, stages, metrics
 
 
-def test_the_crawl_runs_only_when_the_corpus_needs_it(
+def test_the_crawl_stage_exists_only_when_the_corpus_needs_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from dvc.repo import Repo
@@ -196,12 +203,19 @@ def test_the_crawl_runs_only_when_the_corpus_needs_it(
     (tmp_path / "pipelines/crawl").mkdir(parents=True)
     for rel in ("dvc.yaml", "pipelines/crawl/dvc.yaml"):
         (tmp_path / rel).write_text((ROOT / rel).read_text())
-    crawl = "pipelines/crawl/dvc.yaml:crawl"
-    planned, ancestors = _plan(tmp_path, "demo")
-    assert crawl not in planned and "ingest" in planned and not ancestors
-    planned, ancestors = _plan(tmp_path, "ccnews")
-    assert ancestors == {crawl}
-    assert planned.index(crawl) < planned.index("ingest")
+    for corpus in ("demo", "jsonl", "warc"):
+        planned, ancestors, stages, metrics = _plan(tmp_path, corpus)
+        assert "ingest" in planned and not ancestors
+        # No crawl stage at all, so neither `dvc status` nor `dvc metrics` names it.
+        assert [s for s in stages if s.startswith("pipelines/")] == [], corpus
+        assert (
+            "reports/metrics/crawl.json" not in metrics and "reports/metrics/ingest.json" in metrics
+        )
+    planned, ancestors, stages, metrics = _plan(tmp_path, "ccnews")
+    assert ancestors == {CRAWL}
+    assert planned.index(CRAWL) < planned.index("ingest")
+    assert [s for s in stages if s.startswith("pipelines/")] == [CRAWL]
+    assert "reports/metrics/crawl.json" in metrics
 
 
 @pytest.mark.slow
@@ -236,9 +250,9 @@ def test_dvc_runs_the_crawl_pipeline_and_a_rerun_of_a_deleted_crawl_matches_the_
     sh("git", "init", "-q")
     sh(str(dvc), "init", "-q")
     with FakeCCNews(root) as server:
-        write_params(project / "params.yaml", server, "crawl.concurrency=4")
+        write_params(project / "params.yaml", server, "corpus=ccnews", "crawl.concurrency=4")
         target = "pipelines/crawl/dvc.yaml"
-        assert "Running stage 'pipelines/crawl/dvc.yaml:crawl'" in sh(str(dvc), "repro", target)
+        assert f"Running stage '{CRAWL}'" in sh(str(dvc), "repro", target)
         lock = (project / "pipelines/crawl/dvc.lock").read_text()
         assert all(server.requests[f.source] == 1 for f in files)
         assert "Running stage" not in sh(str(dvc), "repro", target)
@@ -249,3 +263,81 @@ def test_dvc_runs_the_crawl_pipeline_and_a_rerun_of_a_deleted_crawl_matches_the_
     assert (project / "pipelines/crawl/dvc.lock").read_text() == lock
     assert "data/raw/ccnews" not in sh("git", "status", "--porcelain", "--untracked-files=all")
     assert sh(str(dvc), "status", target).strip().endswith("up to date.")
+
+
+CRAWL_OVERRIDES = (
+    "crawl.date_start=2024-03-01",
+    "crawl.date_end=2024-03-04",
+    "crawl.margin_days=0",
+    "crawl.max_files=null",
+    "crawl.backoff_base_s=0.001",
+    "crawl.progress=false",
+    "corpus.hosts=null",  # the loopback pages are on news<N>.example
+)
+
+
+@pytest.mark.slow
+def test_the_demo_is_up_to_date_without_a_crawl_and_a_ccnews_experiment_crawls_first(
+    tree: tuple[Path, list[ServedFile]], tmp_path: Path
+) -> None:
+    """A git + DVC project with the real conf/, the real ingest stage and the crawl
+    pipeline. On the demo: `dvc repro` runs ingest alone, then `dvc status` exits 0 and
+    `dvc metrics show` warns of nothing. `dvc exp run -S corpus=ccnews` (DVC composes
+    params.yaml with Hydra) defines crawl@ccnews and runs it before ingest."""
+    dvc = Path(sys.executable).parent / "dvc"
+    if not dvc.exists() or shutil.which("git") is None:
+        pytest.skip("dvc or git is not installed in this environment")
+    root, files = tree
+    project = tmp_path / "project"
+    for d in ("prescient", "stages", "conf"):
+        shutil.copytree(ROOT / d, project / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "pipelines/crawl").mkdir(parents=True)
+    shutil.copy(ROOT / "pipelines/crawl/dvc.yaml", project / "pipelines/crawl/")
+    (project / "data/raw/demo").mkdir(parents=True)
+    shutil.copy(ROOT / "data/raw/.gitignore", project / "data/raw/")
+    shutil.copy(ROOT / "data/raw/demo/news.jsonl.gz", project / "data/raw/demo/")
+    full = yaml.safe_load((ROOT / "dvc.yaml").read_text())
+    (project / "dvc.yaml").write_text(
+        yaml.safe_dump({"stages": {"ingest": full["stages"]["ingest"]}})
+    )
+    (project / "params.yaml").write_text(yaml.safe_dump(params.compose(ROOT)))
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(project),
+        "PATH": f"{dvc.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+    def sh(*cmd: str, rc: int = 0) -> str:
+        out = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+        assert out.returncode == rc, out.stdout + out.stderr
+        return out.stdout + out.stderr
+
+    git = ("git", "-c", "user.name=Test", "-c", "user.email=test@example.org")
+    sh("git", "init", "-q")
+    sh(str(dvc), "init", "-q")
+    shutil.copy(ROOT / ".dvc/config", project / ".dvc/config")  # Hydra composition on
+    sh(*git, "add", "-A")
+    sh(*git, "commit", "-qm", "project")
+
+    ran = [line for line in sh(str(dvc), "repro").splitlines() if "Running stage" in line]
+    assert ran == ["Running stage 'ingest':"]
+    assert sh(str(dvc), "stage", "list", "--all").split()[0] == "ingest"
+    assert "crawl" not in sh(str(dvc), "stage", "list", "--all")
+    assert sh(str(dvc), "status").strip() == "Data and pipelines are up to date."
+    shown = sh(str(dvc), "metrics", "show")
+    assert "ingest.json" in shown and "crawl" not in shown and "failed to load" not in shown
+    sh(*git, "add", "-A")
+    sh(*git, "commit", "-qm", "demo")
+
+    with FakeCCNews(root) as server:
+        overrides = [f"crawl.base_url={server.url}", *CRAWL_OVERRIDES]
+        out = sh(str(dvc), "exp", "run", "-S", "corpus=ccnews", *(f"-S{o}" for o in overrides))
+        assert all(server.requests[f.source] == 1 for f in files)
+    ran = [line for line in out.splitlines() if "Running stage" in line]
+    assert ran == [f"Running stage '{CRAWL}':", "Running stage 'ingest':"]
+    assert yaml.safe_load((project / "params.yaml").read_text())["corpus"]["crawls"] == ["ccnews"]
+    assert read_manifest(project / "data/raw/ccnews" / MANIFEST_NAME)
+    assert CRAWL in sh(str(dvc), "stage", "list", "--all")
+    assert sh(str(dvc), "status").strip() == "Data and pipelines are up to date."
+    shown = sh(str(dvc), "metrics", "show")
+    assert "crawl.json" in shown and "failed to load" not in shown

@@ -72,6 +72,7 @@ def warc_corpus(warc_dir: Path) -> dict[str, object]:
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "crawls": [],
     }
 
 
@@ -187,6 +188,7 @@ def test_the_same_inputs_give_the_same_bytes_on_any_day(tmp_path: Path, clock: A
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "crawls": [],
     }
     for name, corpus in (("warc", warc_corpus(warc_dir)), ("jsonl", jsonl)):
         params = tmp_path / f"{name}.yaml"
@@ -237,6 +239,7 @@ def test_a_damaged_file_is_listed_and_the_rest_is_kept(tmp_path: Path) -> None:
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "crawls": [],
     }
     rc, df, m = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 0 and df is not None
@@ -261,6 +264,7 @@ def test_missing_input_is_one_clear_error(tmp_path: Path, caplog: pytest.LogCapt
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "crawls": [],
     }
     rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 2
@@ -282,6 +286,7 @@ def test_an_empty_corpus_file_stops_naming_it(
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "crawls": [],
     }
     rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
     assert rc == 2 and not (tmp_path / "articles.parquet").exists()

@@ -1,5 +1,6 @@
 """Atomic writes leave no temporary file behind: a killed writer's leftovers are removed
-by the next write of the same target, a live writer's are not."""
+by the next write of the same target, a live writer's are not. What they write has the
+modes of any new file under the umask."""
 
 from __future__ import annotations
 
@@ -7,11 +8,20 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from prescient.io import atomic_dir, atomic_open, atomic_path, clean_stale_temps
+from prescient.io import (
+    atomic_dir,
+    atomic_open,
+    atomic_path,
+    clean_stale_temps,
+    write_json,
+    write_parquet,
+)
 from tests.conftest import ROOT
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -97,7 +107,60 @@ def test_temp_dir_keeps_the_target_directory_clean(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ratings"]
 
 
-def test_atomic_dir_replaces_the_whole_directory(tmp_path: Path) -> None:
+def _set_umask(mask: int) -> Iterator[int]:
+    old = os.umask(mask)
+    try:
+        yield mask
+    finally:
+        os.umask(old)
+
+
+@pytest.fixture
+def umask_022() -> Iterator[int]:
+    yield from _set_umask(0o022)
+
+
+@pytest.fixture(params=[0o022, 0o027, 0o002], ids=["022", "027", "002"])
+def umask(request: pytest.FixtureRequest) -> Iterator[int]:
+    yield from _set_umask(request.param)
+
+
+def _mode(path: Path) -> str:
+    return oct(path.stat().st_mode & 0o777)
+
+
+def test_atomic_writes_get_the_modes_of_new_files_under_the_umask(
+    tmp_path: Path, umask: int
+) -> None:
+    file_mode, dir_mode = {0o022: (0o644, 0o755), 0o027: (0o640, 0o750), 0o002: (0o664, 0o775)}[
+        umask
+    ]
+    plain = tmp_path / "plain.txt"
+    plain.write_text("written in place")
+    assert _mode(plain) == oct(file_mode)  # what any file the user creates gets
+    with atomic_open(tmp_path / "a.txt") as fh:
+        fh.write("a")
+    with atomic_path(tmp_path / "b.bin") as tmp:
+        assert _mode(tmp) == oct(file_mode)  # already while it is written
+        tmp.write_bytes(b"b")
+    write_json(tmp_path / "c.json", {"c": 1})
+    write_parquet(tmp_path / "d.parquet", pd.DataFrame({"d": [1]}))
+    with atomic_path(tmp_path / "sub" / "e.txt", temp_dir=tmp_path) as tmp:
+        tmp.write_text("e")
+    for name in ("a.txt", "b.bin", "c.json", "d.parquet", "sub/e.txt"):
+        assert _mode(tmp_path / name) == oct(file_mode), name
+    (tmp_path / "f.txt").write_text("old, with its own mode")
+    (tmp_path / "f.txt").chmod(0o600)
+    with atomic_open(tmp_path / "f.txt") as fh:  # a replaced file: the new file's mode
+        fh.write("new")
+    assert _mode(tmp_path / "f.txt") == oct(file_mode)
+    with atomic_dir(tmp_path / "packets") as tmp:
+        (tmp / "p.jsonl").write_text("p")
+    assert _mode(tmp_path / "packets") == oct(dir_mode)
+    assert _mode(tmp_path / "packets" / "p.jsonl") == oct(file_mode)
+
+
+def test_atomic_dir_replaces_the_whole_directory(tmp_path: Path, umask_022: int) -> None:
     out = tmp_path / "packets"
     out.mkdir()
     (out / "old.csv").write_text("old")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -133,6 +134,27 @@ def test_a_release_copies_the_table_and_compares_it_with_the_previous_one(tmp_pa
         1,
         2,
     )
+
+
+def test_a_release_is_readable_like_any_new_file(tmp_path: Path) -> None:
+    """Not private to whoever ran the update: 0666 less the umask (0644 under 022),
+    as the table it copies got."""
+    table, releases = tmp_path / "questions.parquet", tmp_path / "releases"
+    old = os.umask(0o022)
+    try:
+        questions(["a"], ["2025-01-14"]).to_parquet(table)
+        write_release(table, releases, D(2025, 1, 31))
+        os.umask(0o027)
+        write_release(table, releases, D(2025, 2, 1))
+    finally:
+        os.umask(old)
+    modes = {p.name: oct(p.stat().st_mode & 0o777) for p in releases.iterdir()}
+    assert modes == {
+        "questions-2025-01-31.parquet": "0o644",
+        "questions-2025-01-31.json": "0o644",
+        "questions-2025-02-01.parquet": "0o640",
+        "questions-2025-02-01.json": "0o640",
+    }
 
 
 def test_a_release_refuses_questions_after_its_day(tmp_path: Path) -> None:
