@@ -69,7 +69,8 @@ def _key_order(key: str) -> tuple[int, int]:
     fixed = {CLOSED_BOOK: (0, 0), GOLD: (1, 0), RAG_ALIAS: (2, 0), f"{RAG}_{DYNAMIC}": (3, 0)}
     if key in fixed:
         return fixed[key]
-    return (2, int(key.rsplit("_", 1)[1]))
+    position = key.rsplit("_", 1)[-1]
+    return (2, int(position)) if position.isdigit() else (4, 0)
 
 
 def summary_metrics(accuracy: pd.DataFrame) -> dict[str, Any]:
@@ -82,7 +83,9 @@ def summary_metrics(accuracy: pd.DataFrame) -> dict[str, Any]:
     cutoffs = dict(zip(pooled["cell"], pooled["rag_cutoff"], strict=True))
     out: dict[str, Any] = {}
     for model, rows in pooled.groupby("model", sort=False):
-        by_key = dict(zip(map(keys.__getitem__, rows["cell"]), rows.to_dict("records"), strict=True))
+        by_key = dict(
+            zip(map(keys.__getitem__, rows["cell"]), rows.to_dict("records"), strict=True)
+        )
         entry: dict[str, Any] = {}
         for key in sorted(by_key, key=_key_order):
             rec = by_key[key]
@@ -129,10 +132,10 @@ def rag_accuracy_table(accuracy: pd.DataFrame) -> pd.DataFrame:
     )
     models = {m: i for i, m in enumerate(dict.fromkeys(accuracy["model"]))}
     types = {t: i for i, t in enumerate(dict.fromkeys(accuracy["qtype"]))}
+    settings = {k: i for i, k in enumerate(sorted(set(keys.values()), key=_key_order))}
     out = out.assign(
         _m=out["model"].map(models),
         _t=out["qtype"].map(types),
-        _k=[_key_order(k) for k in out["key"]],
+        _k=out["key"].map(settings),
     ).sort_values(["_m", "_t", "_k"], kind="stable")
     return out[RAG_ACCURACY_COLUMNS].reset_index(drop=True)
-

@@ -6,6 +6,7 @@ inputs give the same bytes."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -82,6 +83,18 @@ def test_accuracy_by_rag_cutoff_has_each_cutoff_with_its_interval(whole: Run) ->
         ["smollm2_135m", "TF", "dynamic", "100.00 [60.97, 100.00]", "6", "66.67"],
     ]
     assert [r[6] for r in table[1:]] == ["rag", "rag_dynamic"] * 2  # TF, then all types
+    # the stage's summary: all types; gold's failed MC call is left out (9 of 9)
+    assert json.loads(whole.summary.read_text()) == {
+        "outside_model": {"closed_book": 50.0, "n": 6},
+        "smollm2_135m": {
+            "closed_book": 66.666667,  # 6 of 9
+            "gold": 100.0,
+            "rag": 66.666667,  # 4 of 6
+            "rag_cutoff": "2024-03-01",
+            "rag_dynamic": 100.0,
+            "n": 9,
+        },
+    }
 
 
 def test_figures_and_tables_sit_in_their_parts(whole: Run) -> None:

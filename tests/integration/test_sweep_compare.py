@@ -175,8 +175,7 @@ def test_the_readme_sweep_compares_in_120_columns(tmp_path: Path) -> None:
     assert re.search(r"smollm2_135m\.rag_cutoff\s+2023-12-01\s+2024-06-01", diff), diff
 
     sh(root, *readme_command("dvc plots diff"))
-    page = root / "compare" / "index.html"
-    assert page.exists()
+    assert (root / "dvc_plots" / "index.html").exists()
     # one image per experiment named on the command line
-    images = sorted(p.name for p in (root / "compare" / "static").iterdir())
+    images = sorted(p.name for p in (root / "dvc_plots" / "static").iterdir())
     assert [name.split("_reports_")[0] for name in images] == names[::2], images
