@@ -8,7 +8,10 @@ evaluated question table and the corpus. A scores table produced elsewhere is an
 alone with ``-S analysis_inputs=scores_file -S analysis.scores=path.parquet``: an input
 naming the scores file itself is not read again (the scores table's own columns describe
 its questions; there is no corpus), so DVC runs nothing upstream. Writes one directory
-of tables (CSV, plus Markdown copies of the paper's tables) and the metrics file.
+of tables (CSV, plus Markdown copies of the paper's tables), the metrics file (keyed by
+model and cell) and the summary (``--summary``: each model's accuracy per setting under
+keys that hold no swept value, :mod:`prescient.analysis.compare`, so experiments line
+up in ``dvc exp show``).
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--articles", required=True, help="ingested articles (may be absent)")
     ap.add_argument("--tables", required=True, help="output directory of the tables")
     ap.add_argument("--metrics", required=True, help="output metrics JSON")
+    ap.add_argument("--summary", required=True, help="output summary metrics JSON")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
@@ -98,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     _write_tables(Path(args.tables), result, provenance)
     io.write_json(args.metrics, result.metrics)
+    io.write_json(args.summary, result.summary)
     logger.info(
         "analysed %d scored rows of %d models; %d tables in %s",
         result.metrics["scored_rows"],

@@ -16,6 +16,7 @@ import pandas as pd
 
 from prescient import dates
 from prescient.analysis import dataset
+from prescient.analysis.compare import rag_accuracy_table, summary_metrics
 from prescient.analysis.freshbench import ALL, freshbench
 from prescient.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.analysis.monthly import monthly_accuracy
@@ -59,6 +60,7 @@ logger = logging.getLogger(__name__)
 # Every CSV the analyze stage writes into its tables directory.
 TABLE_NAMES: tuple[str, ...] = (
     "accuracy",
+    "rag_accuracy",
     "monthly_accuracy",
     "yearly_accuracy",
     "table3",
@@ -95,6 +97,8 @@ class AnalysisResult:
     Attributes:
         tables: name -> table (written as ``<name>.csv`` in the tables directory).
         metrics: the DVC metrics document (headline numbers per model and cell).
+        summary: the per-model accuracies under keys that line up across experiments
+            (:func:`prescient.analysis.compare.summary_metrics`).
         notes: human-readable caveats: gaps, skipped models, excluded rows.
         models: the model dates used.
         provenance: key -> value lines about the inputs (the retrieval window rule,
@@ -103,6 +107,7 @@ class AnalysisResult:
 
     tables: dict[str, pd.DataFrame]
     metrics: dict[str, Any]
+    summary: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     models: dict[str, ModelInfo] = field(default_factory=dict)
     provenance: dict[str, str] = field(default_factory=dict)
@@ -254,8 +259,10 @@ def run_analysis(
             "No evaluated question has a forecast date: accuracy by horizon is empty "
             "(map questions.sources.<name>.columns.forecast_date to report it)."
         )
+    accuracy = accuracy_table(scores)
     tables: dict[str, pd.DataFrame] = {
-        "accuracy": accuracy_table(scores),
+        "accuracy": accuracy,
+        "rag_accuracy": rag_accuracy_table(accuracy),
         "monthly_accuracy": monthly,
         "yearly_accuracy": yearly_averages(monthly, settings.table3.yearly),
         "table3": t3,
@@ -284,7 +291,8 @@ def run_analysis(
     metrics["question_duplicates"] = inputs.repeat_counts
     for note in notes:
         logger.info("note: %s", note)
-    return AnalysisResult(tables, metrics, notes, models, _provenance(inputs))
+    summary = summary_metrics(accuracy)
+    return AnalysisResult(tables, metrics, summary, notes, models, _provenance(inputs))
 
 
 DUPLICATE_TABLE: list[str] = [

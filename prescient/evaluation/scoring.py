@@ -124,12 +124,13 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
 
 
 def cell_label(setting: str, rag_cutoff: Any) -> str:
-    """``closed_book``, ``gold``, ``rag@dynamic``, ``rag@2024-12-01`` (as the analysis)."""
+    """The cell's setting as ``eval.settings`` names it (and the analysis, the report and
+    every metrics file): ``closed_book``, ``gold``, ``rag_dynamic``, ``rag_2024-12-01``."""
     if rag_cutoff is None or (isinstance(rag_cutoff, float) and math.isnan(rag_cutoff)):
         return str(setting)
     if rag_cutoff is pd.NA:
         return str(setting)
-    return f"{setting}@{rag_cutoff}"
+    return f"{setting}_{rag_cutoff}"
 
 
 def _rate(num: int, den: int) -> float | None:

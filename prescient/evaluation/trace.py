@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from prescient.analysis.schema import failed_calls, no_gold_rows, settings_of
-from prescient.evaluation.settings import RAG, Setting, parse_setting
+from prescient.evaluation.settings import Setting, parse_setting
 from prescient.llm.ledger import is_success, key_problem, read_entries, readable_text
 from prescient.vocab import QTYPES
 
@@ -65,19 +65,16 @@ class Cell:
 
 
 def parse_cell_setting(text: str) -> Setting:
-    """A setting as the report or the metrics name it: ``closed_book``, ``gold``,
-    ``rag_dynamic``, ``rag_YYYY-MM-DD``, ``rag@dynamic`` or ``rag@YYYY-MM-DD``.
+    """A setting as ``eval.settings``, the report and the metrics name it:
+    ``closed_book``, ``gold``, ``rag_dynamic`` or ``rag_YYYY-MM-DD``.
 
     Raises:
         TraceError: anything else, with the accepted forms.
     """
-    value = str(text).strip()
-    if value.startswith(f"{RAG}@"):
-        value = f"{RAG}_{value[len(RAG) + 1 :]}"
     try:
-        return parse_setting(value)
+        return parse_setting(str(text).strip())
     except ValueError as exc:
-        raise TraceError(f"{exc} (or rag@dynamic, rag@YYYY-MM-DD)") from None
+        raise TraceError(str(exc)) from None
 
 
 def parse_qtype(text: str | None) -> str | None:

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ap.add_argument("model", help="registry name, as in the report")
     ap.add_argument(
         "setting",
-        help="closed_book, gold, rag_dynamic, rag_YYYY-MM-DD (or rag@dynamic, rag@YYYY-MM-DD)",
+        help="closed_book, gold, rag_dynamic or rag_YYYY-MM-DD (as in eval.settings)",
     )
     ap.add_argument("--type", dest="qtype", default=None, help="tf, mc or all (default: all)")
     ap.add_argument("--month", default=None, help="resolution month YYYY-MM, or a year YYYY")

@@ -501,8 +501,35 @@ HORIZON_COLUMNS: tuple[Column, ...] = (
     ("ci_high", "95% high", fmt_pct),
 )
 
+RAG_ACCURACY_COLUMNS: tuple[Column, ...] = (
+    ("model", "Model", fmt_text),
+    ("qtype", "Type", _upper),
+    ("rag_cutoff", "RAG cutoff", fmt_text),
+    ("accuracy", "Acc. (%) [95%]", fmt_text),
+    ("n", "n", fmt_int),
+    ("closed_book_accuracy", "Closed book (%)", fmt_pct),
+    ("key", "Summary key", fmt_text),
+)
+
 
 ANALYSIS_TABLES: tuple[ReportTable, ...] = (
+    ReportTable(
+        "rag_accuracy",
+        "rag-accuracy",
+        "Accuracy by RAG cutoff",
+        RAG_ACCURACY_COLUMNS,
+        "Accuracy (%) over the analysis period with the retrieval limited to articles "
+        "before each RAG cutoff (dynamic: the day before resolution alone limits it), "
+        "[Wilson 95% interval] (none for one question), beside the same model's "
+        "closed-book accuracy on the same question type. Summary key: the name of the "
+        "setting in reports/metrics/summary.json (rag for a run's one dated cutoff, "
+        "rag_1, rag_2, ... in date order for several).",
+        render=interval_columns(
+            RAG_ACCURACY_COLUMNS, {"accuracy": ("accuracy", "ci_low", "ci_high", 2, 100.0, "n")}
+        ),
+        part="rag-cutoffs",
+        empty="No RAG setting in this run (eval.settings lists no rag_dynamic or rag_YYYY-MM-DD).",
+    ),
     ReportTable(
         "table3",
         "table3",

@@ -187,6 +187,8 @@ def _run_stages(root: Path) -> PaperRun:
                 str(tables),
                 "--metrics",
                 str(root / "analysis.json"),
+                "--summary",
+                str(root / "summary.json"),
             ]
         )  # fmt: skip
         == 0

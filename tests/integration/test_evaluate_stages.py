@@ -229,7 +229,7 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     assert len(scores) == len(MODELS) * len(SETTINGS) * 4
     assert set(scores["source"]) == {"daily_oracle"} and scores["forecast_date"].isna().all()
     m = json.loads(Path("reports/metrics/evaluate.json").read_text())["cells"]
-    for cell in ("closed_book", "gold", "rag@dynamic", "rag@2024-03-06"):
+    for cell in ("closed_book", "gold", "rag_dynamic", "rag_2024-03-06"):
         oracle_all = m["oracle"][cell]["all"]
         assert (oracle_all["accuracy"], oracle_all["refusal_rate"]) == (0.75, 0.25)
         assert oracle_all["accuracy_excl_refusals"] == 1.0

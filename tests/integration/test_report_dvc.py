@@ -41,7 +41,11 @@ def test_analyze_writes_one_directory_of_tables_tracked_by_git() -> None:
     }
     assert stage["params"] == ["base.seed", "analysis", "models"]
     assert stage["outs"] == [{"reports/tables": {"cache": False}}]
-    assert stage["metrics"] == [{"reports/metrics/analysis.json": {"cache": False}}]
+    assert stage["metrics"] == [
+        {"reports/metrics/analysis.json": {"cache": False}},
+        {"reports/metrics/summary.json": {"cache": False}},
+    ]
+    assert "--summary reports/metrics/summary.json" in " ".join(str(stage["cmd"]).split())
 
 
 OPTIONAL = {"${analysis.bpc}", "${analysis.openforecast}"}

@@ -6,6 +6,7 @@ inputs give the same bytes."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -24,7 +25,14 @@ from tests.fixtures.analysis.run import Run, run_stages
 REGISTRY = {"smollm2_135m": {"knowledge_cutoff": None, "release_date": "2024-11-01"}}
 TOP = ["run", "daily-oracle", "freshbench", "open-forecast", "dataset", "provenance", "notes"]
 CHILDREN = {
-    "daily-oracle": ["accuracy-over-time", "yearly", "decline-slopes", "refusals", "horizon"],
+    "daily-oracle": [
+        "accuracy-over-time",
+        "rag-cutoffs",
+        "yearly",
+        "decline-slopes",
+        "refusals",
+        "horizon",
+    ],
     "freshbench": ["bias-tests", "bpc"],
     "dataset": ["sources", "categories", "anderson-schooler"],
 }
@@ -65,6 +73,28 @@ def test_the_page_lists_its_parts_in_order(whole: Run) -> None:
     # the contents list links every part in page order, the first screen aside
     assert page.contents == [s for s in page.sections if s != "run"]
     assert page.inside["contents"] == "run" and page.inside["headline"] == "run"
+
+
+def test_accuracy_by_rag_cutoff_has_each_cutoff_with_its_interval(whole: Run) -> None:
+    table = _page(whole).tables["rag-accuracy"]
+    # RAG TF: 4 of 6 under the 2024-03-01 cutoff, 6 of 6 dynamic; closed book TF 4 of 6
+    assert [r[:6] for r in table[1:3]] == [
+        ["smollm2_135m", "TF", "2024-03-01", "66.67 [30.00, 90.32]", "6", "66.67"],
+        ["smollm2_135m", "TF", "dynamic", "100.00 [60.97, 100.00]", "6", "66.67"],
+    ]
+    assert [r[6] for r in table[1:]] == ["rag", "rag_dynamic"] * 2  # TF, then all types
+    # the stage's summary: all types; gold's failed MC call is left out (9 of 9)
+    assert json.loads(whole.summary.read_text()) == {
+        "outside_model": {"closed_book": 50.0, "n": 6},
+        "smollm2_135m": {
+            "closed_book": 66.666667,  # 6 of 9
+            "gold": 100.0,
+            "rag": 66.666667,  # 4 of 6
+            "rag_cutoff": "2024-03-01",
+            "rag_dynamic": 100.0,
+            "n": 9,
+        },
+    }
 
 
 def test_figures_and_tables_sit_in_their_parts(whole: Run) -> None:

@@ -175,6 +175,8 @@ def test_bad_inputs_fail_with_one_clear_error(
         str(tmp_path / "t"),
         "--metrics",
         str(tmp_path / "m.json"),
+        "--summary",
+        str(tmp_path / "s.json"),
     ]
     assert analyze.main([*args, "--scores", str(tmp_path / "missing.parquet")]) == 2
     assert "not found" in caplog.text
@@ -203,6 +205,7 @@ def test_unusable_settings_stop_the_stage_with_one_line(
             "--articles", str(tmp_path / "a.parquet"),
             "--tables", str(tmp_path / "t"),
             "--metrics", str(tmp_path / "m.json"),
+            "--summary", str(tmp_path / "s.json"),
         ]
     )  # fmt: skip
     assert rc == 2

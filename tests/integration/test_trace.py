@@ -73,10 +73,10 @@ def test_a_cell_leads_to_exactly_its_responses_shared_prompts_included(
     assert not any(s == "rag_2024-03-10" and q != "q_mc_merger" for q, s in tagged)
 
     metrics = json.loads(Path("reports/metrics/evaluate.json").read_text())["cells"]["oracle"]
-    cell = metrics["rag@2024-03-10"]["all"]
+    cell = metrics["rag_2024-03-10"]["all"]
     assert (cell["n_correct"], cell["n"]) == (4, 5)  # the harbour answer is a refusal
 
-    rc, out = _trace("oracle", "rag@2024-03-10", capsys=capsys)
+    rc, out = _trace("oracle", "rag_2024-03-10", capsys=capsys)
     assert rc == 0
     lines = out.splitlines()
     assert lines[0] == "oracle rag_2024-03-10 all: 4/5 correct (accuracy 0.8000)"

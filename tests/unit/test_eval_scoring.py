@@ -15,7 +15,7 @@ from prescient.evaluation.scoring import (
     cell_metrics,
     score_predictions,
 )
-from prescient.evaluation.settings import NO_GOLD_ARTICLE
+from prescient.evaluation.settings import NO_GOLD_ARTICLE, parse_setting
 
 D = dt.date(2024, 3, 12)
 QUESTIONS = pd.DataFrame(
@@ -115,11 +115,11 @@ def test_item_scores_and_cell_rates_by_hand() -> None:
     )
     assert cb["accuracy_excl_refusals"] == pytest.approx(2 / 3, abs=1e-6)
     assert m["closed_book"]["tf"]["accuracy"] == 0.5 and m["closed_book"]["mc"]["accuracy"] == 0.5
-    rag = m["rag@dynamic"]["all"]
+    rag = m["rag_dynamic"]["all"]
     # The failed call leaves 3 answered questions, 2 of them right.
     assert (rag["n"], rag["n_errors"], rag["n_correct"]) == (4, 1, 2)
     assert rag["accuracy"] == pytest.approx(2 / 3, abs=1e-6)
-    assert m["rag@dynamic"]["tf"]["accuracy"] == 0.0
+    assert m["rag_dynamic"]["tf"]["accuracy"] == 0.0
 
 
 def test_gold_rows_without_a_gold_article_are_not_failed_calls() -> None:
@@ -147,7 +147,11 @@ def test_unknown_questions_and_type_mismatches_are_errors() -> None:
 def test_cell_labels_match_the_analysis() -> None:
     assert cell_label("closed_book", None) == "closed_book"
     assert cell_label("gold", pd.NA) == "gold"
-    assert cell_label("rag", "2024-12-01") == "rag@2024-12-01"
+    assert cell_label("rag", "2024-12-01") == "rag_2024-12-01"
+    # one spelling everywhere: the name the setting has in eval.settings
+    for name in ("closed_book", "gold", "rag_dynamic", "rag_2024-06-01"):
+        s = parse_setting(name)
+        assert cell_label(s.kind, s.cutoff_label) == name
 
 
 def test_what_the_replies_cost_per_cell_and_per_model_by_hand() -> None:

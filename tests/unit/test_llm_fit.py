@@ -175,7 +175,7 @@ def test_fitted_prompts_are_counted_per_cell_and_unsent_ones_are_not_failed_call
     assert context_fits(frame) == {
         "m": {
             "gold": {FITTED: 1, CONTEXT_EXCEEDED: 1, "min_words_kept": 5},
-            "rag@dynamic": {FITTED: 2, CONTEXT_EXCEEDED: 0, "min_words_kept": 6},
+            "rag_dynamic": {FITTED: 2, CONTEXT_EXCEEDED: 0, "min_words_kept": 6},
         }
     }
     assert call_failures(frame, 0.0)["cells"]["m"]["gold"] == {

@@ -1,0 +1,181 @@
+"""The README's sweep over RAG cutoffs, compared as the README says: one experiment per
+cutoff queued under its own name, the summary metrics of one model in `dvc exp show`
+within a 120-character terminal, `dvc metrics diff` of two experiments and `dvc plots
+diff` of their figures. On a scratch project (git + DVC with Hydra composition) whose
+one stage runs the real analysis on hand-made scores of the settings in `eval.settings`
+and writes the real metrics files, so `dvc exp show` meets the same column names as in
+the pipeline."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BIN = Path(sys.executable).parent
+DVC = BIN / "dvc"
+WIDTH = 120
+
+STAGE = """\
+import datetime as dt
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import yaml
+
+from prescient.analysis.pipeline import run_analysis
+from prescient.evaluation.settings import parse_setting
+from tests.fixtures.analysis.frames import score_rows, scores_frame
+from tests.fixtures.analysis.settings import SEED, analysis_settings
+
+grid = yaml.safe_load(open("params.yaml"))["eval"]
+rows = []
+for model in grid["models"]:
+    for name in grid["settings"]:
+        s = parse_setting(name)
+        # a later cutoff answers more of the 12 questions right
+        k = {"closed_book": 3, "gold": 9}.get(name, 5)
+        if s.rag_cutoff is not None:
+            k = 2 + (s.rag_cutoff - dt.date(2023, 9, 1)).days // 90
+        rows += score_rows(model, s.kind, s.cutoff_label, "2024-07-15", "tf", "c" * k + "w" * (12 - k))
+result = run_analysis(scores_frame(rows), None, None, {}, analysis_settings(), SEED)
+os.makedirs("reports/metrics", exist_ok=True)
+json.dump(result.metrics, open("reports/metrics/analysis.json", "w"), indent=2)
+json.dump(result.summary, open("reports/metrics/summary.json", "w"), indent=2)
+os.makedirs("reports/figures", exist_ok=True)
+fig, ax = plt.subplots(figsize=(2, 2))
+ax.bar(range(len(rows)), [float(r["correct"]) for r in rows])
+fig.savefig("reports/figures/accuracy.png")
+"""
+
+DVC_YAML = """\
+stages:
+  analyze:
+    cmd: python analyze.py
+    deps: [analyze.py]
+    params: [eval]
+    metrics:
+      - reports/metrics/analysis.json:
+          cache: false
+      - reports/metrics/summary.json:
+          cache: false
+    plots:
+      - reports/figures
+"""
+
+CONFIG = """\
+eval:
+  models: [baseline_random, smollm2_135m]
+  settings: [closed_book, gold, rag_dynamic, rag_2024-06-01]
+"""
+
+
+def sh(root: Path, *args: str, **env: str) -> str:
+    path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+    full = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg", **env}
+    out = subprocess.run(args, cwd=root, env=full, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, f"{args}: {out.stdout}{out.stderr}"
+    return out.stdout
+
+
+def sweep_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    return text.split("\n## Sweeps\n", 1)[1].split("\n## ", 1)[0]
+
+
+def readme_loop() -> str:
+    """The README's loop queueing one named experiment per cutoff."""
+    block = re.search(r"^for cutoff in .*?^done$", sweep_section(), re.M | re.S)
+    assert block, "the Sweeps section has no `for cutoff in ... done` loop"
+    return block.group(0)
+
+
+def readme_command(prefix: str) -> list[str]:
+    """The README's command line starting with ``prefix`` (its comment left out)."""
+    for line in sweep_section().splitlines():
+        if line.startswith(prefix):
+            return shlex.split(line, comments=True)
+    raise AssertionError(f"the Sweeps section has no line starting {prefix!r}")
+
+
+@pytest.mark.slow
+def test_the_readme_sweep_compares_in_120_columns(tmp_path: Path) -> None:
+    if not DVC.exists() or shutil.which("git") is None or shutil.which("bash") is None:
+        pytest.skip("dvc, git or bash is not installed")
+    root = tmp_path / "proj"
+    (root / "conf").mkdir(parents=True)
+    (root / "conf" / "config.yaml").write_text(CONFIG)
+    (root / "params.yaml").write_text(CONFIG)
+    (root / "analyze.py").write_text(STAGE)
+    (root / "dvc.yaml").write_text(DVC_YAML)
+    sh(root, "git", "init", "-q", "-b", "main")
+    sh(root, "git", "config", "user.email", "test@example.org")
+    sh(root, "git", "config", "user.name", "test")
+    sh(root, str(DVC), "init", "-q")
+    sh(root, str(DVC), "config", "core.analytics", "false")
+    sh(root, str(DVC), "config", "hydra.enabled", "true")
+    sh(root, str(DVC), "repro", "-q")
+    sh(root, "git", "add", "-A")
+    sh(root, "git", "commit", "-qm", "baseline")
+
+    out = sh(root, "bash", "-c", readme_loop())
+    names = ["rag_2023-12-01", "rag_2024-03-01", "rag_2024-06-01"]
+    assert [f"Queued experiment '{n}'" in out for n in names] == [True] * 3, out
+    try:
+        sh(root, str(DVC), "queue", "start", "-j", "3")
+        deadline = time.monotonic() + 240
+        while True:
+            status = sh(root, str(DVC), "queue", "status")
+            if "Queued" not in status and "Running" not in status:
+                break
+            assert time.monotonic() < deadline, status
+            time.sleep(1)
+    finally:
+        sh(root, str(DVC), "queue", "stop")
+    assert status.count("Success") == 3, status
+
+    show = readme_command("dvc exp show")
+    natural = sh(root, *show, "--no-pager", COLUMNS="1000")
+    lines = [line.rstrip() for line in natural.splitlines() if line.strip()]
+    assert max(len(line) for line in lines) <= WIDTH, natural
+    # in a 120-column terminal nothing is squeezed: the same table
+    assert sh(root, *show, "--no-pager", COLUMNS=str(WIDTH)) == natural
+    header = lines[1].split()
+    # closed book, gold and n are the same in every experiment: --only-changed drops them
+    assert header == [
+        "Experiment",
+        "smollm2_135m.rag",
+        "smollm2_135m.rag_cutoff",
+        "smollm2_135m.rag_dynamic",
+    ]
+    rows = {line.split("[")[1].split("]")[0]: line.split()[-3:] for line in lines if "[" in line}
+    # 2 + days since 2023-09-01 // 90 of 12 correct: 3, 4 and 5
+    assert rows == {
+        "rag_2023-12-01": ["25", "2023-12-01", "-"],
+        "rag_2024-03-01": ["33.333", "2024-03-01", "-"],
+        "rag_2024-06-01": ["41.667", "2024-06-01", "-"],
+    }
+
+    diff = sh(root, *readme_command("dvc metrics diff"))
+    assert re.search(r"smollm2_135m\.closed_book\s+25\.0\s+25\.0\s+0\.0", diff), diff
+    assert re.search(r"smollm2_135m\.rag\s+25\.0\s+41\.66667\s+16\.66667", diff), diff
+    assert re.search(r"smollm2_135m\.rag_cutoff\s+2023-12-01\s+2024-06-01", diff), diff
+
+    sh(root, *readme_command("dvc plots diff"))
+    assert (root / "dvc_plots" / "index.html").exists()
+    # one image per experiment named on the command line
+    images = sorted(p.name for p in (root / "dvc_plots" / "static").iterdir())
+    assert [name.split("_reports_")[0] for name in images] == names[::2], images
