@@ -20,7 +20,6 @@ import json
 import logging
 import re
 import shutil
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,21 +73,33 @@ def set_through(config: Path, day: dt.date) -> str | None:
     return None if old in ("null", "~", "") else old
 
 
-def ledger_entries(directory: Path) -> dict[str, int]:
-    """Lines per ledger file under ``directory`` (``*.jsonl``), keyed by relative path."""
-    if not directory.is_dir():
+def run_log_offset(log: Path | None) -> int:
+    """The run log's size now: where the runs of what comes next start."""
+    try:
+        return 0 if log is None else log.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def calls_sent(log: Path | None, offset: int) -> dict[str, int]:
+    """Requests sent to models per stage ledger by the runs logged after ``offset`` in the
+    response store's run log (:mod:`prescient.llm.store`), non-zero only."""
+    if log is None or not log.exists():
         return {}
-    counts = {}
-    for path in sorted(directory.rglob("*.jsonl")):
-        with open(path, "rb") as fh:
-            counts[str(path.relative_to(directory))] = sum(1 for _ in fh)
-    return counts
-
-
-def calls_made(before: Mapping[str, int], after: Mapping[str, int]) -> dict[str, int]:
-    """Ledger entries added per ledger (every model call adds one), non-zero only."""
-    added = {name: n - before.get(name, 0) for name, n in after.items()}
-    return {name: n for name, n in sorted(added.items()) if n}
+    with open(log, "rb") as fh:
+        fh.seek(offset)
+        data = fh.read()
+    sent: dict[str, int] = {}
+    for line in data.splitlines():
+        try:
+            run = json.loads(line)
+            n = int(run.get("sent") or 0)
+        except (ValueError, TypeError, AttributeError):
+            continue
+        if n:
+            name = str(run.get("ledger"))
+            sent[name] = sent.get(name, 0) + n
+    return dict(sorted(sent.items()))
 
 
 def release_name(day: dt.date) -> str:

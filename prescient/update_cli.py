@@ -4,12 +4,13 @@
    and construction windows) and compose params.yaml;
 2. ``dvc repro`` (the whole pipeline, or ``--target`` stages and what they depend on):
    the stages that read ``base.through`` run again, every model reply of an earlier day
-   comes from the ledgers, so only the new days cost model calls;
+   comes from the response store, so only the new days cost model calls;
 3. write the dated release of the question set (``questions-DAY.parquet`` and its
    manifest, :mod:`prescient.update`) and ``dvc add`` the releases directory, so
    ``dvc push`` publishes it.
 
-It logs the model calls the update made (ledger entries added). A failed ``dvc repro``
+It logs the model calls the update made, per stage ledger (from the response store's
+run log, ``python -m prescient ledger runs``). A failed ``dvc repro``
 leaves ``base.through`` set: run the command again (or ``dvc repro``) to finish; work
 already done is not repeated. Run it from the project root.
 
@@ -17,7 +18,7 @@ already done is not repeated. Run it from the project root.
 ``dvc.lock`` cannot tear it. A lock torn by some other run (a ``dvc repro`` by hand
 killed mid-write) is found before anything changes and restored from git
 (:mod:`prescient.lockfile`; stages run since that commit re-run, their model replies
-come from the ledgers); when git has no usable version the update stops with the fix.
+come from the response store); when git has no usable version the update stops with the fix.
 """
 
 from __future__ import annotations
@@ -32,9 +33,16 @@ from pathlib import Path
 
 from prescient import params
 from prescient.dates import parse_day
+from prescient.llm.store import run_log_path
 from prescient.lockfile import LockError, check, repair
 from prescient.settings import ParamsError, section
-from prescient.update import UpdateError, calls_made, ledger_entries, set_through, write_release
+from prescient.update import (
+    UpdateError,
+    calls_sent,
+    run_log_offset,
+    set_through,
+    write_release,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +76,8 @@ def _update(args: argparse.Namespace) -> int:
     root = Path(args.root)
     try:
         day = parse_day(args.through, "--through")
-        before = ledger_entries(root / args.ledgers)
+        log = run_log_path(root)
+        before = run_log_offset(log)
         if not _repair_lock(root):
             return 2
         old = set_through(root / params.CONF_DIR / f"{params.CONFIG_NAME}.yaml", day)
@@ -112,7 +121,7 @@ def _update(args: argparse.Namespace) -> int:
                 rc,
             )
             return rc
-    calls = calls_made(before, ledger_entries(root / args.ledgers))
+    calls = calls_sent(log, before)
     logger.info(
         "release %s: %d questions over %d days (%d new, %d changed, %d removed); "
         "%d model calls (%s)",
@@ -123,7 +132,7 @@ def _update(args: argparse.Namespace) -> int:
         manifest["changed"],
         manifest["removed"],
         sum(calls.values()),
-        ", ".join(f"{k}: {v}" for k, v in calls.items()) or "all from the ledgers",
+        ", ".join(f"{k}: {v}" for k, v in calls.items()) or "all from the response store",
     )
     return 0
 
@@ -147,9 +156,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--releases", default="data/releases", help="releases directory (default: data/releases)"
-    )
-    p.add_argument(
-        "--ledgers", default="data/llm", help="response ledgers, to count calls (default: data/llm)"
     )
     p.add_argument(
         "--no-dvc-add", action="store_true", help="do not track the releases with `dvc add`"

@@ -221,11 +221,13 @@ def read_runs(path: str | Path) -> list[dict[str, Any]]:
     return out
 
 
-def run_totals(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Per stage: runs, and the sum of each of :data:`RUN_FIELDS`."""
+def run_totals(runs: list[dict[str, Any]], by: str = "stage") -> dict[str, dict[str, Any]]:
+    """Per ``by`` (a run log field: ``stage``, ``experiment``, ``ledger``): runs, and the
+    sum of each of :data:`RUN_FIELDS`."""
     totals: dict[str, dict[str, Any]] = {}
     for run in runs:
-        t = totals.setdefault(str(run.get("stage")), {"runs": 0, **dict.fromkeys(RUN_FIELDS, 0)})
+        group = str(run.get(by) or "(none)")
+        t = totals.setdefault(group, {"runs": 0, **dict.fromkeys(RUN_FIELDS, 0)})
         t["runs"] += 1
         for name in RUN_FIELDS:
             value = run.get(name)
@@ -245,13 +247,14 @@ def _runs(args: argparse.Namespace) -> int:
         return 2
     runs = read_runs(path)
     for run in runs[-args.last :] if args.last else []:
+        experiment = f"  experiment {run['experiment']}" if run.get("experiment") else ""
         print(
-            f"{run.get('finished')}  {run.get('stage')}  {run.get('ledger')}: "
+            f"{run.get('finished')}  {run.get('stage')}  {run.get('ledger')}{experiment}: "
             f"sent {run.get('sent')} ({run.get('sent_failed')} failed), "
             f"served {run.get('served')}, tokens {run.get('prompt_tokens')}+"
             f"{run.get('completion_tokens')}, ${run.get('cost_usd')}  [{run.get('workspace')}]"
         )
-    print(json.dumps({"log": str(path), "stages": run_totals(runs)}, indent=2))
+    print(json.dumps({"log": str(path), f"by_{args.by}": run_totals(runs, args.by)}, indent=2))
     return 0
 
 
@@ -287,4 +290,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = psub.add_parser("runs", help="what each stage run sent and was served (the run log)")
     c.add_argument("--last", type=int, default=10, help="list the last N runs (0: none)")
     c.add_argument("--log", help="a run log file (default: this project's)")
+    c.add_argument(
+        "--by", choices=("stage", "experiment", "ledger"), default="stage", help="totals per"
+    )
     c.set_defaults(func=_runs)

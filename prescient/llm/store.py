@@ -212,15 +212,17 @@ class StageLedger:
         return len(entries)
 
     def log_run(self, stage: str, record: Mapping[str, Any]) -> None:
-        """Append one line to the run log: the stage, its ledger, the workspace, when, and
-        ``record`` (what was served and sent). A log that cannot be written is a warning:
-        every answer is already in the store."""
+        """Append one line to the run log: when, the stage, its ledger, the experiment
+        (``DVC_EXP_NAME``, which DVC sets for a named or queued experiment's stages), the
+        workspace, and ``record`` (what was served and sent). A log that cannot be written
+        is a warning: every answer is already in the store."""
         if self.run_log is None:
             return
         line = {
             "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "stage": stage,
             "ledger": str(self.snapshot_path),
+            "experiment": os.environ.get("DVC_EXP_NAME") or None,
             "workspace": str(Path.cwd()),
             **record,
         }

@@ -10,11 +10,12 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.queue import run_queue
 
 BIN = Path(sys.executable).parent
 DVC = BIN / "dvc"
@@ -83,17 +84,7 @@ def test_a_queued_sweep_runs_two_experiments_in_parallel_workers(tmp_path: Path)
 
     out = sh(root, str(DVC), "exp", "run", "--queue", "-S", "sweep.x=2,3")
     assert out.count("Queued experiment") == 2
-    try:
-        sh(root, str(DVC), "queue", "start", "-j", "2")
-        deadline = time.monotonic() + 240
-        while True:
-            status = sh(root, str(DVC), "queue", "status")
-            if "Queued" not in status and "Running" not in status:
-                break
-            assert time.monotonic() < deadline, status
-            time.sleep(1)
-    finally:
-        sh(root, str(DVC), "queue", "stop")
+    status = run_queue(sh, root, 2, 240)
     assert status.count("Success") == 2, status
     found = experiments(root)
     assert sorted((e["x"], e["metrics"]["square"]) for e in found.values()) == [(2, 4), (3, 9)]

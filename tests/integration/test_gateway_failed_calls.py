@@ -120,10 +120,11 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
         assert questions_asked(server.bodies[seen:]) == ["q_mc_merger", "q_tf_bridge"]
         assert locked(project) == {"questions@daily_oracle", "retrieve", stage, "score"}
         metrics = json.loads((project / "reports/metrics/evaluate.json").read_text())
-        assert metrics["model_calls"] == {
-            "max_failed_share": 0.0,
-            "cells": {"flaky": {"closed_book": {"requests": 4, "failed": 0, "failed_share": 0.0}}},
-        }
+        assert metrics["model_calls"]["max_failed_share"] == 0.0
+        cell = metrics["model_calls"]["cells"]["flaky"]["closed_book"]
+        assert (cell["requests"], cell["failed"], cell["failed_share"]) == (4, 0, 0.0)
+        # What the 4 replies cost: the server counts 10 + 3 tokens a reply, names no price.
+        assert (cell["prompt_tokens"], cell["completion_tokens"], cell["unpriced"]) == (40, 12, 4)
         seen = len(server.bodies)
         third = run(project, "repro")
         assert third.returncode == 0 and "Running stage" not in third.stdout
@@ -175,7 +176,7 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
     score_argv += ["--metrics", "reports/metrics/evaluate.json"]
     assert score_stage.main(score_argv) == 0
     metrics = json.loads(Path("reports/metrics/evaluate.json").read_text())
-    assert metrics["model_calls"] == {
-        "max_failed_share": 0.5,
-        "cells": {"flaky": {"closed_book": {"requests": 4, "failed": 2, "failed_share": 0.5}}},
-    }
+    assert metrics["model_calls"]["max_failed_share"] == 0.5
+    cell = metrics["model_calls"]["cells"]["flaky"]["closed_book"]
+    assert (cell["requests"], cell["failed"], cell["failed_share"]) == (4, 2, 0.5)
+    assert (cell["prompt_tokens"], cell["completion_tokens"], cell["unpriced"]) == (20, 6, 2)

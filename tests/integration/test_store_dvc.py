@@ -24,10 +24,12 @@ import pytest
 import yaml
 
 from prescient import params
+from prescient.llm.cli import read_runs, run_totals
 from prescient.llm.ledger import read_entries
 from tests.conftest import ROOT
 from tests.fixtures.eval import scratch_eval_project
 from tests.support.fake_openai import FakeOpenAI
+from tests.support.queue import run_queue
 
 BIN = Path(sys.executable).parent
 DVC = BIN / "dvc"
@@ -143,7 +145,8 @@ def test_killed_experiments_queued_sweeps_and_checkouts_never_pay_twice(tmp_path
         # A queued sweep of three RAG cutoffs, two workers at once: each distinct
         # prompt reaches the server once, across all experiments.
         before = len(server.bodies)
-        for cutoff in ("2024-03-08", "2024-03-10", "2024-03-12"):
+        cutoffs = ("2024-03-08", "2024-03-10", "2024-03-12")
+        for cutoff in cutoffs:
             sh(
                 root,
                 str(DVC),
@@ -155,21 +158,17 @@ def test_killed_experiments_queued_sweeps_and_checkouts_never_pay_twice(tmp_path
                 "-S",
                 f"eval.settings=[closed_book,gold,rag_{cutoff}]",
             )
-        try:
-            sh(root, str(DVC), "queue", "start", "-j", "2")
-            deadline = time.monotonic() + 400
-            while True:
-                status = sh(root, str(DVC), "queue", "status")
-                if "Queued" not in status and "Running" not in status:
-                    break
-                assert time.monotonic() < deadline, status
-                time.sleep(1)
-        finally:
-            sh(root, str(DVC), "queue", "stop")
+        status = run_queue(sh, root, 2, 400)
         assert status.count("Success") == 3, status
         queued = Counter(prompt(b) for b in server.bodies[before:])
         assert queued and max(queued.values()) == 1, "a prompt was paid twice in the queue"
         assert not set(queued) & sweep_prompts, "the queue paid for an answered prompt"
+        # The store's run log says what each experiment sent, by name.
+        by_experiment = run_totals(
+            read_runs(root / ".dvc/cache/prescient/runs.jsonl"), "experiment"
+        )
+        names = [f"rag-{c}" for c in cutoffs]
+        assert sum(by_experiment[n]["sent"] for n in names) == len(queued)
 
         # Back and forth in history: git checkout of the older commit, dvc checkout,
         # back, dvc repro: every answer comes from the store.

@@ -14,12 +14,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
+from tests.support.queue import run_queue
 
 BIN = Path(sys.executable).parent
 DVC = BIN / "dvc"
@@ -134,17 +134,7 @@ def test_the_readme_sweep_compares_in_120_columns(tmp_path: Path) -> None:
     out = sh(root, "bash", "-c", readme_loop())
     names = ["rag_2023-12-01", "rag_2024-03-01", "rag_2024-06-01"]
     assert [f"Queued experiment '{n}'" in out for n in names] == [True] * 3, out
-    try:
-        sh(root, str(DVC), "queue", "start", "-j", "3")
-        deadline = time.monotonic() + 240
-        while True:
-            status = sh(root, str(DVC), "queue", "status")
-            if "Queued" not in status and "Running" not in status:
-                break
-            assert time.monotonic() < deadline, status
-            time.sleep(1)
-    finally:
-        sh(root, str(DVC), "queue", "stop")
+    status = run_queue(sh, root, 3, 240)
     assert status.count("Success") == 3, status
 
     show = readme_command("dvc exp show")

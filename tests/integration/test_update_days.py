@@ -21,7 +21,7 @@ from prescient import params
 from prescient.dates import parse_date
 from prescient.llm.ledger import read_entries
 from prescient.llm.providers import register_script
-from prescient.update import calls_made, ledger_entries, write_release
+from prescient.update import write_release
 from stages import construct, evaluate, ingest, questions, retrieve, select
 from tests.conftest import ROOT
 from tests.support.construct_script import script
@@ -30,6 +30,21 @@ from tests.support.llm import model_entry
 SETTINGS = ("closed_book", "rag_dynamic")
 MODEL = "baseline_random"
 LEDGER = f"llm/evaluate/{MODEL}.jsonl"
+
+
+def ledger_entries(directory: Path) -> dict[str, int]:
+    """Lines per ledger file under ``directory``: outside a DVC project a ledger is its own
+    append-only store, so every model call adds one."""
+    return {
+        str(p.relative_to(directory)): len(p.read_bytes().splitlines())
+        for p in sorted(directory.rglob("*.jsonl"))
+    }
+
+
+def calls_made(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """Ledger entries added per ledger, non-zero only."""
+    added = {name: n - before.get(name, 0) for name, n in after.items()}
+    return {name: n for name, n in sorted(added.items()) if n}
 
 
 def halves() -> tuple[dt.date, dt.date]:

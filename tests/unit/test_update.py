@@ -17,7 +17,7 @@ from prescient import params
 from prescient.crawl.settings import CrawlSettings
 from prescient.settings import ParamsError, load_settings
 from prescient.through import capped, read_through
-from prescient.update import UpdateError, calls_made, set_through, write_release
+from prescient.update import UpdateError, calls_sent, run_log_offset, set_through, write_release
 from tests.conftest import ROOT
 
 D = dt.date
@@ -166,7 +166,19 @@ def test_a_release_refuses_questions_after_its_day(tmp_path: Path) -> None:
         write_release(tmp_path / "none.parquet", tmp_path / "releases", D(2025, 2, 1))
 
 
-def test_calls_are_the_ledger_entries_added() -> None:
-    before = {"construct.jsonl": 10, "evaluate/a.jsonl": 4}
-    after = {"construct.jsonl": 13, "evaluate/a.jsonl": 4, "evaluate/b.jsonl": 2}
-    assert calls_made(before, after) == {"construct.jsonl": 3, "evaluate/b.jsonl": 2}
+def test_calls_are_what_the_runs_logged_after_the_offset_sent(tmp_path: Path) -> None:
+    log = tmp_path / "runs.jsonl"
+    assert calls_sent(log, 0) == {}
+    log.write_text('{"ledger": "data/llm/construct.jsonl", "sent": 5}\n')
+    offset = run_log_offset(log)
+    with open(log, "a") as fh:
+        fh.write('{"ledger": "data/llm/construct.jsonl", "sent": 3}\n')
+        fh.write('{"ledger": "data/llm/evaluate/a.jsonl", "sent": 0}\n')
+        fh.write("not json\n")
+        fh.write('{"ledger": "data/llm/evaluate/b.jsonl", "sent": 2}\n')
+        fh.write('{"ledger": "data/llm/evaluate/b.jsonl", "sent": 1}\n')
+    assert calls_sent(log, offset) == {
+        "data/llm/construct.jsonl": 3,
+        "data/llm/evaluate/b.jsonl": 3,
+    }
+    assert run_log_offset(None) == 0 and calls_sent(None, 0) == {}
