@@ -120,7 +120,8 @@ def _model_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
 
 def call_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
     """Per model: the distinct requests behind its results and what their replies cost
-    when they were paid (the ``model_calls`` table)."""
+    when they were paid (the ``model_calls`` table). "no price" where no reply has one:
+    a model run in process costs nothing, and litellm knows no price for some servers."""
     calls = tables.get("model_calls", pd.DataFrame())
     if calls.empty:
         return ("not recorded in the scores table",)
@@ -129,14 +130,14 @@ def call_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
         answered = int(r["distinct_requests"]) - int(r["failed"])
         unpriced = int(r["unpriced"])
         if unpriced >= answered:
-            cost = "no price known (in-process or unpriced)"
+            cost = "no price"
         else:
             cost = f"${float(r['cost_usd']):,.4f}"
-            cost += f" (+{fmt.fmt_int(unpriced)} replies unpriced)" if unpriced else ""
+            cost += f" (+{fmt.fmt_int(unpriced)} unpriced)" if unpriced else ""
         lines.append(
-            f"{r['model']}: {fmt.fmt_int(r['distinct_requests'])} distinct requests "
-            f"({fmt.fmt_int(r['failed'])} failed), {fmt.fmt_int(r['prompt_tokens'])} prompt + "
-            f"{fmt.fmt_int(r['completion_tokens'])} completion tokens, {cost}"
+            f"{r['model']}: {fmt.fmt_int(r['distinct_requests'])} requests, "
+            f"{fmt.fmt_int(r['failed'])} failed; {fmt.fmt_int(r['prompt_tokens'])} prompt + "
+            f"{fmt.fmt_int(r['completion_tokens'])} completion tokens; {cost}"
         )
     return tuple(lines)
 

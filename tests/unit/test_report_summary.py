@@ -151,9 +151,8 @@ def test_the_model_calls_line_says_what_the_replies_cost() -> None:
         ]
     )
     assert call_lines({"model_calls": calls}) == (
-        "gpt: 1,200 distinct requests (2 failed), 345,678 prompt + 2,400 completion tokens, "
-        "$0.6123 (+3 replies unpriced)",
-        "smol: 10 distinct requests (0 failed), 900 prompt + 40 completion tokens, "
-        "no price known (in-process or unpriced)",
+        "gpt: 1,200 requests, 2 failed; 345,678 prompt + 2,400 completion tokens; "
+        "$0.6123 (+3 unpriced)",
+        "smol: 10 requests, 0 failed; 900 prompt + 40 completion tokens; no price",
     )
     assert call_lines({}) == ("not recorded in the scores table",)
