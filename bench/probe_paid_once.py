@@ -74,11 +74,18 @@ def kill_worker(root: Path, server: FakeOpenAI, lengths: list[int], after: int) 
             f"eval.generation.max_tokens={n}",
         )
     start = server.requests
-    sh(root, str(DVC), "queue", "start", "-j", "1")
+    # `dvc queue start` may return only once its worker is done: do not wait for it.
+    starter = subprocess.Popen(
+        [str(DVC), "queue", "start", "-j", "1"],
+        cwd=root,
+        env=env(root),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 300
     while server.requests - start < after:
         assert time.monotonic() < deadline, "the worker never asked the server"
-        time.sleep(0.01)
+        time.sleep(0.005)
     out = subprocess.run(
         ["pgrep", "-f", "queue-worker|stages.evaluate"], capture_output=True, text=True
     )
@@ -88,11 +95,9 @@ def kill_worker(root: Path, server: FakeOpenAI, lengths: list[int], after: int) 
                 os.kill(pid, signal.SIGKILL)
         except (ProcessLookupError, FileNotFoundError, PermissionError):
             pass
+    starter.wait()
     subprocess.run(
-        [str(DVC), "queue", "kill", "--force", "--all"],
-        cwd=root,
-        env=env(root),
-        capture_output=True,
+        [str(DVC), "queue", "stop", "--kill"], cwd=root, env=env(root), capture_output=True
     )
     subprocess.run(
         [str(DVC), "queue", "remove", "--all"], cwd=root, env=env(root), capture_output=True
