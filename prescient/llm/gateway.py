@@ -500,6 +500,8 @@ class Estimate:
         max_completion_tokens: their ``max_tokens`` summed (None when one has no limit).
         max_cost_usd: the most they can cost at litellm's prices (None when a model's
             price is unknown).
+        paid: how many of them go to a provider (the others are answered in process,
+            at no cost).
     """
 
     requests: int
@@ -507,6 +509,7 @@ class Estimate:
     prompt_tokens: int
     max_completion_tokens: int | None
     max_cost_usd: float | None
+    paid: int = 0
 
     def describe(self) -> str:
         completion = (
@@ -514,11 +517,12 @@ class Estimate:
             if self.max_completion_tokens is None
             else f"up to {self.max_completion_tokens:,} completion tokens"
         )
-        cost = (
-            "price unknown"
-            if self.max_cost_usd is None
-            else f"at most ${self.max_cost_usd:.4f} at litellm's prices"
-        )
+        if not self.paid:
+            cost = "answered in process, nothing to pay"
+        elif self.max_cost_usd is None:
+            cost = "price unknown"
+        else:
+            cost = f"at most ${self.max_cost_usd:.4f} at litellm's prices"
         return (
             f"{self.to_send} of {self.requests} requests to send "
             f"(about {self.prompt_tokens:,} prompt tokens, {completion}, {cost})"
@@ -538,7 +542,7 @@ def estimate(gateway: Gateway, batch: Sequence[LLMRequest]) -> Estimate:
         key = request_key(spec.litellm_model, req.messages, gen)
         if key not in todo and key not in gateway.ledger:
             todo[key] = (spec, req, gen)
-    prompt = 0
+    prompt = paid = 0
     completion: int | None = 0
     cost: float | None = 0.0
     for spec, req, params in todo.values():
@@ -548,12 +552,13 @@ def estimate(gateway: Gateway, batch: Sequence[LLMRequest]) -> Estimate:
         completion = None if completion is None or limit is None else completion + int(limit)
         if spec.in_process:
             continue
+        paid += 1
         rates = price(spec.litellm_model)
         if cost is None or rates is None or limit is None:
             cost = None
         else:
             cost += rates[0] * tokens + rates[1] * int(limit)
-    return Estimate(len(batch), len(todo), prompt, completion, cost)
+    return Estimate(len(batch), len(todo), prompt, completion, cost if paid else None, paid)
 
 
 def stage_gateway(

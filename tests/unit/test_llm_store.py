@@ -229,4 +229,7 @@ def test_the_estimate_counts_only_what_is_not_answered_by_hand(tmp_path: Path) -
     assert est.max_completion_tokens == 512 * 2  # the entries' max_tokens
     # Only the priced model costs money; the scripted one runs in process.
     assert est.max_cost_usd == pytest.approx(rates[0] * 18 + rates[1] * 512)
-    assert "2 of 4 requests to send" in est.describe()
+    assert est.paid == 1 and "2 of 4 requests to send" in est.describe()
+    with gw:
+        local_only = estimate(gw, [LLMRequest("local", fresh)])
+    assert local_only.max_cost_usd is None and "nothing to pay" in local_only.describe()
