@@ -11,11 +11,11 @@ import random
 import httpx
 import pytest
 
-from prescient.llm.direct import InternalServerError, RateLimitError, Timeout
 from prescient.llm.failures import FailureReport
 from prescient.llm.limits import Limits, TokenBucket
 from prescient.llm.retry import RetryPolicy, describe, is_retryable, retry_after
 from prescient.llm.scrub import Scrubber
+from prescient.llm.transport_base import InternalServerError, RateLimitError, Timeout
 from prescient.llm.transports import transport_kind
 from tests.support.llm import FakeClock, model_spec
 
