@@ -34,9 +34,10 @@ from prescient.corpus.normalize import (
     text_hash,
 )
 from prescient.corpus.physical import Damage
-from prescient.corpus.readers import RawRow, Unit, read_rows
+from prescient.corpus.readers import read_rows
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.corpus.titles import mastheads, strip_title_suffixes
+from prescient.corpus.units import RawRow, Unit
 from prescient.dates import parse_date
 
 logger = logging.getLogger(__name__)

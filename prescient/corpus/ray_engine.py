@@ -35,8 +35,9 @@ from typing import Any
 import pyarrow as pa
 
 from prescient.corpus.physical import Damage
-from prescient.corpus.readers import InputFile, RawRow, Unit, check_digest, corpus_files, file_units
+from prescient.corpus.readers import InputFile, check_digest, corpus_files, file_units
 from prescient.corpus.settings import ARTICLE_FIELDS, CorpusSettings, RaySettings
+from prescient.corpus.units import RawRow, Unit
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Streaming readers for every corpus source, counting what the file physically holds.
 
-Each reader yields one :class:`RawRow` per physical unit of its file: a line of JSON
+Each reader yields one :class:`~prescient.corpus.units.RawRow` per physical unit of its file: a line of JSON
 Lines, a record of CSV as the file holds it, a Parquet row, a WARC record
 (:mod:`prescient.corpus.warc`). A unit that cannot be read still comes out, carrying
 the reason, so the ingest accounting shows where every unit went; a damaged stretch of
@@ -18,19 +18,20 @@ computed from the bytes as they are read and compared with the manifest's at the
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import hashlib
 import json
 import logging
 from collections import deque
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from prescient.corpus import physical
 from prescient.corpus.physical import Damage, Line
 from prescient.corpus.settings import REQUIRED_FIELDS, CorpusSettings
+from prescient.corpus.units import RawRow, Unit
+from prescient.corpus.warc import read_warc
 from prescient.crawl.manifest import ManifestError, complete_files
 
 logger = logging.getLogger(__name__)
@@ -66,36 +67,6 @@ class InputFile:
 
     path: Path
     sha256: str | None = None
-
-
-@dataclass(slots=True)
-class RawRow:
-    """One physical unit of input in article-field terms, or the reason it is unusable.
-
-    Attributes:
-        where: ``file:line`` (or ``file:record N @ byte``) for errors and examples.
-        fields: article field -> raw value (None when absent).
-        reason: why the unit is unusable at read time (None when readable).
-        detail: a short explanation for the examples (the parser's message...).
-        notes: counters to report without dropping the row (``date_from_warc``).
-        file_no: index of the file in the corpus.
-        members: first and last gzip member the unit came from (a member that later
-            fails its checksum takes back every row it held).
-        fetched: the day the page was fetched (WARC-Date), None for other sources.
-    """
-
-    where: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    reason: str | None = None
-    detail: str = ""
-    notes: tuple[str, ...] = ()
-    file_no: int = 0
-    members: tuple[int, int] = (0, 0)
-    fetched: dt.date | None = None
-
-
-Unit = RawRow | Damage
-"""What readers yield: a unit of input, or a damaged stretch of a file."""
 
 
 def _map_fields(obj: Mapping[str, Any], columns: Mapping[str, str | None]) -> dict[str, Any]:
@@ -440,8 +411,6 @@ def file_units(
     elif corpus.format == "parquet":
         yield from read_parquet(path, columns, file_no=file_no)
     else:
-        from prescient.corpus.warc import read_warc
-
         yield from read_warc(
             path, max_bytes=max_record_bytes, file_no=file_no, hosts=corpus.hosts, digest=digest
         )

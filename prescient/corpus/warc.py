@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from prescient.corpus import physical
 from prescient.corpus.physical import Chunk, Damage, Digest
-from prescient.corpus.readers import RawRow, Unit
+from prescient.corpus.units import RawRow, Unit
 from prescient.dates import parse_date
 
 logger = logging.getLogger(__name__)

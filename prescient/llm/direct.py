@@ -12,22 +12,26 @@ The choice is invisible to the ledger: keys hash the litellm model string, messa
 generation params, never the transport, so switching transports keeps every ledger hit.
 Errors keep the shape the gateway's retry rules read: an HTTP status on ``status_code``
 and the response headers on ``headers`` (Retry-After), and connection failures,
-timeouts, malformed or truncated bodies as ``ConnectionError`` (retryable). Prices come
-from the price table litellm ships (the same numbers its own cost tracking uses), read
-without importing litellm.
+timeouts, malformed or truncated bodies as ``ConnectionError`` (retryable); the error
+types live in :mod:`prescient.llm.transport_base`. Prices come from the price table
+litellm ships (:mod:`prescient.llm.prices`).
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.util
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
+from prescient.llm.prices import price
 from prescient.llm.registry import ModelSpec
-from prescient.llm.transports import USAGE_FIELDS, Call
+from prescient.llm.transport_base import (
+    USAGE_FIELDS,
+    APIConnectionError,
+    Call,
+    Timeout,
+    http_error,
+)
 from prescient.llm.types import Reply
 
 DIRECT_BASES: Mapping[str, str | None] = {
@@ -35,71 +39,6 @@ DIRECT_BASES: Mapping[str, str | None] = {
     "hosted_vllm": None,  # an api_base is required
 }
 """Providers served directly, with their default base URL (None: the entry must set one)."""
-
-
-class DirectHTTPError(Exception):
-    """The server answered with an HTTP error status."""
-
-    def __init__(self, status_code: int, message: str, headers: Mapping[str, str]) -> None:
-        super().__init__(f"{message} (HTTP {status_code})")
-        self.status_code = status_code
-        self.headers = dict(headers)
-
-
-class BadRequestError(DirectHTTPError):
-    """400 (the OpenAI error names, which litellm uses too, so ledgers read the same)."""
-
-
-class AuthenticationError(DirectHTTPError):
-    """401."""
-
-
-class PermissionDeniedError(DirectHTTPError):
-    """403."""
-
-
-class NotFoundError(DirectHTTPError):
-    """404."""
-
-
-class RateLimitError(DirectHTTPError):
-    """429."""
-
-
-class InternalServerError(DirectHTTPError):
-    """5xx."""
-
-
-_BY_STATUS: Mapping[int, type[DirectHTTPError]] = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    429: RateLimitError,
-}
-
-
-def http_error(status: int, body: bytes, headers: Mapping[str, str]) -> DirectHTTPError:
-    """The error for an HTTP status, with the server's own message when it gave one."""
-    text = body[:2000].decode("utf-8", "replace").strip()
-    try:
-        message = str(json.loads(text)["error"]["message"])
-    except (ValueError, KeyError, TypeError):
-        message = text[:300]
-    cls = _BY_STATUS.get(status, InternalServerError if status >= 500 else DirectHTTPError)
-    return cls(status, message, headers)
-
-
-class DirectTransportError(ConnectionError):
-    """No usable reply: connection failure, timeout, malformed or truncated body."""
-
-
-class Timeout(DirectTransportError):
-    """The attempt ran past its timeout."""
-
-
-class APIConnectionError(DirectTransportError):
-    """Refused, reset or cut-short connection, or a body that is not a chat completion."""
 
 
 def direct_supported(spec: ModelSpec) -> bool:
@@ -203,27 +142,3 @@ def _count(value: Any) -> int:
         return int(value or 0)
     except (TypeError, ValueError):
         return 0
-
-
-@functools.cache
-def _price_table() -> dict[str, Any]:
-    """litellm's shipped price table, read as a file (importing litellm costs seconds)."""
-    spec = importlib.util.find_spec("litellm")
-    if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = Path(next(iter(spec.submodule_search_locations)))
-    table = path / "model_prices_and_context_window_backup.json"
-    try:
-        data = json.loads(table.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def price(model: str) -> tuple[float, float] | None:
-    """USD per (prompt, completion) token from litellm's price table; None when unknown."""
-    table = _price_table()
-    info = table.get(model) or table.get(model.split("/", 1)[-1])
-    if not isinstance(info, dict) or info.get("input_cost_per_token") is None:
-        return None
-    return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token") or 0.0)

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from prescient.llm.limits import Clock
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import is_retryable
-from prescient.llm.transports import Call, Transport
+from prescient.llm.transport_base import Call, Transport
 from prescient.llm.types import Reply
 
 logger = logging.getLogger(__name__)

@@ -39,7 +39,6 @@ from typing import Any
 from tqdm import tqdm
 
 from prescient.llm.cache import Entry, InFlight, LedgerCache
-from prescient.llm.direct import price
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.fit import estimate_tokens
@@ -51,12 +50,14 @@ from prescient.llm.ledger import (
     request_key,
 )
 from prescient.llm.limits import Clock, Limits, SystemClock
+from prescient.llm.prices import price
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
 from prescient.llm.store import StageLedger, finish_ledger, open_stage_ledger
-from prescient.llm.transports import Call, Transport, TransportSet
+from prescient.llm.transport_base import Call, Transport
+from prescient.llm.transports import TransportSet
 from prescient.llm.types import LLMRequest, LLMResult, Reply
 
 logger = logging.getLogger(__name__)

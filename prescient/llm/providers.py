@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from prescient.llm.ledger import canonical_json
-from prescient.llm.transports import Call
+from prescient.llm.transport_base import Call, ProviderError
 from prescient.llm.types import Reply
 
 logger = logging.getLogger(__name__)
@@ -60,14 +60,6 @@ SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _CHOICE_LINE = re.compile(r"^[ \t]*\(([a-z])\)[ \t]+\S", re.M)
 
 Messages = Sequence[Mapping[str, Any]]
-
-
-class ProviderError(Exception):
-    """An in-process model cannot answer (unknown model or script, missing file)."""
-
-    def __init__(self, status_code: int, message: str) -> None:
-        super().__init__(message)
-        self.status_code = status_code
 
 
 def smollm2_path() -> Path:

@@ -23,6 +23,7 @@ from prescient.llm.fit import (
     reply_budget,
 )
 from prescient.llm.registry import ModelSpec
+from prescient.llm.transport_base import ProviderError
 
 
 class LlamaTokenCounter:
@@ -78,7 +79,7 @@ class LlamaTokenCounter:
 @functools.cache
 def local_counter(name: str) -> LlamaTokenCounter:
     """The exact counter of the embedded model ``local/<name>`` (loaded once a process)."""
-    from prescient.llm.providers import LocalLlamaProvider, ProviderError
+    from prescient.llm.providers import LocalLlamaProvider
 
     if name not in LocalLlamaProvider.GGUF:
         raise ProviderError(

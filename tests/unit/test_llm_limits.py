@@ -7,16 +7,23 @@ import asyncio
 import datetime as dt
 import email.utils
 import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import httpx
 import pytest
 
-from prescient.llm.direct import InternalServerError, RateLimitError, Timeout
+from prescient.llm.direct import DirectTransport
+from prescient.llm.endpoints import EndpointPools, SpreadTransport
 from prescient.llm.failures import FailureReport
 from prescient.llm.limits import Limits, TokenBucket
+from prescient.llm.providers import InProcessTransport
 from prescient.llm.retry import RetryPolicy, describe, is_retryable, retry_after
 from prescient.llm.scrub import Scrubber
-from prescient.llm.transports import transport_kind
+from prescient.llm.transport_base import InternalServerError, RateLimitError, Timeout
+from prescient.llm.transports import TRANSPORT_MODULES, TransportSet, make_transport, transport_kind
 from tests.support.llm import FakeClock, model_spec
 
 
@@ -149,6 +156,43 @@ def test_scrubber_hides_named_and_secret_looking_variables() -> None:
 )
 def test_transport_choice(litellm_model: str, api_base: str | None, mode: str, kind: str) -> None:
     assert transport_kind(model_spec("m", litellm_model, api_base=api_base), mode) == kind
+
+
+def test_transport_set_makes_one_transport_per_kind_and_spreads_replicas() -> None:
+    transports = TransportSet("auto", EndpointPools(FakeClock(), cooldown_s=30.0))
+    local = transports.for_model(model_spec("a", "scripted/echo"))
+    assert isinstance(local, InProcessTransport)
+    assert transports.for_model(model_spec("b", "baseline/random")) is local
+    one = transports.for_model(model_spec("c", "openai/gpt-4o"))
+    assert isinstance(one, DirectTransport)
+    bases = ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1"]
+    two = transports.for_model(model_spec("d", "hosted_vllm/m", api_base=bases))
+    assert isinstance(two, SpreadTransport) and two.inner is one and two.pool.bases == bases
+    assert sorted(TRANSPORT_MODULES) == ["direct", "in_process", "litellm"]
+    with pytest.raises(ValueError, match="unknown transport 'grpc'"):
+        make_transport("grpc")
+
+
+def test_a_batch_of_in_process_models_loads_no_network_transport() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        from prescient.llm.transports import TransportSet
+        from tests.support.llm import model_spec
+        TransportSet("auto").for_model(model_spec("m", "baseline/random"))
+        print(sorted(m for m in ("litellm", "aiohttp", "prescient.llm.litellm_transport")
+                     if m in sys.modules))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[2],  # the repository: its modules import from it
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    assert out.stdout.strip() == "[]"
 
 
 def test_failure_report_against_the_tolerance() -> None:

@@ -1,0 +1,144 @@
+"""What every transport shares: the call it gets, the interface it offers, the errors it raises.
+
+A transport turns a :class:`Call` into a :class:`prescient.llm.types.Reply` or raises;
+the gateway's retry policy reads the error (``status_code``, headers), the ledger and
+result handling never see which transport answered. Ledger keys do not depend on it.
+
+The transports, one module each, are chosen by :mod:`prescient.llm.transports`, which
+imports a transport's module only when a batch needs it:
+
+- ``litellm`` (:mod:`prescient.llm.litellm_transport`): any provider litellm knows;
+- ``direct`` (:mod:`prescient.llm.direct`): a lean client for the providers that speak
+  the plain OpenAI wire format;
+- ``in_process`` (:mod:`prescient.llm.providers`): models answered in this process.
+
+This module imports none of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from prescient.llm.registry import ModelSpec
+from prescient.llm.types import Reply
+
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
+"""The token counts a reply's ``usage`` holds, whatever the transport."""
+
+
+@dataclass(frozen=True)
+class Call:
+    """One attempt's inputs.
+
+    Attributes:
+        spec: the model's registry entry.
+        messages: chat messages.
+        gen: generation parameters (the keyed ones).
+        api_key: the key read from ``spec.api_key_env`` (None: none needed). Handed to
+            the transport alone, never stored.
+        timeout_s: seconds this attempt may take.
+        api_base: the endpoint this attempt goes to (one of ``spec.endpoints``; None:
+            the provider's default).
+    """
+
+    spec: ModelSpec
+    messages: Sequence[Mapping[str, Any]]
+    gen: Mapping[str, Any]
+    api_key: str | None
+    timeout_s: float
+    api_base: str | None
+
+
+class Transport(Protocol):
+    """Sends calls to models.
+
+    Attributes:
+        retries: whether failed attempts are worth repeating (in-process models fail
+            deterministically: asking again cannot help).
+    """
+
+    retries: bool
+
+    async def complete(self, call: Call) -> Reply:
+        """The model's reply; raises on any failure (the error is recorded, not raised on)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Free what the transport opened for this batch (connections)."""
+        ...
+
+
+class DirectHTTPError(Exception):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, status_code: int, message: str, headers: Mapping[str, str]) -> None:
+        super().__init__(f"{message} (HTTP {status_code})")
+        self.status_code = status_code
+        self.headers = dict(headers)
+
+
+class BadRequestError(DirectHTTPError):
+    """400 (the OpenAI error names, which litellm uses too, so ledgers read the same)."""
+
+
+class AuthenticationError(DirectHTTPError):
+    """401."""
+
+
+class PermissionDeniedError(DirectHTTPError):
+    """403."""
+
+
+class NotFoundError(DirectHTTPError):
+    """404."""
+
+
+class RateLimitError(DirectHTTPError):
+    """429."""
+
+
+class InternalServerError(DirectHTTPError):
+    """5xx."""
+
+
+_BY_STATUS: Mapping[int, type[DirectHTTPError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    429: RateLimitError,
+}
+
+
+def http_error(status: int, body: bytes, headers: Mapping[str, str]) -> DirectHTTPError:
+    """The error for an HTTP status, with the server's own message when it gave one."""
+    text = body[:2000].decode("utf-8", "replace").strip()
+    try:
+        message = str(json.loads(text)["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        message = text[:300]
+    cls = _BY_STATUS.get(status, InternalServerError if status >= 500 else DirectHTTPError)
+    return cls(status, message, headers)
+
+
+class DirectTransportError(ConnectionError):
+    """No usable reply: connection failure, timeout, malformed or truncated body."""
+
+
+class Timeout(DirectTransportError):
+    """The attempt ran past its timeout."""
+
+
+class APIConnectionError(DirectTransportError):
+    """Refused, reset or cut-short connection, or a body that is not a chat completion."""
+
+
+class ProviderError(Exception):
+    """An in-process model cannot answer (unknown model or script, missing file)."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code

@@ -1,0 +1,192 @@
+"""The library's modules import each other without circles.
+
+A circle makes the result of an import depend on which module of the circle is imported
+first (one of them sees the other half-initialised), and a function-level import placed
+only to dodge one hides the same tangle from the reader. The graph here counts every
+``import`` statement of the project's modules at any depth of a file (module level,
+inside functions, under ``if TYPE_CHECKING:``), relative ones resolved, and module names
+written as strings (``"pkg.mod:Class"``, the lazy registries resolved with importlib).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("prescient", "stages")
+
+
+def module_names(root: Path, packages: Sequence[str]) -> dict[str, Path]:
+    """Every module of ``packages`` (``a.b`` for ``a/b.py``, ``a`` for ``a/__init__.py``)."""
+    out: dict[str, Path] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
+    return out
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+
+
+def _imports_of(name: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
+    """The project modules that ``path`` (module ``name``) imports, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    is_package = path.name == "__init__.py"
+    package = name if is_package else name.rpartition(".")[0]
+    docstrings = _docstrings(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if id(node) not in docstrings:
+                found.add(node.value.split(":", 1)[0])  # kept only when it names a module
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                if node.level - 1 > len(parts) - 1:
+                    raise ValueError(f"{path}:{node.lineno}: relative import beyond the package")
+                kept = parts[: len(parts) - (node.level - 1)]
+                base = ".".join(kept + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            for alias in node.names:
+                # ``from x import y`` imports the module x.y when there is one, else x.
+                child = f"{base}.{alias.name}"
+                found.add(child if child in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def import_graph(root: Path, packages: Sequence[str]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports."""
+    modules = module_names(root, packages)
+    return {name: _imports_of(name, path, modules) for name, path in modules.items()}
+
+
+def find_cycle(graph: Mapping[str, set[str]]) -> list[str] | None:
+    """One circle of the graph (its first module repeated at the end), or None.
+
+    Depth-first search in sorted order, so the circle named is the same on every run.
+    """
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            found = visit(start)
+            if found:
+                return found
+    return None
+
+
+def all_cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """One circle per strongly connected group of modules (sorted, for the message)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                connect(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group: set[str] = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for start in sorted(graph):
+        if start not in index:
+            connect(start)
+    cycles = []
+    for group in groups:
+        sub = {m: graph[m] & group for m in group}
+        cycle = find_cycle(sub)
+        assert cycle is not None
+        cycles.append(cycle)
+    return sorted(cycles)
+
+
+def test_graph_reads_relative_function_level_and_submodule_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.sub import b\nimport os\n")
+    (pkg / "sub" / "b.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from .c import C\n"
+        "def f():\n    from ..a import thing\n"
+    )
+    (pkg / "sub" / "c.py").write_text("from . import b\nfrom pkg.sub import missing\n")
+    (pkg / "lazy.py").write_text(
+        '"""pkg.a is not imported by a docstring."""\nMAP = {"x": "pkg.d:Thing", "y": "pkg.nothing"}\n'
+    )
+    (pkg / "d.py").write_text("import pkg.lazy\n")
+    graph = import_graph(tmp_path, ["pkg"])
+    assert graph == {
+        "pkg": set(),
+        "pkg.a": {"pkg.sub.b"},
+        "pkg.d": {"pkg.lazy"},
+        "pkg.lazy": {"pkg.d"},
+        "pkg.sub": set(),
+        "pkg.sub.b": {"pkg.sub.c", "pkg.a"},
+        "pkg.sub.c": {"pkg.sub.b", "pkg.sub"},
+    }
+    assert find_cycle(graph) == ["pkg.a", "pkg.sub.b", "pkg.a"]
+    assert all_cycles(graph) == [
+        ["pkg.a", "pkg.sub.b", "pkg.a"],
+        ["pkg.d", "pkg.lazy", "pkg.d"],
+    ]
+    assert find_cycle({"x": {"y"}, "y": {"z"}, "z": set()}) is None
+    assert all_cycles({"x": {"y"}, "y": {"z"}, "z": set()}) == []
+
+
+def test_library_and_stages_have_no_import_cycle() -> None:
+    graph = import_graph(ROOT, PACKAGES)
+    assert "prescient.llm.gateway" in graph and "stages.ingest" in graph
+    assert "prescient.llm.transport_base" in graph["prescient.llm.direct"]
+    cycles = all_cycles(graph)
+    assert not cycles, "import cycles (break each one):\n" + "\n".join(
+        " -> ".join(c) for c in cycles
+    )
