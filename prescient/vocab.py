@@ -108,16 +108,3 @@ LEAKAGE_DROPPED = "leakage_dropped"
 PARSE_ERROR = "parse_error"
 LLM_ERROR = "llm_error"
 MISSING_ARTICLE = "missing_article"
-
-CANDIDATE_STATUSES: tuple[str, ...] = (
-    GENERATED,
-    NO_NEW_EVENT,
-    ACCEPTED,
-    FILTERED_OUT,
-    INVALID,
-    LEAKAGE_DROPPED,
-    PARSE_ERROR,
-    LLM_ERROR,
-    MISSING_ARTICLE,
-)
-"""Every status a row of qa_candidates can end in."""

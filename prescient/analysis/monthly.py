@@ -200,10 +200,3 @@ def _smoothed(series: pd.DataFrame, ma: MovingAverageSettings) -> pd.DataFrame:
     series["refusal_rate_ma"], _ = moving_average(series["refusal_rate"].to_numpy(), ma)
     series["ma_months"] = count
     return series
-
-
-def series_groups(monthly: pd.DataFrame) -> list[tuple[tuple[str, ...], pd.DataFrame]]:
-    """The monthly table split into its series, in table order."""
-    return [
-        (tuple(str(k) for k in key), grp) for key, grp in monthly.groupby(SERIES_KEYS, sort=False)
-    ]

@@ -38,6 +38,7 @@ from prescient.analysis.schema import (
 from prescient.analysis.settings import (
     DROP_CONTRADICTORY,
     DROP_REPEATS,
+    FLAG,
     AnalysisSettings,
     DuplicateQuestionSettings,
 )
@@ -500,7 +501,7 @@ def _repeat_notes(counts: Mapping[str, Any]) -> list[str]:
     else:
         line += "; the questions table has no answer column, so contradictions were not checked"
     line += " (table dataset_duplicates)."
-    if counts["handling"] == "flag":
+    if counts["handling"] == FLAG:
         line += " All of them are evaluated (analysis.duplicate_questions.handling=flag)."
     else:
         line += (

@@ -25,7 +25,6 @@ from pydantic import (
 from prescient.settings import Day, ParamsError, Settings, WindowEnd, load_settings, section
 
 CALENDAR = "calendar"
-FRESHBENCH = "freshbench"
 MonthRule = Literal["calendar", "freshbench"]
 """How a question is placed in a window of months before the anchor date (see
 :mod:`prescient.analysis.freshbench`)."""

@@ -22,20 +22,6 @@ from prescient.vocab import MC, TF
 
 UNNAMED = "unnamed"
 """The source of questions whose table names none."""
-INFO_COLUMNS = [
-    "question_id",
-    "qtype",
-    "resolution_date",
-    "forecast_date",
-    "source",
-    "category",
-    "mc_type",
-    "question",
-    "article_id",
-    "source_path",
-    "source_checksum",
-    "visibility_gap_days",
-]
 OPTIONAL_TEXT = ("category", "mc_type", "question", "article_id", "source_path", "source_checksum")
 SOURCE_COLUMNS = [
     "source",
@@ -73,7 +59,9 @@ def _optional_days(frame: pd.DataFrame, column: str, what: str) -> pd.Series:
 
 
 def question_info(raw_scores: pd.DataFrame, questions: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per evaluated question (:data:`INFO_COLUMNS`).
+    """One row per evaluated question: question_id, qtype, resolution_date, forecast_date,
+    source, category, mc_type, question, article_id, source_path, source_checksum,
+    visibility_gap_days and horizon_days (days from forecast to resolution date).
 
     Args:
         raw_scores: the scores table (its questions are described when ``questions`` is

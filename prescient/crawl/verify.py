@@ -94,11 +94,6 @@ class StreamCheck:
         return self.hexdigest()
 
 
-def is_gzip_name(name: str) -> bool:
-    """Files whose gzip members are checked."""
-    return name.endswith(".gz")
-
-
 def check_file(path: Path, gzip: bool, chunk_bytes: int = 1 << 20) -> StreamCheck:
     """Feed a file on disk through a :class:`StreamCheck` (not finished).
 

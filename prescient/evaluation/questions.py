@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -95,7 +95,6 @@ TEXT_KEYS = ("article_id", "gold_url", "gold_title", "gold_text", "category")
 """Optional text columns, copied as they are (missing values become null)."""
 FileFormat = Literal["parquet", "csv", "jsonl"]
 AnswerFormat = Literal["auto", "text", "letter", "index", "index1", "binary"]
-ANSWER_FORMATS: tuple[str, ...] = get_args(AnswerFormat)
 INDEX_FORMATS = ("index", "index1")
 SOURCE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 """A source name: it names a file (data/interim/questions/<name>.parquet) and a stage."""
@@ -802,14 +801,6 @@ def sample_order(question_ids: Iterable[Any], seed: int) -> list[int]:
     for place, i in enumerate(order, 1):
         ranks[i] = place
     return ranks
-
-
-def sample_questions(questions: pd.DataFrame, max_questions: int | None, seed: int) -> pd.DataFrame:
-    """At most ``max_questions`` questions: the first ones in :func:`sample_order`."""
-    if max_questions is None or len(questions) <= max_questions:
-        return questions
-    ranks = np.array(sample_order(questions["question_id"], seed), dtype=np.int64)
-    return questions.loc[ranks <= max_questions].reset_index(drop=True)
 
 
 def evaluated_table(

@@ -16,8 +16,6 @@ from pydantic import Field, model_validator
 
 from prescient.settings import ParamsError, Settings, load_settings, section
 
-TRANSPORTS = ("auto", "litellm")
-
 
 class GatewaySettings(Settings):
     """Params section ``llm``.

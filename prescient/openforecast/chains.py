@@ -39,11 +39,10 @@ from prescient import io
 from prescient.corpus.normalize import article_id, normalize_url
 from prescient.dates import as_date, is_missing
 
+# How precisely an atomic event is dated (the paper's yyyy-MM-dd, yyyy-MM, yyyy).
 DAY = "day"
 MONTH = "month"
 YEAR = "year"
-PRECISIONS: tuple[str, ...] = (DAY, MONTH, YEAR)
-"""How precisely an atomic event is dated (the paper's yyyy-MM-dd, yyyy-MM, yyyy)."""
 
 CHAIN_SCHEMA: dict[str, str] = {
     "chain_id": "string",

@@ -132,14 +132,6 @@ def phrase_hits(question: str, phrases: Sequence[str]) -> list[str]:
     return [p for p in phrases if re.search(rf"\b{re.escape(p.lower())}\b", low)]
 
 
-DUPLICATE_COLUMNS: tuple[str, ...] = (
-    "dup_exact_of",
-    "dup_near_of",
-    "dup_similarity",
-    "dup_contradicts",
-)
-"""Columns of :func:`duplicates` (see there)."""
-
 MAX_SIMILARITY_CELLS = 4_000_000
 """Similarities computed per chunk of questions (rows times the questions they are compared
 with): bounds memory whatever the size of the question set."""
@@ -239,7 +231,7 @@ def duplicates(
         window_days: how far back near-duplicates are looked for (None: the whole set).
 
     Returns:
-        A frame with ``frame``'s index and :data:`DUPLICATE_COLUMNS`:
+        A frame with ``frame``'s index and four columns:
         ``dup_exact_of``, the first question (by resolution date, then id) with the same
         type and normalised words, on any day (None for that first one and for unique
         questions); ``dup_near_of`` and ``dup_similarity`` (:func:`near_duplicates`);

@@ -24,7 +24,6 @@ from prescient.evaluation.questions import (
     load_source_settings,
     normalize_questions,
     sample_order,
-    sample_questions,
 )
 from prescient.evaluation.run import model_sample
 from prescient.qa.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
@@ -370,18 +369,22 @@ def test_file_errors_name_the_exact_fix() -> None:
 
 def test_sample_is_seeded_and_stable_when_questions_are_added() -> None:
     table = normalize_questions(construct_questions(), "daily_oracle", shipped_source())
-    two = sample_questions(table, 2, seed=1)
-    assert (
-        len(two) == 2
-        and two["question_id"].tolist() == sample_questions(table, 2, 1)["question_id"].tolist()
-    )
-    three = sample_questions(table, 3, seed=1)
-    assert set(two["question_id"]) <= set(three["question_id"])
-    assert sample_questions(table, None, seed=1) is table
+
+    def sample(questions: pd.DataFrame, n: int | None) -> list[str]:
+        chosen = evaluated_table({"daily_oracle": questions}, n, seed=1, gap_days=0)
+        return chosen["question_id"].tolist()
+
+    two = sample(table, 2)
+    assert len(two) == 2 and two == sample(table, 2)
+    assert set(two) <= set(sample(table, 3))
+    assert sorted(sample(table, None)) == sorted(table["question_id"])
     # The kept questions are those with the smallest derived seeds.
     ranked = sorted(table["question_id"], key=lambda q: derive_seed(1, "sample", q))
-    assert set(two["question_id"]) == set(ranked[:2])
+    assert set(two) == set(ranked[:2])
     assert sample_order(ranked, 1) == [1, 2, 3, 4]
+    # Adding a question that ranks after them leaves the sample of two as it was.
+    without_last = table.loc[table["question_id"] != ranked[-1]]
+    assert set(sample(without_last, 2)) == set(two)
 
 
 # --- answers, formats and forecast dates ---------------------------------------------

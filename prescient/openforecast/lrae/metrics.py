@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import numpy as np
 
 TP, MTP, FP, DUPLICATE, TRUNCATED, REPEAT = "tp", "mtp", "fp", "duplicate", "truncated", "repeat"
-VERDICTS: tuple[str, ...] = (TP, MTP, FP, DUPLICATE, TRUNCATED, REPEAT)
 NOT_JUDGED: frozenset[str] = frozenset({DUPLICATE, TRUNCATED})
 """Verdicts given before judging; such predictions count nowhere."""
 
@@ -62,7 +61,8 @@ def count(
     """A sample's counts from its atomic predictions' verdicts.
 
     Args:
-        verdicts: one of :data:`VERDICTS` per atomic prediction.
+        verdicts: one of ``tp``, ``mtp``, ``fp``, ``duplicate``, ``truncated`` or
+            ``repeat`` per atomic prediction.
         labels: the matched gold label (1-based) of each ``tp`` / ``repeat``, else None.
         n_labels: number of gold labels.
         repeat_match: ``ignore`` or ``false_positive``.
