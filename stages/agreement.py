@@ -18,12 +18,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.annotation.agreement import awaiting_report, compute_agreement
 from prescient.annotation.ratings import AnnotationError, load_ratings, ratings_files
 from prescient.annotation.sample import scored_candidates
 from prescient.annotation.settings import TableSettings, load_annotation_settings
-from prescient.settings import ParamsError, section
+from prescient.settings import section
+from prescient.stage import DONE, BadInput, StageRun, entry, reworded
 from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger("stages.agreement")
@@ -39,25 +40,19 @@ def write_outputs(
     io.write_json(args.metrics, metrics)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--packets", required=True, help="the packets directory")
     ap.add_argument("--ratings", required=True, help="the annotators' ratings directory")
     ap.add_argument("--candidates", required=True, help="qa_candidates (parquet)")
     ap.add_argument("--table-csv", required=True, help="Table 4 (CSV)")
     ap.add_argument("--table-md", required=True, help="Table 4 (Markdown)")
     ap.add_argument("--metrics", required=True, help="agreement metrics (JSON)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        settings = load_annotation_settings(TableSettings, p)
-        seed = int(section(p, "base.seed"))
-    except ParamsError as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    settings = load_annotation_settings(TableSettings, p)
+    seed = int(section(p, "base.seed"))
     manifest = json.loads((Path(args.packets) / "manifest.json").read_text(encoding="utf-8"))
     item_ids: list[str] = list(manifest["item_ids"])
     ratings_dir = Path(args.ratings)
@@ -72,23 +67,17 @@ def main(argv: list[str] | None = None) -> int:
             ratings_dir,
             len(metrics["packets_awaiting"]),
         )
-        return 0
+        return DONE
 
     try:
         annotators = load_ratings(ratings_dir, item_ids)
-    except AnnotationError as exc:
-        logger.error("%s", exc.summary)
-        for problem in exc.problems:
-            logger.error("  %s", problem)
-        return 2
+    except AnnotationError as exc:  # every offending row, one line each
+        raise BadInput(exc.summary, *(f"  {problem}" for problem in exc.problems)) from exc
 
     scored = scored_candidates(pd.read_parquet(args.candidates))
     llm_scores = scored.set_index("question_id")[list(PRINCIPLES)]
-    try:
+    with reworded("{} (were the packets drawn from another qa_candidates?)"):
         result = compute_agreement(annotators, item_ids, llm_scores, settings, seed)
-    except ValueError as exc:
-        logger.error("%s (were the packets drawn from another qa_candidates?)", exc)
-        return 2
     metrics = result.metrics()
     metrics["packets_awaiting"] = [a for a in manifest["annotators"] if a not in set(found)]
     write_outputs(result.table(), result.markdown(), metrics, args)
@@ -102,8 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{result.accuracy_average:.3f}",
         f"{result.decision_accuracy:.3f}",
     )
-    return 0
+    return DONE
 
+
+main = entry("agreement", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

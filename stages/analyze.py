@@ -23,12 +23,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.analysis.pipeline import TABLE_NAMES, AnalysisResult, run_analysis
-from prescient.analysis.schema import TableError
 from prescient.analysis.settings import load_analysis
 from prescient.report.tables import MARKDOWN_TABLES, markdown_document
-from prescient.settings import ParamsError
+from prescient.stage import BAD_INPUT, DONE, StageRun, entry, reworded
 
 logger = logging.getLogger("stages.analyze")
 
@@ -60,36 +59,27 @@ def _write_tables(out_dir: Path, result: AnalysisResult, provenance: dict[str, s
                 fh.write(markdown_document(spec, tables[spec.name]))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--scores", required=True, help="the scores table (analysis.scores)")
     ap.add_argument("--questions", required=True, help="questions table (may be absent)")
     ap.add_argument("--articles", required=True, help="ingested articles (may be absent)")
     ap.add_argument("--tables", required=True, help="output directory of the tables")
     ap.add_argument("--metrics", required=True, help="output metrics JSON")
     ap.add_argument("--summary", required=True, help="output summary metrics JSON")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        settings, seed = load_analysis(p)
-    except ParamsError as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    settings, seed = load_analysis(p)
     scores_path = Path(args.scores)
     if not scores_path.exists():
         logger.error("scores table %s not found (set analysis.scores)", scores_path)
-        return 2
+        return BAD_INPUT
     raw = pd.read_parquet(scores_path)
     questions = _read_optional(Path(args.questions), scores_path, "questions table")
     articles = _read_optional(Path(args.articles), scores_path, "articles table")
-    try:
+    with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
         result = run_analysis(raw, questions, articles, p.get("models"), settings, seed)
-    except (TableError, ValueError) as exc:
-        logger.error("%s (scores %s, questions %s)", exc, scores_path, args.questions)
-        return 2
     provenance = {
         "scores_path": str(scores_path),
         "scores_checksum": io.frame_checksum(raw),
@@ -110,8 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         len(TABLE_NAMES),
         args.tables,
     )
-    return 0
+    return DONE
 
+
+main = entry("analyze", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,18 +15,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import params
 from prescient.annotation.principles import load_rubric
 from prescient.annotation.sample import build_items, draw_sample, packet_files, write_packets
 from prescient.annotation.settings import PacketSettings, load_annotation_settings
-from prescient.settings import ParamsError, section
+from prescient.settings import section
+from prescient.stage import DONE, StageRun, entry, reworded
 
 logger = logging.getLogger("stages.annotation_sample")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--candidates", required=True, help="qa_candidates (parquet)")
     ap.add_argument("--articles", required=True, help="the ingested articles (parquet)")
     ap.add_argument(
@@ -35,20 +33,18 @@ def main(argv: list[str] | None = None) -> int:
         help="the LLM filter's prompt template: annotators get the same rubric",
     )
     ap.add_argument("--out", required=True, help="the packets directory")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    # RubricError is a ValueError; a KeyError names a column the candidates lack.
+    with reworded("cannot write the annotation packets: {}", also=(KeyError,)):
         settings = load_annotation_settings(PacketSettings, p)
         seed = int(section(p, "base.seed"))
         candidates = pd.read_parquet(args.candidates)
         rubric = load_rubric(args.rubric)
         sample, report = draw_sample(candidates, settings, seed)
         items = build_items(sample, pd.read_parquet(args.articles))
-    except (ParamsError, ValueError, KeyError) as exc:  # RubricError is a ValueError
-        logger.error("cannot write the annotation packets: %s", exc)
-        return 2
     write_packets(Path(args.out), packet_files(items, report, settings, seed, rubric, candidates))
 
     drawn = report.to_dict()
@@ -62,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         args.out,
         f"; SHORTFALL {report.shortfall}" if report.shortfall else "",
     )
-    return 0
+    return DONE
 
+
+main = entry("annotation_sample", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -19,52 +19,46 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.bpc.pipeline import run_bpc
 from prescient.bpc.scorers import Retry
-from prescient.bpc.scoring import ScorerConfigError
 from prescient.bpc.settings import BpcSettings
-from prescient.llm.registry import ModelConfigError, load_registry
-from prescient.settings import ParamsError, load_settings, section
+from prescient.llm.registry import load_registry
+from prescient.settings import load_settings, section
+from prescient.stage import DONE, PARTIAL, StageRun, entry
 
 logger = logging.getLogger("stages.bpc")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--articles", required=True)
     ap.add_argument("--ledger-dir", required=True)
     ap.add_argument("--docs", required=True)
     ap.add_argument("--tables", required=True)
     ap.add_argument("--metrics", required=True)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        settings = load_settings(BpcSettings, p, "bpc")
-        seed = int(section(p, "base.seed"))
-        llm = section(p, "llm")
-        retry = Retry(
-            int(llm["max_tries"]),
-            float(llm["backoff_base_s"]),
-            float(llm["backoff_max_s"]),
-            float(llm["timeout_s"]),
-        )
-        registry = load_registry(p)
-        result = run_bpc(
-            pd.read_parquet(args.articles),
-            settings,
-            registry,
-            seed,
-            args.ledger_dir,
-            retry,
-            progress=bool(llm["progress"]),
-        )
-    except (ParamsError, ScorerConfigError, ModelConfigError) as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    settings = load_settings(BpcSettings, p, "bpc")
+    seed = int(section(p, "base.seed"))
+    llm = section(p, "llm")
+    retry = Retry(
+        int(llm["max_tries"]),
+        float(llm["backoff_base_s"]),
+        float(llm["backoff_max_s"]),
+        float(llm["timeout_s"]),
+    )
+    registry = load_registry(p)
+    result = run_bpc(
+        pd.read_parquet(args.articles),
+        settings,
+        registry,
+        seed,
+        args.ledger_dir,
+        retry,
+        progress=bool(llm["progress"]),
+    )
 
     io.write_parquet(args.docs, result.docs)
     for stem, table in result.tables.items():
@@ -87,9 +81,11 @@ def main(argv: list[str] | None = None) -> int:
             result.failed,
             args.docs,
         )
-        return 1
-    return 0
+        return PARTIAL
+    return DONE
 
+
+main = entry("bpc", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

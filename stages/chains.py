@@ -20,24 +20,25 @@ from typing import Any
 
 import pandas as pd
 
-from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT, FailureReport, failed_stage
+from prescient import io
+from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.gateway import stage_gateway
 from prescient.llm.tokens import fitting
-from prescient.openforecast.chains import AtomicEvent, ChainError, chain_frame, chain_stats
+from prescient.openforecast.chains import AtomicEvent, chain_frame, chain_stats
 from prescient.openforecast.demo import read_timelines
 from prescient.openforecast.importer import read_import
 from prescient.openforecast.keypoints import story_events
 from prescient.openforecast.linking import link_articles
 from prescient.openforecast.settings import ChainsSettings
 from prescient.qa.prompts import load_template
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.chains")
 
 
 def _cluster(
-    s: ChainsSettings, articles: pd.DataFrame, args: argparse.Namespace
+    s: ChainsSettings, articles: pd.DataFrame, p: dict[str, Any], args: argparse.Namespace
 ) -> tuple[list[AtomicEvent], dict[str, Any], FailureReport]:
     """Link stories, then ask for the key points of the kept ones (longest first)."""
     c = s.cluster
@@ -46,8 +47,7 @@ def _cluster(
     if c.max_chains is not None:
         counts["budget_dropped"] = max(0, len(kept) - c.max_chains)
         kept = kept[: c.max_chains]
-    params_all = params.load(args.params)
-    with stage_gateway(params_all, "chains", args.ledger, [c.keypoints.model]) as gateway:
+    with stage_gateway(p, "chains", args.ledger, [c.keypoints.model]) as gateway:
         events, kp = story_events(
             frame,
             kept,
@@ -63,39 +63,33 @@ def _cluster(
     return events, {**counts, "keypoints": kp}, gateway.failure_report()
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--articles", required=True)
     ap.add_argument("--prompts", required=True, help="the construction prompts (summary step)")
     ap.add_argument("--reuse-ledger", required=True, help="the construction stage's ledger")
     ap.add_argument("--ledger", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--metrics", required=True)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
     start = time.perf_counter()
-    p = params.load(args.params)
-    try:
-        s = load_settings(ChainsSettings, p, "chains")
-        articles = pd.read_parquet(args.articles)
-        known = set(articles["article_id"].astype(str))
-        metrics: dict[str, Any] = {"source": s.source}
-        if s.source == "demo":
-            events, counts = read_timelines(s.demo.path, known)
-            origin = "demo"
-        elif s.source == "import":
-            events, counts = read_import(s.import_, known)
-            origin = f"import:{s.import_.name}"
-        else:
-            events, counts, failures = _cluster(s, articles, args)
-            origin = "cluster"
-            if failed_stage(failures, logger, "chains", [args.out, args.metrics]):
-                return FAILED_CALLS_EXIT
-    except (ParamsError, ChainError, ValueError, FileNotFoundError) as exc:
-        logger.error("%s", exc)
-        return 2
+    s = load_settings(ChainsSettings, p, "chains")
+    articles = pd.read_parquet(args.articles)
+    known = set(articles["article_id"].astype(str))
+    metrics: dict[str, Any] = {"source": s.source}
+    if s.source == "demo":
+        events, counts = read_timelines(s.demo.path, known)
+        origin = "demo"
+    elif s.source == "import":
+        events, counts = read_import(s.import_, known)
+        origin = f"import:{s.import_.name}"
+    else:
+        events, counts, failures = _cluster(s, articles, p, args)
+        origin = "cluster"
+        if failed_stage(failures, logger, "chains", [args.out, args.metrics]):
+            return FAILED_CALLS
     frame, extra = chain_frame(events, origin)
     metrics.update({"read": counts, **extra, **chain_stats(frame)})
     Path(args.ledger).parent.mkdir(parents=True, exist_ok=True)
@@ -109,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         len(frame),
         time.perf_counter() - start,
     )
-    return 0
+    return DONE
 
+
+main = entry("chains", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -21,21 +21,19 @@ import time
 
 import pandas as pd
 
-from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient import io
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import step_windows
 from prescient.qa.construct import ConstructSettings, build_questions
 from prescient.qa.prompts import load_templates
 from prescient.settings import load_settings
+from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.construct")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--selected", required=True, help="the selected articles (parquet)")
     ap.add_argument("--articles", required=True, help="the ingested articles (parquet)")
     ap.add_argument("--prompts", required=True, help="the construction prompt templates")
@@ -43,22 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--candidates", required=True, help="every article and question (parquet)")
     ap.add_argument("--ledger", required=True, help="the gateway ledger (JSON Lines)")
     ap.add_argument("--metrics", required=True, help="construction metrics (JSON)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
     start = time.perf_counter()
-    p = params.load(args.params)
-    try:
-        settings = load_settings(ConstructSettings, p, "construct")
-        # base.through bounds the construction window (daily updates).
-        end = capped(settings.date_end, read_through(p))
-        settings = settings.model_copy(update={"date_end": end})
-        templates = load_templates(args.prompts, settings.templates)
-        gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
-        windows = step_windows(gateway.spec, settings.models, settings.gen)
-    except (ValueError, FileNotFoundError) as exc:  # ModelConfigError, TemplateError too
-        logger.error("%s", exc)
-        return 2
+    settings = load_settings(ConstructSettings, p, "construct")
+    # base.through bounds the construction window (daily updates).
+    end = capped(settings.date_end, read_through(p))
+    settings = settings.model_copy(update={"date_end": end})
+    templates = load_templates(args.prompts, settings.templates)
+    gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
+    windows = step_windows(gateway.spec, settings.models, settings.gen)
     selected = pd.read_parquet(args.selected)
     articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])
     with gateway:
@@ -76,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     # ledger keeps every answer, no output is written, and the non-zero exit makes the
     # next `dvc repro` run the stage again.
     if stage_failed(gateway, logger, [args.candidates, args.questions, args.metrics]):
-        return FAILED_CALLS_EXIT
+        return FAILED_CALLS
     io.write_parquet(args.candidates, result.candidates)
     io.write_parquet(args.questions, result.questions)
     io.write_json(
@@ -91,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         settings.accept_threshold,
         time.perf_counter() - start,
     )
-    return 0
+    return DONE
 
+
+main = entry("construct", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,30 +15,25 @@ import logging
 import sys
 from pathlib import Path
 
-from prescient import io, params
-from prescient.crawl.run import CrawlError, crawl
+from prescient import io
+from prescient.crawl.run import crawl
 from prescient.crawl.settings import CrawlSettings
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, PARTIAL, StageRun, entry
 from prescient.through import read_through
 
 logger = logging.getLogger("stages.crawl")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", required=True, help="directory of the WARC files and manifest")
     ap.add_argument("--metrics", required=True, help="crawl summary (JSON)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    try:
-        p = params.load(args.params)
-        settings = load_settings(CrawlSettings, p, "crawl").bounded(read_through(p))
-        report = crawl(settings, Path(args.out))
-    except (ParamsError, CrawlError) as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    settings = load_settings(CrawlSettings, p, "crawl").bounded(read_through(p))
+    report = crawl(settings, Path(args.out))
     io.write_json(args.metrics, report.metrics())
     files = report.metrics()["files"]
     rate = report.fetched_bytes / report.seconds / 1e6 if report.seconds else 0.0
@@ -59,9 +54,11 @@ def main(argv: list[str] | None = None) -> int:
             "%d files failed; run the stage again to retry them (completed files are kept)",
             len(report.failed),
         )
-        return 1
-    return 0
+        return PARTIAL
+    return DONE
 
+
+main = entry("crawl", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -37,57 +37,49 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.evaluation.prompts import load_prompts
 from prescient.evaluation.run import model_sample, run_model
 from prescient.evaluation.settings import EvalSettings, setting_file
+from prescient.llm.fit import reply_budget
+from prescient.llm.gateway import stage_failed, stage_gateway
+from prescient.llm.tokens import context_window
 from prescient.settings import load_settings
+from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.evaluate")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--model", required=True, help="registry name (conf/model/<name>.yaml)")
     ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
     ap.add_argument("--contexts", required=True, help="directory of the settings' contexts")
     ap.add_argument("--prompts", required=True, help="the evaluation prompt templates")
     ap.add_argument("--out", required=True, help="the model's predictions (directory)")
     ap.add_argument("--ledger", required=True, help="the model's gateway ledger (JSON Lines)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    from prescient.llm.failures import FAILED_CALLS_EXIT, failed_stage
-    from prescient.llm.fit import reply_budget
-    from prescient.llm.gateway import Gateway
-    from prescient.llm.tokens import context_window
 
-    p = params.load(args.params)
-    try:
-        grid = load_settings(EvalSettings, p, "eval")
-        prompts = load_prompts(args.prompts)
-        if args.model not in (p.get("models") or {}):
-            raise ValueError(
-                f"model {args.model!r} is not in the registry (params.models): add "
-                f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
-            )
-        tables = {s.name: Path(args.contexts) / setting_file(s) for s in grid.settings}
-        missing = [str(t) for t in tables.values() if not t.exists()]
-        if missing:
-            raise FileNotFoundError(
-                f"no context table {missing} for eval.settings: run the retrieve stage "
-                "(dvc repro retrieve)"
-            )
-        gateway = Gateway.from_params(p, stage="evaluate", ledger_path=args.ledger)
-        # A malformed entry or an unset key variable stops here, before any call.
-        gateway.check([args.model])
-        spec = gateway.spec(args.model)
-        window = context_window(spec)
-        max_tokens = reply_budget(spec.params, grid.generation)
-    except (ValueError, FileNotFoundError) as exc:  # ParamsError, ModelConfigError too
-        logger.error("%s", exc)
-        return 2
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    grid = load_settings(EvalSettings, p, "eval")
+    prompts = load_prompts(args.prompts)
+    if args.model not in (p.get("models") or {}):
+        raise ValueError(
+            f"model {args.model!r} is not in the registry (params.models): add "
+            f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
+        )
+    tables = {s.name: Path(args.contexts) / setting_file(s) for s in grid.settings}
+    missing = [str(t) for t in tables.values() if not t.exists()]
+    if missing:
+        raise FileNotFoundError(
+            f"no context table {missing} for eval.settings: run the retrieve stage "
+            "(dvc repro retrieve)"
+        )
+    # A malformed entry or an unset key variable stops here, before any call.
+    gateway = stage_gateway(p, "evaluate", args.ledger, [args.model])
+    spec = gateway.spec(args.model)
+    window = context_window(spec)
+    max_tokens = reply_budget(spec.params, grid.generation)
     if window is not None:
         logger.info("%s: context window %s", args.model, window.describe())
     budget = grid.max_questions.get(args.model)
@@ -111,14 +103,15 @@ def main(argv: list[str] | None = None) -> int:
         )
     # The ledger: the entries these predictions came from (a declared output even when
     # the model made no call, e.g. only gold settings and no gold article).
-    gateway.finish()
-    if failed_stage(gateway.failure_report(), logger, f"evaluate {args.model}", [args.out]):
-        return FAILED_CALLS_EXIT
+    if stage_failed(gateway, logger, [args.out], f"evaluate {args.model}"):
+        return FAILED_CALLS
     with io.atomic_dir(args.out) as tmp:
         for setting in grid.settings:
             predictions[setting.name].to_parquet(tmp / setting_file(setting), index=False)
-    return 0
+    return DONE
 
+
+main = entry("evaluate", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -12,27 +12,25 @@ import argparse
 import logging
 import sys
 
-from prescient import io, params
-from prescient.corpus.ingest import IngestStopError, ingest_corpus, summarize
-from prescient.corpus.readers import CorpusConfigError
+from prescient import io
+from prescient.corpus.ingest import ingest_corpus, summarize
 from prescient.corpus.settings import CorpusSettings, IngestSettings
-from prescient.locations import LocationError, resolve
-from prescient.settings import ParamsError, load_settings
+from prescient.locations import resolve
+from prescient.settings import load_settings
+from prescient.stage import DONE, StageRun, entry, reworded
 from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.ingest")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", required=True, help="the article table (Parquet)")
     ap.add_argument("--metrics", required=True, help="the accounting (JSON)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    with reworded("ingest: {}"):
         corpus = load_settings(CorpusSettings, p, "corpus")
         corpus = corpus.model_copy(update={"path": str(resolve(corpus.path))})
         settings = load_settings(IngestSettings, p, "ingest")
@@ -40,9 +38,6 @@ def main(argv: list[str] | None = None) -> int:
         end = capped(settings.date_end, read_through(p))
         settings = settings.model_copy(update={"date_end": end})
         articles, report = ingest_corpus(corpus, settings)
-    except (ParamsError, CorpusConfigError, IngestStopError, LocationError) as exc:
-        logger.error("ingest: %s", exc)
-        return 2
 
     metrics = summarize(articles, report, io.frame_checksum(articles))
     io.write_parquet(args.out, articles)
@@ -55,8 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         len(metrics["damage"]),
         corpus.name,
     )
-    return 0
+    return DONE
 
+
+main = entry("ingest", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

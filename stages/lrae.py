@@ -20,23 +20,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.dates import as_date
-from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.openforecast.lrae.evidence import EvidenceIndex
 from prescient.openforecast.lrae.run import evaluate, summarize
 from prescient.openforecast.prompts import load_role_templates
 from prescient.openforecast.settings import LraeSettings, PredictSettings
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.lrae")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--samples", required=True)
     ap.add_argument("--predictions", required=True, help="directory of <model>-<task>.parquet")
     ap.add_argument("--articles", required=True)
@@ -45,28 +43,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scores", required=True)
     ap.add_argument("--ledger", required=True)
     ap.add_argument("--metrics", required=True)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
     start = time.perf_counter()
-    p = params.load(args.params)
-    try:
-        s = load_settings(LraeSettings, p, "openforecast.lrae")
-        grid = load_settings(PredictSettings, p, "openforecast.predict")
-        tokenizer = Tokenizer.from_settings(
-            load_settings(TokenizerSettings, p, "retrieval.tokenizer")
-        )
-        templates = load_role_templates(args.prompts, s.templates)
-        paths = [
-            Path(args.predictions) / f"{m}-{t}.parquet" for m in grid.models for t in grid.tasks
-        ]
-        missing = [str(x) for x in paths if not x.exists()]
-        if missing:
-            raise FileNotFoundError(f"predictions missing (run stage of_predict): {missing}")
-        gateway = stage_gateway(p, "lrae", args.ledger, [s.judge_model])
-    except (ParamsError, ValueError, FileNotFoundError) as exc:
-        logger.error("%s", exc)
-        return 2
+    s = load_settings(LraeSettings, p, "openforecast.lrae")
+    grid = load_settings(PredictSettings, p, "openforecast.predict")
+    tokenizer = Tokenizer.from_settings(load_settings(TokenizerSettings, p, "retrieval.tokenizer"))
+    templates = load_role_templates(args.prompts, s.templates)
+    paths = [Path(args.predictions) / f"{m}-{t}.parquet" for m in grid.models for t in grid.tasks]
+    missing = [str(x) for x in paths if not x.exists()]
+    if missing:
+        raise FileNotFoundError(f"predictions missing (run stage of_predict): {missing}")
+    gateway = stage_gateway(p, "lrae", args.ledger, [s.judge_model])
     samples = pd.read_parquet(args.samples)
     predictions = pd.concat([pd.read_parquet(x) for x in paths], ignore_index=True)
     judged = samples[samples["sample_id"].isin(predictions["sample_id"])]
@@ -80,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     seed = int(p["base"]["seed"])
     metrics = {"cells": summarize(result.scores, result.judgements, s, seed), "calls": result.calls}
     if stage_failed(gateway, logger, [args.judgements, args.scores, args.metrics]):
-        return FAILED_CALLS_EXIT
+        return FAILED_CALLS
     io.write_parquet(args.judgements, result.judgements)
     io.write_parquet(args.scores, result.scores)
     io.write_json(args.metrics, metrics)
@@ -97,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     logger.info(
         "%d atomic predictions judged in %.1fs", len(result.judgements), time.perf_counter() - start
     )
-    return 0
+    return DONE
 
+
+main = entry("lrae", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,39 +15,33 @@ import sys
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.dates import as_date
-from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.openforecast.predict import predict
 from prescient.openforecast.prompts import load_role_template
 from prescient.openforecast.settings import PredictSettings, SplitSettings
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.of_predict")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--model", required=True, help="registry name (conf/model/<name>.yaml)")
     ap.add_argument("--task", required=True, choices=["stf", "ltf", "aqa"])
     ap.add_argument("--samples", required=True)
     ap.add_argument("--prompts", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--ledger", required=True)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        s = load_settings(PredictSettings, p, "openforecast.predict")
-        split = load_settings(SplitSettings, p, "openforecast.split")
-        template = load_role_template(args.prompts, s.templates[args.task], args.task)
-        gateway = stage_gateway(p, "of_predict", args.ledger, [args.model])
-    except (ParamsError, ValueError, FileNotFoundError) as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    s = load_settings(PredictSettings, p, "openforecast.predict")
+    split = load_settings(SplitSettings, p, "openforecast.split")
+    template = load_role_template(args.prompts, s.templates[args.task], args.task)
+    gateway = stage_gateway(p, "of_predict", args.ledger, [args.model])
     samples = pd.read_parquet(args.samples)
     cutoff = gateway.spec(args.model).knowledge_cutoff
     after = as_date(cutoff) if split.relative_to_cutoff and cutoff else None
@@ -56,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             samples, args.model, args.task, template, s.gen[args.task], gateway.complete_many, after
         )
     if stage_failed(gateway, logger, [args.out], f"of_predict {args.model} {args.task}"):
-        return FAILED_CALLS_EXIT
+        return FAILED_CALLS
     io.write_parquet(args.out, out)
     logger.info(
         "%s x %s: %d predictions, %d failed",
@@ -65,8 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         len(out),
         int(out["error"].notna().sum()),
     )
-    return 0
+    return DONE
 
+
+main = entry("of_predict", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,47 +17,41 @@ import time
 
 import pandas as pd
 
-from prescient import io, params
-from prescient.llm.failures import FAILED_CALLS_EXIT
+from prescient import io
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.openforecast.prompts import load_role_templates
 from prescient.openforecast.samples import build_samples
 from prescient.openforecast.settings import SamplesSettings, SplitSettings
 from prescient.openforecast.tasks import chains_from_frame
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.of_samples")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--chains", required=True)
     ap.add_argument("--prompts", required=True)
     ap.add_argument("--samples", required=True)
     ap.add_argument("--questions", required=True)
     ap.add_argument("--ledger", required=True)
     ap.add_argument("--metrics", required=True)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
     start = time.perf_counter()
-    p = params.load(args.params)
-    try:
-        s = load_settings(SamplesSettings, p, "openforecast.samples")
-        split = load_settings(SplitSettings, p, "openforecast.split")
-        templates = load_role_templates(args.prompts, s.templates)
-        gateway = stage_gateway(p, "of_samples", args.ledger, list(s.models.values()))
-    except (ParamsError, ValueError, FileNotFoundError) as exc:  # TemplateError, ModelConfigError
-        logger.error("%s", exc)
-        return 2
+    s = load_settings(SamplesSettings, p, "openforecast.samples")
+    split = load_settings(SplitSettings, p, "openforecast.split")
+    templates = load_role_templates(args.prompts, s.templates)
+    gateway = stage_gateway(p, "of_samples", args.ledger, list(s.models.values()))
     chains = chains_from_frame(pd.read_parquet(args.chains))
     with gateway:
         samples, questions, metrics = build_samples(
             chains, templates, s, split, int(p["base"]["seed"]), gateway.complete_many
         )
     if stage_failed(gateway, logger, [args.samples, args.questions, args.metrics]):
-        return FAILED_CALLS_EXIT
+        return FAILED_CALLS
     io.write_parquet(args.samples, samples)
     io.write_parquet(args.questions, questions)
     io.write_json(args.metrics, metrics)
@@ -69,8 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         len(questions),
         time.perf_counter() - start,
     )
-    return 0
+    return DONE
 
+
+main = entry("of_samples", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -16,7 +16,7 @@ import sys
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.llm.registry import ModelRegistry
 from prescient.openforecast.settings import LraeSettings, SplitSettings
 from prescient.openforecast.tables import (
@@ -25,14 +25,13 @@ from prescient.openforecast.tables import (
     open_scores,
     openforecast_metrics,
 )
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.of_tables")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--scores", required=True)
     ap.add_argument("--questions", required=True)
     ap.add_argument("--samples", required=True)
@@ -40,29 +39,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--closed", required=True)
     ap.add_argument("--open", required=True)
     ap.add_argument("--metrics", required=True)
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        lrae = load_settings(LraeSettings, p, "openforecast.lrae")
-        split = load_settings(SplitSettings, p, "openforecast.split")
-        scores = pd.read_parquet(args.scores)
-        cutoffs = None
-        if split.relative_to_cutoff:
-            registry = ModelRegistry(p["models"])
-            cutoffs = knowledge_cutoffs(registry, scores["model"].astype(str).unique())
-        closed = closed_accuracy(scores, pd.read_parquet(args.questions), cutoffs)
-        open_ = open_scores(
-            pd.read_parquet(args.lrae_scores),
-            lrae.bootstrap_reps,
-            lrae.confidence,
-            int(p["base"]["seed"]),
-        )
-        samples = pd.read_parquet(args.samples)
-    except (ParamsError, FileNotFoundError) as exc:  # ModelConfigError is a ParamsError
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    lrae = load_settings(LraeSettings, p, "openforecast.lrae")
+    split = load_settings(SplitSettings, p, "openforecast.split")
+    scores = pd.read_parquet(args.scores)
+    cutoffs = None
+    if split.relative_to_cutoff:
+        registry = ModelRegistry(p["models"])
+        cutoffs = knowledge_cutoffs(registry, scores["model"].astype(str).unique())
+    closed = closed_accuracy(scores, pd.read_parquet(args.questions), cutoffs)
+    open_ = open_scores(
+        pd.read_parquet(args.lrae_scores),
+        lrae.bootstrap_reps,
+        lrae.confidence,
+        int(p["base"]["seed"]),
+    )
+    samples = pd.read_parquet(args.samples)
     metrics = openforecast_metrics(closed, open_, samples)
     with io.atomic_open(args.closed) as fh:
         closed.to_csv(fh, index=False)
@@ -70,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         open_.to_csv(fh, index=False)
     io.write_json(args.metrics, metrics)
     logger.info("%d closed-form cells, %d open-form rows", len(closed), len(open_))
-    return 0
+    return DONE
 
+
+main = entry("of_tables", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

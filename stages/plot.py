@@ -14,12 +14,12 @@ import sys
 
 from prescient import io
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
+from prescient.stage import BAD_INPUT, DONE, StageRun, entry
 
 logger = logging.getLogger("stages.plot")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--tables", required=True, help="directory of the analysis tables")
     ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
     ap.add_argument(
@@ -28,13 +28,14 @@ def main(argv: list[str] | None = None) -> int:
         help="directory of OpenForecast's tables (analysis.openforecast)",
     )
     ap.add_argument("--out", required=True, help="output directory of the figures")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
+
+def work(run: StageRun) -> int:
+    args = run.args
     inputs = read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
     if "provenance" not in inputs.tables:
         logger.error("no analysis tables in %s: run the analyze stage first", args.tables)
-        return 2
+        return BAD_INPUT
     for line in inputs.absent.values():
         logger.info("%s", line)
     drawn = 0
@@ -46,8 +47,10 @@ def main(argv: list[str] | None = None) -> int:
             drawn += 1
             logger.info("drew %s", spec.name)
     logger.info("wrote %d figures to %s", drawn, args.out)
-    return 0
+    return DONE
 
+
+main = entry("plot", __doc__, options, work, with_params=False)
 
 if __name__ == "__main__":
     sys.exit(main())

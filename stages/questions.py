@@ -17,36 +17,31 @@ import argparse
 import logging
 import sys
 
-from prescient import io, params
+from prescient import io
 from prescient.evaluation.questions import (
-    QuestionTableError,
     load_source,
     load_source_settings,
 )
-from prescient.locations import LocationError, resolve
-from prescient.settings import ParamsError
+from prescient.locations import resolve
+from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.questions")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--source", required=True, help="the source's name (questions.sources)")
     ap.add_argument("--out", required=True, help="the normalised questions (parquet)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        source = load_source_settings(p, args.source)
-        table = load_source(args.source, source, resolve(source.path))
-    except (ParamsError, LocationError, QuestionTableError) as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    source = load_source_settings(p, args.source)
+    table = load_source(args.source, source, resolve(source.path))
     io.write_parquet(args.out, table)
-    return 0
+    return DONE
 
+
+main = entry("questions", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

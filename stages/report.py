@@ -9,16 +9,15 @@ import logging
 import sys
 from pathlib import Path
 
-from prescient import io, params
+from prescient import io
 from prescient.report.build import build_report
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
+from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.report")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--tables", required=True, help="directory of the analysis tables")
     ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
     ap.add_argument(
@@ -28,10 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--figures", required=True, help="directory of the figures")
     ap.add_argument("--out", required=True, help="the HTML page to write")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
     inputs = read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
     figures: dict[str, bytes | None] = {}
     for spec in REPORT_FIGURES:
@@ -45,8 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     with io.atomic_open(args.out) as fh:
         fh.write(page)
     logger.info("wrote %s (%.1f kB)", args.out, len(page.encode()) / 1024)
-    return 0
+    return DONE
 
+
+main = entry("report", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
-from prescient.evaluation.prepare import VisibilityError, prepare_contexts
+from prescient import io
+from prescient.evaluation.prepare import prepare_contexts
 from prescient.evaluation.questions import (
     QuestionTableError,
     evaluated_table,
@@ -39,7 +39,8 @@ from prescient.evaluation.questions import (
 )
 from prescient.evaluation.settings import EvalSettings
 from prescient.retrieval.search import RetrievalSettings
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.retrieve")
 
@@ -57,37 +58,26 @@ def _read_sources(directory: Path, names: list[str]) -> dict[str, pd.DataFrame]:
     return {n: pd.read_parquet(directory / f"{n}.parquet") for n in names}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--articles", required=True, help="the ingested articles (parquet)")
     ap.add_argument("--questions", required=True, help="directory of the sources' tables")
     ap.add_argument("--questions-out", required=True, help="the evaluated questions (parquet)")
     ap.add_argument("--retrieval", required=True, help="the retrieval table (parquet)")
     ap.add_argument("--contexts", required=True, help="directory of context tables")
     ap.add_argument("--metrics", required=True, help="retrieval metrics (JSON)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        questions_settings = load_questions_settings(p)
-        grid = load_settings(EvalSettings, p, "eval")
-        settings = load_settings(RetrievalSettings, p, "retrieval")
-        seed = int(p["base"]["seed"])
-        tables = _read_sources(Path(args.questions), list(questions_settings.sources))
-        questions = evaluated_table(
-            tables, questions_settings.max_questions, seed, settings.gap_days
-        )
-    except (ParamsError, QuestionTableError) as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    questions_settings = load_questions_settings(p)
+    grid = load_settings(EvalSettings, p, "eval")
+    settings = load_settings(RetrievalSettings, p, "retrieval")
+    seed = int(p["base"]["seed"])
+    tables = _read_sources(Path(args.questions), list(questions_settings.sources))
+    questions = evaluated_table(tables, questions_settings.max_questions, seed, settings.gap_days)
     articles = pd.read_parquet(args.articles)
-    try:
-        prepared = prepare_contexts(questions, articles, settings, grid, progress=True)
-    except VisibilityError as exc:  # refuse to write a table that shows the future
-        logger.error("%s", exc)
-        return 3
+    # A VisibilityError (a table that would show the future) exits 4, writing nothing.
+    prepared = prepare_contexts(questions, articles, settings, grid, progress=True)
 
     contexts = Path(args.contexts)
     if contexts.is_dir():  # tables of settings no longer in the grid
@@ -99,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     io.write_parquet(args.questions_out, prepared.questions)
     io.write_parquet(args.retrieval, prepared.retrieval)
     io.write_json(args.metrics, prepared.metrics)
-    return 0
+    return DONE
 
+
+main = entry("retrieve", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())

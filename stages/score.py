@@ -23,9 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient import io, params
+from prescient import io
 from prescient.evaluation.scoring import (
-    ScoringError,
     call_failures,
     context_fits,
     score_metrics,
@@ -33,28 +32,23 @@ from prescient.evaluation.scoring import (
 )
 from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.settings import max_failed_share
-from prescient.settings import ParamsError, load_settings
+from prescient.settings import load_settings
+from prescient.stage import BAD_INPUT, DONE, StageRun, entry
 
 logger = logging.getLogger("stages.score")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--params", default=params.PARAMS_FILE)
+def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--questions", required=True, help="the evaluated questions (parquet)")
     ap.add_argument("--predictions", required=True, help="directory of every model's predictions")
     ap.add_argument("--out", required=True, help="every cell's scored predictions (parquet)")
     ap.add_argument("--metrics", required=True, help="accuracy and rates per cell (JSON)")
-    args = ap.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
-    p = params.load(args.params)
-    try:
-        grid = load_settings(EvalSettings, p, "eval")
-        tolerance = max_failed_share(p)
-    except ParamsError as exc:
-        logger.error("%s", exc)
-        return 2
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    grid = load_settings(EvalSettings, p, "eval")
+    tolerance = max_failed_share(p)
     paths = {
         m: [Path(args.predictions) / m / setting_file(s) for s in grid.settings]
         for m in grid.models
@@ -68,16 +62,12 @@ def main(argv: list[str] | None = None) -> int:
             [x for xs in missing.values() for x in xs],
             ", ".join(f"dvc repro evaluate@{m}" for m in missing),
         )
-        return 2
+        return BAD_INPUT
     predictions = pd.concat(
         [pd.read_parquet(x) for xs in paths.values() for x in xs], ignore_index=True
     )
     questions = pd.read_parquet(args.questions)
-    try:
-        scores = score_predictions(predictions, questions)
-    except ScoringError as exc:
-        logger.error("%s", exc)
-        return 2
+    scores = score_predictions(predictions, questions)
     metrics = {
         **score_metrics(scores),
         "model_calls": call_failures(predictions, tolerance),
@@ -98,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
                 a["parse_failure_rate"],
                 a["n_errors"],
             )
-    return 0
+    return DONE
 
+
+main = entry("score", __doc__, options, work)
 
 if __name__ == "__main__":
     sys.exit(main())
