@@ -26,10 +26,10 @@ code meaning
 0    done
 1    the stage ran and wrote its outputs, but part of its work failed (``bpc``: some
      documents not scored; ``crawl``: some files not fetched): a rerun retries those
-2    bad input or configuration, nothing written: any ``ValueError`` (ParamsError,
-     ModelConfigError, ScoresSchemaError, LocationError, TemplateError,
-     LedgerNotWritableError, ...), a missing input (``FileNotFoundError``), a crawl
-     listing that cannot be read (``CrawlError``)
+2    bad input, configuration or command line (argparse's own exit), nothing written:
+     any ``ValueError`` (ParamsError, ModelConfigError, ScoresSchemaError,
+     LocationError, TemplateError, LedgerNotWritableError, ...), a missing input
+     (``FileNotFoundError``), a crawl listing that cannot be read (``CrawlError``)
 3    more failed model calls than ``llm.max_failed_share`` allows (the ledger is
      written, the other outputs removed; :mod:`prescient.llm.failures`)
 4    refused: ``retrieve`` found a retrieved article outside its question's visibility

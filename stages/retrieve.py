@@ -19,6 +19,9 @@ Outputs:
   are removed);
 - ``--metrics``: counts per source, gold-article matching (unmatched gold URLs
   included), the visibility rule, retrieval and context summaries.
+
+A retrieved article outside its question's visibility window stops the stage with exit
+4 (:mod:`prescient.stage`) before anything is written.
 """
 
 from __future__ import annotations
