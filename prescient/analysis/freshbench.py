@@ -15,7 +15,7 @@ knowledge cutoff. Three outputs per series (a cell crossed with TF, MC and both 
 No test is run, and no mark or verdict printed, where a compared group is below the
 floor (``min_n`` questions, ``min_outcomes`` correct and as many wrong answers:
 :func:`below_floor`): the row keeps its accuracies and n, and its status says why.
-FreshBench states no floor; conf/config.yaml gives the reasoning for the shipped one.
+FreshBench states no floor; conf/analysis/default.yaml gives the reasoning for the shipped one.
 
 Two rules place a question in the window "a-b months before the anchor"
 (``analysis.freshbench.month_rule``); both give half-open day ranges ``[start, end)``,

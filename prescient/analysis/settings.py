@@ -1,7 +1,7 @@
 """Typed settings of the analysis: the ``analysis`` section of params.yaml.
 
 The models state types and constraints only; every value lives in ``conf/`` (the
-``analysis`` section of ``conf/config.yaml``, presets in ``conf/analysis/``). A value the
+``analysis`` section in ``conf/analysis/default.yaml``, presets beside it). A value the
 analysis cannot use stops the stage with a :class:`prescient.settings.ParamsError` line
 naming the parameter, before any table is computed.
 """

@@ -3,7 +3,7 @@
 Each stage reads, and dvc.yaml lists, only its own keys of the section: the sample stage
 ``annotation.annotators``, ``annotation.accept_threshold`` and ``annotation.sample``; the
 agreement stage ``annotation.accept_threshold`` and ``annotation.agreement``. Every value
-lives in conf/config.yaml; the models state types and ranges only.
+lives in conf/annotation/default.yaml; the models state types and ranges only.
 """
 
 from __future__ import annotations
@@ -95,6 +95,6 @@ def load_annotation_settings(cls: type[S], params: Mapping[str, Any]) -> S:
     """
     annotation = section(params, "annotation")
     if not isinstance(annotation, Mapping):
-        raise ParamsError("params: annotation must be a mapping; see conf/config.yaml")
+        raise ParamsError("params: annotation must be a mapping; see conf/annotation/default.yaml")
     picked = {k: annotation[k] for k in cls.model_fields if k in annotation}
     return validate(cls, picked, "annotation")

@@ -1,4 +1,4 @@
-"""The ``bpc`` params section, typed (every value lives in conf/config.yaml)."""
+"""The ``bpc`` params section, typed (every value lives in conf/bpc/default.yaml)."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ class LocalSettings(Settings):
 
 
 class BpcSettings(Settings):
-    """Params section ``bpc`` (see conf/config.yaml for each value and the paper's)."""
+    """Params section ``bpc`` (see conf/bpc/default.yaml for each value and the paper's)."""
 
     models: list[str]
     bucket_months: Annotated[int, Field(ge=1)]

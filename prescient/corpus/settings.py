@@ -1,7 +1,7 @@
 """Typed parameters of the ``corpus`` (the source) and ``ingest`` (the filters) sections.
 
-Values and defaults live in ``conf/config.yaml`` and ``conf/corpus/*.yaml``; these models
-only state types and constraints, checked once when the stage starts.
+Values and defaults live in ``conf/ingest/default.yaml`` and ``conf/corpus/*.yaml``; these
+models only state types and constraints, checked once when the stage starts.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Typed settings of the OpenForecast stages (params sections ``chains`` and
-``openforecast``); every value and default lives in conf/ (conf/chains/*.yaml and the
-``openforecast`` section of conf/config.yaml)."""
+``openforecast``); every value and default lives in conf/ (conf/chains/*.yaml and
+conf/openforecast/default.yaml)."""
 
 from __future__ import annotations
 

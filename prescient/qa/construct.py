@@ -152,7 +152,7 @@ def _every_step(value: dict[str, Any]) -> dict[str, Any]:
 
 
 class ConstructSettings(Settings):
-    """Parameters of stage ``construct`` (params section ``construct``; conf/config.yaml).
+    """Parameters of stage ``construct`` (params section ``construct``; conf/construct/default.yaml).
 
     Attributes:
         templates: step -> template file stem in the prompt directory.

@@ -65,7 +65,7 @@ AUDIT_COLUMNS: tuple[str, ...] = (
 
 
 class LeakageSettings(Settings):
-    """Parameters of the audit (params ``construct.leakage``; see conf/config.yaml).
+    """Parameters of the audit (params ``construct.leakage``; see conf/construct/default.yaml).
 
     Attributes:
         drop_flagged: drop flagged questions from questions.parquet (false: keep and flag).

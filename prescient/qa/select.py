@@ -26,7 +26,7 @@ SELECTED_COLUMNS = ("article_id", "date", "selection", "cluster_id", "cluster_si
 
 
 class SelectSettings(Settings):
-    """Parameters of stage ``select`` (params section ``select``; see conf/config.yaml)."""
+    """Parameters of stage ``select`` (params section ``select``; see conf/select/default.yaml)."""
 
     n_random: Annotated[int, Field(ge=0)]
     n_hot_topic: Annotated[int, Field(ge=0)]

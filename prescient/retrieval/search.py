@@ -51,7 +51,7 @@ def _gap(days: int) -> int:
 
 
 class RetrievalSettings(Settings):
-    """Params section ``retrieval`` (see conf/config.yaml for the meaning of each).
+    """Params section ``retrieval`` (see conf/retrieval/default.yaml for the meaning of each).
 
     Attributes:
         top_k: articles retrieved per question.

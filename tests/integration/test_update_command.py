@@ -53,11 +53,15 @@ def scratch_project(root: Path, server: FakeOpenAI) -> None:
         for d in config["defaults"]
     ]
     config["defaults"].append({"model@models.fake_vllm": "fake_vllm"})
-    config["construct"]["models"] = dict.fromkeys(config["construct"]["models"], "fake_vllm")
-    config["eval"]["models"] = ["fake_vllm"]
-    config["eval"]["settings"] = ["closed_book"]
     config["llm"].update(progress=False, backoff_base_s=0.01, backoff_max_s=0.1)
     (root / "conf/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    # Each stage's section is its group's file (conf/<section>/default.yaml).
+    construct = yaml.safe_load((root / "conf/construct/default.yaml").read_text())
+    construct["models"] = dict.fromkeys(construct["models"], "fake_vllm")
+    (root / "conf/construct/default.yaml").write_text(yaml.safe_dump(construct, sort_keys=False))
+    evaluation = yaml.safe_load((root / "conf/eval/default.yaml").read_text())
+    evaluation.update(models=["fake_vllm"], settings=["closed_book"])
+    (root / "conf/eval/default.yaml").write_text(yaml.safe_dump(evaluation, sort_keys=False))
 
 
 def update(root: Path, day: dt.date) -> str:

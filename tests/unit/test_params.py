@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import yaml
+
 from prescient import params
 from tests.conftest import ROOT
 
@@ -57,3 +59,45 @@ def test_dvc_yaml_params_and_interpolations_exist() -> None:
         if ref.startswith("item.") or ref in ("item", "key") or "${" in ref:
             continue
         assert has(ref), f"dvc.yaml interpolates missing param {ref}"
+
+
+SECTIONS = (
+    "ingest",
+    "select",
+    "construct",
+    "retrieval",
+    "eval",
+    "analysis",
+    "annotation",
+    "bpc",
+    "chains",
+    "openforecast",
+)
+
+
+def test_config_yaml_holds_the_defaults_and_the_shared_sections_only() -> None:
+    config = yaml.safe_load((ROOT / "conf" / "config.yaml").read_text())
+    assert list(config) == ["defaults", "base", "llm"]
+    for section in SECTIONS:
+        assert (ROOT / "conf" / section / "default.yaml").is_file()
+
+
+def test_each_section_file_lands_in_its_section_in_the_order_of_params() -> None:
+    p = params.compose(ROOT, ["corpus=shared_news"])  # the papers' budget: nothing overridden
+    assert list(p)[: 2 + len(SECTIONS)] == ["base", "llm", *SECTIONS]
+    for section in SECTIONS:
+        own = list(yaml.safe_load((ROOT / "conf" / section / "default.yaml").read_text()))
+        assert list(p[section])[: len(own)] == own, section
+    assert p["ingest"]["min_chars"] == 800 and p["select"]["eps"] == 0.5
+    assert list(p["chains"])[2:] == ["demo", "cluster", "import"]  # the chain sources follow
+
+
+def test_a_preset_adds_to_its_section_and_the_budget_overrides_the_sections() -> None:
+    p = params.compose(ROOT, ["corpus=shared_news", "budget=demo", "analysis=freshbench"])
+    assert p["analysis"]["freshbench"]["month_rule"] == "freshbench"  # the preset
+    assert p["analysis"]["exclude_sources"] == ["openforecast"]  # the section, kept
+    assert p["analysis"]["scores"] == "data/processed/scores.parquet"  # analysis_inputs
+    assert (p["select"]["eps"], p["select"]["min_samples"]) == (0.7, 2)  # the budget
+    assert (p["retrieval"]["top_k"], p["retrieval"]["gold_max_words"]) == (3, 100)
+    q = params.compose(ROOT, ["corpus=shared_news", "budget=demo", "select.eps=0.6"])
+    assert q["select"]["eps"] == 0.6  # a value given on the command line wins over both
