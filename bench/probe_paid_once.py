@@ -39,6 +39,7 @@ from tests.integration.test_store_dvc import (  # noqa: E402
     git,
     killed_exp_run,
     prompt,
+    queue,
     sh,
     stored,
     write_params,
@@ -62,17 +63,7 @@ def kill_worker(root: Path, server: FakeOpenAI, lengths: list[int], after: int) 
     """Queue one experiment per reply length, start one worker, SIGKILL the worker and
     every stage process once the server has been asked ``after`` requests."""
     for n in lengths:
-        sh(
-            root,
-            str(DVC),
-            "exp",
-            "run",
-            "--queue",
-            "-S",
-            SWEEP,
-            "-S",
-            f"eval.generation.max_tokens={n}",
-        )
+        queue(root, SWEEP, f"eval.generation.max_tokens={n}")
     start = server.requests
     # `dvc queue start` may return only once its worker is done: do not wait for it.
     starter = subprocess.Popen(

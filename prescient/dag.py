@@ -50,12 +50,10 @@ def _package_of(root: Path, path: Path) -> str:
     return ".".join(parts[:-1])
 
 
-def imported_modules(root: Path, path: Path) -> set[str]:
-    """Project modules a file may import (every import statement, at any depth)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = _package_of(root, path)
-    found: set[str] = set()
-    docstrings = {
+def docstring_ids(tree: ast.AST) -> set[int]:
+    """``id()`` of every docstring node of ``tree`` (module, class and function), so a
+    walk over string constants can leave docstrings out."""
+    return {
         id(node.body[0].value)
         for node in ast.walk(tree)
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
@@ -63,6 +61,14 @@ def imported_modules(root: Path, path: Path) -> set[str]:
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
+
+
+def imported_modules(root: Path, path: Path) -> set[str]:
+    """Project modules a file may import (every import statement, at any depth)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = _package_of(root, path)
+    found: set[str] = set()
+    docstrings = docstring_ids(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)

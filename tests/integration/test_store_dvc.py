@@ -85,6 +85,12 @@ def stored(root: Path) -> set[str]:
     }
 
 
+def queue(root: Path, *overrides: str, name: str | None = None) -> None:
+    """``dvc exp run --queue`` with ``-S`` overrides (and a name)."""
+    command = [str(DVC), "exp", "run", "--queue", *(["-n", name] if name else [])]
+    sh(root, *command, *(a for o in overrides for a in ("-S", o)))
+
+
 def killed_exp_run(root: Path, server: FakeOpenAI, command: list[str], after: int) -> None:
     """Start ``command`` and SIGKILL its process group once the server has been asked
     ``after`` more requests."""
@@ -147,17 +153,7 @@ def test_killed_experiments_queued_sweeps_and_checkouts_never_pay_twice(tmp_path
         before = len(server.bodies)
         cutoffs = ("2024-03-08", "2024-03-10", "2024-03-12")
         for cutoff in cutoffs:
-            sh(
-                root,
-                str(DVC),
-                "exp",
-                "run",
-                "--queue",
-                "-n",
-                f"rag-{cutoff}",
-                "-S",
-                f"eval.settings=[closed_book,gold,rag_{cutoff}]",
-            )
+            queue(root, f"eval.settings=[closed_book,gold,rag_{cutoff}]", name=f"rag-{cutoff}")
         status = run_queue(sh, root, 2, 400)
         assert status.count("Success") == 3, status
         queued = Counter(prompt(b) for b in server.bodies[before:])

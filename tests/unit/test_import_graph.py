@@ -14,6 +14,8 @@ import ast
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from prescient.dag import docstring_ids
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("prescient", "stages")
 
@@ -30,23 +32,12 @@ def module_names(root: Path, packages: Sequence[str]) -> dict[str, Path]:
     return out
 
 
-def _docstrings(tree: ast.AST) -> set[int]:
-    return {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
-
-
 def _imports_of(name: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
     """The project modules that ``path`` (module ``name``) imports, at any depth."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_package = path.name == "__init__.py"
     package = name if is_package else name.rpartition(".")[0]
-    docstrings = _docstrings(tree)
+    docstrings = docstring_ids(tree)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
