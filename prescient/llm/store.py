@@ -69,7 +69,9 @@ def dvc_cache_dir(root: str | os.PathLike[str] = ".") -> Path | None:
     dvc_dir = Path(root) / DVC_DIR
     if not dvc_dir.is_dir():
         return None
-    from dvc.config import Config  # only stages reach this; the library never does
+    # DVC's own reader, so the directory resolves as DVC resolves it (config.local, the
+    # global and system levels, relative paths); imported only when a ledger is opened.
+    from dvc.config import Config
 
     configured = Config(dvc_dir=str(dvc_dir), validate=False).get("cache", {}).get("dir")
     return Path(str(configured)) if configured else dvc_dir / "cache"
@@ -85,8 +87,12 @@ def store_path(
         the ledger is its own store (no DVC project at ``root``, or a ledger outside it).
     """
     cache = dvc_cache_dir(root)
-    if cache is None:
-        return None
+    return None if cache is None else _in_store(cache, ledger_path, root)
+
+
+def _in_store(
+    cache: Path, ledger_path: str | os.PathLike[str], root: str | os.PathLike[str]
+) -> Path | None:
     rel = Path(os.path.relpath(Path(ledger_path).absolute(), Path(root).absolute()))
     if rel.parts and rel.parts[0] == os.pardir:
         return None
@@ -250,11 +256,12 @@ def open_stage_ledger(
     path: str | os.PathLike[str], root: str | os.PathLike[str] = "."
 ) -> Ledger | StageLedger:
     """The ledger a stage works through: over the store in a DVC project, else the file."""
-    store = store_path(path, root)
-    if store is None:
-        logger.info("%s: not in a DVC project; the ledger is its own store", path)
+    cache = dvc_cache_dir(root)
+    store = None if cache is None else _in_store(cache, path, root)
+    if cache is None or store is None:
+        logger.info("%s: outside a DVC project; the ledger is its own store", path)
         return Ledger(path)
-    return StageLedger(path, store, run_log_path(root))
+    return StageLedger(path, store, cache / RUN_LOG)
 
 
 def finish_ledger(ledger: Ledger | StageLedger) -> None:
