@@ -1,7 +1,7 @@
 """Table 4: agreement among human annotators and between their consensus and the LLM filter
 (Daily Oracle, ICML 2025, section 3.3 and appendix A.4).
 
-Definitions (also in the report notes and the README):
+Definitions (also in the report notes and docs/stages.md):
 
 - **Fleiss' kappa** per principle over the items rated by *every* annotator (Fleiss'
   statistic needs the same number of ratings per item), categories 0/1/2; the average
