@@ -162,6 +162,10 @@ class GatewayStats:
         )
 
 
+Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
+"""A request, its model entry, its generation params and its ledger key."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What the attempts at one request came to."""
@@ -369,12 +373,13 @@ class Gateway:
         scrub = Scrubber.from_env(self.registry.key_variables())
         inflight: InFlight = {}
         hits_before, failures_before = self.stats.ledger_hits, self.stats.failures
-        self._log_estimate(batch, desc)
+        planned = [self.plan(r) for r in batch]
+        est = estimate_planned(self, planned)
+        if est.to_send:
+            logger.info("%s: %s", desc or self.stage, est.describe())
 
-        async def one(req: LLMRequest) -> LLMResult:
-            spec = self.spec(req.model)
-            gen = self.generation_params(req)
-            key = request_key(spec.litellm_model, req.messages, gen)
+        async def one(p: Planned) -> LLMResult:
+            req, spec, gen, key = p
 
             async def call() -> Entry:
                 outcome = await self._attempts(spec, req, gen, transports.for_model(spec), scrub)
@@ -394,7 +399,7 @@ class Gateway:
             return result
 
         try:
-            results = list(await asyncio.gather(*(one(r) for r in batch)))
+            results = list(await asyncio.gather(*(one(p) for p in planned)))
         finally:
             bar.close()
             await transports.aclose()
@@ -405,11 +410,11 @@ class Gateway:
 
     # -- parts ----------------------------------------------------------------------
 
-    def _log_estimate(self, batch: Sequence[LLMRequest], desc: str) -> None:
-        """Log what the batch will send before anything is sent (:func:`estimate`)."""
-        est = estimate(self, batch)
-        if est.to_send:
-            logger.info("%s: %s", desc or self.stage, est.describe())
+    def plan(self, req: LLMRequest) -> Planned:
+        """The request with its model entry, generation params and ledger key."""
+        spec = self.spec(req.model)
+        gen = self.generation_params(req)
+        return req, spec, gen, request_key(spec.litellm_model, req.messages, gen)
 
     async def _attempts(
         self,
@@ -536,11 +541,13 @@ def estimate(gateway: Gateway, batch: Sequence[LLMRequest]) -> Estimate:
     Prompt tokens use the estimate of :func:`prescient.llm.fit.estimate_tokens` for every
     model (a log line, not a bill); in-process models cost nothing.
     """
+    return estimate_planned(gateway, [gateway.plan(r) for r in batch])
+
+
+def estimate_planned(gateway: Gateway, planned: Sequence[Planned]) -> Estimate:
+    """:func:`estimate` of requests already planned (:meth:`Gateway.plan`)."""
     todo: dict[str, tuple[ModelSpec, LLMRequest, Mapping[str, Any]]] = {}
-    for req in batch:
-        spec = gateway.spec(req.model)
-        gen = gateway.generation_params(req)
-        key = request_key(spec.litellm_model, req.messages, gen)
+    for req, spec, gen, key in planned:
         if key not in todo and key not in gateway.ledger:
             todo[key] = (spec, req, gen)
     prompt = paid = 0
@@ -559,7 +566,7 @@ def estimate(gateway: Gateway, batch: Sequence[LLMRequest]) -> Estimate:
             cost = None
         else:
             cost += rates[0] * tokens + rates[1] * int(limit)
-    return Estimate(len(batch), len(todo), prompt, completion, cost if paid else None, paid)
+    return Estimate(len(planned), len(todo), prompt, completion, cost if paid else None, paid)
 
 
 def stage_gateway(
