@@ -18,11 +18,12 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Field,
     ValidationError,
     ValidationInfo,
 )
 
-__all__ = ["Day", "ParamsError", "Settings", "WindowEnd", "load_settings", "section"]
+__all__ = ["Bootstrap", "Day", "ParamsError", "Settings", "WindowEnd", "load_settings", "section"]
 
 
 class ParamsError(ValueError):
@@ -33,6 +34,18 @@ class Settings(BaseModel):
     """Base of every settings model: frozen, no unknown keys, no defaults in code."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+
+class Bootstrap(Settings):
+    """A section's percentile bootstrap, spelt alike everywhere (``<section>.bootstrap``).
+
+    Attributes:
+        reps: replicates; 0 turns the intervals off where the section allows it.
+        confidence: two-sided level of the intervals.
+    """
+
+    reps: Annotated[int, Field(ge=0)]
+    confidence: Annotated[float, Field(gt=0.0, lt=1.0)]
 
 
 def _day(value: Any) -> Any:

@@ -57,7 +57,7 @@ def _cluster(
             gateway.key_for,
             (args.reuse_ledger, gateway.ledger),
             c.min_dates,
-            fitting(gateway.spec(c.keypoints.model), c.keypoints.gen),
+            fitting(gateway.spec(c.keypoints.model), c.keypoints.generation),
         )
         gateway.finish()
     return events, {**counts, "keypoints": kp}, gateway.failure_report()

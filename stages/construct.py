@@ -52,7 +52,7 @@ def work(run: StageRun) -> int:
     settings = settings.model_copy(update={"date_end": end})
     templates = load_templates(args.prompts, settings.templates)
     gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
-    windows = step_windows(gateway.spec, settings.models, settings.gen)
+    windows = step_windows(gateway.spec, settings.models, settings.generation)
     selected = pd.read_parquet(args.selected)
     articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])
     with gateway:

@@ -1,7 +1,7 @@
 """Stage ``of_predict`` (one DVC matrix cell): a model's open-ended forecasts for one task.
 
 Params: ``models.<model>``, ``openforecast.predict.templates``,
-``openforecast.predict.gen``, ``openforecast.split.relative_to_cutoff`` (forecast only
+``openforecast.predict.generation``, ``openforecast.split.relative_to_cutoff`` (forecast only
 after the model's knowledge cutoff), ``llm``; the model and task come from the matrix item.
 Writes data/processed/of_predictions/<model>-<task>.parquet and the cell's ledger
 data/llm/of_predict/<model>-<task>.jsonl.
@@ -47,7 +47,13 @@ def work(run: StageRun) -> int:
     after = as_date(cutoff) if split.relative_to_cutoff and cutoff else None
     with gateway:
         out = predict(
-            samples, args.model, args.task, template, s.gen[args.task], gateway.complete_many, after
+            samples,
+            args.model,
+            args.task,
+            template,
+            s.generation[args.task],
+            gateway.complete_many,
+            after,
         )
     if stage_failed(gateway, logger, [args.out], f"of_predict {args.model} {args.task}"):
         return FAILED_CALLS

@@ -1,7 +1,7 @@
 """Stage ``of_tables``: OpenForecast's results tables and metrics (COLING 2025, Table 2).
 
-Params: ``base.seed``, ``openforecast.lrae.bootstrap_reps``,
-``openforecast.lrae.confidence``, ``openforecast.split.relative_to_cutoff`` and ``models``
+Params: ``base.seed``, ``openforecast.lrae.bootstrap`` (``reps``, ``confidence``),
+``openforecast.split.relative_to_cutoff`` and ``models``
 (knowledge cutoffs). Reads the evaluation's scores (the closed forms are
 the rows whose question_id is an OpenForecast question), the closed-form questions, the
 samples and LRAE's per-sample scores. Writes reports/openforecast/closed_accuracy.csv,
@@ -53,8 +53,8 @@ def work(run: StageRun) -> int:
     closed = closed_accuracy(scores, pd.read_parquet(args.questions), cutoffs)
     open_ = open_scores(
         pd.read_parquet(args.lrae_scores),
-        lrae.bootstrap_reps,
-        lrae.confidence,
+        lrae.bootstrap.reps,
+        lrae.bootstrap.confidence,
         int(p["base"]["seed"]),
     )
     samples = pd.read_parquet(args.samples)

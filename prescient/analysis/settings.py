@@ -22,7 +22,15 @@ from pydantic import (
     model_validator,
 )
 
-from prescient.settings import Day, ParamsError, Settings, WindowEnd, load_settings, section
+from prescient.settings import (
+    Bootstrap,
+    Day,
+    ParamsError,
+    Settings,
+    WindowEnd,
+    load_settings,
+    section,
+)
 
 CALENDAR = "calendar"
 MonthRule = Literal["calendar", "freshbench"]
@@ -141,19 +149,15 @@ class HeadlineSettings(Settings):
     exclude_baselines: bool
 
 
-class BootstrapSettings(Settings):
+class BootstrapSettings(Bootstrap):
     """Bootstrap intervals of the YoY figures (0 reps: no intervals).
 
     Attributes:
-        reps: replicates.
-        confidence: the interval's level.
         interval: ``percentile`` (the replicates' quantiles) or ``bc`` (Efron's
             bias-corrected percentile interval). Either can exclude the estimate when the
             statistic is strongly biased under resampling; such rows are flagged.
     """
 
-    reps: NonNegativeInt
-    confidence: Annotated[float, Field(gt=0.0, lt=1.0)]
     interval: Literal["percentile", "bc"]
 
 

@@ -188,7 +188,7 @@ class AgreementResult:
         """Table 4 in the paper's layout, with intervals, alpha and the confusion matrix."""
         s = self.settings.agreement
         threshold = self.settings.accept_threshold
-        pct = round(100 * s.ci_level)
+        pct = round(100 * s.bootstrap.confidence)
         lines = [
             "# Table 4: human agreement and human vs LLM filter",
             "",
@@ -230,7 +230,7 @@ class AgreementResult:
             "the same). Consensus = mean of the human scores rounded "
             f"{s.consensus_rounding.replace('_', ' ')}, from at least {s.consensus_min_raters} "
             "rating(s). Intervals: percentile bootstrap over items, "
-            f"{s.bootstrap_reps} resamples.",
+            f"{s.bootstrap.reps} resamples.",
             "",
         ]
         return "\n".join(lines)
@@ -269,8 +269,7 @@ class AgreementResult:
             },
             "consensus_rounding": s.consensus_rounding,
             "consensus_min_raters": s.consensus_min_raters,
-            "bootstrap_reps": s.bootstrap_reps,
-            "ci_level": s.ci_level,
+            "bootstrap": {"reps": s.bootstrap.reps, "confidence": s.bootstrap.confidence},
         }
 
 
@@ -327,13 +326,13 @@ def _kappa(cube: NDArray[np.float64], settings: AgreementSettings, seed: int) ->
     }
     if not n_complete:
         return _Kappa(0, kappa, math.nan, [_UNDEFINED] * (len(PRINCIPLES) + 1))
-    idx = bootstrap_indices(n_complete, settings.bootstrap_reps, bootstrap_seed(seed, "kappa"))
+    idx = bootstrap_indices(n_complete, settings.bootstrap.reps, bootstrap_seed(seed, "kappa"))
 
     def stat(ix: NDArray[np.int64]) -> NDArray[np.float64]:
         per = fleiss_kappa_batch(counts[:, ix, :])  # (principles, reps)
         return np.column_stack([per.T, _nanmean_axis(per.T, 1)])
 
-    intervals = bootstrap(stat, idx, settings.ci_level)
+    intervals = bootstrap(stat, idx, settings.bootstrap.confidence)
     return _Kappa(n_complete, kappa, _nanmean(list(kappa.values())), intervals)
 
 
@@ -349,7 +348,7 @@ def _accuracy(match: NDArray[np.float64], settings: AgreementSettings, seed: int
         intervals = [_UNDEFINED] * (len(PRINCIPLES) + 1)
     else:
         idx = bootstrap_indices(
-            rows.size, settings.bootstrap_reps, bootstrap_seed(seed, "accuracy")
+            rows.size, settings.bootstrap.reps, bootstrap_seed(seed, "accuracy")
         )
         m = match[rows]
 
@@ -357,7 +356,7 @@ def _accuracy(match: NDArray[np.float64], settings: AgreementSettings, seed: int
             per = _nanmean_axis(m[ix], 1)  # (reps, principles)
             return np.column_stack([per, _nanmean_axis(per, 1)])
 
-        intervals = bootstrap(stat, idx, settings.ci_level)
+        intervals = bootstrap(stat, idx, settings.bootstrap.confidence)
     return _Accuracy(accuracy, n, _nanmean(list(accuracy.values())), intervals)
 
 
@@ -387,7 +386,7 @@ def _decision(
     match = (human_acc == llm_acc).astype(float)
     if not match.size:
         return _Decision(math.nan, _UNDEFINED, 0, confusion)
-    reps, level = settings.agreement.bootstrap_reps, settings.agreement.ci_level
+    reps, level = settings.agreement.bootstrap.reps, settings.agreement.bootstrap.confidence
     idx = bootstrap_indices(match.size, reps, bootstrap_seed(seed, "decision"))
     interval = bootstrap(lambda ix: match[ix].mean(axis=1), idx, level)[0]
     return _Decision(float(match.mean()), interval, int(match.size), confusion)

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from prescient.annotation.ratings import check_annotator_name
 from prescient.annotation.stats import AlphaLevel, Rounding
-from prescient.settings import ParamsError, Settings, section, validate
+from prescient.settings import Bootstrap, ParamsError, Settings, section, validate
 from prescient.vocab import MAX_TOTAL, MC, TF
 
 AnnotatorName = Annotated[str, AfterValidator(check_annotator_name)]
@@ -43,14 +43,19 @@ class SampleSettings(Settings):
         return {TF: self.n_tf, MC: self.n_mc}
 
 
+class AgreementBootstrap(Bootstrap):
+    """The intervals of kappa and of the LLM filter's accuracy: always drawn."""
+
+    reps: Annotated[int, Field(ge=1)]
+
+
 class AgreementSettings(Settings):
     """``annotation.agreement``: consensus rule, alpha's level and the bootstrap."""
 
     consensus_rounding: Rounding
     consensus_min_raters: Annotated[int, Field(ge=1)]
     krippendorff_level: AlphaLevel
-    bootstrap_reps: Annotated[int, Field(ge=1)]
-    ci_level: Annotated[float, Field(gt=0, lt=1)]
+    bootstrap: AgreementBootstrap
 
 
 class PacketSettings(Settings):

@@ -117,7 +117,7 @@ class SampleSteps(StepBatches):
         base_seed: int,
         complete: Complete,
     ) -> None:
-        super().__init__(templates, s.models, s.gen, complete, "of_samples", STEPS)
+        super().__init__(templates, s.models, s.generation, complete, "of_samples", STEPS)
         self.s = s
         self.seed = base_seed
 

@@ -56,7 +56,7 @@ def keypoint_request(
     )
     tags = {"step": "summary", "article_id": str(row["article_id"])}
     return fit_request(
-        lambda v: template_request(template, s.model, v, s.gen, tags),
+        lambda v: template_request(template, s.model, v, s.generation, tags),
         values,
         fitting,
         f"key point of {row['article_id']} ({s.model})",

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from prescient.llm.generation import Generation
-from prescient.settings import Day, Settings
+from prescient.settings import Bootstrap, Day, Settings
 
 SAMPLE_STEPS = ("argument", "distract_event", "distract_argument")
 """The model-written steps of stage ``of_samples``."""
@@ -82,7 +82,7 @@ class KeypointSettings(Settings):
 
     model: str
     template: str
-    gen: Generation
+    generation: Generation
     article_max_chars: int | None
     dedupe_similarity: float = Field(gt=0, le=1)
 
@@ -185,9 +185,9 @@ class SamplesSettings(Settings):
     distractor_fallback: Literal["chain"] | None
     models: dict[str, str]
     templates: dict[str, str]
-    gen: dict[str, Generation]
+    generation: dict[str, Generation]
 
-    @field_validator("models", "gen")
+    @field_validator("models", "generation")
     @classmethod
     def _steps(cls, v: dict[str, Any]) -> dict[str, Any]:
         return exact_keys(v, SAMPLE_STEPS)
@@ -214,9 +214,9 @@ class PredictSettings(Settings):
     models: list[str] = Field(min_length=1)
     tasks: list[Literal["stf", "ltf", "aqa"]] = Field(min_length=1)
     templates: dict[str, str]
-    gen: dict[str, Generation]
+    generation: dict[str, Generation]
 
-    @field_validator("templates", "gen")
+    @field_validator("templates", "generation")
     @classmethod
     def _tasks(cls, v: dict[str, Any]) -> dict[str, Any]:
         return exact_keys(v, ("stf", "ltf", "aqa"))
@@ -251,12 +251,11 @@ class LraeSettings(Settings):
 
     judge_model: str
     templates: dict[str, str]
-    gen: Generation
+    generation: Generation
     dedupe_similarity: float = Field(gt=0, le=1)
     repeat_match: Literal["ignore", "false_positive"]
     evidence: EvidenceSettings
-    bootstrap_reps: int = Field(ge=0)
-    confidence: float = Field(gt=0, lt=1)
+    bootstrap: Bootstrap
 
     @field_validator("templates")
     @classmethod

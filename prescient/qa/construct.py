@@ -157,7 +157,7 @@ class ConstructSettings(Settings):
     Attributes:
         templates: step -> template file stem in the prompt directory.
         models: step -> model registry name (``params["models"]`` key).
-        gen: step -> generation parameters for that step's requests (max_tokens, ...),
+        generation: step -> generation parameters for that step's requests (max_tokens, ...),
             overriding the model's defaults; part of the ledger key.
         accept_threshold: minimum filter total (paper: 13 of 14).
         require_question_mark: reject questions without "?" before filtering (as the
@@ -176,7 +176,7 @@ class ConstructSettings(Settings):
 
     templates: Annotated[dict[str, str], AfterValidator(_every_step)]
     models: Annotated[dict[str, str], AfterValidator(_every_step)]
-    gen: Annotated[dict[str, Generation], AfterValidator(_every_step)]
+    generation: Annotated[dict[str, Generation], AfterValidator(_every_step)]
     accept_threshold: Annotated[int, Field(ge=0, le=MAX_TOTAL)]
     require_question_mark: bool
     article_max_chars: Annotated[int, Field(ge=1)] | None
@@ -298,7 +298,7 @@ class _Steps(StepBatches):
         complete: Complete,
         windows: Mapping[str, Fitting] | None = None,
     ) -> None:
-        super().__init__(templates, s.models, s.gen, complete, "construct", STEPS)
+        super().__init__(templates, s.models, s.generation, complete, "construct", STEPS)
         self.s = s
         self.seed = base_seed
         self.filter_values = filter_sections(templates["filter"])

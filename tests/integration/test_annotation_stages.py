@@ -28,7 +28,7 @@ def workdir(tmp_path: Path) -> Path:
         tmp_path / "params.yaml",
         annotators=tuple(ANNOTATORS),
         sample={"n_tf": 5, "n_mc": 5},
-        agreement={"bootstrap_reps": 200},
+        agreement={"bootstrap": {"reps": 200, "confidence": 0.95}},
     )
     return tmp_path
 
@@ -265,11 +265,11 @@ def test_stages_need_their_paths_and_valid_params(
     assert _sample(workdir) == 2
     assert "annotation.sample.n_tf: Input should be greater than or equal to 0" in caplog.text
     assert not (workdir / "packets").exists()
-    write_params(workdir / "params.yaml", agreement={"ci_level": 2})
+    write_params(workdir / "params.yaml", agreement={"bootstrap": {"reps": 200, "confidence": 2}})
     assert _sample(workdir) == 0
     caplog.clear()
     assert _agreement(workdir) == 2
-    assert "annotation.agreement.ci_level: Input should be less than 1" in caplog.text
+    assert "annotation.agreement.bootstrap.confidence: Input should be less than 1" in caplog.text
 
 
 def test_each_stage_lists_exactly_the_params_it_reads() -> None:

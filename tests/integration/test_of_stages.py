@@ -144,7 +144,7 @@ def project(tmp: Path, *extra: str) -> tuple[Path, dict[str, Any]]:
                 for t in ("stf", "ltf", "aqa", "mcnc", "mcac", "vqa")
             ],
             "llm.progress=false",
-            "openforecast.lrae.bootstrap_reps=200",
+            "openforecast.lrae.bootstrap.reps=200",
         ],
     )
     register_script("of_writer", writer)

@@ -232,7 +232,7 @@ def test_settings_from_the_shipped_config() -> None:
     assert s.accept_threshold == 13 and s.sample.accepted_share == 0.5
     assert s.annotators == ("annotator_1", "annotator_2", "annotator_3", "annotator_4")
     t = load_annotation_settings(TableSettings, shipped_params())
-    assert t.agreement.consensus_rounding == "half_up" and t.agreement.bootstrap_reps == 2000
+    assert t.agreement.consensus_rounding == "half_up" and t.agreement.bootstrap.reps == 2000
 
 
 FILTER_TEMPLATE = ROOT / "conf" / "prompts" / "construct" / "filter.yaml"

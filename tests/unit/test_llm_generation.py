@@ -13,10 +13,10 @@ from tests.support.llm import ROOT
 
 SECTIONS: list[tuple[type[Settings], str, str]] = [
     (EvalSettings, "eval", "generation"),
-    (ConstructSettings, "construct", "gen.summary"),
-    (PredictSettings, "openforecast.predict", "gen.stf"),
-    (LraeSettings, "openforecast.lrae", "gen"),
-    (ChainsSettings, "chains", "cluster.keypoints.gen"),
+    (ConstructSettings, "construct", "generation.summary"),
+    (PredictSettings, "openforecast.predict", "generation.stf"),
+    (LraeSettings, "openforecast.lrae", "generation"),
+    (ChainsSettings, "chains", "cluster.keypoints.generation"),
 ]
 
 

@@ -38,7 +38,7 @@ def test_prompts_and_the_cutoff_filter() -> None:
         seen.extend(reqs)
         return [LLMResult(r, "k" * 64, ok=True, text="1. X", finish_reason="length") for r in reqs]
 
-    gen = params.compose(ROOT)["openforecast"]["predict"]["gen"]["stf"]
+    gen = params.compose(ROOT)["openforecast"]["predict"]["generation"]["stf"]
     t = load_role_template(PROMPTS, "stf", "stf")
     out = predict(samples(), "m", "stf", t, gen, complete)
     assert out["sample_id"].tolist() == ["a", "b"] and (out["finish_reason"] == "length").all()

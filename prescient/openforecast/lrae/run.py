@@ -167,7 +167,7 @@ class Judge:
             self.t[role],
             self.s.judge_model,
             values,
-            self.s.gen,
+            self.s.generation,
             {"sample_id": atom.sample["sample_id"], "model": atom.model, "item": atom.item},
         )
 
@@ -412,7 +412,7 @@ def summarize(
         }
         for metric in ("precision", "recall", "f1", "f1_gold"):
             seed = derive_seed(base_seed, "lrae", str(model), str(task), metric)
-            m = macro(ok[metric].tolist(), s.bootstrap_reps, s.confidence, seed)
+            m = macro(ok[metric].tolist(), s.bootstrap.reps, s.bootstrap.confidence, seed)
             # JSON null, not NaN, where there is no value or no interval (one sample)
             cell[metric] = {
                 k: None if math.isnan(v) else v
