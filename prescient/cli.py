@@ -13,6 +13,20 @@ import logging
 import sys
 from collections.abc import Sequence
 
+DESCRIPTION = """\
+Prescient: continuous evaluation of LLMs as forecasters (Daily Oracle, FreshBench,
+OpenForecast). The pipeline itself runs with `dvc repro` (`make repro` on a fresh
+clone); these commands compose its parameters, check its wiring, audit and trace its
+model calls, annotate, pull, and advance it by a day."""
+
+EPILOG = """\
+examples:
+  python -m prescient params compose        write params.yaml from conf/
+  python -m prescient ledger runs           what each run sent, and what it cost
+  python -m prescient trace --help          a report cell down to its raw responses
+  python -m prescient update --through YYYY-MM-DD
+see README.md and docs/ for the rest."""
+
 # module path -> it defines register(subparsers) adding one top-level command.
 COMMAND_MODULES: tuple[str, ...] = (
     "prescient.params_cli",
@@ -27,7 +41,12 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="prescient", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="prescient",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMAND_MODULES:
