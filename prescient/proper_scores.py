@@ -1,0 +1,231 @@
+"""Proper scores of probabilistic forecasts, calibration, and paired comparisons.
+
+Beyond the three papers, which score the label a model picks (accuracy): forecasting
+practice scores the probability behind it. Each function owns one rule and works on
+plain arrays, so it can be checked by hand; per-item scores are kept apart from their
+aggregation (a caller averages them over whatever group it reports).
+
+Conventions, stated once:
+
+- A forecast is a probability matrix ``probs`` of shape ``(n, k)``, one row per
+  question over its ``k`` allowed answers (rows sum to 1), and ``outcome`` the index of
+  the answer that resolved. A true/false question is ``k = 2`` with ``probs[:, 1]`` the
+  probability of Yes; :func:`binary` builds that matrix from P(Yes).
+- **Brier score.** Binary questions: ``(p - y)^2`` on P(Yes), in [0, 1], the forecasting
+  field's convention (equal to scikit-learn's ``brier_score_loss``). Multiple choice:
+  Brier's original sum over the options, ``sum_k (p_k - 1[y = k])^2``, in [0, 2]. Lower
+  is better.
+- **Log score.** ``-ln p_y``, the probability given to what happened, clipped below at
+  ``clip`` (default 1e-6, so a forecast of 0 for the outcome scores 13.8 instead of
+  infinity). Lower is better.
+- **Skill** against a reference forecast: ``1 - score / reference_score``; 0 is no better
+  than the reference, 1 is perfect.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+LOG_CLIP = 1e-6
+Strategy = Literal["uniform", "quantile"]
+
+
+def binary(p_yes: npt.ArrayLike) -> FloatArray:
+    """The ``(n, 2)`` forecast matrix ``[P(No), P(Yes)]`` of true/false questions."""
+    p = np.asarray(p_yes, dtype=float).reshape(-1)
+    return np.column_stack([1.0 - p, p])
+
+
+def _checked(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> tuple[FloatArray, np.ndarray]:
+    m = np.asarray(probs, dtype=float)
+    y = np.asarray(outcome).astype(int).reshape(-1)
+    if m.ndim != 2 or m.shape[0] != y.size:
+        raise ValueError(f"probs must be (n, k) with n = {y.size} outcomes, got {m.shape}")
+    if y.size and (y.min() < 0 or y.max() >= m.shape[1]):
+        raise ValueError(f"outcome indices must lie in 0..{m.shape[1] - 1}")
+    if np.any(m < 0) or np.any(m > 1) or not np.allclose(m.sum(axis=1), 1.0, atol=1e-9):
+        raise ValueError("each row of probs must be probabilities summing to 1")
+    return m, y
+
+
+def brier_items(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> FloatArray:
+    """Each question's Brier score (module doc: binary on P(Yes), else the sum)."""
+    m, y = _checked(probs, outcome)
+    hit = np.zeros_like(m)
+    hit[np.arange(y.size), y] = 1.0
+    sq = ((m - hit) ** 2).sum(axis=1)
+    return sq / 2.0 if m.shape[1] == 2 else sq
+
+
+def log_items(probs: npt.ArrayLike, outcome: npt.ArrayLike, clip: float = LOG_CLIP) -> FloatArray:
+    """Each question's log score ``-ln max(p_y, clip)``."""
+    m, y = _checked(probs, outcome)
+    return -np.log(np.maximum(m[np.arange(y.size), y], clip))
+
+
+def skill(score: float, reference: float) -> float:
+    """``1 - score / reference`` (NaN when the reference scores 0: nothing to beat)."""
+    return 1.0 - score / reference if reference > 0 else math.nan
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A reliability diagram's bins of a binary forecast (empty bins dropped).
+
+    Attributes:
+        forecast: mean forecast probability in each bin.
+        observed: share of the bin's questions that resolved Yes.
+        count: questions in each bin.
+        edges: the bin edges used (``bins + 1`` values from 0 to 1).
+    """
+
+    forecast: FloatArray
+    observed: FloatArray
+    count: npt.NDArray[np.int64]
+    edges: FloatArray
+
+
+def reliability(
+    p_yes: npt.ArrayLike, yes: npt.ArrayLike, bins: int = 10, strategy: Strategy = "uniform"
+) -> Reliability:
+    """Bin forecasts by probability: ``uniform`` bins of equal width on [0, 1], or
+    ``quantile`` bins holding equal numbers of forecasts (edges at the forecasts'
+    quantiles). A forecast on an inner edge falls in the bin below it, as in
+    scikit-learn's ``calibration_curve``, whose bins these are."""
+    p = np.asarray(p_yes, dtype=float).reshape(-1)
+    y = np.asarray(yes, dtype=float).reshape(-1)
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, bins + 1)
+    else:
+        edges = np.percentile(p, np.linspace(0.0, 100.0, bins + 1)) if p.size else np.zeros(1)
+    which = np.searchsorted(edges[1:-1], p, side="left")
+    n_bins = max(len(edges) - 1, 1)
+    count = np.bincount(which, minlength=n_bins)
+    keep = count > 0
+    f = np.bincount(which, weights=p, minlength=n_bins)[keep] / count[keep]
+    o = np.bincount(which, weights=y, minlength=n_bins)[keep] / count[keep]
+    return Reliability(f, o, count[keep].astype(np.int64), np.asarray(edges, dtype=float))
+
+
+def ece(
+    p_yes: npt.ArrayLike, yes: npt.ArrayLike, bins: int = 10, strategy: Strategy = "uniform"
+) -> float:
+    """Expected calibration error: ``sum_b n_b / N * |observed_b - forecast_b|``."""
+    r = reliability(p_yes, yes, bins, strategy)
+    n = r.count.sum()
+    return float((r.count * np.abs(r.observed - r.forecast)).sum() / n) if n else math.nan
+
+
+@dataclass(frozen=True)
+class Murphy:
+    """Murphy's decomposition of the binary Brier score over reliability bins.
+
+    ``brier = reliability - resolution + uncertainty + within_bin``: the first three are
+    Murphy's terms on the bins' mean forecasts; ``within_bin`` is what binning leaves
+    out (0 when every forecast in a bin is the same, as with forecasts on a grid), so the
+    parts always add up to the Brier score.
+    """
+
+    brier: float
+    reliability: float
+    resolution: float
+    uncertainty: float
+    within_bin: float
+
+
+def murphy(
+    p_yes: npt.ArrayLike, yes: npt.ArrayLike, bins: int = 10, strategy: Strategy = "uniform"
+) -> Murphy:
+    """The decomposition (class doc) of true/false forecasts ``p_yes`` against ``yes``."""
+    p = np.asarray(p_yes, dtype=float).reshape(-1)
+    y = np.asarray(yes, dtype=float).reshape(-1)
+    if not p.size:
+        return Murphy(math.nan, math.nan, math.nan, math.nan, math.nan)
+    r = reliability(p, y, bins, strategy)
+    n, base = p.size, float(y.mean())
+    brier = float(((p - y) ** 2).mean())
+    rel = float((r.count * (r.forecast - r.observed) ** 2).sum() / n)
+    res = float((r.count * (r.observed - base) ** 2).sum() / n)
+    unc = base * (1.0 - base)
+    return Murphy(brier, rel, res, unc, brier - (rel - res + unc))
+
+
+@dataclass(frozen=True)
+class McNemar:
+    """McNemar's exact test of two models' correctness on the same questions.
+
+    Attributes:
+        only_a: questions model A got right and B wrong.
+        only_b: questions B got right and A wrong.
+        p: two-sided exact p-value (binomial on the discordant pairs, ``p = 1/2``).
+    """
+
+    only_a: int
+    only_b: int
+    p: float
+
+
+def mcnemar(a_correct: npt.ArrayLike, b_correct: npt.ArrayLike) -> McNemar:
+    """Two-sided exact McNemar test: ``min(1, 2 P(X <= min(b, c)))`` with
+    ``X ~ Binomial(b + c, 1/2)`` (1 when there is no discordant pair)."""
+    a = np.asarray(a_correct, dtype=bool).reshape(-1)
+    b = np.asarray(b_correct, dtype=bool).reshape(-1)
+    if a.size != b.size:
+        raise ValueError(f"paired arrays differ in length: {a.size} and {b.size}")
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    n, k = only_a + only_b, min(only_a, only_b)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    return McNemar(only_a, only_b, min(1.0, 2.0 * tail))
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """A paired bootstrap of the mean per-question difference ``a - b``.
+
+    Attributes:
+        mean: the observed mean difference.
+        low, high: percentile interval of the resampled means.
+        p: two-sided bootstrap p-value, ``2 min(P(d* <= 0), P(d* >= 0))`` capped at 1.
+        n: paired questions.
+    """
+
+    mean: float
+    low: float
+    high: float
+    p: float
+    n: int
+
+
+def paired_bootstrap(
+    a: npt.ArrayLike, b: npt.ArrayLike, reps: int, seed: int, confidence: float = 0.95
+) -> PairedDifference:
+    """Resample questions with replacement (the same draw for both models, so the
+    comparison keeps the pairing) and read the difference of means off the replicates."""
+    x = np.asarray(a, dtype=float).reshape(-1) - np.asarray(b, dtype=float).reshape(-1)
+    n = x.size
+    if n == 0 or reps < 1:
+        return PairedDifference(float(x.mean()) if n else math.nan, math.nan, math.nan, math.nan, n)
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, n, size=(reps, n))].mean(axis=1)
+    tail = (1.0 - confidence) / 2.0
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    p = min(1.0, 2.0 * min(float((means <= 0).mean()), float((means >= 0).mean())))
+    return PairedDifference(float(x.mean()), float(low), float(high), p, n)
+
+
+def holm(p_values: npt.ArrayLike) -> FloatArray:
+    """Holm's step-down adjustment of a family of p-values (same order as given): the
+    i-th smallest is multiplied by ``m - i`` (i from 0), made non-decreasing, capped at 1."""
+    p = np.asarray(p_values, dtype=float).reshape(-1)
+    order = np.argsort(p, kind="stable")
+    m = p.size
+    stepped = np.maximum.accumulate((m - np.arange(m)) * p[order]) if m else p
+    out = np.empty_like(p)
+    out[order] = np.minimum(stepped, 1.0)
+    return out
