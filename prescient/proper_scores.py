@@ -8,9 +8,10 @@ aggregation (a caller averages them over whatever group it reports).
 Conventions, stated once:
 
 - A forecast is a probability matrix ``probs`` of shape ``(n, k)``, one row per
-  question over its ``k`` allowed answers (rows sum to 1), and ``outcome`` the index of
-  the answer that resolved. A true/false question is ``k = 2`` with ``probs[:, 1]`` the
-  probability of Yes; :func:`binary` builds that matrix from P(Yes).
+  question over its ``k`` allowed answers in prompt order (rows sum to 1), and
+  ``outcome`` the index of the answer that resolved. A true/false question has the
+  options (Yes, No), index 0 = Yes as everywhere in the evaluation; :func:`tf_matrix`
+  builds its matrix from P(Yes).
 - **Brier score.** Binary questions: ``(p - y)^2`` on P(Yes), in [0, 1], the forecasting
   field's convention (equal to scikit-learn's ``brier_score_loss``). Multiple choice:
   Brier's original sum over the options, ``sum_k (p_k - 1[y = k])^2``, in [0, 2]. Lower
@@ -36,10 +37,10 @@ LOG_CLIP = 1e-6
 Strategy = Literal["uniform", "quantile"]
 
 
-def binary(p_yes: npt.ArrayLike) -> FloatArray:
-    """The ``(n, 2)`` forecast matrix ``[P(No), P(Yes)]`` of true/false questions."""
+def tf_matrix(p_yes: npt.ArrayLike) -> FloatArray:
+    """The ``(n, 2)`` forecast matrix ``[P(Yes), P(No)]`` of true/false questions."""
     p = np.asarray(p_yes, dtype=float).reshape(-1)
-    return np.column_stack([1.0 - p, p])
+    return np.column_stack([p, 1.0 - p])
 
 
 def _checked(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> tuple[FloatArray, np.ndarray]:

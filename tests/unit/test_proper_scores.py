@@ -13,7 +13,6 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from prescient.proper_scores import (
-    binary,
     brier_items,
     ece,
     holm,
@@ -23,6 +22,7 @@ from prescient.proper_scores import (
     paired_bootstrap,
     reliability,
     skill,
+    tf_matrix,
 )
 
 P_YES = np.array([0.9, 0.7, 0.7, 0.2, 0.55, 0.05, 1.0, 0.35])
@@ -30,7 +30,7 @@ YES = np.array([1, 1, 0, 0, 1, 0, 1, 1])
 
 
 def test_binary_brier_is_the_squared_error_on_p_yes_as_sklearn_computes_it() -> None:
-    items = brier_items(binary(P_YES), YES)
+    items = brier_items(tf_matrix(P_YES), 1 - YES)
     assert items == pytest.approx((P_YES - YES) ** 2)
     assert items.mean() == pytest.approx(brier_score_loss(YES, P_YES))
     assert items[0] == pytest.approx(0.01)  # (0.9 - 1)^2
@@ -47,8 +47,8 @@ def test_multiple_choice_brier_sums_over_options_as_sklearn_computes_it() -> Non
 
 def test_log_score_matches_sklearn_and_clips_a_zero_forecast() -> None:
     inside = np.clip(P_YES, 0.01, 0.99)
-    assert log_items(binary(inside), YES).mean() == pytest.approx(log_loss(YES, inside))
-    worst = log_items(np.array([[1.0, 0.0]]), [1])
+    assert log_items(tf_matrix(inside), 1 - YES).mean() == pytest.approx(log_loss(YES, inside))
+    worst = log_items(tf_matrix([0.0]), [0])  # P(Yes) = 0, resolved Yes
     assert worst[0] == pytest.approx(-math.log(1e-6))
 
 
