@@ -165,7 +165,8 @@ def month_index(day: dt.date) -> int:
 
 def month_indices(ts: pd.Series) -> pd.Series:
     """:func:`month_index` of a datetime column."""
-    return ts.dt.year * 12 + ts.dt.month - 1
+    months: pd.Series = ts.dt.year * 12 + ts.dt.month - 1
+    return months
 
 
 def month_label(index: int) -> str:

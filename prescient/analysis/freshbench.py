@@ -177,7 +177,8 @@ def freshbench_month(days: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """
     q, r = np.divmod(np.asarray(days, dtype=np.int64), DAYS_PER_MONTH)
     half = DAYS_PER_MONTH // 2
-    return q + ((r > half) | ((r == half) & (q % 2 == 1)))
+    month: npt.NDArray[np.int64] = q + ((r > half) | ((r == half) & (q % 2 == 1)))
+    return month
 
 
 def _first_day_from(month: int) -> int:

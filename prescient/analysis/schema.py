@@ -355,7 +355,7 @@ def _column_value(raw: pd.DataFrame, model: str, column: str) -> dt.date | None:
     values = values[[not dates.is_missing(v) for v in values]]
     if values.empty:
         return None
-    days = set(day_column(values, f"scores.{column} of model {model!r}").dt.date)
+    days: set[dt.date] = set(day_column(values, f"scores.{column} of model {model!r}").dt.date)
     if len(days) > 1:
         shown = sorted(d.isoformat() for d in days)
         raise ScoresSchemaError(f"model {model!r} has conflicting {column} values {shown}")

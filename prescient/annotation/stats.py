@@ -119,7 +119,7 @@ def krippendorff_alpha(ratings: ArrayLike, level: AlphaLevel = "interval") -> fl
     expected = float((np.outer(n_c, n_c) * delta).sum()) / (n - 1.0)
     if expected == 0.0:
         return math.nan
-    return 1.0 - observed / expected
+    return float(1.0 - observed / expected)
 
 
 def _delta_squared(
@@ -128,13 +128,13 @@ def _delta_squared(
     c = values[:, None]
     k = values[None, :]
     if level == "nominal":
-        return (c != k).astype(float)
+        return np.asarray(c != k, dtype=float)
     if level == "interval":
         return np.asarray((c - k) ** 2, dtype=float)
     if level == "ratio":
         with np.errstate(divide="ignore", invalid="ignore"):
             d = ((c - k) / (c + k)) ** 2
-        return np.nan_to_num(np.asarray(d, dtype=float))
+        return np.asarray(np.nan_to_num(np.asarray(d, dtype=float)), dtype=float)
     if level == "ordinal":
         cum = np.cumsum(n_c)
         size = values.size

@@ -43,6 +43,7 @@ CORRUPT_RECORD = "corrupt_record"
 _MAX_HEADER_BYTES = 64 * 1024
 _RECORD_MAGIC = b"WARC/1."
 _TRAILER = b"\r\n\r\n"
+_LINE_BREAKS = (bytearray(b"\r"), bytearray(b"\n"))  # the blank lines between records
 # The date extractor (htmldate) discards dates after its ``max_date``, which defaults to
 # the day it runs. A fixed bound far beyond any crawl keeps dates a function of the page
 # alone; dates after the crawl are then dropped, visibly, by the ingest checks.
@@ -194,7 +195,7 @@ class _Framer:
     def records(self) -> Iterator[_Framed | RawRow | Damage]:
         s = self.stream
         while True:
-            while s.fill(1) and s.buf[:1] in (b"\r", b"\n"):
+            while s.fill(1) and s.buf[:1] in _LINE_BREAKS:
                 s.consume(1)
             # Where this record starts, before reading it consumes the bytes.
             self.here = (s.base, s.member_at(s.base))
