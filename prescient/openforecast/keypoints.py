@@ -36,7 +36,7 @@ from prescient.openforecast.settings import KeypointSettings
 from prescient.openforecast.text import near_duplicates
 from prescient.qa.construct import article_values
 from prescient.qa.parse import parse_summary
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
 from prescient.qa.steps import template_request
 
 logger = logging.getLogger(__name__)
