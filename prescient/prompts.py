@@ -135,8 +135,7 @@ class PromptTemplate(BaseModel):
             return self.user
         if variant not in self.user:
             raise TemplateError(
-                f"{self.where}: `user` has no variant {variant!r} "
-                f"(variants: {sorted(self.user)})"
+                f"{self.where}: `user` has no variant {variant!r} (variants: {sorted(self.user)})"
             )
         return self.user[variant]
 
@@ -360,9 +359,7 @@ def load_template(path: str | Path, spec: PromptSpec) -> PromptTemplate:
     core = {k: v for k, v in obj.items() if k in CORE_KEYS}
     extras = {k: v for k, v in obj.items() if k not in CORE_KEYS}
     try:
-        template = PromptTemplate.model_validate(
-            {**core, "extras": extras, "source": str(path)}
-        )
+        template = PromptTemplate.model_validate({**core, "extras": extras, "source": str(path)})
     except ValidationError as exc:
         problems = "; ".join(
             f"`{'.'.join(str(p) for p in err['loc']) or '(file)'}`: {err['msg']}"

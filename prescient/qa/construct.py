@@ -41,6 +41,7 @@ from prescient import dates
 from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.generation import Generation
 from prescient.llm.types import Complete, LLMRequest, LLMResult
+from prescient.prompts import PromptTemplate
 from prescient.qa import leakage
 from prescient.qa.parse import (
     QAPair,
@@ -54,7 +55,6 @@ from prescient.qa.parse import (
     total_score,
     yes_no,
 )
-from prescient.prompts import PromptTemplate
 from prescient.qa.prompts import STEPS, slots
 from prescient.qa.rubric import filter_sections
 from prescient.qa.schema import QUESTION_FIELDS

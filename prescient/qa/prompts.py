@@ -69,7 +69,9 @@ def render_slot(
         )
         for _, spec in sorted(by_slot.items())
     ]
-    return template.render({**values, "slot_instruction": by_slot[slot]["instruction"]}, None, examples)
+    return template.render(
+        {**values, "slot_instruction": by_slot[slot]["instruction"]}, None, examples
+    )
 
 
 def _check_slots(template: PromptTemplate) -> None:

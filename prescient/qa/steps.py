@@ -46,9 +46,7 @@ def template_request(
     """
     return LLMRequest(
         model=model,
-        messages=(
-            template.render(values) if slot is None else render_slot(template, values, slot)
-        ),
+        messages=(template.render(values) if slot is None else render_slot(template, values, slot)),
         template=template.name,
         template_version=template.version,
         params=dict(params or {}),

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from prescient.evaluation.contexts import context_frame
-from prescient.prompts import PromptTemplate
 from prescient.evaluation.run import PlannedCall, plan_cell, prediction_frame
 from prescient.evaluation.scoring import call_failures, context_fits
 from prescient.evaluation.settings import parse_setting
@@ -28,6 +27,7 @@ from prescient.llm.fit import (
 )
 from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.tokens import LlamaTokenCounter, context_window, local_counter, token_counter
+from prescient.prompts import PromptTemplate
 from tests.support.llm import model_spec
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from prescient.prompts import TemplateError
 from prescient.qa.construct import filter_sections
 from prescient.qa.parse import PRINCIPLES
-from prescient.prompts import TemplateError
 from prescient.qa.prompts import (
     STEP_SPECS,
     STEPS,
