@@ -4,9 +4,9 @@ Templates use the project's template format and loader (:mod:`prescient.prompts`
 ``name``, ``version``, ``system``, ``user``, optional worked ``examples`` sent as earlier
 chat turns). Each template plays one role, and a role allows only the placeholders its
 caller fills (:data:`ROLE_FIELDS`, checked through :data:`ROLE_SPECS`), so a typo in a
-template stops the stage before any call. Backgrounds are numbered, oldest first, each event with its date as precisely as
-the chain knows it. Chain titles never reach a forecasting prompt: an imported title
-("2022 invasion of ...") can name the outcome.
+template stops the stage before any call. Backgrounds are numbered, oldest first, each
+event with its date as precisely as the chain knows it. Chain titles never reach a
+forecasting prompt: an imported title ("2022 invasion of ...") can name the outcome.
 """
 
 from __future__ import annotations
