@@ -30,7 +30,7 @@ from prescient.openforecast.importer import read_import
 from prescient.openforecast.keypoints import story_events
 from prescient.openforecast.linking import link_articles
 from prescient.openforecast.settings import ChainsSettings
-from prescient.qa.prompts import load_template
+from prescient.qa.prompts import load_step_template
 from prescient.settings import load_settings
 from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
@@ -42,7 +42,7 @@ def _cluster(
 ) -> tuple[list[AtomicEvent], dict[str, Any], FailureReport]:
     """Link stories, then ask for the key points of the kept ones (longest first)."""
     c = s.cluster
-    template = load_template(Path(args.prompts) / f"{c.keypoints.template}.yaml", "summary")
+    template = load_step_template(Path(args.prompts) / f"{c.keypoints.template}.yaml", "summary")
     frame, kept, counts = link_articles(articles, c, progress=True)
     if c.max_chains is not None:
         counts["budget_dropped"] = max(0, len(kept) - c.max_chains)

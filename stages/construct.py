@@ -25,7 +25,7 @@ from prescient import io
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import step_windows
 from prescient.qa.construct import ConstructSettings, build_questions
-from prescient.qa.prompts import load_templates
+from prescient.qa.prompts import load_step_templates
 from prescient.settings import load_settings
 from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.through import capped, read_through
@@ -50,7 +50,7 @@ def work(run: StageRun) -> int:
     # base.through bounds the construction window (daily updates).
     end = capped(settings.date_end, read_through(p))
     settings = settings.model_copy(update={"date_end": end})
-    templates = load_templates(args.prompts, settings.templates)
+    templates = load_step_templates(args.prompts, settings.templates)
     gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
     windows = step_windows(gateway.spec, settings.models, settings.generation)
     selected = pd.read_parquet(args.selected)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prescient.qa.prompts import TemplateError, load_template
+from prescient.prompts import TemplateError
+from prescient.qa.prompts import load_step_template
 from prescient.qa.rubric import filter_sections
 from prescient.vocab import PRINCIPLES
 
@@ -146,7 +147,7 @@ def load_rubric(path: str | Path) -> Rubric:
         RubricError: the file is missing or its ``principles`` are not the seven keys.
     """
     try:
-        template = load_template(path, step="filter")
+        template = load_step_template(path, "filter")
         llm_text = filter_sections(template)["rubric"]
     except (TemplateError, ValueError, KeyError, TypeError) as exc:
         raise RubricError(f"cannot read the filter rubric from {path}: {exc}") from exc

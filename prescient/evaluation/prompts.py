@@ -1,20 +1,23 @@
 """Evaluation prompts: versioned templates in conf/prompts/eval/, rendered to messages.
 
-One YAML file per setting kind (``closed_book.yaml``, ``rag.yaml``, ``gold.yaml``), each
-with a ``name``, a ``version`` (bump it whenever the wording changes: it is recorded with
-every prediction and in the ledger), the ``system`` message and one user template per
-question type. The contract, from the paper: the system message casts the model as a
+One file per setting kind (``closed_book.yaml``, ``rag.yaml``, ``gold.yaml``) in the
+project's template format (:mod:`prescient.prompts`): a ``name``, a ``version`` (bump it
+whenever the wording changes: it is recorded with every prediction and in the ledger),
+the ``system`` message, and one user message per question type (``user.tf``,
+``user.mc``). The contract, from the paper: the system message casts the model as a
 forecasting expert that must not refuse; TF answers are exactly Yes or No; MC answers
-exactly one label (a)..(d); retrieved articles are numbered.
+exactly one label (a)..(d); retrieved articles are numbered. Each kind's file is checked
+against :data:`EVAL_SPECS` when it is loaded.
 
-Placeholders a user template may use:
+Placeholders a user message may use:
 
-- ``{question}``; ``{choices}``: the options, one per line, ``(a) ...``; ``{labels}``:
-  ``(a), (b), (c) or (d)``;
-- rag: ``{articles}``: ``articles_header`` followed by one ``article`` line per retrieved
-  article (``{number}``, ``{date}``, ``{title}``, ``{text}``), or ``no_articles`` when
-  nothing was visible; ``{n_articles}``;
-- gold: ``{article}``: the ``article`` line of the gold article.
+- ``{question}`` (required); ``{choices}``: the options, one per line, ``(a) ...``;
+  ``{labels}``: ``(a), (b), (c) or (d)``; ``{n_articles}``;
+- rag: ``{articles}`` (required): the part ``articles_header`` followed by one part
+  ``article`` per retrieved article (``{number}``, ``{date}``, ``{title}``, ``{text}``;
+  an article without a date shows the part ``unknown_date``), or the part
+  ``no_articles`` when nothing was visible;
+- gold: ``{article}`` (required): the part ``article`` of the gold article.
 
 The layout is also what the gateway's baselines read: a prompt with lines starting
 ``(a)``, ``(b)``, ... is multiple choice, any other is Yes/No.
@@ -27,10 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from prescient.evaluation.settings import GOLD, KINDS, RAG
-from prescient.vocab import MC, QTYPES, TF, choice_label
+from prescient.evaluation.settings import CLOSED_BOOK, GOLD, KINDS, RAG
+from prescient.prompts import PromptSpec, PromptTemplate, load_templates
+from prescient.vocab import MC, QTYPES, choice_label
 
 
 @dataclass(frozen=True)
@@ -42,54 +44,51 @@ class ContextArticle:
     date: str | None = None
 
 
-@dataclass(frozen=True)
-class EvalPrompt:
-    """The templates of one setting kind."""
+ARTICLE_FIELDS = frozenset({"number", "date", "title", "text"})
+"""Placeholders of the part ``article``: one article shown in a prompt."""
 
-    kind: str
-    name: str
-    version: str
-    system: str
-    tf: str
-    mc: str
-    article: str = ""
-    articles_header: str = ""
-    no_articles: str = ""
-    unknown_date: str = "date unknown"
+_FIELDS = frozenset({"question", "choices", "labels", "n_articles"})
 
-    @classmethod
-    def from_dict(cls, kind: str, d: Mapping[str, Any], origin: str = "") -> EvalPrompt:
-        need = ["name", "version", "system", "tf", "mc"]
-        if kind in (RAG, GOLD):
-            need.append("article")
-        if kind == RAG:
-            need += ["articles_header", "no_articles"]
-        missing = [k for k in need if not d.get(k)]
-        if missing:
-            raise ValueError(f"prompt {origin or kind}: missing {missing}")
-        return cls(
-            kind=kind,
-            name=str(d["name"]),
-            version=str(d["version"]),
-            system=str(d["system"]).strip(),
-            tf=str(d["tf"]).strip(),
-            mc=str(d["mc"]).strip(),
-            article=str(d.get("article") or "").strip(),
-            articles_header=str(d.get("articles_header") or "").strip(),
-            no_articles=str(d.get("no_articles") or "").strip(),
-            unknown_date=str(d.get("unknown_date") or "date unknown"),
-        )
+EVAL_SPECS: Mapping[str, PromptSpec] = {
+    CLOSED_BOOK: PromptSpec(
+        "the closed-book setting",
+        _FIELDS,
+        required=frozenset({"question"}),
+        variants=QTYPES,
+        system=True,
+    ),
+    RAG: PromptSpec(
+        "the rag setting",
+        _FIELDS | {"articles"},
+        required=frozenset({"question", "articles"}),
+        variants=QTYPES,
+        parts={
+            "articles_header": frozenset({"n_articles"}),
+            "article": ARTICLE_FIELDS,
+            "no_articles": frozenset(),
+            "unknown_date": frozenset(),
+        },
+        system=True,
+    ),
+    GOLD: PromptSpec(
+        "the gold setting",
+        _FIELDS | {"article"},
+        required=frozenset({"question", "article"}),
+        variants=QTYPES,
+        parts={"article": ARTICLE_FIELDS, "unknown_date": frozenset()},
+        system=True,
+    ),
+}
+"""What each setting kind fills in and renders: one user message per question type."""
 
 
-def load_prompts(directory: str | Path) -> dict[str, EvalPrompt]:
-    """The three evaluation prompts of ``directory`` (``<kind>.yaml`` for each kind)."""
-    out = {}
-    for kind in KINDS:
-        path = Path(directory) / f"{kind}.yaml"
-        if not path.exists():
-            raise FileNotFoundError(f"evaluation prompt {path} is missing")
-        out[kind] = EvalPrompt.from_dict(kind, yaml.safe_load(path.read_text()), str(path))
-    return out
+def load_prompts(directory: str | Path) -> dict[str, PromptTemplate]:
+    """The three evaluation prompts of ``directory`` (``<kind>.yaml`` for each kind).
+
+    Raises:
+        TemplateError: a file is missing or malformed, or does not fit its kind.
+    """
+    return load_templates(directory, {kind: kind for kind in KINDS}, EVAL_SPECS)
 
 
 def labels_text(n: int) -> str:
@@ -104,7 +103,8 @@ def choices_block(choices: Sequence[str]) -> str:
 
 
 def render_messages(
-    prompt: EvalPrompt,
+    prompt: PromptTemplate,
+    kind: str,
     question: str,
     qtype: str,
     choices: Sequence[str],
@@ -113,7 +113,8 @@ def render_messages(
     """System and user messages for one question.
 
     Args:
-        prompt: the setting's templates.
+        prompt: the setting kind's template (checked against :data:`EVAL_SPECS`).
+        kind: the setting kind: ``closed_book``, ``rag`` or ``gold``.
         question: the question text.
         qtype: ``tf`` or ``mc``.
         choices: the options (MC); ignored for TF.
@@ -121,14 +122,17 @@ def render_messages(
     """
     if qtype not in QTYPES:
         raise ValueError(f"qtype must be one of {QTYPES}, not {qtype!r}")
+    if kind not in EVAL_SPECS:
+        raise ValueError(f"setting kind must be one of {KINDS}, not {kind!r}")
 
     def line(a: ContextArticle, number: int) -> str:
-        return prompt.article.format(
-            number=number,
-            date=a.date or prompt.unknown_date,
-            title=" ".join(a.title.split()),
-            text=" ".join(a.text.split()),
-        )
+        values = {
+            "number": number,
+            "date": a.date or prompt.render_part("unknown_date", {}),
+            "title": " ".join(a.title.split()),
+            "text": " ".join(a.text.split()),
+        }
+        return prompt.render_part("article", values)
 
     fields: dict[str, Any] = {
         "question": " ".join(question.split()),
@@ -136,19 +140,15 @@ def render_messages(
         "labels": labels_text(len(choices)) if qtype == MC else "",
         "n_articles": len(articles),
     }
-    if prompt.kind == RAG:
+    if kind == RAG:
         if articles:
             numbered = [line(a, i) for i, a in enumerate(articles, 1)]
-            header = prompt.articles_header.format(n_articles=len(articles))
+            header = prompt.render_part("articles_header", {"n_articles": len(articles)})
             fields["articles"] = "\n".join([header, *numbered])
         else:
-            fields["articles"] = prompt.no_articles
-    elif prompt.kind == GOLD:
+            fields["articles"] = prompt.render_part("no_articles", {})
+    elif kind == GOLD:
         if len(articles) != 1:
             raise ValueError(f"the gold setting shows exactly one article, got {len(articles)}")
         fields["article"] = line(articles[0], 1)
-    template = prompt.tf if qtype == TF else prompt.mc
-    return [
-        {"role": "system", "content": prompt.system},
-        {"role": "user", "content": template.format(**fields)},
-    ]
+    return prompt.render(fields, qtype)

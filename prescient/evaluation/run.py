@@ -29,10 +29,11 @@ from typing import Any, Protocol
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.prompts import ContextArticle, EvalPrompt, render_messages
+from prescient.evaluation.prompts import EVAL_SPECS, ContextArticle, render_messages
 from prescient.evaluation.settings import GOLD, NO_GOLD_ARTICLE, Setting
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, ContextWindow, first_words, fit_prompt
 from prescient.llm.types import LLMRequest, LLMResult
+from prescient.prompts import PromptTemplate
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ def plan_cell(
     setting: Setting,
     questions: pd.DataFrame,
     contexts: pd.DataFrame,
-    prompt: EvalPrompt,
+    prompt: PromptTemplate,
     generation: Mapping[str, Any],
     window: ContextWindow | None = None,
     max_tokens: int = 0,
@@ -133,11 +134,12 @@ def plan_cell(
     """One planned call per question, in question-table order.
 
     Args:
+        prompt: the template of the setting's kind; one that does not fit the kind
+            (:data:`~prescient.evaluation.prompts.EVAL_SPECS`) raises ``TemplateError``.
         window: the model's context window (None: unknown, prompts are sent as rendered).
         max_tokens: the requests' reply budget, reserved in the window.
     """
-    if prompt.kind != setting.kind:
-        raise ValueError(f"prompt {prompt.name} is for {prompt.kind}, not {setting.kind}")
+    EVAL_SPECS[setting.kind].validate(prompt)
     by_q = _articles_by_question(contexts)
     plans = []
     for qid, question, qtype, choices in zip(
@@ -165,7 +167,7 @@ def plan_cell(
                 a if words is None else ContextArticle(a.title, first_words(a.text, words), a.date)
                 for a in articles
             ]
-            return render_messages(prompt, question, qtype, options, cut)
+            return render_messages(prompt, setting.kind, question, qtype, options, cut)
 
         longest = max((len(a.text.split()) for a in articles), default=0)
         fit = fit_prompt(render, longest, window, max_tokens)
@@ -191,7 +193,7 @@ def run_cell(
     setting: Setting,
     questions: pd.DataFrame,
     contexts: pd.DataFrame,
-    prompt: EvalPrompt,
+    prompt: PromptTemplate,
     generation: Mapping[str, Any],
     window: ContextWindow | None = None,
     max_tokens: int = 0,
@@ -294,7 +296,7 @@ def run_model(
     settings: Sequence[Setting],
     questions: pd.DataFrame,
     contexts: Mapping[str, pd.DataFrame],
-    prompts: Mapping[str, EvalPrompt],
+    prompts: Mapping[str, PromptTemplate],
     generation: Mapping[str, Any],
     window: ContextWindow | None = None,
     max_tokens: int = 0,

@@ -29,7 +29,7 @@ from prescient.openforecast.prompts import format_background, format_event, numb
 from prescient.openforecast.settings import SamplesSettings
 from prescient.openforecast.tasks import AQA, MCAC, MCNC, VQA, Sample
 from prescient.openforecast.text import jaccard, words
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
 from prescient.qa.steps import StepBatches
 from prescient.seeds import derive_seed
 from prescient.vocab import TF_CHOICES

@@ -34,9 +34,9 @@ from prescient.openforecast.chains import DAY, AtomicEvent, EventDate, stable_id
 from prescient.openforecast.linking import Story
 from prescient.openforecast.settings import KeypointSettings
 from prescient.openforecast.text import near_duplicates
+from prescient.prompts import PromptTemplate
 from prescient.qa.construct import article_values
 from prescient.qa.parse import parse_summary
-from prescient.qa.prompts import PromptTemplate
 from prescient.qa.steps import template_request
 
 logger = logging.getLogger(__name__)

@@ -21,7 +21,7 @@ from prescient.dates import as_date
 from prescient.llm.types import Complete
 from prescient.openforecast.prompts import numbered
 from prescient.openforecast.tasks import AQA
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
 from prescient.qa.steps import template_request
 
 logger = logging.getLogger(__name__)

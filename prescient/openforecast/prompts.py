@@ -1,12 +1,12 @@
 """OpenForecast prompt templates (conf/prompts/openforecast/*.yaml) and their values.
 
-Templates use the project's template format and loader (:mod:`prescient.qa.prompts`:
+Templates use the project's template format and loader (:mod:`prescient.prompts`:
 ``name``, ``version``, ``system``, ``user``, optional worked ``examples`` sent as earlier
 chat turns). Each template plays one role, and a role allows only the placeholders its
-caller fills (:data:`ROLE_FIELDS`), so a typo in a template stops the stage before any
-call. Backgrounds are numbered, oldest first, each event with its date as precisely as
-the chain knows it. Chain titles never reach a forecasting prompt: an imported title
-("2022 invasion of ...") can name the outcome.
+caller fills (:data:`ROLE_FIELDS`, checked through :data:`ROLE_SPECS`), so a typo in a
+template stops the stage before any call. Backgrounds are numbered, oldest first, each
+event with its date as precisely as the chain knows it. Chain titles never reach a
+forecasting prompt: an imported title ("2022 invasion of ...") can name the outcome.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from prescient.openforecast.chains import DAY, MONTH, EventDate
 from prescient.openforecast.tasks import Event
-from prescient.qa.prompts import PromptTemplate, check_fields, load_template
+from prescient.prompts import PromptSpec, PromptTemplate, load_template
 
 ROLE_FIELDS: Mapping[str, frozenset[str]] = {
     # of_samples: model-written parts of the closed forms and AQA
@@ -38,6 +38,12 @@ ROLE_FIELDS: Mapping[str, frozenset[str]] = {
 }
 """Placeholders each template role may use."""
 
+ROLE_SPECS: Mapping[str, PromptSpec] = {
+    role: PromptSpec(f"role {role!r}", fields) for role, fields in ROLE_FIELDS.items()
+}
+"""The spec each role's template is checked against: its placeholders, one user message,
+no data keys."""
+
 NO_BACKGROUND = "(no earlier events are known)"
 
 
@@ -48,9 +54,7 @@ def load_role_template(prompt_dir: str | Path, stem: str, role: str) -> PromptTe
         TemplateError: the file is missing or malformed, or uses a placeholder the role
             does not fill.
     """
-    template = load_template(Path(prompt_dir) / f"{stem}.yaml")
-    check_fields(template, ROLE_FIELDS[role], f"role {role!r}")
-    return template
+    return load_template(Path(prompt_dir) / f"{stem}.yaml", ROLE_SPECS[role])
 
 
 def load_role_templates(

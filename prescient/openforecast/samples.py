@@ -36,7 +36,7 @@ from prescient.openforecast.tasks import (
     Sample,
     draw_samples,
 )
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
 from prescient.vocab import MC, TF
 
 SAMPLE_SCHEMA: dict[str, str] = {
@@ -129,7 +129,7 @@ def question_text(x: Sample, templates: Mapping[str, PromptTemplate]) -> str:
         values["question"] = str(x.question)
     if x.task == VQA:
         values["candidate"] = str(x.question)
-    return templates[f"question_{x.task}"].user.format_map(values).strip()
+    return templates[f"question_{x.task}"].text(values).strip()
 
 
 def questions_frame(

@@ -41,6 +41,7 @@ from prescient import dates
 from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.generation import Generation
 from prescient.llm.types import Complete, LLMRequest, LLMResult
+from prescient.prompts import PromptTemplate
 from prescient.qa import leakage
 from prescient.qa.parse import (
     QAPair,
@@ -54,7 +55,7 @@ from prescient.qa.parse import (
     total_score,
     yes_no,
 )
-from prescient.qa.prompts import STEPS, PromptTemplate
+from prescient.qa.prompts import STEPS, slots
 from prescient.qa.rubric import filter_sections
 from prescient.qa.schema import QUESTION_FIELDS
 from prescient.qa.steps import StepBatches
@@ -363,7 +364,7 @@ class _Steps(StepBatches):
     def generate(self, articles: list[_Article]) -> list[_Question]:
         todo = [a for a in articles if not a.status]
         template = self.t["generate"]
-        slots: list[int | None] = [*sorted(template.slots)] or [None]
+        numbers: list[int | None] = [*sorted(slots(template))] or [None]
         reqs = [
             self.request(
                 "generate",
@@ -372,13 +373,13 @@ class _Steps(StepBatches):
                 slot=k,
             )
             for a in todo
-            for k in slots
+            for k in numbers
         ]
         results = iter(self.run("generate", reqs))
         questions: list[_Question] = []
         for a in todo:
             a.step = "generate"
-            replies = [(k, next(results)) for k in slots]
+            replies = [(k, next(results)) for k in numbers]
             failed = [res for _, res in replies if not res.ok]
             if failed:
                 _fail(a, LLM_ERROR, f"generate: {failed[0].error}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
 from prescient.vocab import PRINCIPLES
 
 

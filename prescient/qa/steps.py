@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from prescient.llm.types import Complete, LLMRequest, LLMResult, count_calls
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
+from prescient.qa.prompts import render_slot
 
 logger = logging.getLogger(__name__)
 
@@ -40,12 +41,12 @@ def template_request(
         params: generation parameters (part of the ledger key; None: none).
         tags: the caller's identifiers, stored with the entry (never keyed).
         slot: the question slot of a template with ``slots``
-            (:meth:`~prescient.qa.prompts.PromptTemplate.render_slot`); None: the
+            (:func:`~prescient.qa.prompts.render_slot`); None: the
             template's one prompt.
     """
     return LLMRequest(
         model=model,
-        messages=template.render(values) if slot is None else template.render_slot(values, slot),
+        messages=(template.render(values) if slot is None else render_slot(template, values, slot)),
         template=template.name,
         template_version=template.version,
         params=dict(params or {}),

@@ -25,7 +25,7 @@ from prescient import params
 from prescient.llm.providers import register_script
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.qa.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
-from prescient.qa.prompts import STEPS, load_templates
+from prescient.qa.prompts import STEPS, load_step_templates
 from prescient.vocab import CATEGORIES, PRINCIPLES
 from stages import construct as construct_stage
 from stages import ingest as ingest_stage
@@ -39,7 +39,7 @@ SPLIT = "2024-06-30"
 PROMPTS = ROOT / "conf" / "prompts" / "construct"
 # The paper-structured template of each step; the script answers by template name.
 TEMPLATES = {step: step for step in STEPS}
-STEP_OF = {t.name: step for step, t in load_templates(PROMPTS, TEMPLATES).items()}
+STEP_OF = {t.name: step for step, t in load_step_templates(PROMPTS, TEMPLATES).items()}
 STEP_OF["generate_slots"] = "generate"
 TEMPLATE_OF: dict[str, str] = {}
 """Messages (as JSON) -> the name of the template that rendered them, recorded as the

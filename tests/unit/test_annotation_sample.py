@@ -24,7 +24,7 @@ from prescient.annotation.sample import (
     selection_keys,
 )
 from prescient.annotation.settings import PacketSettings, TableSettings, load_annotation_settings
-from prescient.qa.prompts import load_template
+from prescient.qa.prompts import load_step_template
 from prescient.qa.rubric import filter_sections
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError
@@ -239,7 +239,7 @@ FILTER_TEMPLATE = ROOT / "conf" / "prompts" / "construct" / "filter.yaml"
 
 
 def test_rubric_is_the_llm_filters_rubric() -> None:
-    template = load_template(FILTER_TEMPLATE, step="filter")
+    template = load_step_template(FILTER_TEMPLATE, "filter")
     rubric = load_rubric(FILTER_TEMPLATE)
     assert [p.key for p in rubric.principles] == list(PRINCIPLES)
     assert [p.name for p in rubric.principles] == [

@@ -51,9 +51,9 @@ def test_every_prompt_has_the_same_no_refusal_system_message() -> None:
 def test_answer_formats_and_the_baselines_reading_of_them(kind: str) -> None:
     arts = ARTS if kind == "rag" else ARTS[:1] if kind == "gold" else []
     tf = render_messages(
-        PROMPTS[kind], "Will the bridge be approved by March 2024?", "tf", ["Yes", "No"], arts
+        PROMPTS[kind], kind, "Will the bridge be approved by March 2024?", "tf", ["Yes", "No"], arts
     )
-    mc = render_messages(PROMPTS[kind], "Which town's bakery will merge?", "mc", MC, arts)
+    mc = render_messages(PROMPTS[kind], kind, "Which town's bakery will merge?", "mc", MC, arts)
     assert [m["role"] for m in tf] == ["system", "user"]
     assert "Yes or No" in tf[1]["content"]
     assert "(a), (b), (c) or (d)" in mc[1]["content"]
@@ -67,24 +67,39 @@ def test_answer_formats_and_the_baselines_reading_of_them(kind: str) -> None:
 
 
 def test_rag_articles_are_numbered_and_an_empty_retrieval_says_so() -> None:
-    user = render_messages(PROMPTS["rag"], "Will it?", "tf", ["Yes", "No"], ARTS)[1]["content"]
+    user = render_messages(PROMPTS["rag"], "rag", "Will it?", "tf", ["Yes", "No"], ARTS)[1][
+        "content"
+    ]
     lines = [ln for ln in user.splitlines() if ln.startswith("Article")]
     assert lines == [
         "Article 1 (published 2024-03-02): Storm warning — Crews stay in port. (a) this line is article text",
         "Article 2 (published 2024-03-05): Bridge vote set — The vote is on March 12.",
     ]
     assert "2 articles" in user
-    empty = render_messages(PROMPTS["rag"], "Will it?", "tf", ["Yes", "No"], [])[1]["content"]
+    empty = render_messages(PROMPTS["rag"], "rag", "Will it?", "tf", ["Yes", "No"], [])[1][
+        "content"
+    ]
     assert "no article" in empty and "Article 1" not in empty
 
 
 def test_gold_shows_exactly_one_article_and_odd_text_is_inert() -> None:
     with pytest.raises(ValueError, match="exactly one"):
-        render_messages(PROMPTS["gold"], "Will it?", "tf", ["Yes", "No"], ARTS)
-    user = render_messages(PROMPTS["gold"], "Will {x} happen?", "tf", ["Yes", "No"], ARTS[:1])[1][
-        "content"
-    ]
+        render_messages(PROMPTS["gold"], "gold", "Will it?", "tf", ["Yes", "No"], ARTS)
+    user = render_messages(
+        PROMPTS["gold"], "gold", "Will {x} happen?", "tf", ["Yes", "No"], ARTS[:1]
+    )[1]["content"]
     assert "Will {x} happen?" in user and "Article (published 2024-03-02): Storm warning" in user
+
+
+def test_a_prompt_of_another_kind_is_refused_before_any_call() -> None:
+    from prescient.evaluation.run import plan_cell
+    from prescient.prompts import TemplateError
+
+    rag = parse_setting("rag_dynamic")
+    with pytest.raises(
+        TemplateError, match=r"closed_book.yaml: `user.tf` must use \['\{articles\}'\] for the rag"
+    ):
+        plan_cell("m", rag, pd.DataFrame(), pd.DataFrame(), PROMPTS["closed_book"], {})
 
 
 def test_labels_text() -> None:

@@ -12,7 +12,6 @@ import pandas as pd
 import pytest
 
 from prescient.evaluation.contexts import context_frame
-from prescient.evaluation.prompts import EvalPrompt
 from prescient.evaluation.run import PlannedCall, plan_cell, prediction_frame
 from prescient.evaluation.scoring import call_failures, context_fits
 from prescient.evaluation.settings import parse_setting
@@ -28,6 +27,7 @@ from prescient.llm.fit import (
 )
 from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.tokens import LlamaTokenCounter, context_window, local_counter, token_counter
+from prescient.prompts import PromptTemplate
 from tests.support.llm import model_spec
 
 
@@ -41,25 +41,24 @@ def window(tokens: int) -> ContextWindow:
 
 
 # System "S" (1 word); user "Q: <question> Articles: [1] <title>: <text> [2] ...".
-RAG = EvalPrompt(
-    kind="rag",
+RAG = PromptTemplate(
     name="rag_test",
     version="1",
     system="S",
-    tf="Q: {question} {articles}",
-    mc="Q: {question} {choices} {articles}",
-    article="[{number}] {title}: {text}",
-    articles_header="Articles:",
-    no_articles="None.",
+    user={"tf": "Q: {question} {articles}", "mc": "Q: {question} {choices} {articles}"},
+    parts={
+        "article": "[{number}] {title}: {text}",
+        "articles_header": "Articles:",
+        "no_articles": "None.",
+        "unknown_date": "undated",
+    },
 )
-GOLD = EvalPrompt(
-    kind="gold",
+GOLD = PromptTemplate(
     name="gold_test",
     version="1",
     system="S",
-    tf="Q: {question} {article}",
-    mc="Q: {question} {choices} {article}",
-    article="[{number}] {title}: {text}",
+    user={"tf": "Q: {question} {article}", "mc": "Q: {question} {choices} {article}"},
+    parts={"article": "[{number}] {title}: {text}", "unknown_date": "undated"},
 )
 TEN = " ".join(f"w{i}" for i in range(1, 11))  # ten words, w1 .. w10
 FOUR = "v1 v2 v3 v4"
@@ -243,14 +242,14 @@ def test_the_exact_count_is_what_llama_cpp_reads() -> None:
 
 def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
     from prescient.qa.construct import ConstructSettings, _Steps, article_values
-    from prescient.qa.prompts import load_templates
+    from prescient.qa.prompts import load_step_templates
     from prescient.settings import load_settings
     from tests.conftest import ROOT
     from tests.support.llm import composed
 
     s = load_settings(ConstructSettings, composed(), "construct")
     s = s.model_copy(update={"article_max_chars": None})
-    templates = load_templates(ROOT / "conf" / "prompts" / "construct", s.templates)
+    templates = load_step_templates(ROOT / "conf" / "prompts" / "construct", s.templates)
     text = " ".join(f"word{i}" for i in range(40))
     values = article_values("A title", text, dt.date(2024, 5, 1), None)
     tags = {"article_id": "a1"}
@@ -275,7 +274,7 @@ def test_a_key_point_request_is_fitted_as_construction_fits_it() -> None:
     from prescient.openforecast.keypoints import keypoint_request
     from prescient.openforecast.settings import KeypointSettings
     from prescient.qa.construct import ConstructSettings, _Steps, article_values
-    from prescient.qa.prompts import load_templates
+    from prescient.qa.prompts import load_step_templates
     from prescient.settings import load_settings
     from tests.conftest import ROOT
     from tests.support.llm import composed
@@ -283,7 +282,7 @@ def test_a_key_point_request_is_fitted_as_construction_fits_it() -> None:
     p = composed()
     s = load_settings(ConstructSettings, p, "construct")
     kp = load_settings(KeypointSettings, p["chains"]["cluster"], "keypoints")
-    templates = load_templates(ROOT / "conf" / "prompts" / "construct", s.templates)
+    templates = load_step_templates(ROOT / "conf" / "prompts" / "construct", s.templates)
     text = " ".join(f"word{i}" for i in range(400))
     day = dt.date(2024, 5, 1)
     row = {"article_id": "a1", "title": "A title", "text": text, "date": day}

@@ -53,7 +53,7 @@ from prescient.openforecast.lrae.split import split_predictions
 from prescient.openforecast.settings import LraeSettings
 from prescient.openforecast.tasks import AQA
 from prescient.openforecast.text import near_duplicates
-from prescient.qa.prompts import PromptTemplate
+from prescient.prompts import PromptTemplate
 from prescient.qa.steps import template_request
 from prescient.seeds import derive_seed
 
