@@ -1,4 +1,7 @@
-"""OpenForecast prompt templates (conf/prompts/openforecast/*.yaml) and their values.
+"""OpenForecast prompt templates and their values.
+
+The files are ``conf/prompts/openforecast/<step>/<stem>.yaml``, one folder per stage that
+reads them: ``samples``, ``predict`` and ``lrae``.
 
 Templates use the project's template format and loader (:mod:`prescient.prompts`:
 ``name``, ``version``, ``system``, ``user``, optional worked ``examples`` sent as earlier
