@@ -26,8 +26,8 @@ import pandas as pd
 from prescient import io
 from prescient.analysis.pipeline import TABLE_NAMES, AnalysisResult, run_analysis
 from prescient.analysis.settings import load_analysis
+from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry, reworded
 from prescient.report.tables import MARKDOWN_TABLES, markdown_document
-from prescient.stage import BAD_INPUT, DONE, StageRun, entry, reworded
 
 logger = logging.getLogger("stages.analyze")
 

@@ -30,9 +30,10 @@ from prescient.openforecast.importer import read_import
 from prescient.openforecast.keypoints import story_events
 from prescient.openforecast.linking import link_articles
 from prescient.openforecast.settings import ChainsSettings
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.qa.prompts import load_template
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.chains")
 
@@ -47,7 +48,7 @@ def _cluster(
     if c.max_chains is not None:
         counts["budget_dropped"] = max(0, len(kept) - c.max_chains)
         kept = kept[: c.max_chains]
-    with stage_gateway(p, "chains", args.ledger, [c.keypoints.model]) as gateway:
+    with stage_gateway(p, "chains", args.ledger, [c.keypoints.model], dvc_cache_dir()) as gateway:
         events, kp = story_events(
             frame,
             kept,

@@ -44,8 +44,9 @@ from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.fit import reply_budget
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import context_window
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.evaluate")
 
@@ -76,7 +77,7 @@ def work(run: StageRun) -> int:
             "(dvc repro retrieve)"
         )
     # A malformed entry or an unset key variable stops here, before any call.
-    gateway = stage_gateway(p, "evaluate", args.ledger, [args.model])
+    gateway = stage_gateway(p, "evaluate", args.ledger, [args.model], dvc_cache_dir())
     spec = gateway.spec(args.model)
     window = context_window(spec)
     max_tokens = reply_budget(spec.params, grid.generation)

@@ -25,8 +25,8 @@ from prescient.openforecast.tables import (
     open_scores,
     openforecast_metrics,
 )
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.of_tables")
 

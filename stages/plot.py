@@ -13,8 +13,8 @@ import logging
 import sys
 
 from prescient import io
+from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
-from prescient.stage import BAD_INPUT, DONE, StageRun, entry
 
 logger = logging.getLogger("stages.plot")
 

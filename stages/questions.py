@@ -22,8 +22,8 @@ from prescient.evaluation.questions import (
     load_source,
     load_source_settings,
 )
-from prescient.locations import resolve
-from prescient.stage import DONE, StageRun, entry
+from prescient.plumbing.locations import resolve
+from prescient.plumbing.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.questions")
 

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from prescient import io
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.report.build import build_report
 from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
-from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.report")
 

@@ -21,7 +21,7 @@ Outputs:
   included), the visibility rule, retrieval and context summaries.
 
 A retrieved article outside its question's visibility window stops the stage with exit
-4 (:mod:`prescient.stage`) before anything is written.
+4 (:mod:`prescient.plumbing.stage`) before anything is written.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from prescient.evaluation.questions import (
     load_questions_settings,
 )
 from prescient.evaluation.settings import EvalSettings
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.retrieval.search import RetrievalSettings
 from prescient.settings import load_settings
-from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.retrieve")
 

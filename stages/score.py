@@ -32,8 +32,8 @@ from prescient.evaluation.scoring import (
 )
 from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.settings import max_failed_share
+from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import BAD_INPUT, DONE, StageRun, entry
 
 logger = logging.getLogger("stages.score")
 

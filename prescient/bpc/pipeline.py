@@ -28,7 +28,7 @@ from prescient.bpc.settings import BpcSettings
 from prescient.bpc.tbi import ModelInfo, bucket_rows, release_change_rows, tbi_rows
 from prescient.dates import optional_date
 from prescient.llm.registry import ModelSpec
-from prescient.llm.store import finish_ledger, open_stage_ledger
+from prescient.llm.store import CacheDir, finish_ledger, open_stage_ledger
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ def run_bpc(
     ledger_dir: str | os.PathLike[str],
     retry: Retry,
     progress: bool = True,
+    cache_dir: CacheDir = None,
 ) -> BpcResult:
     """Score the sample under every model of ``bpc.models`` and build the tables.
 
@@ -88,6 +89,8 @@ def run_bpc(
         ledger_dir: directory of the per-model ledgers (``<model>.jsonl``).
         retry: retries and timeouts of remote scorers (``llm``).
         progress: progress bars.
+        cache_dir: DVC's cache directory, where the response store lives (None: each
+            ledger is its own store).
 
     Raises:
         ScorerConfigError: a model cannot be used as configured (nothing is scored).
@@ -114,7 +117,7 @@ def run_bpc(
             logger.warning("%s skipped: %s", name, reason)
             skipped.append({"model": name, "what": "scoring", "reason": reason})
             continue
-        ledger = open_stage_ledger(Path(ledger_dir) / f"{name}.jsonl")
+        ledger = open_stage_ledger(Path(ledger_dir) / f"{name}.jsonl", cache_dir)
         try:
             ledger.check_writable()
             results = score_documents(

@@ -121,7 +121,7 @@ class QuestionSource(Settings):
     Attributes:
         format: ``parquet`` | ``csv`` | ``jsonl``.
         path: the file, relative to the project root (a path outside the project works
-            in the workspace; see :mod:`prescient.locations` for experiments run in
+            in the workspace; see :mod:`prescient.plumbing.locations` for experiments run in
             temporary workspaces).
         columns: normalised field -> column of the file (null: absent). Every key of
             :data:`MAPPING_KEYS` is stated.

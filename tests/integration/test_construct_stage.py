@@ -21,9 +21,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
 from prescient.llm.providers import register_script
 from prescient.llm.types import LLMRequest, LLMResult
+from prescient.plumbing import params
 from prescient.qa.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
 from prescient.qa.prompts import STEPS, load_templates
 from prescient.vocab import CATEGORIES, PRINCIPLES

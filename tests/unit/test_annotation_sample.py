@@ -319,7 +319,7 @@ def test_fixture_and_sample_use_the_construction_stages_columns() -> None:
 
 def test_annotation_does_not_import_the_construction_orchestrator() -> None:
     """The rubric comes from the leaf module qa.rubric: no model gateway in the stages."""
-    from prescient.dag import closure
+    from prescient.plumbing.dag import closure
 
     for stage in ("stages.annotation_sample", "stages.agreement"):
         files = {p.relative_to(ROOT).as_posix() for p in closure(ROOT, stage)}

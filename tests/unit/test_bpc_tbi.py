@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient import params
 from prescient.bpc.documents import bucket_range
 from prescient.bpc.settings import BpcSettings
 from prescient.bpc.tbi import (
@@ -21,6 +20,7 @@ from prescient.bpc.tbi import (
     slopes,
     tbi_rows,
 )
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prescient import dag
+from prescient.plumbing import dag
 from tests.conftest import ROOT
 
 

@@ -9,7 +9,6 @@ import re
 import pandas as pd
 import pytest
 
-from prescient import params
 from prescient.evaluation.contexts import build_contexts, truncate_words
 from prescient.evaluation.prompts import (
     ContextArticle,
@@ -24,6 +23,7 @@ from prescient.evaluation.settings import (
     setting_file,
 )
 from prescient.llm.providers import offered_choices
+from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 from tests.fixtures.eval import articles

@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient import params
 from prescient.evaluation.questions import (
     EVAL_COLUMNS,
     MAPPING_KEYS,
@@ -26,6 +25,7 @@ from prescient.evaluation.questions import (
     sample_order,
 )
 from prescient.evaluation.run import model_sample
+from prescient.plumbing import params
 from prescient.qa.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
 from prescient.qa.schema import QUESTION_FIELDS
 from prescient.seeds import derive_seed

@@ -9,10 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient import dates, params
+from prescient import dates
 from prescient.bpc.settings import BpcSettings
 from prescient.corpus.settings import IngestSettings
 from prescient.crawl.settings import CrawlSettings
+from prescient.plumbing import params
 from prescient.qa.construct import ConstructSettings
 from prescient.qa.select import SelectSettings
 from prescient.seeds import derive_seed

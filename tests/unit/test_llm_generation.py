@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from prescient import params
 from prescient.evaluation.settings import EvalSettings
 from prescient.openforecast.settings import ChainsSettings, LraeSettings, PredictSettings
+from prescient.plumbing import params
 from prescient.qa.construct import ConstructSettings
 from prescient.settings import ParamsError, Settings, load_settings
 from tests.support.llm import ROOT

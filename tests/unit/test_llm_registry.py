@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from prescient import params
 from prescient.llm.gateway import Gateway
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec, load_registry
 from prescient.llm.settings import GatewaySettings, max_failed_share
+from prescient.plumbing import params
 from prescient.settings import ParamsError
 from tests.conftest import ROOT
 from tests.support.llm import model_entry

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from prescient import params
 from prescient.corpus.normalize import article_id, normalize_url
 from prescient.openforecast.chains import (
     CHAIN_SCHEMA,
@@ -23,6 +22,7 @@ from prescient.openforecast.chains import (
 from prescient.openforecast.demo import read_timelines
 from prescient.openforecast.importer import read_import
 from prescient.openforecast.settings import ChainsSettings
+from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 

@@ -7,7 +7,6 @@ import math
 import pandas as pd
 import pytest
 
-from prescient import params
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.lrae.judge import Match, parse_match, parse_yes_no
 from prescient.openforecast.lrae.metrics import FP, MTP, REPEAT, TP, Counts, count, macro
@@ -16,6 +15,7 @@ from prescient.openforecast.lrae.split import split_predictions
 from prescient.openforecast.prompts import load_role_template
 from prescient.openforecast.settings import LraeSettings
 from prescient.openforecast.text import jaccard, near_duplicates
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prescient import io, params
+from prescient import io
 from prescient.evaluation.questions import load_source, load_source_settings
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.openforecast.chains import EventDate, chain_frame, event_id
@@ -35,6 +35,7 @@ from prescient.openforecast.tasks import (
     draw_samples,
     split_of,
 )
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

@@ -13,7 +13,7 @@ import math
 import pandas as pd
 import pytest
 
-from prescient import params
+from prescient.plumbing import params
 from prescient.qa import leakage
 from prescient.qa.leakage import (
     AUDIT_COLUMNS,

@@ -42,7 +42,7 @@ def test_compact_filter_shares_the_paper_filters_rubric() -> None:
 
 
 def test_configured_templates_load() -> None:
-    from prescient import params
+    from prescient.plumbing import params
 
     names = params.compose(ROOT)["construct"]["templates"]
     assert set(load_templates(PROMPTS, names)) == set(STEPS)

@@ -1,6 +1,6 @@
 """Daily updates: advance ``base.through``, and publish a dated release of the question set.
 
-``python -m prescient update --through DAY`` (:mod:`prescient.update_cli`) sets
+``python -m prescient update --through DAY`` (:mod:`prescient.plumbing.update_cli`) sets
 ``base.through`` in ``conf/config.yaml`` (the one line, comments kept), composes
 params.yaml, runs ``dvc repro`` and writes a release of the question set:
 ``questions-DAY.parquet`` (the pipeline's question table, byte for byte) and

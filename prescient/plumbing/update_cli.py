@@ -6,7 +6,7 @@
    the stages that read ``base.through`` run again, every model reply of an earlier day
    comes from the response store, so only the new days cost model calls;
 3. write the dated release of the question set (``questions-DAY.parquet`` and its
-   manifest, :mod:`prescient.update`) and ``dvc add`` the releases directory, so
+   manifest, :mod:`prescient.plumbing.update`) and ``dvc add`` the releases directory, so
    ``dvc push`` publishes it.
 
 It logs the model calls the update made, per stage ledger (from the response store's
@@ -14,10 +14,10 @@ run log, ``python -m prescient ledger runs``). A failed ``dvc repro``
 leaves ``base.through`` set: run the command again (or ``dvc repro``) to finish; work
 already done is not repeated. Run it from the project root.
 
-``dvc repro`` runs through :mod:`prescient.dvc_atomic`, so a kill while DVC writes
+``dvc repro`` runs through :mod:`prescient.plumbing.dvc_atomic`, so a kill while DVC writes
 ``dvc.lock`` cannot tear it. A lock torn by some other run (a ``dvc repro`` by hand
 killed mid-write) is found before anything changes and restored from git
-(:mod:`prescient.lockfile`; stages run since that commit re-run, their model replies
+(:mod:`prescient.plumbing.lockfile`; stages run since that commit re-run, their model replies
 come from the response store); when git has no usable version the update stops with the fix.
 """
 
@@ -31,18 +31,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from prescient import params
 from prescient.dates import parse_day
 from prescient.llm.store import run_log_path
-from prescient.lockfile import LockError, check, repair
-from prescient.settings import ParamsError, section
-from prescient.update import (
+from prescient.plumbing import params
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.lockfile import LockError, check, repair
+from prescient.plumbing.update import (
     UpdateError,
     calls_sent,
     run_log_offset,
     set_through,
     write_release,
 )
+from prescient.settings import ParamsError, section
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def _dvc() -> str:
 def _dvc_atomic() -> list[str]:
     """``dvc`` with atomic writes of dvc.lock when DVC is importable here, else plain."""
     if importlib.util.find_spec("dvc") is not None:
-        return [sys.executable, "-m", "prescient.dvc_atomic"]
+        return [sys.executable, "-m", "prescient.plumbing.dvc_atomic"]
     return [_dvc()]
 
 
@@ -76,7 +77,7 @@ def _update(args: argparse.Namespace) -> int:
     root = Path(args.root)
     try:
         day = parse_day(args.through, "--through")
-        log = run_log_path(root)
+        log = run_log_path(dvc_cache_dir(root))
         before = run_log_offset(log)
         if not _repair_lock(root):
             return 2

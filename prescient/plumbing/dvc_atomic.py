@@ -2,7 +2,7 @@
 
 DVC writes ``dvc.lock`` in place: it opens the file for writing, which empties it, and
 then dumps every stage into it, so a process killed during the dump leaves a torn lock
-(:mod:`prescient.lockfile`). ``python -m prescient.dvc_atomic ARGS...`` runs the
+(:mod:`prescient.plumbing.lockfile`). ``python -m prescient.plumbing.dvc_atomic ARGS...`` runs the
 command line ``dvc ARGS...`` in this process with one change: a file DVC dumps on the
 local file system is rendered in memory, written to a temporary file beside it and
 renamed over it, so a kill leaves either the old or the new file, never a mix. The

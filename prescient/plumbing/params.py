@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from omegaconf import OmegaConf
 
-logger = logging.getLogger("prescient.params")
+logger = logging.getLogger("prescient.plumbing.params")
 
 PARAMS_FILE = "params.yaml"
 CONF_DIR = "conf"

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from prescient import dag
+from prescient.plumbing import dag
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ A stage module declares its own options and its work; :func:`entry` makes its
 
     main = entry("select", __doc__, options, work)
 
-``main`` parses ``--params`` (the params file, :data:`prescient.params.PARAMS_FILE` by
+``main`` parses ``--params`` (the params file, :data:`prescient.plumbing.params.PARAMS_FILE` by
 default) and the stage's options, sets up logging, loads the params and runs the work.
 The work returns its exit code or raises; an error of a row below is logged with
 ``logger.error`` (its message alone, no traceback) and the stage exits with the row's
@@ -46,7 +46,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from prescient import params as params_io
+from prescient.plumbing import params as params_io
 
 DONE = 0
 PARTIAL = 1

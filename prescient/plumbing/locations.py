@@ -81,3 +81,18 @@ def resolve(path: str | Path, root: str | Path = ".") -> Path:
             "local directories only"
         )
     return (root / url / rest) if not Path(url).is_absolute() else Path(url) / rest
+
+
+def dvc_cache_dir(root: str | Path = ".") -> Path | None:
+    """DVC's cache directory of the project at ``root`` (its ``.dvc/config``,
+    ``config.local`` included), or None when ``root`` is not a DVC project: where the
+    response store lives (:mod:`prescient.llm.store`), passed to the gateway by the stage."""
+    dvc_dir = Path(root) / DVC_DIR
+    if not dvc_dir.is_dir():
+        return None
+    # DVC's own reader, so the directory resolves as DVC resolves it (config.local, the
+    # global and system levels, relative paths); imported only when a stage asks.
+    from dvc.config import Config
+
+    configured = Config(dvc_dir=str(dvc_dir), validate=False).get("cache", {}).get("dir")
+    return Path(str(configured)) if configured else dvc_dir / "cache"

@@ -21,7 +21,7 @@ shorter record of the same stages, and DVC re-runs the stages it no longer match
 lock that does not end with a newline is reported as torn (DVC's dump always ends one).
 
 ``python -m prescient lock check`` exits 1 on a torn lock and prints the fix;
-``python -m prescient lock repair`` restores it. :mod:`prescient.dvc_atomic` makes the
+``python -m prescient lock repair`` restores it. :mod:`prescient.plumbing.dvc_atomic` makes the
 writes the project's own ``dvc`` runs do atomic, so they cannot tear the file.
 """
 

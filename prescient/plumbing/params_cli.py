@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from prescient import params
+from prescient.plumbing import params
 
 
 def _compose(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """``prescient lock check|repair``: find a torn ``dvc.lock`` and restore it from git.
 
 ``check`` exits 0 when DVC can use the lock (or there is none yet) and 1 when it is torn,
-printing the fix; ``repair`` restores a torn lock from git (:mod:`prescient.lockfile`)
+printing the fix; ``repair`` restores a torn lock from git (:mod:`prescient.plumbing.lockfile`)
 and exits 0, or exits 1 with the fix when git has no usable version of it.
 """
 
@@ -11,7 +11,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from prescient.lockfile import LockError, check, repair
+from prescient.plumbing.lockfile import LockError, check, repair
 
 logger = logging.getLogger(__name__)
 

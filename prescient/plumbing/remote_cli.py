@@ -2,7 +2,7 @@
 
 DVC's own message for a remote folder that does not exist is "Checkout failed ... Is
 your cache up to date?"; after a failed pull this command checks the remote
-(:mod:`prescient.remote`) and, when it is a folder that is not there, names the folder,
+(:mod:`prescient.plumbing.remote`) and, when it is a folder that is not there, names the folder,
 the config file that points at it and the fix. A pull that needs nothing from the remote
 (everything already in the cache) succeeds as ``dvc pull`` does.
 """
@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from prescient.remote import local_remote, missing_folder_message
+from prescient.plumbing.remote import local_remote, missing_folder_message
 
 logger = logging.getLogger(__name__)
 

@@ -240,8 +240,9 @@ def run_totals(runs: list[dict[str, Any]], by: str = "stage") -> dict[str, dict[
 
 def _runs(args: argparse.Namespace) -> int:
     from prescient.llm.store import run_log_path
+    from prescient.plumbing.locations import dvc_cache_dir
 
-    path = Path(args.log) if args.log else run_log_path(".")
+    path = Path(args.log) if args.log else run_log_path(dvc_cache_dir("."))
     if path is None:
         print("not a DVC project (no .dvc here): pass --log", file=sys.stderr)
         return 2
@@ -263,8 +264,9 @@ def _store_or(paths: list[str]) -> list[str]:
     if paths:
         return paths
     from prescient.llm.store import store_dir
+    from prescient.plumbing.locations import dvc_cache_dir
 
-    found = store_dir(".")
+    found = store_dir(dvc_cache_dir("."))
     if found is None:
         raise SystemExit("no ledger given and no DVC project here: name ledger files or folders")
     return [str(found)]

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 
 # module path -> it defines register(subparsers) adding one top-level command.
 COMMAND_MODULES: tuple[str, ...] = (
-    "prescient.params_cli",
-    "prescient.dag_cli",
-    "prescient.llm.cli",
-    "prescient.annotation.cli",
-    "prescient.update_cli",
-    "prescient.lockfile_cli",
-    "prescient.evaluation.trace_cli",
-    "prescient.remote_cli",
+    "prescient.plumbing.params_cli",
+    "prescient.plumbing.dag_cli",
+    "prescient.plumbing.llm_cli",
+    "prescient.plumbing.annotation_cli",
+    "prescient.plumbing.update_cli",
+    "prescient.plumbing.lockfile_cli",
+    "prescient.plumbing.trace_cli",
+    "prescient.plumbing.remote_cli",
 )
 
 
