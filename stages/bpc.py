@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.bpc.pipeline import run_bpc
-from prescient.bpc.scorers import Retry
-from prescient.bpc.settings import BpcSettings
+from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc
+from prescient.benchmarks.freshbench.bpc.scorers import Retry
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.llm.registry import load_registry
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, PARTIAL, StageRun, entry

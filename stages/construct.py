@@ -22,12 +22,12 @@ import time
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.daily_oracle.construct import ConstructSettings, build_questions
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import step_windows
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
-from prescient.qa.construct import ConstructSettings, build_questions
-from prescient.qa.prompts import load_templates
+from prescient.prompts import load_templates
 from prescient.settings import load_settings
 from prescient.through import capped, read_through
 

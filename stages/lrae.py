@@ -21,12 +21,12 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.lrae.evidence import EvidenceIndex
+from prescient.benchmarks.openforecast.lrae.run import evaluate, summarize
+from prescient.benchmarks.openforecast.prompts import load_role_templates
+from prescient.benchmarks.openforecast.settings import LraeSettings, PredictSettings
 from prescient.dates import as_date
 from prescient.llm.gateway import stage_failed, stage_gateway
-from prescient.openforecast.lrae.evidence import EvidenceIndex
-from prescient.openforecast.lrae.run import evaluate, summarize
-from prescient.openforecast.prompts import load_role_templates
-from prescient.openforecast.settings import LraeSettings, PredictSettings
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings

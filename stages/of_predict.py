@@ -16,11 +16,11 @@ import sys
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.predict import predict
+from prescient.benchmarks.openforecast.prompts import load_role_template
+from prescient.benchmarks.openforecast.settings import PredictSettings, SplitSettings
 from prescient.dates import as_date
 from prescient.llm.gateway import stage_failed, stage_gateway
-from prescient.openforecast.predict import predict
-from prescient.openforecast.prompts import load_role_template
-from prescient.openforecast.settings import PredictSettings, SplitSettings
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings

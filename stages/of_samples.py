@@ -18,11 +18,11 @@ import time
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.prompts import load_role_templates
+from prescient.benchmarks.openforecast.samples import build_samples
+from prescient.benchmarks.openforecast.settings import SamplesSettings, SplitSettings
+from prescient.benchmarks.openforecast.tasks import chains_from_frame
 from prescient.llm.gateway import stage_failed, stage_gateway
-from prescient.openforecast.prompts import load_role_templates
-from prescient.openforecast.samples import build_samples
-from prescient.openforecast.settings import SamplesSettings, SplitSettings
-from prescient.openforecast.tasks import chains_from_frame
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings

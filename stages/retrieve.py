@@ -34,13 +34,13 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.prepare import prepare_contexts
-from prescient.evaluation.questions import (
+from prescient.benchmarks.daily_oracle.evaluation.prepare import prepare_contexts
+from prescient.benchmarks.daily_oracle.evaluation.questions import (
     QuestionTableError,
     evaluated_table,
     load_questions_settings,
 )
-from prescient.evaluation.settings import EvalSettings
+from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
 from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.retrieval.search import RetrievalSettings
 from prescient.settings import load_settings

@@ -13,8 +13,8 @@ import sys
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.daily_oracle.select import SelectSettings, select_articles
 from prescient.plumbing.stage import DONE, StageRun, entry
-from prescient.qa.select import SelectSettings, select_articles
 from prescient.settings import load_settings
 from prescient.through import capped, read_through
 

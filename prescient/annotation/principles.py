@@ -4,7 +4,7 @@ Human annotators must judge with the rubric the LLM filter was given, otherwise 
 disagreement could be an artefact of different instructions. So the rubric is read
 from the construction stage's filter template (``conf/prompts/construct/filter.yaml``,
 its ``principles`` and ``scale``), never restated here, and the packets also carry the
-rubric text exactly as ``prescient.qa.rubric`` renders it into the filter prompt. The
+rubric text exactly as ``prescient.rubric`` renders it into the filter prompt. The
 principle keys, labels and score scale are the project's vocabulary (``prescient.vocab``).
 """
 
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prescient.qa.prompts import TemplateError, load_template
-from prescient.qa.rubric import filter_sections
+from prescient.prompts import TemplateError, load_template
+from prescient.rubric import filter_sections
 from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger(__name__)

@@ -78,7 +78,9 @@ EXIT_CODES: tuple[ExitRow, ...] = (
     ),
     ExitRow(FAILED_CALLS, "failed model calls beyond llm.max_failed_share"),
     ExitRow(
-        REFUSED, "refused to write an output", ("prescient.evaluation.prepare.VisibilityError",)
+        REFUSED,
+        "refused to write an output",
+        ("prescient.benchmarks.daily_oracle.evaluation.prepare.VisibilityError",),
     ),
 )
 

@@ -16,18 +16,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.analysis.pipeline import TABLE_NAMES
-from prescient.bpc.tables import REPORT_TABLES as BPC_SCHEMAS
-from prescient.report import tables as fmt
-from prescient.report.bpc_figures import draw_bpc
-from prescient.report.figures import FIGURES, FigureSpec, Tables
-from prescient.report.openforecast_figures import (
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
+from prescient.benchmarks.freshbench.bpc.tables import REPORT_TABLES as BPC_SCHEMAS
+from prescient.benchmarks.freshbench.figures import draw_bpc
+from prescient.benchmarks.openforecast.figures import (
     CAPTION,
     CLOSED_TABLE,
     NAME,
     OPEN_TABLE,
     openforecast_results,
 )
+from prescient.report import tables as fmt
+from prescient.report.figures import FIGURES, FigureSpec, Tables
 
 BPC_PART = "bpc"
 OPENFORECAST_PART = "open-forecast"
@@ -264,7 +264,7 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
         "Every model of bpc.models was scored and has a release date.",
     ),
 )
-"""The BPC section's tables (schemas: :mod:`prescient.bpc.tables`)."""
+"""The BPC section's tables (schemas: :mod:`prescient.benchmarks.freshbench.bpc.tables`)."""
 
 
 def _upper(value: object) -> str:
@@ -312,7 +312,7 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
         "No open-form prediction was judged.",
     ),
 )
-"""The OpenForecast section's tables (schemas: :mod:`prescient.openforecast.tables`)."""
+"""The OpenForecast section's tables (schemas: :mod:`prescient.benchmarks.openforecast.tables`)."""
 
 
 QUESTION_COUNTS: tuple[tuple[str, str, Callable[[object], str]], ...] = (

@@ -34,10 +34,14 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from prescient.analysis.freshbench import ALL  # noqa: E402
-from prescient.analysis.settings import PRE_ANCHOR  # noqa: E402
+from prescient.benchmarks.daily_oracle.analysis.settings import PRE_ANCHOR  # noqa: E402
+from prescient.benchmarks.daily_oracle.evaluation.settings import (  # noqa: E402
+    CLOSED_BOOK,
+    GOLD,
+    RAG,
+)
+from prescient.benchmarks.freshbench.analysis import ALL  # noqa: E402
 from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
-from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG  # noqa: E402
 from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
 from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 

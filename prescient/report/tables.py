@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.analysis.schema import fmt_count
+from prescient.benchmarks.daily_oracle.analysis.schema import fmt_count
 
 MISSING = "–"
 NO_ROWS = "No rows: nothing to report."
@@ -84,7 +84,7 @@ TEXT_COLUMNS = (
     "checksum",
     "first_date",
     "last_date",
-    # BPC tables (prescient/bpc/tables.py)
+    # BPC tables (prescient/benchmarks/freshbench/bpc/tables.py)
     "display_name",
     "bucket_start",
     "bucket_end",
@@ -94,7 +94,7 @@ TEXT_COLUMNS = (
     "base_start",
     "base_end",
     "what",
-    # OpenForecast tables (prescient/openforecast/tables.py)
+    # OpenForecast tables (prescient/benchmarks/openforecast/tables.py)
     "task",
     "metric",
     "interval",

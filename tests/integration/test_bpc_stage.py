@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.bpc.scoring import register_scripted
+from prescient.benchmarks.freshbench.bpc.scoring import register_scripted
 from prescient.llm.ledger import read_entries
 from prescient.plumbing.llm_cli import audit, verify
 from tests.support.bpc import DAYS, outputs, params_file, run

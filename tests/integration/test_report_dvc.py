@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from prescient.analysis.pipeline import TABLE_NAMES
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
 from prescient.report.figures import FIGURES
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import sparse_demo

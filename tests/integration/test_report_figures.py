@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
-from prescient.analysis.pipeline import run_analysis
+from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
 from prescient.report.figures import FIGURES, fig1_dataset_pies, freshbench_points, literal_text
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.settings import SEED, analysis_settings

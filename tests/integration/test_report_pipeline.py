@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.analysis.pipeline import TABLE_NAMES
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
 from prescient.io import frame_checksum
 from prescient.report.figures import FIGURES
 from prescient.report.provenance import params_digest

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.bpc.documents import bucket_range
-from prescient.bpc.settings import BpcSettings
-from prescient.bpc.tbi import (
+from prescient.benchmarks.freshbench.bpc.documents import bucket_range
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
+from prescient.benchmarks.freshbench.bpc.tbi import (
     ModelInfo,
     bucket_rows,
     least_squares,

@@ -9,14 +9,14 @@ import re
 import pandas as pd
 import pytest
 
-from prescient.evaluation.contexts import build_contexts, truncate_words
-from prescient.evaluation.prompts import (
+from prescient.benchmarks.daily_oracle.evaluation.contexts import build_contexts, truncate_words
+from prescient.benchmarks.daily_oracle.evaluation.prompts import (
     ContextArticle,
     labels_text,
     load_prompts,
     render_messages,
 )
-from prescient.evaluation.settings import (
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
     EvalSettings,
     Setting,
     parse_setting,

@@ -631,7 +631,7 @@ def test_the_answer_hash_survives_a_round_trip_of_any_reply(tmp_path: Path) -> N
 
 
 def test_copied_entries_carry_the_hash(tmp_path: Path) -> None:
-    from prescient.openforecast.keypoints import copy_paid_entries
+    from prescient.benchmarks.openforecast.keypoints import copy_paid_entries
 
     source, target = tmp_path / "source.jsonl", tmp_path / "target.jsonl"
     old, stamped = entry("a", response="A"), written(entry("b", response="B"))

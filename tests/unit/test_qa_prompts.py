@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from prescient.qa.construct import filter_sections
-from prescient.qa.parse import PRINCIPLES
-from prescient.qa.prompts import STEP_FIELDS, STEPS, TemplateError, load_template, load_templates
+from prescient.benchmarks.daily_oracle.construct import filter_sections
+from prescient.benchmarks.daily_oracle.parse import PRINCIPLES
+from prescient.prompts import STEP_FIELDS, STEPS, TemplateError, load_template, load_templates
 from tests.conftest import ROOT
 
 PROMPTS = ROOT / "conf" / "prompts" / "construct"
@@ -63,7 +63,7 @@ def test_unknown_placeholder_is_rejected(tmp_path: Path) -> None:
 
 
 def test_slot_template_renders_one_focused_request_per_slot() -> None:
-    from prescient.qa.prompts import load_template
+    from prescient.prompts import load_template
 
     t = load_template(ROOT / "conf" / "prompts" / "construct" / "generate_slots.yaml", "generate")
     assert sorted(t.slots) == [1, 2, 3, 4]
@@ -85,7 +85,7 @@ def test_slot_template_renders_one_focused_request_per_slot() -> None:
 def test_slot_templates_are_checked_on_load(tmp_path) -> None:
     import pytest
 
-    from prescient.qa.prompts import TemplateError, load_template
+    from prescient.prompts import TemplateError, load_template
 
     base = "name: x\nversion: '1'\nuser: '{keypoint} {slot_instruction}'\nexample_user: e\n"
     bad = tmp_path / "bad.yaml"
@@ -99,7 +99,7 @@ def test_slot_templates_are_checked_on_load(tmp_path) -> None:
 
 
 def test_steps_and_roles_refuse_placeholders_they_do_not_fill(tmp_path: Path) -> None:
-    from prescient.openforecast.prompts import load_role_template
+    from prescient.benchmarks.openforecast.prompts import load_role_template
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nversion: '1'\nuser: '{question} {text}'\n")
@@ -119,7 +119,7 @@ def test_steps_and_roles_refuse_placeholders_they_do_not_fill(tmp_path: Path) ->
 
 def test_a_request_names_its_template_and_copies_params_and_tags() -> None:
     from prescient.llm.types import LLMRequest
-    from prescient.qa.steps import template_request
+    from prescient.steps import template_request
 
     t = load_template(PROMPTS / "summary.yaml", "summary")
     values = _values("summary")
