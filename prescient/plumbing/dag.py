@@ -8,8 +8,19 @@ names written as strings (lazy registries) included, plus the package ``__init__
 files Python executes on the way and the data files that live inside those packages
 (templates, page assets, story data).
 
+A stage depends on each library home it runs code of as a whole: a benchmark's folder
+(``prescient/benchmarks/<name>``) and a shared package (``prescient/llm``,
+``prescient/retrieval``, ...) are named as one folder as soon as the stage imports any
+module of it (:func:`widen`), so dvc.yaml names a handful of folders instead of every
+file, and a file added to a home is covered without a sync. The price is a rerun of the
+home's stages when any file of the home changes. Modules at the package root (the
+foundation: ``prescient/dates.py``, ``prescient/io.py``, ...) and the plumbing's stage
+harness stay listed file by file: every stage runs some of them, and a folder would make
+every stage depend on all of them.
+
 ``prescient dag check`` compares each stage's code ``deps`` in dvc.yaml (entries under
-``prescient/`` and ``stages/``) with the derived set; ``prescient dag sync`` rewrites them
+``prescient/`` and ``stages/``) with the derived set, strictly: every file a stage may
+run must be covered, and nothing else declared; ``prescient dag sync`` rewrites them
 (comments and other deps are kept). A test runs the check, so a stale list fails CI.
 """
 
@@ -28,6 +39,12 @@ CODE_ROOTS = ("prescient", "stages")
 _STAGE_CMD = re.compile(r"\bpython\s+-m\s+(stages\.[A-Za-z_][\w.]*)")
 _MODULE_STRING = re.compile(r"^(?:prescient|stages)(?:\.[A-Za-z_]\w*)+$")
 _SKIP_PARTS = {"__pycache__"}
+
+HOME_ROOTS = ("prescient", "prescient/benchmarks")
+"""Folders whose packages are homes: a stage that runs a file of one depends on all of it."""
+NOT_HOMES = ("prescient/plumbing", "prescient/benchmarks")
+"""Packages below a home root that are no home: the plumbing (a stage runs only its
+harness) and the folder of the benchmarks."""
 
 
 def module_path(root: Path, module: str) -> Path | None:
@@ -144,6 +161,29 @@ def _code_files(directory: Path) -> set[Path]:
     }
 
 
+def home_of(root: Path, path: Path) -> Path | None:
+    """The home (a package directly under one of :data:`HOME_ROOTS`, not one of
+    :data:`NOT_HOMES`) that ``path`` lies in, or None."""
+    rel = path.relative_to(root)
+    for base in sorted(HOME_ROOTS, key=len, reverse=True):
+        depth = len(Path(base).parts)
+        if not rel.is_relative_to(base) or len(rel.parts) <= depth + 1:
+            continue
+        folder = Path(*rel.parts[: depth + 1])
+        if folder.as_posix() in NOT_HOMES:
+            continue
+        return root / folder if (root / folder / "__init__.py").is_file() else None
+    return None
+
+
+def widen(root: Path, files: Iterable[Path]) -> set[Path]:
+    """``files`` and every file of each home they touch (:func:`home_of`)."""
+    out = set(files)
+    for home in {h for f in out if (h := home_of(root, f)) is not None}:
+        out |= _code_files(home)
+    return out
+
+
 def compress(root: Path, files: Iterable[Path]) -> list[str]:
     """The shortest dependency list covering exactly ``files``: a directory replaces its
     files when all of them are needed."""
@@ -204,7 +244,7 @@ def stage_code(root: Path, dvc_yaml: Mapping[str, Any]) -> list[StageCode]:
             continue
         module = match.group(1)
         declared = tuple(str(d) for d in stage.get("deps") or () if _is_code_dep(d))
-        derived = tuple(compress(root, closure(root, module)))
+        derived = tuple(compress(root, widen(root, closure(root, module))))
         out.append(StageCode(str(name), module, declared, derived))
     return out
 
