@@ -228,8 +228,14 @@ def _upper(value: object) -> str:
     return str(value).upper()
 
 
-def _digits(n: int) -> Callable[[object], str]:
+def digits(n: int) -> Callable[[object], str]:
+    """A formatter with ``n`` decimals (:func:`fmt_number`)."""
     return lambda v: fmt_number(v, n)
+
+
+def upper_text(value: object) -> str:
+    """:func:`fmt_text` in capitals (task and question-type codes)."""
+    return fmt_text(value).upper()
 
 
 KEY_COLUMNS: tuple[Column, ...] = (
@@ -467,7 +473,7 @@ SOURCES = ReportTable(
         ("last_date", "Last resolution", fmt_text),
         ("n_categories", "Categories", fmt_int),
         ("n_with_forecast_date", "With forecast date", fmt_int),
-        ("horizon_median_days", "Median horizon (days)", _digits(1)),
+        ("horizon_median_days", "Median horizon (days)", digits(1)),
     ),
     "The question table every model answered (after the seeded sample of "
     "questions.max_questions, if any). Horizon: days from the forecast date to the "
@@ -683,7 +689,7 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("window_end", "To", fmt_text),
             ("n_months", "Months", fmt_int),
             ("n_points", "Defined", fmt_int),
-            ("slope_pp_per_month", "Slope (pp/month)", _digits(3)),
+            ("slope_pp_per_month", "Slope (pp/month)", digits(3)),
         ),
         scroll=True,
         part="decline-slopes",
@@ -785,9 +791,9 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
             ("n_days", "Days", fmt_int),
             ("vocabulary", "Words", fmt_int),
             ("n_bins", "Frequencies", fmt_int),
-            ("slope", "Slope", _digits(4)),
-            ("intercept", "Intercept", _digits(4)),
-            ("r2", "R²", _digits(3)),
+            ("slope", "Slope", digits(4)),
+            ("intercept", "Intercept", digits(4)),
+            ("r2", "R²", digits(3)),
             ("status", "Status", fmt_text),
         ),
         part="anderson-schooler",
@@ -798,6 +804,41 @@ ANALYSIS_TABLES: tuple[ReportTable, ...] = (
 
 MARKDOWN_TABLES: tuple[ReportTable, ...] = tuple(s for s in ANALYSIS_TABLES if s.markdown)
 """The tables the analyze stage also writes as Markdown."""
+
+
+def display_names(df: pd.DataFrame) -> pd.DataFrame:
+    """Models by their display name where a table has one (BPC tables name models by
+    registry name and display name)."""
+    if "display_name" not in df.columns:
+        return df
+    shown = [d if d else m for m, d in zip(df["model"], df["display_name"], strict=True)]
+    return df.assign(model=shown)
+
+
+def interval_table(
+    name: str,
+    title: str,
+    columns: tuple[Column, ...],
+    intervals: dict[str, Interval],
+    note: str,
+    part: str,
+    empty: str,
+    scroll: bool = False,
+) -> ReportTable:
+    """A table whose display joins values with intervals (the columns named as keys of
+    ``intervals``, :func:`interval_columns`) and shows models by their display name."""
+    joined = interval_columns(columns, intervals)
+    return ReportTable(
+        name,
+        name.replace("_", "-"),
+        title,
+        columns,
+        note,
+        scroll,
+        render=lambda df: joined(display_names(df)),
+        part=part,
+        empty=empty,
+    )
 
 
 def markdown_document(spec: ReportTable, df: pd.DataFrame) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
-from prescient.report.figures import FIGURES
+from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.run import run_stages

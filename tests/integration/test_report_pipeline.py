@@ -15,7 +15,7 @@ import yaml
 
 from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
 from prescient.io import frame_checksum
-from prescient.report.figures import FIGURES
+from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
 from prescient.report.provenance import params_digest
 from prescient.report.tables import MARKDOWN_TABLES, read_tables
 from stages import analyze

@@ -1,11 +1,16 @@
-"""The BPC-over-time figure, drawn from the ``bpc`` stage's tables alone.
+"""FreshBench's figures: bits per character over time, and accuracy by period around
+each model's release.
 
-One panel: per model, the mean bits per character of each bucket's documents at the
+BPC over time is drawn from the ``bpc`` stage's tables alone. One panel: per model, the mean bits per character of each bucket's documents at the
 bucket's middle, with its bootstrap interval as a band; buckets without documents are
 gaps in the line (shaded grey where no model has documents); each model's release date
 is a dashed vertical line in its colour; the legend gives its Temporal Bias Index over
-all buckets with the interval. The function reads the columns it draws and derives
-nothing else.
+all buckets with the interval.
+
+The periods figure draws the analysis's FreshBench tables (``freshbench_bias``,
+``freshbench_degeneration``): closed-book accuracy in the windows before each model's
+release and the periods after it, with Wilson 95% bars. Both functions read the columns
+they draw and derive nothing else.
 """
 
 from __future__ import annotations
@@ -17,13 +22,24 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.dates as mdates  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from prescient.benchmarks.daily_oracle.analysis.settings import PRE_ANCHOR  # noqa: E402
+from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK  # noqa: E402
+from prescient.benchmarks.freshbench.analysis import ALL  # noqa: E402
+from prescient.report.figures import (  # noqa: E402
+    GAP_COLOUR,
+    Tables,
+    all_models,
+    midpoints,
+    model_colours,
+    new_figure,
+    no_data,
+)
 from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
-
-GAP_COLOUR = "#d9d9d9"
 
 
 def _label(model: str, shown: str, tbi: pd.DataFrame) -> str:
@@ -114,3 +130,132 @@ def draw_bpc(tables: Mapping[str, pd.DataFrame]) -> Figure:
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     return fig
+
+
+# Days per calendar month on average: positions windows on a months-from-anchor axis.
+MONTH_DAYS = 365.2425 / 12
+
+
+def _months_from(anchor: object, starts: pd.Series, ends: pd.Series) -> np.ndarray:
+    """Midpoints of ``[start, end)`` day ranges in (average) months from the anchor."""
+    days = (midpoints(starts, ends) - pd.Timestamp(str(anchor))).dt.total_seconds() / 86400
+    return (days / MONTH_DAYS).to_numpy(dtype=float)
+
+
+def _points(rows: pd.DataFrame, span: str, suffix: str) -> pd.DataFrame:
+    """x (months from the anchor), accuracy, Wilson bounds and n of one kind of column."""
+    return pd.DataFrame(
+        {
+            "x": _months_from(
+                rows["anchor_date"].iloc[0], rows[f"{span}_start"], rows[f"{span}_end"]
+            ),
+            "acc": rows[f"acc_{suffix}"].to_numpy(dtype=float),
+            "low": rows[f"ci_low_{suffix}"].to_numpy(dtype=float),
+            "high": rows[f"ci_high_{suffix}"].to_numpy(dtype=float),
+            "n": rows[f"n_{suffix}"].to_numpy(dtype=float),
+        }
+    )
+
+
+def freshbench_points(bias: pd.DataFrame, degeneration: pd.DataFrame) -> pd.DataFrame:
+    """One model's past windows, present window and post-anchor periods as points, read
+    from the FreshBench tables' columns; spans without questions are left out."""
+    parts = []
+    if not bias.empty:
+        parts += [_points(bias, "window", "past"), _points(bias.iloc[:1], "present", "present")]
+    if not degeneration.empty:
+        parts.append(_points(degeneration, "period", "future"))
+    if not parts:
+        return pd.DataFrame(columns=["x", "acc", "low", "high", "n"])
+    points = pd.concat(parts, ignore_index=True)
+    return points.loc[points["n"] > 0]
+
+
+def _closed_book_release(df: pd.DataFrame) -> pd.DataFrame:
+    if df.empty:
+        return df
+    keep = (df["setting"] == CLOSED_BOOK) & (df["qtype"] == ALL) & (df["anchor"] == "release_date")
+    return df.loc[keep]
+
+
+def _freshbench_axis_label(bias: pd.DataFrame, degeneration: pd.DataFrame) -> str:
+    parts = ["window midpoints"]
+    if not bias.empty:
+        first = bias.iloc[0]
+        parts.append(
+            f"present window = {first['present_window']} months before "
+            f"({first['month_rule']} months)"
+        )
+    if not degeneration.empty:
+        parts.append(f"{degeneration['period_rule'].iloc[0]} periods after")
+    return "Months relative to release (" + "; ".join(parts) + ")"
+
+
+def fig_freshbench(tables: Tables) -> Figure:
+    """Closed-book accuracy (TF and MC pooled) per FreshBench window around release."""
+    b = _closed_book_release(tables.get("freshbench_bias", pd.DataFrame()))
+    d = _closed_book_release(tables.get("freshbench_degeneration", pd.DataFrame()))
+    fig, axes = new_figure(1, 1, 12, 4.8)
+    ax = axes[0, 0]
+    ax.set_title("Closed-book accuracy by period relative to release (TF and MC pooled)")
+    if b.empty and d.empty:
+        no_data(ax, "No closed-book model with a release date (see the skipped list)")
+        return fig
+    colours = model_colours(all_models(tables))
+    models = list(dict.fromkeys([*b.get("model", []), *d.get("model", [])]))
+    offsets = np.linspace(-0.8, 0.8, max(1, len(models)))
+    any_points = False
+    for off, model in zip(offsets, models, strict=True):
+        md = d.loc[d["model"] == model]
+        points = freshbench_points(b.loc[b["model"] == model], md)
+        if points.empty:
+            continue
+        any_points = True
+        colour = colours.get(model, "black")
+        y = 100.0 * points["acc"]
+        few = points["n"] < MIN_INTERVAL_N  # one question: the point, no bar
+        ax.errorbar(
+            points["x"] + off,
+            y,
+            yerr=[
+                (y - 100.0 * points["low"]).where(~few, 0.0),
+                (100.0 * points["high"] - y).where(~few, 0.0),
+            ],
+            fmt="o",
+            capsize=3,
+            color=colour,
+            label=model,
+        )
+        if not md.empty and (md["reference"] == PRE_ANCHOR).all():
+            ax.hlines(
+                100.0 * float(md["acc_reference"].iloc[0]),
+                float(points["x"].min()) + off,
+                0.0,
+                colors=[colour],
+                linestyles=":",
+                lw=1.2,
+            )
+    if not any_points:
+        no_data(ax, "No questions fall in any FreshBench window")
+        return fig
+    ax.axvline(0.0, color="black", ls="--", lw=1.2, label="release")
+    if not d.empty and (d["reference"] == PRE_ANCHOR).any():
+        ax.plot([], [], color="grey", ls=":", label="accuracy before release (reference)")
+    ax.set_xlabel(_freshbench_axis_label(b, d))
+    ax.set_ylabel("Accuracy (%) with Wilson 95% CI")
+    ax.set_ylim(-2, 102)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def empty_periods(tables: Tables) -> str:
+    b = _closed_book_release(tables.get("freshbench_bias", pd.DataFrame()))
+    d = _closed_book_release(tables.get("freshbench_degeneration", pd.DataFrame()))
+    if b.empty and d.empty:
+        return "No closed-book scores of a model with a release date (skipped models below)."
+    models = dict.fromkeys([*b.get("model", []), *d.get("model", [])])
+    for model in models:
+        if not freshbench_points(b.loc[b["model"] == model], d.loc[d["model"] == model]).empty:
+            return ""
+    return "No question falls in a FreshBench window around a model's release date."
