@@ -31,7 +31,8 @@ from prescient.benchmarks.daily_oracle.analysis.pipeline import (
 )
 from prescient.benchmarks.daily_oracle.analysis.settings import load_analysis
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry, reworded
-from prescient.report.tables import MARKDOWN_TABLES, markdown_document
+from prescient.report.analysis_tables import MARKDOWN_TABLES
+from prescient.report.tables import markdown_document
 
 logger = logging.getLogger("stages.analyze")
 

@@ -32,6 +32,7 @@ from prescient.benchmarks.openforecast.report import (
     OPENFORECAST_TABLES,
 )
 from prescient.report import tables as fmt
+from prescient.report.analysis_tables import ANALYSIS_TABLES
 from prescient.report.figures import FigureSpec
 
 
@@ -172,7 +173,7 @@ REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
     fmt.SOURCES,
     QUESTION_COUNTS_TABLE,
     DUPLICATES_TABLE,
-    *fmt.ANALYSIS_TABLES,
+    *ANALYSIS_TABLES,
     *BPC_TABLES,
     *OPENFORECAST_TABLES,
     fmt.MODELS,

@@ -7,7 +7,7 @@ import pytest
 
 from prescient.benchmarks.daily_oracle.analysis.compare import stable_keys
 from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.report.tables import ANALYSIS_TABLES
+from prescient.report.analysis_tables import ANALYSIS_TABLES
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings
 

@@ -12,6 +12,7 @@ import pytest
 
 from prescient.benchmarks.daily_oracle.analysis.horizon import bucket_label, buckets
 from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
+from prescient.benchmarks.daily_oracle.analysis.report_tables import table3_display
 from prescient.benchmarks.daily_oracle.analysis.schema import (
     ScoresSchemaError,
     drop_duplicate_scores,
@@ -23,7 +24,6 @@ from prescient.benchmarks.daily_oracle.analysis.yearly import (
     bc_interval,
     percentile_interval,
 )
-from prescient.report.tables import table3_display
 from prescient.settings import ParamsError
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings
