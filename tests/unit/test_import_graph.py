@@ -1,4 +1,6 @@
-"""The library's modules import each other without circles.
+"""The library's modules import each other without circles, the library (``prescient/``
+outside ``plumbing/``) imports neither DVC nor Hydra, and shared modules import no
+benchmark.
 
 A circle makes the result of an import depend on which module of the circle is imported
 first (one of them sees the other half-initialised), and a function-level import placed
@@ -239,4 +241,46 @@ def test_the_library_imports_neither_dvc_nor_hydra() -> None:
         "the library (prescient/ outside plumbing/) must not import DVC or Hydra; move the "
         "code that needs them to prescient/plumbing/ and pass its result in:\n"
         + "\n".join(violations)
+    )
+
+
+BENCHMARKS = "prescient.benchmarks"
+ABOVE_BENCHMARKS = ("prescient.report", PLUMBING, ENTRY_POINT)
+"""The layers that gather the benchmarks (the report's page, the plumbing)."""
+
+
+def shared_importing_benchmarks(graph: Mapping[str, set[str]]) -> list[str]:
+    """Shared modules (outside the benchmarks and the layers above them) that import a
+    benchmark's module."""
+    out = []
+    for name, imports in sorted(graph.items()):
+        inside = (BENCHMARKS, *ABOVE_BENCHMARKS)
+        if not name.startswith("prescient") or any(
+            name == p or name.startswith(p + ".") for p in inside
+        ):
+            continue
+        found = sorted(m for m in imports if m.startswith(BENCHMARKS + "."))
+        if found:
+            out.append(f"{name}: imports {', '.join(found)}")
+    return out
+
+
+def test_the_shared_check_names_a_shared_module_importing_a_benchmark() -> None:
+    graph = {
+        "prescient.stats": set(),
+        "prescient.steps": {"prescient.benchmarks.oracle.build", "prescient.stats"},
+        "prescient.report.contents": {"prescient.benchmarks.oracle.report"},
+        "prescient.benchmarks.oracle.build": {"prescient.steps"},
+        "stages.build": {"prescient.benchmarks.oracle.build"},
+    }
+    assert shared_importing_benchmarks(graph) == [
+        "prescient.steps: imports prescient.benchmarks.oracle.build"
+    ]
+
+
+def test_shared_machinery_imports_no_benchmark() -> None:
+    found = shared_importing_benchmarks(import_graph(ROOT, ["prescient"]))
+    assert not found, (
+        "shared modules must not depend on a benchmark; move what only one benchmark "
+        "uses into its folder, or what several use out of it:\n" + "\n".join(found)
     )
