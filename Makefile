@@ -43,12 +43,12 @@ params: $(STAMP)
 	$(PY) -m prescient params compose
 
 # dvc repro, with dvc.lock written to a temporary file and renamed over the old one, so a
-# run killed while DVC records a stage never leaves a torn lock (prescient/dvc_atomic.py).
+# run killed while DVC records a stage never leaves a torn lock (prescient/plumbing/dvc_atomic.py).
 repro: $(STAMP) params
-	$(PY) -m prescient.dvc_atomic repro
+	$(PY) -m prescient.plumbing.dvc_atomic repro
 
 # dvc pull from the project's remote; a remote folder that does not exist is named, with
-# the fix (prescient/remote.py), where DVC alone says "Is your cache up to date?".
+# the fix (prescient/plumbing/remote.py), where DVC alone says "Is your cache up to date?".
 pull: $(STAMP)
 	$(PY) -m prescient pull
 

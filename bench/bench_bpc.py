@@ -39,16 +39,16 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prescient import params  # noqa: E402
-from prescient.bpc.documents import sample_documents  # noqa: E402
-from prescient.bpc.local import LlamaScorer  # noqa: E402
-from prescient.bpc.pipeline import run_bpc  # noqa: E402
-from prescient.bpc.scorers import Retry  # noqa: E402
-from prescient.bpc.scoring import windows  # noqa: E402
-from prescient.bpc.settings import BpcSettings  # noqa: E402
+from prescient.benchmarks.freshbench.bpc.documents import sample_documents  # noqa: E402
+from prescient.benchmarks.freshbench.bpc.local import LlamaScorer  # noqa: E402
+from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc  # noqa: E402
+from prescient.benchmarks.freshbench.bpc.scorers import Retry  # noqa: E402
+from prescient.benchmarks.freshbench.bpc.scoring import windows  # noqa: E402
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings  # noqa: E402
 from prescient.corpus.ingest import ingest_corpus  # noqa: E402
 from prescient.corpus.settings import CorpusSettings, IngestSettings  # noqa: E402
 from prescient.llm.registry import load_registry  # noqa: E402
+from prescient.plumbing import params  # noqa: E402
 from prescient.settings import load_settings  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "news" / "rtqa_news_2019_2025.jsonl.gz"

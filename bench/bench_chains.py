@@ -33,10 +33,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prescient import params  # noqa: E402
+from prescient.benchmarks.openforecast.linking import bcubed, link_articles  # noqa: E402
+from prescient.benchmarks.openforecast.settings import ChainsSettings  # noqa: E402
 from prescient.corpus.normalize import article_id, normalize_url  # noqa: E402
-from prescient.openforecast.linking import bcubed, link_articles  # noqa: E402
-from prescient.openforecast.settings import ChainsSettings  # noqa: E402
+from prescient.plumbing import params  # noqa: E402
 from prescient.settings import load_settings  # noqa: E402
 
 

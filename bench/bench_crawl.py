@@ -33,10 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prescient import params  # noqa: E402
 from prescient.crawl.run import crawl  # noqa: E402
 from prescient.crawl.settings import CrawlSettings  # noqa: E402
 from prescient.crawl.verify import StreamCheck  # noqa: E402
+from prescient.plumbing import params  # noqa: E402
 from prescient.settings import load_settings  # noqa: E402
 from tests.support.fake_ccnews import warc_bytes  # noqa: E402
 

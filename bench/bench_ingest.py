@@ -49,7 +49,7 @@ def child(path: str) -> None:
     from prescient.corpus.readers import read_rows
     from prescient.corpus.settings import CorpusSettings, IngestSettings
     from prescient.io import frame_checksum, write_parquet
-    from prescient.params import compose
+    from prescient.plumbing.params import compose
     from prescient.settings import load_settings
 
     params = compose(ROOT, ["corpus=jsonl", f"corpus.path={path}"])

@@ -36,11 +36,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prescient import io, params  # noqa: E402
+from prescient import io  # noqa: E402
 from prescient.corpus.ingest import ingest_corpus, ingest_rows  # noqa: E402
 from prescient.corpus.ray_engine import table_units, units_table  # noqa: E402
 from prescient.corpus.readers import RawRow, read_rows  # noqa: E402
 from prescient.corpus.settings import CorpusSettings, IngestSettings  # noqa: E402
+from prescient.plumbing import params  # noqa: E402
 from prescient.settings import load_settings  # noqa: E402
 from tests.support.corpus import Warc  # noqa: E402
 from tests.support.fake_ccnews import WORDS  # noqa: E402

@@ -44,8 +44,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from prescient import params  # noqa: E402
 from prescient.dates import parse_rag_cutoff  # noqa: E402
+from prescient.plumbing import params  # noqa: E402
 from prescient.retrieval.bm25 import PrefixBM25  # noqa: E402
 from prescient.retrieval.search import ArticleIndex, RetrievalSettings  # noqa: E402
 from prescient.retrieval.tokenize import Tokenizer  # noqa: E402

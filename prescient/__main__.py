@@ -1,5 +1,5 @@
-"""``python -m prescient``: the project's command line (see prescient.cli)."""
+"""``python -m prescient``: the project's command line (see prescient.plumbing.cli)."""
 
-from prescient.cli import main
+from prescient.plumbing.cli import main
 
 raise SystemExit(main())

@@ -23,8 +23,8 @@ from prescient.annotation.agreement import awaiting_report, compute_agreement
 from prescient.annotation.ratings import AnnotationError, load_ratings, ratings_files
 from prescient.annotation.sample import scored_candidates
 from prescient.annotation.settings import TableSettings, load_annotation_settings
+from prescient.plumbing.stage import DONE, BadInput, StageRun, entry, reworded
 from prescient.settings import section
-from prescient.stage import DONE, BadInput, StageRun, entry, reworded
 from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger("stages.agreement")

@@ -10,7 +10,7 @@ naming the scores file itself is not read again (the scores table's own columns 
 its questions; there is no corpus), so DVC runs nothing upstream. Writes one directory
 of tables (CSV, plus Markdown copies of the paper's tables), the metrics file (keyed by
 model and cell) and the summary (``--summary``: each model's accuracy per setting under
-keys that hold no swept value, :mod:`prescient.analysis.compare`, so experiments line
+keys that hold no swept value, :mod:`prescient.benchmarks.daily_oracle.analysis.compare`, so experiments line
 up in ``dvc exp show``).
 """
 
@@ -24,10 +24,15 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.analysis.pipeline import TABLE_NAMES, AnalysisResult, run_analysis
-from prescient.analysis.settings import load_analysis
-from prescient.report.tables import MARKDOWN_TABLES, markdown_document
-from prescient.stage import BAD_INPUT, DONE, StageRun, entry, reworded
+from prescient.benchmarks.daily_oracle.analysis.pipeline import (
+    TABLE_NAMES,
+    AnalysisResult,
+    run_analysis,
+)
+from prescient.benchmarks.daily_oracle.analysis.settings import load_analysis
+from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry, reworded
+from prescient.report.analysis_tables import MARKDOWN_TABLES
+from prescient.report.tables import markdown_document
 
 logger = logging.getLogger("stages.analyze")
 

@@ -18,8 +18,8 @@ import pandas as pd
 from prescient.annotation.principles import load_rubric
 from prescient.annotation.sample import build_items, draw_sample, packet_files, write_packets
 from prescient.annotation.settings import PacketSettings, load_annotation_settings
+from prescient.plumbing.stage import DONE, StageRun, entry, reworded
 from prescient.settings import section
-from prescient.stage import DONE, StageRun, entry, reworded
 
 logger = logging.getLogger("stages.annotation_sample")
 

@@ -20,12 +20,13 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.bpc.pipeline import run_bpc
-from prescient.bpc.scorers import Retry
-from prescient.bpc.settings import BpcSettings
+from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc
+from prescient.benchmarks.freshbench.bpc.scorers import Retry
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.llm.registry import load_registry
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, PARTIAL, StageRun, entry
 from prescient.settings import load_settings, section
-from prescient.stage import DONE, PARTIAL, StageRun, entry
 
 logger = logging.getLogger("stages.bpc")
 
@@ -58,6 +59,7 @@ def work(run: StageRun) -> int:
         args.ledger_dir,
         retry,
         progress=bool(llm["progress"]),
+        cache_dir=dvc_cache_dir(),
     )
 
     io.write_parquet(args.docs, result.docs)

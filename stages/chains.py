@@ -21,18 +21,19 @@ from typing import Any
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.chains import AtomicEvent, chain_frame, chain_stats
+from prescient.benchmarks.openforecast.demo import read_timelines
+from prescient.benchmarks.openforecast.importer import read_import
+from prescient.benchmarks.openforecast.keypoints import story_events
+from prescient.benchmarks.openforecast.linking import link_articles
+from prescient.benchmarks.openforecast.settings import ChainsSettings
 from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.gateway import stage_gateway
 from prescient.llm.tokens import fitting
-from prescient.openforecast.chains import AtomicEvent, chain_frame, chain_stats
-from prescient.openforecast.demo import read_timelines
-from prescient.openforecast.importer import read_import
-from prescient.openforecast.keypoints import story_events
-from prescient.openforecast.linking import link_articles
-from prescient.openforecast.settings import ChainsSettings
-from prescient.qa.prompts import load_step_template
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
+from prescient.step_templates import load_step_template
 
 logger = logging.getLogger("stages.chains")
 
@@ -47,7 +48,7 @@ def _cluster(
     if c.max_chains is not None:
         counts["budget_dropped"] = max(0, len(kept) - c.max_chains)
         kept = kept[: c.max_chains]
-    with stage_gateway(p, "chains", args.ledger, [c.keypoints.model]) as gateway:
+    with stage_gateway(p, "chains", args.ledger, [c.keypoints.model], dvc_cache_dir()) as gateway:
         events, kp = story_events(
             frame,
             kept,

@@ -22,12 +22,13 @@ import time
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.daily_oracle.construct import ConstructSettings, build_questions
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import step_windows
-from prescient.qa.construct import ConstructSettings, build_questions
-from prescient.qa.prompts import load_step_templates
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
+from prescient.step_templates import load_step_templates
 from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.construct")
@@ -51,7 +52,9 @@ def work(run: StageRun) -> int:
     end = capped(settings.date_end, read_through(p))
     settings = settings.model_copy(update={"date_end": end})
     templates = load_step_templates(args.prompts, settings.templates)
-    gateway = stage_gateway(p, "construct", args.ledger, list(settings.models.values()))
+    gateway = stage_gateway(
+        p, "construct", args.ledger, list(settings.models.values()), dvc_cache_dir()
+    )
     windows = step_windows(gateway.spec, settings.models, settings.generation)
     selected = pd.read_parquet(args.selected)
     articles = pd.read_parquet(args.articles, columns=["article_id", "title", "text"])

@@ -18,8 +18,8 @@ from pathlib import Path
 from prescient import io
 from prescient.crawl.run import crawl
 from prescient.crawl.settings import CrawlSettings
+from prescient.plumbing.stage import DONE, PARTIAL, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, PARTIAL, StageRun, entry
 from prescient.through import read_through
 
 logger = logging.getLogger("stages.crawl")

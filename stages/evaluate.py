@@ -11,7 +11,7 @@ Inputs: the evaluated questions, the contexts directory (``<setting>.parquet`` p
 setting, written by ``retrieve``) and the prompts.
 
 Output: the model's predictions directory (``--out``), one ``<setting>.parquet`` per
-setting (raw responses; columns in prescient.evaluation.run.PREDICTION_COLUMNS; a failed
+setting (raw responses; columns in prescient.benchmarks.daily_oracle.evaluation.run.PREDICTION_COLUMNS; a failed
 call is a row with ``error`` set), written as a whole; and the model's gateway ledger
 (``--ledger``: persisted). All settings go through the one ledger, so a request two
 settings share (the same prompt: a question resolved before a RAG cutoff, under that
@@ -38,14 +38,15 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.prompts import load_prompts
-from prescient.evaluation.run import model_sample, run_model
-from prescient.evaluation.settings import EvalSettings, setting_file
+from prescient.benchmarks.daily_oracle.evaluation.prompts import load_prompts
+from prescient.benchmarks.daily_oracle.evaluation.run import model_sample, run_model
+from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.fit import reply_budget
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import context_window
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.evaluate")
 
@@ -76,7 +77,7 @@ def work(run: StageRun) -> int:
             "(dvc repro retrieve)"
         )
     # A malformed entry or an unset key variable stops here, before any call.
-    gateway = stage_gateway(p, "evaluate", args.ledger, [args.model])
+    gateway = stage_gateway(p, "evaluate", args.ledger, [args.model], dvc_cache_dir())
     spec = gateway.spec(args.model)
     window = context_window(spec)
     max_tokens = reply_budget(spec.params, grid.generation)

@@ -2,7 +2,7 @@
 
 Params: ``corpus`` (source, path, column mapping), ``ingest`` (filters and bounds) and
 ``base.through`` (the last day kept, on top of ``ingest.date_end``). A corpus outside
-the project is named ``remote://<location>/<path>`` (prescient.locations).
+the project is named ``remote://<location>/<path>`` (prescient.plumbing.locations).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
 """
 
@@ -15,9 +15,9 @@ import sys
 from prescient import io
 from prescient.corpus.ingest import ingest_corpus, summarize
 from prescient.corpus.settings import CorpusSettings, IngestSettings
-from prescient.locations import resolve
+from prescient.plumbing.locations import resolve
+from prescient.plumbing.stage import DONE, StageRun, entry, reworded
 from prescient.settings import load_settings
-from prescient.stage import DONE, StageRun, entry, reworded
 from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.ingest")

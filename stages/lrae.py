@@ -21,15 +21,16 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.lrae.evidence import EvidenceIndex
+from prescient.benchmarks.openforecast.lrae.run import evaluate, summarize
+from prescient.benchmarks.openforecast.prompts import load_role_templates
+from prescient.benchmarks.openforecast.settings import LraeSettings, PredictSettings
 from prescient.dates import as_date
 from prescient.llm.gateway import stage_failed, stage_gateway
-from prescient.openforecast.lrae.evidence import EvidenceIndex
-from prescient.openforecast.lrae.run import evaluate, summarize
-from prescient.openforecast.prompts import load_role_templates
-from prescient.openforecast.settings import LraeSettings, PredictSettings
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.lrae")
 
@@ -56,7 +57,7 @@ def work(run: StageRun) -> int:
     missing = [str(x) for x in paths if not x.exists()]
     if missing:
         raise FileNotFoundError(f"predictions missing (run stage of_predict): {missing}")
-    gateway = stage_gateway(p, "lrae", args.ledger, [s.judge_model])
+    gateway = stage_gateway(p, "lrae", args.ledger, [s.judge_model], dvc_cache_dir())
     samples = pd.read_parquet(args.samples)
     predictions = pd.concat([pd.read_parquet(x) for x in paths], ignore_index=True)
     judged = samples[samples["sample_id"].isin(predictions["sample_id"])]

@@ -16,13 +16,14 @@ import sys
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.predict import predict
+from prescient.benchmarks.openforecast.prompts import load_role_template
+from prescient.benchmarks.openforecast.settings import PredictSettings, SplitSettings
 from prescient.dates import as_date
 from prescient.llm.gateway import stage_failed, stage_gateway
-from prescient.openforecast.predict import predict
-from prescient.openforecast.prompts import load_role_template
-from prescient.openforecast.settings import PredictSettings, SplitSettings
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.of_predict")
 
@@ -41,7 +42,7 @@ def work(run: StageRun) -> int:
     s = load_settings(PredictSettings, p, "openforecast.predict")
     split = load_settings(SplitSettings, p, "openforecast.split")
     template = load_role_template(args.prompts, s.templates[args.task], args.task)
-    gateway = stage_gateway(p, "of_predict", args.ledger, [args.model])
+    gateway = stage_gateway(p, "of_predict", args.ledger, [args.model], dvc_cache_dir())
     samples = pd.read_parquet(args.samples)
     cutoff = gateway.spec(args.model).knowledge_cutoff
     after = as_date(cutoff) if split.relative_to_cutoff and cutoff else None

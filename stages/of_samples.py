@@ -18,13 +18,14 @@ import time
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.prompts import load_role_templates
+from prescient.benchmarks.openforecast.samples import build_samples
+from prescient.benchmarks.openforecast.settings import SamplesSettings, SplitSettings
+from prescient.benchmarks.openforecast.tasks import chains_from_frame
 from prescient.llm.gateway import stage_failed, stage_gateway
-from prescient.openforecast.prompts import load_role_templates
-from prescient.openforecast.samples import build_samples
-from prescient.openforecast.settings import SamplesSettings, SplitSettings
-from prescient.openforecast.tasks import chains_from_frame
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, FAILED_CALLS, StageRun, entry
 
 logger = logging.getLogger("stages.of_samples")
 
@@ -44,7 +45,7 @@ def work(run: StageRun) -> int:
     s = load_settings(SamplesSettings, p, "openforecast.samples")
     split = load_settings(SplitSettings, p, "openforecast.split")
     templates = load_role_templates(args.prompts, s.templates)
-    gateway = stage_gateway(p, "of_samples", args.ledger, list(s.models.values()))
+    gateway = stage_gateway(p, "of_samples", args.ledger, list(s.models.values()), dvc_cache_dir())
     chains = chains_from_frame(pd.read_parquet(args.chains))
     with gateway:
         samples, questions, metrics = build_samples(

@@ -17,16 +17,16 @@ import sys
 import pandas as pd
 
 from prescient import io
-from prescient.llm.registry import ModelRegistry
-from prescient.openforecast.settings import LraeSettings, SplitSettings
-from prescient.openforecast.tables import (
+from prescient.benchmarks.openforecast.settings import LraeSettings, SplitSettings
+from prescient.benchmarks.openforecast.tables import (
     closed_accuracy,
     knowledge_cutoffs,
     open_scores,
     openforecast_metrics,
 )
+from prescient.llm.registry import ModelRegistry
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.of_tables")
 

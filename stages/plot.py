@@ -13,8 +13,10 @@ import logging
 import sys
 
 from prescient import io
-from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
-from prescient.stage import BAD_INPUT, DONE, StageRun, entry
+from prescient.benchmarks.freshbench.report import BPC_PART
+from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
+from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
+from prescient.report.contents import REPORT_FIGURES, read_inputs
 
 logger = logging.getLogger("stages.plot")
 

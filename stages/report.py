@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 from prescient import io
+from prescient.benchmarks.freshbench.report import BPC_PART
+from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.report.build import build_report
-from prescient.report.contents import BPC_PART, OPENFORECAST_PART, REPORT_FIGURES, read_inputs
-from prescient.stage import DONE, StageRun, entry
+from prescient.report.contents import REPORT_FIGURES, read_inputs
 
 logger = logging.getLogger("stages.report")
 

@@ -21,7 +21,7 @@ Outputs:
   included), the visibility rule, retrieval and context summaries.
 
 A retrieved article outside its question's visibility window stops the stage with exit
-4 (:mod:`prescient.stage`) before anything is written.
+4 (:mod:`prescient.plumbing.stage`) before anything is written.
 """
 
 from __future__ import annotations
@@ -34,16 +34,16 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.prepare import prepare_contexts
-from prescient.evaluation.questions import (
+from prescient.benchmarks.daily_oracle.evaluation.prepare import prepare_contexts
+from prescient.benchmarks.daily_oracle.evaluation.questions import (
     QuestionTableError,
     evaluated_table,
     load_questions_settings,
 )
-from prescient.evaluation.settings import EvalSettings
+from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.retrieval.search import RetrievalSettings
 from prescient.settings import load_settings
-from prescient.stage import DONE, StageRun, entry
 
 logger = logging.getLogger("stages.retrieve")
 

@@ -24,16 +24,16 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.scoring import (
+from prescient.benchmarks.daily_oracle.evaluation.scoring import (
     call_failures,
     context_fits,
     score_metrics,
     score_predictions,
 )
-from prescient.evaluation.settings import EvalSettings, setting_file
+from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.settings import max_failed_share
+from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import BAD_INPUT, DONE, StageRun, entry
 
 logger = logging.getLogger("stages.score")
 

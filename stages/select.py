@@ -13,9 +13,9 @@ import sys
 import pandas as pd
 
 from prescient import io
-from prescient.qa.select import SelectSettings, select_articles
+from prescient.benchmarks.daily_oracle.select import SelectSettings, select_articles
+from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.settings import load_settings
-from prescient.stage import DONE, StageRun, entry
 from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.select")

@@ -4,7 +4,7 @@ Human annotators must judge with the rubric the LLM filter was given, otherwise 
 disagreement could be an artefact of different instructions. So the rubric is read
 from the construction stage's filter template (``conf/prompts/construct/filter.yaml``,
 its ``principles`` and ``scale``), never restated here, and the packets also carry the
-rubric text exactly as ``prescient.qa.rubric`` renders it into the filter prompt. The
+rubric text exactly as ``prescient.rubric`` renders it into the filter prompt. The
 principle keys, labels and score scale are the project's vocabulary (``prescient.vocab``).
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from prescient.prompts import TemplateError
-from prescient.qa.prompts import load_step_template
-from prescient.qa.rubric import filter_sections
+from prescient.rubric import filter_sections
+from prescient.step_templates import load_step_template
 from prescient.vocab import PRINCIPLES
 
 logger = logging.getLogger(__name__)

@@ -55,7 +55,7 @@ from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
-from prescient.llm.store import StageLedger, finish_ledger, open_stage_ledger
+from prescient.llm.store import CacheDir, StageLedger, finish_ledger, open_stage_ledger
 from prescient.llm.transport_base import Call, Transport
 from prescient.llm.transports import TransportSet
 from prescient.llm.types import LLMRequest, LLMResult, Reply
@@ -236,18 +236,23 @@ class Gateway:
 
     @classmethod
     def from_params(
-        cls, params: Mapping[str, Any], stage: str, ledger_path: str | os.PathLike[str]
+        cls,
+        params: Mapping[str, Any],
+        stage: str,
+        ledger_path: str | os.PathLike[str],
+        cache_dir: CacheDir = None,
     ) -> Gateway:
         """Build a stage's gateway from the composed params (``models`` and ``llm``).
 
-        Run from the project root: in a DVC project the stage's ledger is a snapshot over
-        the repository's response store (:mod:`prescient.llm.store`), so an answer is
-        paid once whatever DVC restores; :meth:`finish` writes the snapshot.
+        Run from the project root: given DVC's cache directory, the stage's ledger is a
+        snapshot over the repository's response store (:mod:`prescient.llm.store`), so an
+        answer is paid once whatever DVC restores; :meth:`finish` writes the snapshot.
 
         Args:
-            params: the composed params (``prescient.params.load()``).
+            params: the composed params (``prescient.plumbing.params.load()``).
             stage: the calling stage's name (recorded in entries).
             ledger_path: the stage's ledger file (from the stage's command line).
+            cache_dir: DVC's cache directory (None: the ledger is its own store).
 
         Raises:
             ParamsError: the ``llm`` section is incomplete or invalid.
@@ -257,7 +262,7 @@ class Gateway:
             ledger_path,
             stage=stage,
             settings=GatewaySettings.from_params(params),
-            ledger=open_stage_ledger(ledger_path),
+            ledger=open_stage_ledger(ledger_path, cache_dir),
         )
 
     @property
@@ -574,8 +579,13 @@ def stage_gateway(
     stage: str,
     ledger_path: str | os.PathLike[str],
     models: Sequence[str],
+    cache_dir: CacheDir,
 ) -> Gateway:
     """The gateway of a model-calling stage, checked before the stage does any work.
+
+    ``cache_dir``: DVC's cache directory, where the response store lives; required, so a
+    stage cannot forget it and lose the store (None, said explicitly: the ledger is its
+    own store, as outside a DVC project).
 
     Every model the stage will ask must be registered and valid and have its key
     variable set, so a configuration error stops the stage before its first call; a
@@ -585,7 +595,7 @@ def stage_gateway(
         ParamsError: the ``llm`` section is incomplete or invalid.
         ModelConfigError: an unknown or malformed model, or an unset key variable.
     """
-    gateway = Gateway.from_params(params, stage=stage, ledger_path=ledger_path)
+    gateway = Gateway.from_params(params, stage=stage, ledger_path=ledger_path, cache_dir=cache_dir)
     try:
         gateway.check(models)
     except BaseException:

@@ -33,7 +33,8 @@ saw.
 
 Outside a DVC project (no ``.dvc`` directory), or for a ledger outside the project,
 there is nothing that could roll the ledger back: the ledger is its own store, append-only
-as before.
+as before. This module never reads DVC's configuration: the stage passes DVC's cache
+directory in (:func:`prescient.plumbing.locations.dvc_cache_dir`).
 """
 
 from __future__ import annotations
@@ -55,39 +56,32 @@ from prescient.llm.ledger import (
 
 logger = logging.getLogger(__name__)
 
-DVC_DIR = ".dvc"
 STORE_DIR = Path("prescient") / "responses"
 """The store's directory under DVC's cache directory."""
 RUN_LOG = Path("prescient") / "runs.jsonl"
 """The store's run log under DVC's cache directory: one line per stage run that asked
 for answers (what it was served and what it sent, tokens and cost)."""
 
-
-def dvc_cache_dir(root: str | os.PathLike[str] = ".") -> Path | None:
-    """The DVC cache directory of the project at ``root`` (its ``.dvc/config``,
-    ``config.local`` included), or None when ``root`` is not a DVC project."""
-    dvc_dir = Path(root) / DVC_DIR
-    if not dvc_dir.is_dir():
-        return None
-    # DVC's own reader, so the directory resolves as DVC resolves it (config.local, the
-    # global and system levels, relative paths); imported only when a ledger is opened.
-    from dvc.config import Config
-
-    configured = Config(dvc_dir=str(dvc_dir), validate=False).get("cache", {}).get("dir")
-    return Path(str(configured)) if configured else dvc_dir / "cache"
+CacheDir = str | os.PathLike[str] | None
+"""DVC's cache directory of the project (found by
+:func:`prescient.plumbing.locations.dvc_cache_dir`), or None outside a DVC project."""
 
 
 def store_path(
-    ledger_path: str | os.PathLike[str], root: str | os.PathLike[str] = "."
+    ledger_path: str | os.PathLike[str], cache: CacheDir, root: str | os.PathLike[str] = "."
 ) -> Path | None:
     """Where the store keeps the answers of the ledger at ``ledger_path``.
 
+    Args:
+        ledger_path: the stage's ledger.
+        cache: DVC's cache directory of the project at ``root`` (None: not a DVC project).
+        root: the project root.
+
     Returns:
         ``<DVC cache>/prescient/responses/<ledger path relative to root>``, or None when
-        the ledger is its own store (no DVC project at ``root``, or a ledger outside it).
+        the ledger is its own store (no DVC cache, or a ledger outside the project).
     """
-    cache = dvc_cache_dir(root)
-    return None if cache is None else _in_store(cache, ledger_path, root)
+    return None if cache is None else _in_store(Path(cache), ledger_path, root)
 
 
 def _in_store(
@@ -99,16 +93,14 @@ def _in_store(
     return cache / STORE_DIR / rel
 
 
-def store_dir(root: str | os.PathLike[str] = ".") -> Path | None:
-    """The store's directory of the project at ``root`` (None: not a DVC project)."""
-    cache = dvc_cache_dir(root)
-    return None if cache is None else cache / STORE_DIR
+def store_dir(cache: CacheDir) -> Path | None:
+    """The store's directory under DVC's cache directory ``cache`` (None: no DVC project)."""
+    return None if cache is None else Path(cache) / STORE_DIR
 
 
-def run_log_path(root: str | os.PathLike[str] = ".") -> Path | None:
-    """The store's run log of the project at ``root`` (None: not a DVC project)."""
-    cache = dvc_cache_dir(root)
-    return None if cache is None else cache / RUN_LOG
+def run_log_path(cache: CacheDir) -> Path | None:
+    """The store's run log under DVC's cache directory ``cache`` (None: no DVC project)."""
+    return None if cache is None else Path(cache) / RUN_LOG
 
 
 class StageLedger:
@@ -253,15 +245,15 @@ def write_entries(path: str | os.PathLike[str], entries: Iterable[Mapping[str, A
 
 
 def open_stage_ledger(
-    path: str | os.PathLike[str], root: str | os.PathLike[str] = "."
+    path: str | os.PathLike[str], cache: CacheDir, root: str | os.PathLike[str] = "."
 ) -> Ledger | StageLedger:
-    """The ledger a stage works through: over the store in a DVC project, else the file."""
-    cache = dvc_cache_dir(root)
-    store = None if cache is None else _in_store(cache, path, root)
+    """The ledger a stage works through: over the store under DVC's cache directory
+    ``cache`` (the project at ``root``), else (``cache`` None) the file alone."""
+    store = store_path(path, cache, root)
     if cache is None or store is None:
         logger.info("%s: outside a DVC project; the ledger is its own store", path)
         return Ledger(path)
-    return StageLedger(path, store, cache / RUN_LOG)
+    return StageLedger(path, store, Path(cache) / RUN_LOG)
 
 
 def finish_ledger(ledger: Ledger | StageLedger) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from prescient.analysis.sources import UNNAMED
+from prescient.benchmarks.daily_oracle.analysis.sources import UNNAMED
 from prescient.report import tables as fmt
 from prescient.report.contents import (
     OPTIONAL_INPUTS,

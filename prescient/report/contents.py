@@ -16,21 +16,24 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.analysis.pipeline import TABLE_NAMES
-from prescient.bpc.tables import REPORT_TABLES as BPC_SCHEMAS
-from prescient.report import tables as fmt
-from prescient.report.bpc_figures import draw_bpc
-from prescient.report.figures import FIGURES, FigureSpec, Tables
-from prescient.report.openforecast_figures import (
-    CAPTION,
-    CLOSED_TABLE,
-    NAME,
-    OPEN_TABLE,
-    openforecast_results,
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
+from prescient.benchmarks.daily_oracle.figures import FIGURES as DAILY_ORACLE_FIGURES
+from prescient.benchmarks.freshbench.bpc.tables import REPORT_TABLES as BPC_SCHEMAS
+from prescient.benchmarks.freshbench.report import (
+    BPC_FIGURE,
+    BPC_PART,
+    BPC_TABLES,
+    PERIODS_FIGURE,
 )
-
-BPC_PART = "bpc"
-OPENFORECAST_PART = "open-forecast"
+from prescient.benchmarks.openforecast.figures import CLOSED_TABLE, OPEN_TABLE
+from prescient.benchmarks.openforecast.report import (
+    OPENFORECAST_FIGURE,
+    OPENFORECAST_PART,
+    OPENFORECAST_TABLES,
+)
+from prescient.report import tables as fmt
+from prescient.report.analysis_tables import ANALYSIS_TABLES
+from prescient.report.figures import FigureSpec
 
 
 @dataclass(frozen=True)
@@ -99,220 +102,10 @@ def read_inputs(tables_dir: str | Path, optional: Mapping[str, str | Path]) -> R
     return ReportInputs(tables, absent)
 
 
-def _empty_bpc(tables: Tables) -> str:
-    buckets = tables.get("bpc_buckets", pd.DataFrame())
-    if not buckets.empty and buckets["bpc"].notna().any():
-        return ""
-    return "No document was scored (the skipped table says why for each model)."
-
-
-def _empty_openforecast(tables: Tables) -> str:
-    closed = tables.get(CLOSED_TABLE, pd.DataFrame())
-    open_ = tables.get(OPEN_TABLE, pd.DataFrame())
-    if (not closed.empty and int(closed["n"].sum()) > 0) or (
-        not open_.empty and int(open_["n"].sum()) > 0
-    ):
-        return ""
-    return "No closed-form question was scored and no open-form prediction judged."
-
-
-BPC_FIGURE = FigureSpec(
-    "bpc_over_time",
-    "BPC over time: the mean bits per character of each bucket's documents per model (with its "
-    "bootstrap 95% band), the release date dashed, the TBI in the legend.",
-    draw_bpc,
-    part=BPC_PART,
-    needs=("bpc_buckets", "bpc_tbi"),
-    empty=_empty_bpc,
-)
-OPENFORECAST_FIGURE = FigureSpec(
-    NAME,
-    CAPTION,
-    openforecast_results,
-    part=OPENFORECAST_PART,
-    needs=(CLOSED_TABLE, OPEN_TABLE),
-    empty=_empty_openforecast,
-)
-REPORT_FIGURES: tuple[FigureSpec, ...] = (*FIGURES, BPC_FIGURE, OPENFORECAST_FIGURE)
+ANALYSIS_FIGURES: tuple[FigureSpec, ...] = (*DAILY_ORACLE_FIGURES, PERIODS_FIGURE)
+"""The figures drawn from the analysis tables (every run has them)."""
+REPORT_FIGURES: tuple[FigureSpec, ...] = (*ANALYSIS_FIGURES, BPC_FIGURE, OPENFORECAST_FIGURE)
 """Every figure ``plot`` draws and the report shows, each in its part."""
-
-
-Interval = fmt.Interval
-
-
-def _model_name(df: pd.DataFrame) -> pd.DataFrame:
-    """BPC tables name models by registry name and display name: show the latter."""
-    if "display_name" not in df.columns:
-        return df
-    shown = [d if d else m for m, d in zip(df["model"], df["display_name"], strict=True)]
-    return df.assign(model=shown)
-
-
-def _table(
-    name: str,
-    title: str,
-    columns: tuple[fmt.Column, ...],
-    intervals: dict[str, Interval],
-    note: str,
-    part: str,
-    empty: str,
-    scroll: bool = False,
-) -> fmt.ReportTable:
-    """A table whose display joins values with intervals (the columns named as keys of
-    ``intervals``) and shows BPC models by their display name."""
-    joined = fmt.interval_columns(columns, intervals)
-    return fmt.ReportTable(
-        name,
-        name.replace("_", "-"),
-        title,
-        columns,
-        note,
-        scroll,
-        render=lambda df: joined(_model_name(df)),
-        part=part,
-        empty=empty,
-    )
-
-
-def _digits(n: int) -> Callable[[object], str]:
-    return lambda v: fmt.fmt_number(v, n)
-
-
-BPC_TABLES: tuple[fmt.ReportTable, ...] = (
-    _table(
-        "bpc_tbi",
-        "Temporal Bias Index",
-        (
-            ("model", "Model", fmt.fmt_text),
-            ("span", "Buckets", fmt.fmt_text),
-            ("release_date", "Release", fmt.fmt_text),
-            ("first_bucket", "First", fmt.fmt_text),
-            ("last_bucket", "Last", fmt.fmt_text),
-            ("n_points", "Points", fmt.fmt_int),
-            ("n_gaps", "Gaps", fmt.fmt_int),
-            ("tbi_ci", "TBI (BPC per bucket) [95%]", fmt.fmt_text),
-            ("note", "Note", fmt.fmt_text),
-        ),
-        {"tbi_ci": ("tbi", "tbi_lo", "tbi_hi", 4, 1.0, "n_points")},
-        "The least-squares slope of BPC over the buckets with documents: all of them, "
-        "those ending by the release date, those starting after it; bootstrap 95% "
-        "intervals over documents.",
-        BPC_PART,
-        "No model of bpc.models was scored.",
-    ),
-    _table(
-        "bpc_release_changes",
-        "BPC after the release against the months before it",
-        (
-            ("model", "Model", fmt.fmt_text),
-            ("release_date", "Release", fmt.fmt_text),
-            ("months_after", "Months after", fmt.fmt_int),
-            ("base_start", "Base from", fmt.fmt_text),
-            ("base_end", "Base to (excl.)", fmt.fmt_text),
-            ("base_n", "Base n", fmt.fmt_int),
-            ("base_bpc", "Base BPC", _digits(4)),
-            ("bucket", "Bucket", fmt.fmt_text),
-            ("n_docs", "n", fmt.fmt_int),
-            ("bpc", "BPC", _digits(4)),
-            ("change_ci", "Change [95%]", fmt.fmt_text),
-            ("change_pct_ci", "Change (%) [95%]", fmt.fmt_text),
-            ("note", "Note", fmt.fmt_text),
-        ),
-        {
-            "change_ci": ("change", "change_lo", "change_hi", 4, 1.0, "n_docs"),
-            "change_pct_ci": ("change_pct", "change_pct_lo", "change_pct_hi", 2, 1.0, "n_docs"),
-        },
-        "The BPC of the bucket holding the release date plus k months against the mean "
-        "BPC of the documents dated in the months before the release (FreshBench, Table 6).",
-        BPC_PART,
-        "No model of bpc.models has a release date.",
-    ),
-    _table(
-        "bpc_buckets",
-        "BPC per bucket",
-        (
-            ("model", "Model", fmt.fmt_text),
-            ("bucket", "Bucket", fmt.fmt_text),
-            ("bucket_start", "From", fmt.fmt_text),
-            ("bucket_end", "To (excl.)", fmt.fmt_text),
-            ("n_docs", "Documents", fmt.fmt_int),
-            ("n_failed", "Failed", fmt.fmt_int),
-            ("bpc_ci", "BPC [95%]", fmt.fmt_text),
-            ("bpc_pooled", "Pooled BPC", _digits(4)),
-            ("bpb", "Bits per byte", _digits(4)),
-            ("tokens", "Tokens", fmt.fmt_int),
-            ("chars", "Characters", fmt.fmt_int),
-        ),
-        {"bpc_ci": ("bpc", "bpc_lo", "bpc_hi", 4, 1.0, "n_docs")},
-        "Mean BPC of the bucket's documents; pooled: all their bits over all their "
-        "characters. A bucket without documents is a gap, not a zero.",
-        BPC_PART,
-        "No bucket: the corpus has no dated article in the range.",
-        scroll=True,
-    ),
-    _table(
-        "bpc_skipped",
-        "Models (or analyses) left out of BPC",
-        (
-            ("model", "Model", fmt.fmt_text),
-            ("what", "What", fmt.fmt_text),
-            ("reason", "Reason", fmt.fmt_text),
-        ),
-        {},
-        "",
-        BPC_PART,
-        "Every model of bpc.models was scored and has a release date.",
-    ),
-)
-"""The BPC section's tables (schemas: :mod:`prescient.bpc.tables`)."""
-
-
-def _upper(value: object) -> str:
-    return fmt.fmt_text(value).upper()
-
-
-OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
-    _table(
-        CLOSED_TABLE,
-        "Closed forms: accuracy",
-        (
-            ("model", "Model", fmt.fmt_text),
-            ("task", "Task", _upper),
-            ("setting", "Setting", fmt.fmt_text),
-            ("rag_cutoff", "RAG cutoff", fmt.fmt_text),
-            ("n", "n", fmt.fmt_int),
-            ("n_correct", "Correct", fmt.fmt_int),
-            ("n_failed", "Failed calls", fmt.fmt_int),
-            ("accuracy_ci", "Accuracy (%) [Wilson 95%]", fmt.fmt_text),
-        ),
-        {"accuracy_ci": ("accuracy", "low", "high", 2, 100.0, "n")},
-        "MCNC: the next event among four; MCAC: an argument of it among four; VQA: will "
-        "this event happen (yes/no). Failed calls are left out of n.",
-        OPENFORECAST_PART,
-        "No closed-form question was scored: evaluate them beside Daily Oracle's "
-        "(-S questions=daily_oracle_openforecast).",
-    ),
-    _table(
-        OPEN_TABLE,
-        "Open forms: LRAE precision, recall and F1",
-        (
-            ("model", "Model", fmt.fmt_text),
-            ("task", "Task", _upper),
-            ("metric", "Metric", fmt.fmt_text),
-            ("n", "Samples", fmt.fmt_int),
-            ("n_failed", "Failed", fmt.fmt_int),
-            ("value_ci", "Value (%) [95%]", fmt.fmt_text),
-            ("interval", "Interval", fmt.fmt_text),
-        ),
-        {"value_ci": ("value", "low", "high", 2, 100.0, "n")},
-        "STF: the events of the split date; LTF: the rest of the chain; AQA: an argument "
-        "question. Macro averages over samples; *_gold: matched against the gold events "
-        "only, without the evidence check.",
-        OPENFORECAST_PART,
-        "No open-form prediction was judged.",
-    ),
-)
-"""The OpenForecast section's tables (schemas: :mod:`prescient.openforecast.tables`)."""
 
 
 QUESTION_COUNTS: tuple[tuple[str, str, Callable[[object], str]], ...] = (
@@ -322,7 +115,7 @@ QUESTION_COUNTS: tuple[tuple[str, str, Callable[[object], str]], ...] = (
     ("first_date", "First resolution date", fmt.fmt_text),
     ("last_date", "Last resolution date", fmt.fmt_text),
     ("n_days", "Days with questions", fmt.fmt_int),
-    ("questions_per_day", "Questions per day", _digits(1)),
+    ("questions_per_day", "Questions per day", fmt.digits(1)),
 )
 """(key of dataset_summary, label, formatter: counts as every count of the report)."""
 
@@ -350,12 +143,12 @@ DUPLICATES_TABLE = fmt.ReportTable(
         ("question_id", "Question id", fmt.fmt_text),
         ("source", "Source", fmt.fmt_text),
         ("resolution_date", "Resolves", fmt.fmt_text),
-        ("qtype", "Type", _upper),
+        ("qtype", "Type", fmt.upper_text),
         ("question", "Question", fmt.fmt_text),
         ("answer", "Gold answer", fmt.fmt_text),
         ("kind", "Repeat", fmt.fmt_text),
         ("repeat_of", "Of", fmt.fmt_text),
-        ("similarity", "TF-IDF cosine", _digits(2)),
+        ("similarity", "TF-IDF cosine", fmt.digits(2)),
         ("contradictory", "Contradictory", _yes),
         ("dropped", "Left out", _yes),
     ),
@@ -380,7 +173,7 @@ REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
     fmt.SOURCES,
     QUESTION_COUNTS_TABLE,
     DUPLICATES_TABLE,
-    *fmt.ANALYSIS_TABLES,
+    *ANALYSIS_TABLES,
     *BPC_TABLES,
     *OPENFORECAST_TABLES,
     fmt.MODELS,

@@ -14,11 +14,13 @@ from typing import Any
 
 import pandas as pd
 
-from prescient.analysis.schema import cell_order
-from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG
+from prescient.benchmarks.daily_oracle.analysis.schema import cell_order
+from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK, GOLD, RAG
+from prescient.benchmarks.freshbench.report import BPC_PART
+from prescient.benchmarks.openforecast.figures import CLOSED_TABLE, OPEN_TABLE
+from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
 from prescient.report import tables as fmt
-from prescient.report.contents import BPC_PART, OPENFORECAST_PART, ReportInputs
-from prescient.report.openforecast_figures import CLOSED_TABLE, OPEN_TABLE
+from prescient.report.contents import ReportInputs
 from prescient.vocab import QTYPES
 
 DEMO_CORPUS = "demo"

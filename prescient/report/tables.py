@@ -4,8 +4,11 @@ The ``analyze`` stage writes CSV; ``plot`` and ``report`` read the same CSV thro
 :func:`read_tables`, so the tables directory is the one contract between the stages.
 Formatting rules live here once: percentages with two decimals, p-values in scientific
 notation when small, and an en dash for a missing value (a labelled gap). So does the
-display of each table (:class:`ReportTable`): the HTML report and the Markdown copies
-render the same specification.
+display of a table (:class:`ReportTable`): the HTML report and the Markdown copies
+render the same specification. Each benchmark describes its own tables with these
+(Daily Oracle's in :mod:`prescient.benchmarks.daily_oracle.analysis.report_tables`,
+FreshBench's and OpenForecast's in their folders); :mod:`prescient.report.analysis_tables`
+and :mod:`prescient.report.contents` gather them.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.analysis.schema import fmt_count
+from prescient.benchmarks.daily_oracle.analysis.schema import fmt_count
 
 MISSING = "–"
 NO_ROWS = "No rows: nothing to report."
@@ -84,7 +87,7 @@ TEXT_COLUMNS = (
     "checksum",
     "first_date",
     "last_date",
-    # BPC tables (prescient/bpc/tables.py)
+    # BPC tables (prescient/benchmarks/freshbench/bpc/tables.py)
     "display_name",
     "bucket_start",
     "bucket_end",
@@ -94,7 +97,7 @@ TEXT_COLUMNS = (
     "base_start",
     "base_end",
     "what",
-    # OpenForecast tables (prescient/openforecast/tables.py)
+    # OpenForecast tables (prescient/benchmarks/openforecast/tables.py)
     "task",
     "metric",
     "interval",
@@ -224,77 +227,26 @@ def to_html(df: pd.DataFrame, table_id: str, caption: str = "") -> str:
     return "".join(parts)
 
 
-def _upper(value: object) -> str:
+def upper(value: object) -> str:
+    """The value in capitals, as written (question types: ``tf`` -> ``TF``)."""
     return str(value).upper()
 
 
-def _digits(n: int) -> Callable[[object], str]:
+def digits(n: int) -> Callable[[object], str]:
+    """A formatter with ``n`` decimals (:func:`fmt_number`)."""
     return lambda v: fmt_number(v, n)
+
+
+def upper_text(value: object) -> str:
+    """:func:`fmt_text` in capitals (task and question-type codes)."""
+    return fmt_text(value).upper()
 
 
 KEY_COLUMNS: tuple[Column, ...] = (
     ("model", "Model", fmt_text),
     ("cell", "Setting", fmt_text),
-    ("qtype", "Type", _upper),
+    ("qtype", "Type", upper),
 )
-
-
-def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
-    """Table 3 as in the paper: yearly accuracy (%) with its questions, average YoY change
-    (%) with its bootstrap interval and the months averaged, and the cutoff windows."""
-    years = sorted(c[4:] for c in t3.columns if c.startswith("acc_"))
-    cols: list[Column] = [*KEY_COLUMNS, ("knowledge_cutoff", "K-cutoff", fmt_text)]
-    out = display_frame(t3, cols)
-    for y in years:
-        counts = t3.get(f"n_{y}", pd.Series([None] * len(t3)))
-        out[y] = [_with_n(fmt_number(v), n) for v, n in zip(t3[f"acc_{y}"], counts, strict=True)]
-    for regime, header in (
-        ("pre", "Pre-cutoff YoY"),
-        ("post", "Post-cutoff YoY"),
-        ("all", "Avg YoY"),
-    ):
-        flags = t3.get(f"yoy_{regime}_ci_excludes", pd.Series([False] * len(t3)))
-        pairs = t3.get(f"yoy_{regime}_pairs", pd.Series([None] * len(t3)))
-        out[header] = [
-            _with_n(_with_ci(v, lo, hi, flag), n)
-            for v, lo, hi, flag, n in zip(
-                t3.get(f"yoy_{regime}", []),
-                t3.get(f"yoy_{regime}_low", []),
-                t3.get(f"yoy_{regime}_high", []),
-                flags,
-                pairs,
-                strict=True,
-            )
-        ]
-    out["YoY months (pre; post; avg)"] = [
-        "; ".join(_span(row, r) for r in ("pre", "post", "all")) for _, row in t3.iterrows()
-    ]
-    return out
-
-
-def _with_n(text: str, n: object) -> str:
-    """``text n=k``: the count behind a displayed number (the missing mark stays alone)."""
-    count = fmt_int(n)
-    return text if MISSING in (text, count) else f"{text} n={count}"
-
-
-def _span(row: pd.Series, regime: str) -> str:
-    first, last = fmt_text(row.get(f"yoy_{regime}_from")), fmt_text(row.get(f"yoy_{regime}_to"))
-    return MISSING if MISSING in (first, last) else f"{first}..{last}"
-
-
-def _flag(value: object) -> bool:
-    return str(value).strip().lower() in ("true", "1")
-
-
-def _with_ci(value: object, low: object, high: object, excludes: object = False) -> str:
-    v = fmt_number(value)
-    if v == MISSING:
-        return v
-    lo, hi = fmt_number(low), fmt_number(high)
-    if lo == MISSING:
-        return v
-    return f"{v} [{lo}, {hi}]" + (f" {EXCLUDES_MARK}" if _flag(excludes) else "")
 
 
 def too_few_for_interval(n: object) -> bool:
@@ -467,7 +419,7 @@ SOURCES = ReportTable(
         ("last_date", "Last resolution", fmt_text),
         ("n_categories", "Categories", fmt_int),
         ("n_with_forecast_date", "With forecast date", fmt_int),
-        ("horizon_median_days", "Median horizon (days)", _digits(1)),
+        ("horizon_median_days", "Median horizon (days)", digits(1)),
     ),
     "The question table every model answered (after the seeded sample of "
     "questions.max_questions, if any). Horizon: days from the forecast date to the "
@@ -475,329 +427,41 @@ SOURCES = ReportTable(
     part="sources",
     empty="No evaluated questions.",
 )
-FLOOR_NOTE = (
-    "No test is run, and no mark printed, where a compared group has fewer questions than "
-    "analysis.freshbench.min_n, or fewer correct or wrong answers than min_outcomes "
-    "(status: too few questions)."
-)
-MONTHLY_COLUMNS: tuple[Column, ...] = (
-    *KEY_COLUMNS,
-    ("month", "Month", fmt_text),
-    ("n", "n", fmt_int),
-    ("accuracy", "Acc. (%)", fmt_pct),
-    ("ci_low", "95% low", fmt_pct),
-    ("ci_high", "95% high", fmt_pct),
-    ("accuracy_ma", "Moving avg (%)", fmt_pct),
-    ("refusal_rate", "Refusals (%)", fmt_pct),
-    ("accuracy_excl_refusals", "Acc. excl. refusals (%)", fmt_pct),
-)
-HORIZON_COLUMNS: tuple[Column, ...] = (
-    *KEY_COLUMNS,
-    ("source", "Source", fmt_text),
-    ("bucket", "Horizon", fmt_text),
-    ("n", "n", fmt_int),
-    ("accuracy", "Acc. (%)", fmt_pct),
-    ("ci_low", "95% low", fmt_pct),
-    ("ci_high", "95% high", fmt_pct),
-)
-
-RAG_ACCURACY_COLUMNS: tuple[Column, ...] = (
-    ("model", "Model", fmt_text),
-    ("qtype", "Type", _upper),
-    ("rag_cutoff", "RAG cutoff", fmt_text),
-    ("accuracy", "Acc. (%) [95%]", fmt_text),
-    ("n", "n", fmt_int),
-    ("closed_book_accuracy", "Closed book (%)", fmt_pct),
-    ("key", "Summary key", fmt_text),
-)
 
 
-ANALYSIS_TABLES: tuple[ReportTable, ...] = (
-    ReportTable(
-        "rag_accuracy",
-        "rag-accuracy",
-        "Accuracy by RAG cutoff",
-        RAG_ACCURACY_COLUMNS,
-        "Accuracy (%) over the analysis period with the retrieval limited to articles "
-        "before each RAG cutoff (dynamic: the day before resolution alone limits it), "
-        "[Wilson 95% interval] (none for one question), beside the same model's "
-        "closed-book accuracy on the same question type. Summary key: the name of the "
-        "setting in reports/metrics/summary.json (rag for a run's one dated cutoff, "
-        "rag_1, rag_2, ... in date order for several).",
-        render=interval_columns(
-            RAG_ACCURACY_COLUMNS, {"accuracy": ("accuracy", "ci_low", "ci_high", 2, 100.0, "n")}
-        ),
-        part="rag-cutoffs",
-        empty="No RAG setting in this run (eval.settings lists no rag_dynamic or rag_YYYY-MM-DD).",
-    ),
-    ReportTable(
-        "table3",
-        "table3",
-        "Table 3: yearly accuracy (%) and average YoY change (%)",
-        note="A year's accuracy: correct / scored over its n questions "
-        "(analysis.table3.yearly: pooled, the paper's) or the mean of its monthly "
-        "accuracies (mean_of_months). YoY change at month m is 100 (acc(m) - acc(m-12)) / "
-        "acc(m-12), from 12 months after the period's first month; each average is over "
-        "the months in the last column (n: months with a YoY value). "
-        "analysis.table3.windows: paper (the paper's) averages the pre_months (paper: 24) "
-        "months before the knowledge-cutoff month (Pre) and the post_months (7) from it "
-        "(Post); all_months every month up "
-        "to and including it and every later one. Models without a cutoff have neither. "
-        "Bootstrap 95% intervals in brackets (analysis.bootstrap). "
-        f"{EXCLUDES_MARK}: the interval does not contain its estimate (the YoY statistic is "
-        "strongly biased under resampling there); do not read it as an interval.",
-        markdown=True,
-        render=table3_display,
-        part="yearly",
-        empty="No series has monthly accuracy to average by year.",
-    ),
-    ReportTable(
-        "headline_decline",
-        "headline-decline",
-        "Closed-book accuracy (%) in the first and the last month of the period, mean over models",
-        (
-            ("qtype", "Type", _upper),
-            ("first_month", "First month", fmt_text),
-            ("first_accuracy", "Accuracy first (%)", fmt_number),
-            ("n_first", "n first", fmt_int),
-            ("last_month", "Last month", fmt_text),
-            ("last_accuracy", "Accuracy last (%)", fmt_number),
-            ("n_last", "n last", fmt_int),
-            ("change_pct", "Change (%)", fmt_number),
-            ("n_models", "Models (n)", fmt_int),
-            ("models", "Models", fmt_text),
-            ("left_out", "Left out", fmt_text),
-        ),
-        "The paper's headline (Daily Oracle, section 4.2): each model's monthly accuracy "
-        "in the period's first and last month, averaged over the models with questions in "
-        "both (n: their questions), and the relative change 100 (last - first) / first. "
-        "Left out: models without questions in either month, and baselines under "
-        "analysis.headline.exclude_baselines.",
-        markdown=True,
-        part="yearly",
-        empty="No closed-book series.",
-    ),
-    ReportTable(
-        "freshbench_bias",
-        "freshbench-bias",
-        "FreshBench bias tests: each past window against the present window",
-        (
-            *KEY_COLUMNS,
-            ("anchor", "Anchor", fmt_text),
-            ("anchor_date", "Date", fmt_text),
-            ("month_rule", "Months", fmt_text),
-            ("window", "Months before", fmt_text),
-            ("window_start", "From", fmt_text),
-            ("window_end", "To (excl.)", fmt_text),
-            ("acc_past", "Acc. past (%)", fmt_pct),
-            ("n_past", "n past", fmt_int),
-            ("acc_present", "Acc. present (%)", fmt_pct),
-            ("n_present", "n present", fmt_int),
-            ("p_neophilia", "p Neophilia", fmt_p),
-            ("p_nostalgia", "p Nostalgia", fmt_p),
-            ("verdict", "Bias", fmt_text),
-            ("status", "Status", fmt_text),
-        ),
-        "One-sided two-proportion z-tests, p = 1 - Phi(z). Neophilia: past < present; "
-        "Nostalgia: past > present. * p < 0.05, ** p < 0.01, *** p < 0.001. Months: "
-        "calendar (calendar months before the anchor) or freshbench (FreshBench's 30-day "
-        "months, the present window reaching 15 days past the anchor). " + FLOOR_NOTE,
-        scroll=True,
-        markdown=True,
-        part="bias-tests",
-        empty="No model with an anchor date has questions in a past and the present window.",
-    ),
-    ReportTable(
-        "freshbench_degeneration",
-        "freshbench-degeneration",
-        "FreshBench temporal degeneration: periods after the anchor date against the "
-        "reference accuracy",
-        (
-            *KEY_COLUMNS,
-            ("anchor", "Anchor", fmt_text),
-            ("period_rule", "Periods", fmt_text),
-            ("period_start", "From", fmt_text),
-            ("period_end", "To (excl.)", fmt_text),
-            ("acc_future", "Acc. (%)", fmt_pct),
-            ("n_future", "n", fmt_int),
-            ("reference", "Reference", fmt_text),
-            ("acc_reference", "Acc. reference (%)", fmt_pct),
-            ("n_reference", "n reference", fmt_int),
-            ("z", "z", fmt_number),
-            ("p", "p", fmt_p),
-            ("mark", "Sig.", fmt_text),
-            ("status", "Status", fmt_text),
-        ),
-        "H1: accuracy in the period is lower than the reference: the present window "
-        "(present) or every question resolved before the anchor date (pre_anchor). " + FLOOR_NOTE,
-        scroll=True,
-        markdown=True,
-        part="bias-tests",
-        empty="No model with an anchor date has questions after it.",
-    ),
-    ReportTable(
-        "freshbench_decline",
-        "freshbench-decline",
-        "FreshBench decline table",
-        (
-            *KEY_COLUMNS,
-            ("anchor", "Anchor", fmt_text),
-            ("anchor_date", "Date", fmt_text),
-            ("reference", "Reference", fmt_text),
-            ("pre_accuracy", "Pre-release acc. (%)", fmt_pct),
-            ("n_pre", "n pre", fmt_int),
-            ("post_accuracy", "First post-release acc. (%)", fmt_pct),
-            ("n_post", "n post", fmt_int),
-            ("post_start", "Post from", fmt_text),
-            ("post_end", "Post to (excl.)", fmt_text),
-            ("n_post_periods", "Periods", fmt_int),
-            ("decline", "Decline (pp)", fmt_pct),
-            ("pct_decline", "Decline (%)", fmt_number),
-            ("status", "Status", fmt_text),
-        ),
-        "Pre-release accuracy is the reference's; the first post-release accuracy is the "
-        "mean accuracy of the first periods after the anchor date that have questions.",
-        markdown=True,
-        part="bias-tests",
-        empty="No model with an anchor date has questions before and after it.",
-    ),
-    ReportTable(
-        "freshbench_skipped",
-        "freshbench-skipped",
-        "Models skipped by the FreshBench tests",
-        (
-            ("model", "Model", fmt_text),
-            ("anchor", "Anchor", fmt_text),
-            ("reason", "Reason", fmt_text),
-        ),
-        part="bias-tests",
-        empty="Every model has the dates the tests need.",
-    ),
-    ReportTable(
-        "slopes",
-        "slopes",
-        "Fig. 6 data: expanding-window slopes",
-        (
-            *KEY_COLUMNS,
-            ("window_start", "From", fmt_text),
-            ("window_end", "To", fmt_text),
-            ("n_months", "Months", fmt_int),
-            ("n_points", "Defined", fmt_int),
-            ("slope_pp_per_month", "Slope (pp/month)", _digits(3)),
-        ),
-        scroll=True,
-        part="decline-slopes",
-        empty="No series has enough months with a defined moving average for a slope.",
-    ),
-    ReportTable(
-        "monthly_accuracy",
-        "monthly-accuracy",
-        "Monthly accuracy with Wilson 95% intervals",
-        MONTHLY_COLUMNS,
-        "Months without questions are kept as rows with n = 0 and empty rates; a month "
-        "with one question shows no interval.",
-        scroll=True,
-        render=interval_bounds(MONTHLY_COLUMNS, [("ci_low", "ci_high", "n")]),
-        part="accuracy-over-time",
-        empty="No scored questions.",
-    ),
-    ReportTable(
-        "horizon_accuracy",
-        "horizon-accuracy",
-        "Accuracy by forecast horizon",
-        HORIZON_COLUMNS,
-        "Horizon: days from a question's forecast date to its resolution date (questions "
-        "without a forecast date are not in this table). Wilson 95% intervals (none for a "
-        "bucket with one question).",
-        scroll=True,
-        render=interval_bounds(HORIZON_COLUMNS, [("ci_low", "ci_high", "n")]),
-        part="horizon",
-        empty="No evaluated question has a forecast date (map a source's forecast_date column).",
-    ),
-    ReportTable(
-        "dataset_horizons",
-        "dataset-horizons",
-        "Questions per forecast horizon",
-        (
-            ("source", "Source", fmt_text),
-            ("bucket", "Horizon", fmt_text),
-            ("n", "Questions", fmt_int),
-        ),
-        part="sources",
-        empty="No evaluated question has a forecast date.",
-    ),
-    ReportTable(
-        "dataset_source_categories",
-        "dataset-source-categories",
-        "Question categories per source",
-        (
-            ("source", "Source", fmt_text),
-            ("category", "Category", fmt_text),
-            ("n", "n", fmt_int),
-            ("share_pct", "%", fmt_number),
-        ),
-        scroll=True,
-        part="categories",
-        empty="The evaluated questions have no categories.",
-    ),
-    ReportTable(
-        "dataset_mc_types",
-        "dataset-mc-types",
-        "MC question types",
-        (("mc_type", "Type", fmt_text), ("n", "n", fmt_int), ("share_pct", "%", fmt_number)),
-        part="categories",
-        empty="The evaluated questions have no MC types (no MC questions, or none typed).",
-    ),
-    ReportTable(
-        "dataset_categories",
-        "dataset-categories",
-        "Question categories",
-        (
-            ("category", "Category", fmt_text),
-            ("n", "n", fmt_int),
-            ("share_pct", "%", fmt_number),
-            ("n_tf", "TF", fmt_int),
-            ("n_mc", "MC", fmt_int),
-        ),
-        part="categories",
-        empty="The evaluated questions have no categories.",
-    ),
-    ReportTable(
-        "dataset_questions_by_month",
-        "dataset-questions-by-month",
-        "Questions per month",
-        (
-            ("month", "Month", fmt_text),
-            ("n_tf", "TF", fmt_int),
-            ("n_mc", "MC", fmt_int),
-            ("n", "All", fmt_int),
-        ),
-        scroll=True,
-        part="sources",
-        empty="No evaluated questions.",
-    ),
-    ReportTable(
-        "anderson_schooler_fit",
-        "anderson-schooler-fit",
-        "Anderson-Schooler linear fits",
-        (
-            ("source", "Source", fmt_text),
-            ("n_days", "Days", fmt_int),
-            ("vocabulary", "Words", fmt_int),
-            ("n_bins", "Frequencies", fmt_int),
-            ("slope", "Slope", _digits(4)),
-            ("intercept", "Intercept", _digits(4)),
-            ("r2", "R²", _digits(3)),
-            ("status", "Status", fmt_text),
-        ),
-        part="anderson-schooler",
-        empty="Nothing to count words in: no article titles or questions.",
-    ),
-)
-"""Every analysis table of the report, in page order."""
+def display_names(df: pd.DataFrame) -> pd.DataFrame:
+    """Models by their display name where a table has one (BPC tables name models by
+    registry name and display name)."""
+    if "display_name" not in df.columns:
+        return df
+    shown = [d if d else m for m, d in zip(df["model"], df["display_name"], strict=True)]
+    return df.assign(model=shown)
 
-MARKDOWN_TABLES: tuple[ReportTable, ...] = tuple(s for s in ANALYSIS_TABLES if s.markdown)
-"""The tables the analyze stage also writes as Markdown."""
+
+def interval_table(
+    name: str,
+    title: str,
+    columns: tuple[Column, ...],
+    intervals: dict[str, Interval],
+    note: str,
+    part: str,
+    empty: str,
+    scroll: bool = False,
+) -> ReportTable:
+    """A table whose display joins values with intervals (the columns named as keys of
+    ``intervals``, :func:`interval_columns`) and shows models by their display name."""
+    joined = interval_columns(columns, intervals)
+    return ReportTable(
+        name,
+        name.replace("_", "-"),
+        title,
+        columns,
+        note,
+        scroll,
+        render=lambda df: joined(display_names(df)),
+        part=part,
+        empty=empty,
+    )
 
 
 def markdown_document(spec: ReportTable, df: pd.DataFrame) -> str:

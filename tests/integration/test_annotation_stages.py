@@ -244,7 +244,7 @@ def test_import_refuses_a_name_with_a_newline(workdir: Path) -> None:
 
 
 def test_the_commands_find_the_directories_in_dvc_yaml() -> None:
-    from prescient.annotation.cli import stage_option
+    from prescient.plumbing.annotation_cli import stage_option
 
     dvc_yaml = ROOT / "dvc.yaml"
     assert stage_option(dvc_yaml, "annotation_sample", "--out") == "data/annotations/packets"

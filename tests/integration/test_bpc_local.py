@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from prescient.bpc.local import LlamaScorer
-from prescient.bpc.scoring import LN2, Segmenting
+from prescient.benchmarks.freshbench.bpc.local import LlamaScorer
+from prescient.benchmarks.freshbench.bpc.scoring import LN2, Segmenting
 from tests.conftest import SHARED_NEWS
 
 pytestmark = pytest.mark.slow

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from prescient.bpc.scoring import ScoringError, Segmenting
-from prescient.bpc.server import CompletionsScorer
+from prescient.benchmarks.freshbench.bpc.scoring import ScoringError, Segmenting
+from prescient.benchmarks.freshbench.bpc.server import CompletionsScorer
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.llm import model_spec
 

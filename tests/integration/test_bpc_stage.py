@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.bpc.scoring import register_scripted
-from prescient.llm.cli import audit, verify
+from prescient.benchmarks.freshbench.bpc.scoring import register_scripted
 from prescient.llm.ledger import read_entries
+from prescient.plumbing.llm_cli import audit, verify
 from tests.support.bpc import DAYS, outputs, params_file, run
 from tests.support.bpc import articles as make_articles
 

@@ -21,11 +21,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
+from prescient.benchmarks.daily_oracle.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
 from prescient.llm.providers import register_script
 from prescient.llm.types import LLMRequest, LLMResult
-from prescient.qa.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
-from prescient.qa.prompts import STEPS, load_step_templates
+from prescient.plumbing import params
+from prescient.step_templates import STEPS, load_step_templates
 from prescient.vocab import CATEGORIES, PRINCIPLES
 from stages import construct as construct_stage
 from stages import ingest as ingest_stage

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from prescient import params
 from prescient.crawl.manifest import COMPLETE, FAILED, MANIFEST_NAME, read_manifest
 from prescient.crawl.run import CrawlError, crawl
 from prescient.crawl.settings import CrawlSettings
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 from tests.support.fake_ccnews import (

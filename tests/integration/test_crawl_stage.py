@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prescient import params
 from prescient.crawl.manifest import COMPLETE, MANIFEST_NAME, read_manifest
+from prescient.plumbing import params
 from stages import crawl as crawl_stage
 from tests.conftest import ROOT
 from tests.support.fake_ccnews import FakeCCNews, ServedFile, write_month

@@ -28,7 +28,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params as params_mod
+from prescient.plumbing import params as params_mod
 from prescient.report.tables import MISSING, read_tables
 from stages import analyze, plot, report
 from tests.conftest import ROOT

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
+from prescient.plumbing import params
 from tests.conftest import ROOT
 from tests.fixtures.eval import scratch_eval_project
 

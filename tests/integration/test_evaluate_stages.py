@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import read_entries
 from prescient.llm.providers import register_script
+from prescient.plumbing import params
 from stages import evaluate as evaluate_stage
 from stages import questions as questions_stage
 from stages import retrieve as retrieve_stage

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import read_entries
+from prescient.plumbing import params
 from stages import evaluate as evaluate_stage
 from stages import score as score_stage
 from tests.conftest import ROOT

@@ -381,7 +381,7 @@ LONE = "ans\ud800wer"
 def test_a_reply_of_any_content_is_stored_and_costs_no_other_reply(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from prescient.cli import main
+    from prescient.plumbing.cli import main
 
     ledger = tmp_path / "l.jsonl"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from prescient.llm.cli import stats, verify
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
 from prescient.llm.types import LLMRequest
+from prescient.plumbing.llm_cli import stats, verify
 from tests.conftest import ROOT
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.llm import llm_settings, model_spec

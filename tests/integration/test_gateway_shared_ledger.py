@@ -11,8 +11,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from prescient.llm.cli import audit, verify
 from prescient.llm.ledger import read_entries
+from prescient.plumbing.llm_cli import audit, verify
 from tests.conftest import ROOT
 from tests.support.fake_openai import FakeOpenAI
 

@@ -17,13 +17,14 @@ from typing import Any
 import pytest
 import yaml
 
-from prescient import io, params
+from prescient import io
 from prescient.corpus.ingest import IngestReport, ingest_corpus, summarize
 from prescient.corpus.readers import ChecksumError
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.crawl.manifest import MANIFEST_NAME
 from prescient.crawl.run import crawl
 from prescient.crawl.settings import CrawlSettings
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from stages import ingest as ingest_stage
 from tests.conftest import ROOT

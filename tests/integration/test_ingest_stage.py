@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params as params_mod
+from prescient.plumbing import params as params_mod
 from stages import ingest as ingest_stage
 from tests.conftest import ROOT, SHARED_NEWS
 from tests.support.corpus import Warc, articles, gzip_bytes, jsonl_bytes, page

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.lockfile import check
+from prescient.plumbing.lockfile import check
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent

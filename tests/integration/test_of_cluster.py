@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
 from prescient.llm.providers import register_script
+from prescient.plumbing import params
 from stages import chains as chains_stage
 from stages import construct as construct_stage
 from stages import ingest as ingest_stage

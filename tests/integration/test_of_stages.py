@@ -15,11 +15,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import io, params
+from prescient import io
+from prescient.benchmarks.openforecast.chains import chain_frame
+from prescient.benchmarks.openforecast.demo import read_timelines
 from prescient.corpus.normalize import article_id, normalize_url
 from prescient.llm.providers import register_script
-from prescient.openforecast.chains import chain_frame
-from prescient.openforecast.demo import read_timelines
+from prescient.plumbing import params
 from stages import chains as chains_stage
 from stages import lrae as lrae_stage
 from stages import of_predict as predict_stage

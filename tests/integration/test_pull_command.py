@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from prescient.remote import local_remote
+from prescient.plumbing.remote import local_remote
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent

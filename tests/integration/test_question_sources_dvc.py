@@ -27,7 +27,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient import params
+from prescient.plumbing import params
 from tests.conftest import ROOT
 
 DVC = Path(sys.executable).parent / "dvc"

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prescient import params
+from prescient.plumbing import params
 from prescient.vocab import CATEGORIES
 from tests.conftest import ROOT
 from tests.support.fake_openai import FakeOpenAI

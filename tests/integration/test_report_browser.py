@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from prescient.report.figures import FIGURES
+from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
 from prescient.report.summary import DEMO_LINE
 from tests.fixtures.analysis.frames import MULTI_YEAR_REGISTRY, multi_year, sparse_demo
 from tests.fixtures.analysis.results import bpc_tables, openforecast_tables

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import yaml
 
-from prescient.analysis.pipeline import TABLE_NAMES
-from prescient.report.figures import FIGURES
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
+from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.run import run_stages

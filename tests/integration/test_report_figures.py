@@ -10,8 +10,11 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
-from prescient.analysis.pipeline import run_analysis
-from prescient.report.figures import FIGURES, fig1_dataset_pies, freshbench_points, literal_text
+from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
+from prescient.benchmarks.daily_oracle.figures import fig1_dataset_pies
+from prescient.benchmarks.freshbench.figures import freshbench_points
+from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
+from prescient.report.figures import literal_text
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.settings import SEED, analysis_settings
 

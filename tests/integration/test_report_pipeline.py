@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.analysis.pipeline import TABLE_NAMES
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
 from prescient.io import frame_checksum
-from prescient.report.figures import FIGURES
+from prescient.report.analysis_tables import MARKDOWN_TABLES
+from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
 from prescient.report.provenance import params_digest
-from prescient.report.tables import MARKDOWN_TABLES, read_tables
+from prescient.report.tables import read_tables
 from stages import analyze
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import (

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 import yaml
 
-from prescient import params
-from prescient.llm.cli import read_runs, run_totals
 from prescient.llm.ledger import read_entries
+from prescient.plumbing import params
+from prescient.plumbing.llm_cli import read_runs, run_totals
 from tests.conftest import ROOT
 from tests.fixtures.eval import scratch_eval_project
 from tests.support.fake_openai import FakeOpenAI

@@ -36,8 +36,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import yaml
 
-from prescient.analysis.pipeline import run_analysis
-from prescient.evaluation.settings import parse_setting
+from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
+from prescient.benchmarks.daily_oracle.evaluation.settings import parse_setting
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient import cli
-from prescient.evaluation.trace import cell_rows, parse_cell, trace_rows
+from prescient.benchmarks.daily_oracle.evaluation.trace import cell_rows, parse_cell, trace_rows
 from prescient.llm.ledger import read_entries
+from prescient.plumbing import cli
 from tests.fixtures.eval import construct_questions
 from tests.integration.test_evaluate_stages import (  # noqa: F401 (the fixture)
     CALLS,

@@ -17,11 +17,11 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from prescient import params
 from prescient.dates import parse_date
 from prescient.llm.ledger import read_entries
 from prescient.llm.providers import register_script
-from prescient.update import write_release
+from prescient.plumbing import params
+from prescient.plumbing.update import write_release
 from stages import construct, evaluate, ingest, questions, retrieve, select
 from tests.conftest import ROOT
 from tests.support.construct_script import script

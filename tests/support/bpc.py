@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from prescient import params
+from prescient.plumbing import params
 from stages import bpc as stage
 from tests.conftest import ROOT
 from tests.support.llm import model_entry

@@ -17,7 +17,7 @@ from warcio.warcwriter import WARCWriter
 from prescient.corpus.ingest import IngestReport, ingest_rows, summarize
 from prescient.corpus.readers import Unit, read_rows
 from prescient.corpus.settings import CorpusSettings, IngestSettings
-from prescient.params import compose
+from prescient.plumbing.params import compose
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

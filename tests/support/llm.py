@@ -14,9 +14,9 @@ import datetime as dt
 import functools
 from typing import Any
 
-from prescient import params
 from prescient.llm.registry import ModelSpec
 from prescient.llm.settings import GatewaySettings
+from prescient.plumbing import params
 from tests.conftest import ROOT
 
 

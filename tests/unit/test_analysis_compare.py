@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from prescient.analysis.compare import stable_keys
-from prescient.analysis.pipeline import run_analysis
-from prescient.report.tables import ANALYSIS_TABLES
+from prescient.benchmarks.daily_oracle.analysis.compare import stable_keys
+from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
+from prescient.report.analysis_tables import ANALYSIS_TABLES
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings
 

@@ -11,7 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.analysis.freshbench import (
+from prescient.benchmarks.daily_oracle.analysis.schema import ModelInfo, normalize_scores
+from prescient.benchmarks.daily_oracle.analysis.settings import FreshBenchSettings
+from prescient.benchmarks.freshbench.analysis import (
     Span,
     Tally,
     decline_row,
@@ -20,8 +22,6 @@ from prescient.analysis.freshbench import (
     post_periods,
     window_span,
 )
-from prescient.analysis.schema import ModelInfo, normalize_scores
-from prescient.analysis.settings import FreshBenchSettings
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import analysis_settings, freshbench_settings
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from prescient.analysis.pipeline import TABLE_NAMES, run_analysis
+from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES, run_analysis
 from tests.fixtures.analysis.frames import score_rows, scores_frame, sparse_demo
 from tests.fixtures.analysis.settings import SEED, analysis_settings
 

@@ -7,8 +7,8 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient.analysis.pipeline import run_analysis
-from prescient.evaluation.settings import NO_GOLD_ARTICLE
+from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
+from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings
 

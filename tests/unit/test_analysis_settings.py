@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from prescient.analysis.settings import load_analysis
+from prescient.benchmarks.daily_oracle.analysis.settings import load_analysis
 from prescient.settings import ParamsError
 from tests.fixtures.analysis.settings import analysis_settings, composed
 

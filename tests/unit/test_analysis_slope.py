@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from prescient.analysis.slope import expanding_slopes
+from prescient.benchmarks.daily_oracle.analysis.slope import expanding_slopes
 from tests.fixtures.analysis.settings import shipped
 
 NAN = math.nan

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from prescient.analysis.stats import (
+from prescient.stats import (
     linear_fit,
     normal_sf,
     one_sided_z_test,

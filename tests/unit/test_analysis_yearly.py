@@ -1,5 +1,5 @@
 """Table 3: yearly accuracy and average YoY change, with the definitions written in
-prescient/analysis/yearly.py, on a table small enough to check by hand."""
+prescient/benchmarks/daily_oracle/analysis/yearly.py, on a table small enough to check by hand."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from prescient import dates
-from prescient.analysis.monthly import monthly_accuracy
-from prescient.analysis.schema import ModelInfo, normalize_scores
-from prescient.analysis.yearly import (
+from prescient.benchmarks.daily_oracle.analysis.monthly import monthly_accuracy
+from prescient.benchmarks.daily_oracle.analysis.schema import ModelInfo, normalize_scores
+from prescient.benchmarks.daily_oracle.analysis.yearly import (
     YoYWindows,
     average_yoy,
     bc_interval,

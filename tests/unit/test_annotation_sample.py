@@ -24,10 +24,10 @@ from prescient.annotation.sample import (
     selection_keys,
 )
 from prescient.annotation.settings import PacketSettings, TableSettings, load_annotation_settings
-from prescient.qa.prompts import load_step_template
-from prescient.qa.rubric import filter_sections
+from prescient.rubric import filter_sections
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError
+from prescient.step_templates import load_step_template
 from prescient.vocab import PRINCIPLES
 from tests.conftest import ROOT
 from tests.fixtures.annotation.build import (
@@ -299,7 +299,7 @@ def test_choices_column_survives_parquet(tmp_path: Path) -> None:
 
 def test_fixture_and_sample_use_the_construction_stages_columns() -> None:
     """The columns this stage reads exist in qa_candidates.parquet as construct writes it."""
-    from prescient.qa.construct import CANDIDATE_COLUMNS
+    from prescient.benchmarks.daily_oracle.construct import CANDIDATE_COLUMNS
 
     needed = {
         "question_id",
@@ -319,10 +319,10 @@ def test_fixture_and_sample_use_the_construction_stages_columns() -> None:
 
 def test_annotation_does_not_import_the_construction_orchestrator() -> None:
     """The rubric comes from the leaf module qa.rubric: no model gateway in the stages."""
-    from prescient.dag import closure
+    from prescient.plumbing.dag import closure
 
     for stage in ("stages.annotation_sample", "stages.agreement"):
         files = {p.relative_to(ROOT).as_posix() for p in closure(ROOT, stage)}
-        assert "prescient/qa/rubric.py" in files
+        assert "prescient/rubric.py" in files
         assert not [f for f in files if f.startswith("prescient/llm/")], stage
-        assert "prescient/qa/construct.py" not in files, stage
+        assert "prescient/benchmarks/daily_oracle/construct.py" not in files, stage

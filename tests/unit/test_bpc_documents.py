@@ -7,11 +7,11 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient import params
-from prescient.bpc.documents import bucket_of, bucket_range, sample_documents
-from prescient.bpc.scorers import method_params, skip_reason
-from prescient.bpc.settings import BpcSettings
+from prescient.benchmarks.freshbench.bpc.documents import bucket_of, bucket_range, sample_documents
+from prescient.benchmarks.freshbench.bpc.scorers import method_params, skip_reason
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.llm.registry import ModelSpec, load_registry
+from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from prescient.report.bpc_figures import draw_bpc
+from prescient.benchmarks.freshbench.figures import draw_bpc
 
 
 def _tables() -> dict[str, pd.DataFrame]:

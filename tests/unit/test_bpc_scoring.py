@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from prescient.bpc.scoring import (
+from prescient.benchmarks.freshbench.bpc.scoring import (
     DocScore,
     ScoringError,
     ScriptedScorer,

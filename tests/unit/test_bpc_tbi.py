@@ -9,10 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient import params
-from prescient.bpc.documents import bucket_range
-from prescient.bpc.settings import BpcSettings
-from prescient.bpc.tbi import (
+from prescient.benchmarks.freshbench.bpc.documents import bucket_range
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
+from prescient.benchmarks.freshbench.bpc.tbi import (
     ModelInfo,
     bucket_rows,
     least_squares,
@@ -21,6 +20,7 @@ from prescient.bpc.tbi import (
     slopes,
     tbi_rows,
 )
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

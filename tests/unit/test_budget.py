@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from prescient import params
+from prescient.plumbing import params
 from tests.conftest import ROOT
 
 # Keys the demo budget shrinks, with the papers' values (Daily Oracle, ICML 2025, sections
@@ -84,6 +84,6 @@ def test_the_demo_budget_on_another_corpus() -> None:
 
 
 def test_loading_params_logs_the_budget(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="prescient.params"):
+    with caplog.at_level(logging.INFO, logger="prescient.plumbing.params"):
         params.load(ROOT / "params.yaml")
     assert any(r.getMessage().startswith("budget demo: ") for r in caplog.records)

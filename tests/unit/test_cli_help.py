@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from prescient.cli import COMMAND_MODULES, build_parser
+from prescient.plumbing.cli import COMMAND_MODULES, build_parser
 
 
 def test_help_says_what_the_tool_is_and_lists_every_command(

@@ -293,7 +293,7 @@ def test_the_wrong_date_format_on_the_demo_corpus_stops(tmp_path: Path) -> None:
 
 
 def test_settings_errors_name_the_parameter() -> None:
-    from prescient.params import compose
+    from prescient.plumbing.params import compose
     from tests.conftest import ROOT
 
     with pytest.raises(ParamsError, match=r"ingest.max_chars \(500\) must exceed ingest.min_chars"):

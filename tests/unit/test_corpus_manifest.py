@@ -148,7 +148,7 @@ def test_the_digest_is_the_file_s_sha256_whatever_the_damage(tmp_path: Path, dam
 def test_the_stage_exits_2_naming_the_changed_file(tmp_path: Path) -> None:
     import yaml
 
-    from prescient import params as params_mod
+    from prescient.plumbing import params as params_mod
     from tests.conftest import ROOT
 
     (only,) = crawl_dir(tmp_path, ["c1.warc.gz"])

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+from prescient.benchmarks.openforecast import linking
 from prescient.corpus import titles
 from prescient.corpus.ingest import ingest_rows, summarize
 from prescient.corpus.normalize import article_id, normalize_url
 from prescient.corpus.readers import RawRow
-from prescient.openforecast import linking
 from tests.support.corpus import BODY, ingest_settings
 from tests.support.corpus import article as art
 

@@ -6,10 +6,10 @@ import email.utils
 
 import pytest
 
-from prescient import params
 from prescient.crawl.download import parse_content_range
 from prescient.crawl.fetch import RetryPolicy, backoff_delay, parse_retry_after
 from prescient.crawl.settings import CrawlSettings
+from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prescient import dag
+from prescient.plumbing import dag
 from tests.conftest import ROOT
 
 
@@ -107,3 +107,46 @@ def test_check_catches_a_missing_dependency_and_sync_fixes_it(tmp_path: Path) ->
     assert sc.in_sync
     text = (root / "dvc.yaml").read_text()
     assert "# a comment that survives" in text and "- data/in.csv" in text
+
+
+def test_a_stage_depends_on_each_home_it_touches_as_a_whole(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    _write(root, "prescient/benchmarks/__init__.py")
+    _write(root, "prescient/benchmarks/oracle/__init__.py")
+    _write(root, "prescient/benchmarks/oracle/build.py", "from prescient import dates\n")
+    _write(root, "prescient/benchmarks/oracle/unused.py")
+    _write(root, "prescient/benchmarks/oracle/eval/__init__.py")
+    _write(root, "prescient/benchmarks/oracle/eval/run.py")
+    _write(root, "prescient/benchmarks/other/__init__.py")
+    _write(root, "prescient/benchmarks/other/x.py")
+    _write(root, "prescient/plumbing/__init__.py")
+    _write(root, "prescient/plumbing/stage.py")
+    _write(root, "prescient/plumbing/cli.py")
+    _write(
+        root,
+        "stages/bench.py",
+        "from prescient.benchmarks.oracle import build\n"
+        "from prescient.plumbing import stage\n"
+        "from prescient import io\n",
+    )
+    assert dag.home_of(root, root / "prescient/benchmarks/oracle/eval/run.py") == (
+        root / "prescient/benchmarks/oracle"
+    )
+    assert dag.home_of(root, root / "prescient/qa/other.py") == root / "prescient/qa"
+    for outside in ("prescient/io.py", "prescient/benchmarks/__init__.py", "stages/run.py"):
+        assert dag.home_of(root, root / outside) is None
+    assert dag.home_of(root, root / "prescient/plumbing/stage.py") is None
+    # The benchmark's folder whole (its unused module and subpackage included); the
+    # plumbing and the package root file by file; the other benchmark not at all.
+    derived = dag.compress(root, dag.widen(root, dag.closure(root, "stages.bench")))
+    assert derived == [
+        "prescient/__init__.py",
+        "prescient/benchmarks/__init__.py",
+        "prescient/benchmarks/oracle",
+        "prescient/dates.py",
+        "prescient/io.py",
+        "prescient/plumbing/__init__.py",
+        "prescient/plumbing/stage.py",
+        "stages/__init__.py",
+        "stages/bench.py",
+    ]

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from prescient.evaluation.parsing import ParsedAnswer, is_refusal, parse_answer
+from prescient.benchmarks.daily_oracle.evaluation.parsing import (
+    ParsedAnswer,
+    is_refusal,
+    parse_answer,
+)
 
 TF = ["Yes", "No"]
 MC = ["Paris", "London", "Rome", "Berlin"]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient import params
-from prescient.evaluation.questions import (
+from prescient.benchmarks.daily_oracle.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
+from prescient.benchmarks.daily_oracle.evaluation.questions import (
     EVAL_COLUMNS,
     MAPPING_KEYS,
     QUESTION_COLUMNS,
@@ -25,9 +25,9 @@ from prescient.evaluation.questions import (
     normalize_questions,
     sample_order,
 )
-from prescient.evaluation.run import model_sample
-from prescient.qa.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
-from prescient.qa.schema import QUESTION_FIELDS
+from prescient.benchmarks.daily_oracle.evaluation.run import model_sample
+from prescient.benchmarks.daily_oracle.schema import QUESTION_FIELDS
+from prescient.plumbing import params
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError
 from tests.conftest import ROOT
@@ -574,7 +574,7 @@ def test_model_samples_are_nested() -> None:
 
 
 def test_model_budgets_name_evaluated_models() -> None:
-    from prescient.evaluation.settings import EvalSettings
+    from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
     from prescient.settings import load_settings
 
     p = params.compose(ROOT, ["+eval.max_questions.smollm2_135m=50"])

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.evaluation.run import PREDICTION_COLUMNS
-from prescient.evaluation.settings import NO_GOLD_ARTICLE, Setting
-from prescient.evaluation.trace import (
+from prescient.benchmarks.daily_oracle.evaluation.run import PREDICTION_COLUMNS
+from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE, Setting
+from prescient.benchmarks.daily_oracle.evaluation.trace import (
     Cell,
     TraceError,
     cell_rows,
@@ -165,7 +165,7 @@ def test_predictions_have_a_ledger_key_column() -> None:
 
 
 def test_a_cell_keeps_the_questions_of_its_sources() -> None:
-    from prescient.evaluation.trace import TraceError, of_sources
+    from prescient.benchmarks.daily_oracle.evaluation.trace import TraceError, of_sources
 
     rows = pd.DataFrame({"question_id": ["a", "b", "c"], "correct": [True, False, True]})
     questions = pd.DataFrame(

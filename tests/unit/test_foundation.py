@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient import dates, params
-from prescient.bpc.settings import BpcSettings
+from prescient import dates
+from prescient.benchmarks.daily_oracle.construct import ConstructSettings
+from prescient.benchmarks.daily_oracle.select import SelectSettings
+from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.corpus.settings import IngestSettings
 from prescient.crawl.settings import CrawlSettings
-from prescient.qa.construct import ConstructSettings
-from prescient.qa.select import SelectSettings
+from prescient.plumbing import params
 from prescient.seeds import derive_seed
 from prescient.settings import Day, ParamsError, Settings, WindowEnd, load_settings
 

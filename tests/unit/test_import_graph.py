@@ -1,4 +1,6 @@
-"""The library's modules import each other without circles.
+"""The library's modules import each other without circles, the library (``prescient/``
+outside ``plumbing/``) imports neither DVC nor Hydra, and shared modules import no
+benchmark.
 
 A circle makes the result of an import depend on which module of the circle is imported
 first (one of them sees the other half-initialised), and a function-level import placed
@@ -14,7 +16,7 @@ import ast
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from prescient.dag import docstring_ids
+from prescient.plumbing.dag import docstring_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("prescient", "stages")
@@ -180,4 +182,105 @@ def test_library_and_stages_have_no_import_cycle() -> None:
     cycles = all_cycles(graph)
     assert not cycles, "import cycles (break each one):\n" + "\n".join(
         " -> ".join(c) for c in cycles
+    )
+
+
+PLUMBING = "prescient.plumbing"
+ENTRY_POINT = "prescient.__main__"  # ``python -m prescient``: delegates to the plumbing's CLI
+PLUMBING_ONLY = ("dvc", "hydra", "omegaconf")
+
+
+def external_imports(path: Path) -> set[str]:
+    """Top-level names of the absolute imports in ``path``, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def library_violations(root: Path) -> list[str]:
+    """Library modules (prescient/ outside plumbing/) that import DVC or Hydra, directly
+    or through a module of the plumbing."""
+    modules = module_names(root, ["prescient"])
+    graph = import_graph(root, ["prescient"])
+    out = []
+    for name, path in sorted(modules.items()):
+        if name in (PLUMBING, ENTRY_POINT) or name.startswith(PLUMBING + "."):
+            continue
+        banned = sorted(external_imports(path) & set(PLUMBING_ONLY))
+        plumbing = sorted(m for m in graph[name] if m == PLUMBING or m.startswith(PLUMBING + "."))
+        if banned or plumbing:
+            out.append(f"{name}: imports {', '.join(banned + plumbing)}")
+    return out
+
+
+def test_the_check_finds_dvc_and_plumbing_imports_at_any_depth(tmp_path: Path) -> None:
+    pkg = tmp_path / "prescient"
+    (pkg / "plumbing").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "plumbing" / "__init__.py").write_text("")
+    (pkg / "plumbing" / "params.py").write_text("import hydra\n")
+    (pkg / "clean.py").write_text("import json\nfrom prescient import clean\n")
+    (pkg / "lazy.py").write_text("def f():\n    from dvc.config import Config\n")
+    (pkg / "through.py").write_text("from prescient.plumbing import params\n")
+    (pkg / "__main__.py").write_text("from prescient.plumbing.params import x\n")
+    assert library_violations(tmp_path) == [
+        "prescient.lazy: imports dvc",
+        "prescient.through: imports prescient.plumbing.params",
+    ]
+
+
+def test_the_library_imports_neither_dvc_nor_hydra() -> None:
+    assert "prescient.plumbing.params" in module_names(ROOT, ["prescient"])
+    violations = library_violations(ROOT)
+    assert not violations, (
+        "the library (prescient/ outside plumbing/) must not import DVC or Hydra; move the "
+        "code that needs them to prescient/plumbing/ and pass its result in:\n"
+        + "\n".join(violations)
+    )
+
+
+BENCHMARKS = "prescient.benchmarks"
+ABOVE_BENCHMARKS = ("prescient.report", PLUMBING, ENTRY_POINT)
+"""The layers that gather the benchmarks (the report's page, the plumbing)."""
+
+
+def shared_importing_benchmarks(graph: Mapping[str, set[str]]) -> list[str]:
+    """Shared modules (outside the benchmarks and the layers above them) that import a
+    benchmark's module."""
+    out = []
+    for name, imports in sorted(graph.items()):
+        inside = (BENCHMARKS, *ABOVE_BENCHMARKS)
+        if not name.startswith("prescient") or any(
+            name == p or name.startswith(p + ".") for p in inside
+        ):
+            continue
+        found = sorted(m for m in imports if m.startswith(BENCHMARKS + "."))
+        if found:
+            out.append(f"{name}: imports {', '.join(found)}")
+    return out
+
+
+def test_the_shared_check_names_a_shared_module_importing_a_benchmark() -> None:
+    graph = {
+        "prescient.stats": set(),
+        "prescient.steps": {"prescient.benchmarks.oracle.build", "prescient.stats"},
+        "prescient.report.contents": {"prescient.benchmarks.oracle.report"},
+        "prescient.benchmarks.oracle.build": {"prescient.steps"},
+        "stages.build": {"prescient.benchmarks.oracle.build"},
+    }
+    assert shared_importing_benchmarks(graph) == [
+        "prescient.steps: imports prescient.benchmarks.oracle.build"
+    ]
+
+
+def test_shared_machinery_imports_no_benchmark() -> None:
+    found = shared_importing_benchmarks(import_graph(ROOT, ["prescient"]))
+    assert not found, (
+        "shared modules must not depend on a benchmark; move what only one benchmark "
+        "uses into its folder, or what several use out of it:\n" + "\n".join(found)
     )

@@ -11,10 +11,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from prescient.evaluation.contexts import context_frame
-from prescient.evaluation.run import PlannedCall, plan_cell, prediction_frame
-from prescient.evaluation.scoring import call_failures, context_fits
-from prescient.evaluation.settings import parse_setting
+from prescient.benchmarks.daily_oracle.evaluation.contexts import context_frame
+from prescient.benchmarks.daily_oracle.evaluation.run import (
+    PlannedCall,
+    plan_cell,
+    prediction_frame,
+)
+from prescient.benchmarks.daily_oracle.evaluation.scoring import call_failures, context_fits
+from prescient.benchmarks.daily_oracle.evaluation.settings import parse_setting
 from prescient.llm.fit import (
     CONTEXT_EXCEEDED,
     FITTED,
@@ -241,9 +245,10 @@ def test_the_exact_count_is_what_llama_cpp_reads() -> None:
 
 
 def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
-    from prescient.qa.construct import ConstructSettings, _Steps, article_values
-    from prescient.qa.prompts import load_step_templates
+    from prescient.benchmarks.daily_oracle.construct import ConstructSettings, _Steps
     from prescient.settings import load_settings
+    from prescient.step_templates import load_step_templates
+    from prescient.steps import article_values
     from tests.conftest import ROOT
     from tests.support.llm import composed
 
@@ -271,11 +276,12 @@ def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
 
 
 def test_a_key_point_request_is_fitted_as_construction_fits_it() -> None:
-    from prescient.openforecast.keypoints import keypoint_request
-    from prescient.openforecast.settings import KeypointSettings
-    from prescient.qa.construct import ConstructSettings, _Steps, article_values
-    from prescient.qa.prompts import load_step_templates
+    from prescient.benchmarks.daily_oracle.construct import ConstructSettings, _Steps
+    from prescient.benchmarks.openforecast.keypoints import keypoint_request
+    from prescient.benchmarks.openforecast.settings import KeypointSettings
     from prescient.settings import load_settings
+    from prescient.step_templates import load_step_templates
+    from prescient.steps import article_values
     from tests.conftest import ROOT
     from tests.support.llm import composed
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from prescient import params
-from prescient.evaluation.settings import EvalSettings
-from prescient.openforecast.settings import ChainsSettings, LraeSettings, PredictSettings
-from prescient.qa.construct import ConstructSettings
+from prescient.benchmarks.daily_oracle.construct import ConstructSettings
+from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
+from prescient.benchmarks.openforecast.settings import (
+    ChainsSettings,
+    LraeSettings,
+    PredictSettings,
+)
+from prescient.plumbing import params
 from prescient.settings import ParamsError, Settings, load_settings
 from tests.support.llm import ROOT
 

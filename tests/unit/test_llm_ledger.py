@@ -14,7 +14,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prescient.llm.cli import audit, stats, verify
 from prescient.llm.ledger import (
     Ledger,
     canonical_json,
@@ -23,6 +22,7 @@ from prescient.llm.ledger import (
     response_hash,
     with_response_hash,
 )
+from prescient.plumbing.llm_cli import audit, stats, verify
 
 MSGS = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Will it rain?"}]
 
@@ -241,7 +241,7 @@ def test_stats_count_models_tokens_cost_and_failure_reasons(tmp_path: Path) -> N
 
 
 def test_cli_stats_verify_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from prescient.cli import main
+    from prescient.plumbing.cli import main
 
     path = tmp_path / "stage.jsonl"
     msgs = [{"role": "user", "content": "q"}]
@@ -289,7 +289,7 @@ def damaged_lines(good: dict[str, object]) -> list[tuple[bytes, str]]:
 def test_no_line_breaks_a_reader_and_forgeries_are_never_served(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from prescient.cli import main
+    from prescient.plumbing.cli import main
 
     path = tmp_path / "l.jsonl"
     good = entry("Will it rain?", response="the good answer")
@@ -556,7 +556,7 @@ def test_read_only_ledgers_are_refused(tmp_path: Path) -> None:
 def test_a_changed_answer_is_reported_with_its_line_and_never_served(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from prescient.cli import main
+    from prescient.plumbing.cli import main
 
     path = tmp_path / "l.jsonl"
     led = Ledger(path)
@@ -631,7 +631,7 @@ def test_the_answer_hash_survives_a_round_trip_of_any_reply(tmp_path: Path) -> N
 
 
 def test_copied_entries_carry_the_hash(tmp_path: Path) -> None:
-    from prescient.openforecast.keypoints import copy_paid_entries
+    from prescient.benchmarks.openforecast.keypoints import copy_paid_entries
 
     source, target = tmp_path / "source.jsonl", tmp_path / "target.jsonl"
     old, stamped = entry("a", response="A"), written(entry("b", response="B"))

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from prescient import params
 from prescient.llm.gateway import Gateway
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec, load_registry
 from prescient.llm.settings import GatewaySettings, max_failed_share
+from prescient.plumbing import params
 from prescient.settings import ParamsError
 from tests.conftest import ROOT
 from tests.support.llm import model_entry
@@ -161,10 +161,12 @@ def test_a_stage_gateway_is_checked_first_and_closed_when_the_check_fails(
     close = Gateway.close
     monkeypatch.setattr(Gateway, "close", lambda self: (closed.append(self.stage), close(self)))
     with pytest.raises(ModelConfigError, match="no_such_model"):
-        stage_gateway(composed, "construct", tmp_path / "a" / "ledger.jsonl", ["no_such_model"])
+        stage_gateway(
+            composed, "construct", tmp_path / "a" / "ledger.jsonl", ["no_such_model"], None
+        )
     assert closed == ["construct"]
     ledger = tmp_path / "b" / "ledger.jsonl"
-    gateway = stage_gateway(composed, "lrae", ledger, [])
+    gateway = stage_gateway(composed, "lrae", ledger, [], None)
     with gateway:
         pass
     out = tmp_path / "out.parquet"

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from prescient.llm.cli import read_runs, run_totals
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries, request_key
 from prescient.llm.store import StageLedger, open_stage_ledger, run_log_path, store_path
 from prescient.llm.types import LLMRequest
+from prescient.plumbing.llm_cli import read_runs, run_totals
+from prescient.plumbing.locations import dvc_cache_dir
 from tests.support.llm import llm_settings, model_spec
 
 DVC = Path(sys.executable).parent / "dvc"
@@ -50,39 +51,48 @@ def test_the_store_sits_in_dvcs_cache_directory_at_the_ledgers_relative_path(
 ) -> None:
     root = project(tmp_path / "p")
     ledger = root / "data/llm/evaluate/m.jsonl"
-    assert store_path(ledger, root) == (
+    assert store_path(ledger, dvc_cache_dir(root), root) == (
         root / ".dvc/cache/prescient/responses/data/llm/evaluate/m.jsonl"
     )
     # A workspace whose cache is elsewhere (DVC writes this for every temporary
     # experiment workspace) shares that cache's store; a relative entry is read from .dvc/.
     shared = project(tmp_path / "exp", cache_dir=str(root / ".dvc/cache"))
-    assert store_path(shared / "data/llm/evaluate/m.jsonl", shared) == store_path(ledger, root)
+    assert store_path(
+        shared / "data/llm/evaluate/m.jsonl", dvc_cache_dir(shared), shared
+    ) == store_path(ledger, dvc_cache_dir(root), root)
     other = project(tmp_path / "q", cache_dir="../../shared-cache")
-    assert store_path(other / "data/x.jsonl", other) == (
+    assert store_path(other / "data/x.jsonl", dvc_cache_dir(other), other) == (
         tmp_path / "shared-cache/prescient/responses/data/x.jsonl"
     )
     # No DVC project, or a ledger outside it: the ledger is its own store.
-    assert store_path(tmp_path / "plain/x.jsonl", tmp_path / "plain") is None
-    assert store_path(tmp_path / "outside.jsonl", root) is None
-    assert not isinstance(open_stage_ledger(tmp_path / "outside.jsonl", root), StageLedger)
+    assert (
+        store_path(
+            tmp_path / "plain/x.jsonl", dvc_cache_dir(tmp_path / "plain"), tmp_path / "plain"
+        )
+        is None
+    )
+    assert store_path(tmp_path / "outside.jsonl", dvc_cache_dir(root), root) is None
+    assert not isinstance(
+        open_stage_ledger(tmp_path / "outside.jsonl", dvc_cache_dir(root), root), StageLedger
+    )
 
 
 def test_an_answer_survives_the_stage_ledger_being_restored(tmp_path: Path) -> None:
     root = project(tmp_path / "p")
     path = root / "data/llm/x.jsonl"
-    first = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    first = StageLedger(path, store_path(path, dvc_cache_dir(root), root))  # type: ignore[arg-type]
     first.check_writable()
     first.append(entry("k1", "one"))
     first.append(entry("k2", None, error="timeout"))
     assert first.write_snapshot() == 2
     committed = path.read_bytes()
-    second = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    second = StageLedger(path, store_path(path, dvc_cache_dir(root), root))  # type: ignore[arg-type]
     second.append(entry("k3", "three"))
     assert second.get(key("k1")) is not None
     second.write_snapshot()
     # DVC restores the committed ledger (dvc exp run, dvc checkout): k3 is still answered.
     path.write_bytes(committed)
-    third = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    third = StageLedger(path, store_path(path, dvc_cache_dir(root), root))  # type: ignore[arg-type]
     third.check_writable()
     assert third.get(key("k3")) is not None and third.get(key("k3"))["response"] == "three"  # type: ignore[index]
     assert third.get(key("k2")) is None  # a failure is asked again
@@ -92,11 +102,11 @@ def test_an_answer_survives_the_stage_ledger_being_restored(tmp_path: Path) -> N
 def test_the_snapshot_holds_exactly_the_used_entries_sorted_one_per_key(tmp_path: Path) -> None:
     root = project(tmp_path / "p")
     path = root / "data/llm/x.jsonl"
-    ledger = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    ledger = StageLedger(path, store_path(path, dvc_cache_dir(root), root))  # type: ignore[arg-type]
     for name in ("c", "a", "b"):
         ledger.append(entry(name, name.upper()))
     ledger.close()
-    again = StageLedger(path, store_path(path, root))  # type: ignore[arg-type]
+    again = StageLedger(path, store_path(path, dvc_cache_dir(root), root))  # type: ignore[arg-type]
     assert again.get(key("c")) is not None and again.get(key("a")) is not None
     assert again.get(key("zz")) is None
     again.write_snapshot()
@@ -111,7 +121,7 @@ def test_the_stage_ledger_answers_before_the_store_and_is_copied_into_it(
     another answer to the same request (a model that is not deterministic)."""
     root = project(tmp_path / "p")
     path = root / "data/llm/x.jsonl"
-    store = store_path(path, root)
+    store = store_path(path, dvc_cache_dir(root), root)
     assert store is not None
     local = StageLedger(path, store)
     local.append(entry("k", "local answer"))
@@ -134,7 +144,7 @@ def _gateway(root: Path, ledger: Path) -> Gateway:
         ledger,
         stage="t",
         settings=llm_settings(progress=False),
-        ledger=open_stage_ledger(ledger, root),
+        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root),
     )
 
 
@@ -160,7 +170,7 @@ def test_a_gateway_pays_once_across_restores_and_writes_what_it_used(tmp_path: P
     by_key = {r.key: r.text for r in again}
     assert {e["key"]: e["response"] for e in read_entries(ledger)} == by_key
     # The run log: what each run sent and was served.
-    log = run_log_path(root)
+    log = run_log_path(dvc_cache_dir(root))
     assert log is not None
     runs = read_runs(log)
     assert [(r["sent"], r["served"], r["results"]) for r in runs] == [
@@ -186,7 +196,7 @@ def test_dvc_gc_leaves_the_store_alone(tmp_path: Path) -> None:
     root.mkdir()
     subprocess.run([str(DVC), "init", "--no-scm", "-q"], cwd=root, check=True)
     path = root / "data/llm/x.jsonl"
-    ledger = open_stage_ledger(path, root)
+    ledger = open_stage_ledger(path, dvc_cache_dir(root), root)
     assert isinstance(ledger, StageLedger)
     ledger.append(entry("k", "kept"))
     ledger.close()

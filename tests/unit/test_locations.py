@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from prescient.locations import LocationError, is_location, resolve
+from prescient.plumbing.locations import LocationError, is_location, resolve
 
 
 def _project(tmp_path: Path, local_config: str = "") -> Path:

@@ -7,8 +7,8 @@ from typing import Any, TextIO
 
 import pytest
 
-from prescient.dvc_atomic import atomic_writes
-from prescient.lockfile import problem_with
+from prescient.plumbing.dvc_atomic import atomic_writes
+from prescient.plumbing.lockfile import problem_with
 
 LOCK = """\
 schema: '2.0'

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prescient import params
-from prescient.corpus.normalize import article_id, normalize_url
-from prescient.openforecast.chains import (
+from prescient.benchmarks.openforecast.chains import (
     CHAIN_SCHEMA,
     ChainError,
     EventDate,
@@ -20,9 +18,11 @@ from prescient.openforecast.chains import (
     chain_stats,
     parse_event_date,
 )
-from prescient.openforecast.demo import read_timelines
-from prescient.openforecast.importer import read_import
-from prescient.openforecast.settings import ChainsSettings
+from prescient.benchmarks.openforecast.demo import read_timelines
+from prescient.benchmarks.openforecast.importer import read_import
+from prescient.benchmarks.openforecast.settings import ChainsSettings
+from prescient.corpus.normalize import article_id, normalize_url
+from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 

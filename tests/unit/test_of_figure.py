@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from prescient.report.openforecast_figures import (
+from prescient.benchmarks.openforecast.figures import (
     CLOSED_TABLE,
     OPEN_TABLE,
     openforecast_results,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from prescient import params as project_params
+from prescient.plumbing import params as project_params
 from prescient.retrieval.bm25 import BM25Params, average_idf_at, log_half_table
 from prescient.retrieval.interval import IntervalBM25
 from prescient.retrieval.visibility import evidence_window, visible_window

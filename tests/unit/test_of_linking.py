@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient import params
+from prescient.benchmarks.openforecast.linking import bcubed, link_articles, proper_names
+from prescient.benchmarks.openforecast.settings import ChainsSettings
 from prescient.corpus.normalize import article_id, normalize_url
 from prescient.corpus.titles import strip_title_suffixes
-from prescient.openforecast.linking import bcubed, link_articles, proper_names
-from prescient.openforecast.settings import ChainsSettings
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

@@ -7,15 +7,23 @@ import math
 import pandas as pd
 import pytest
 
-from prescient import params
+from prescient.benchmarks.openforecast.lrae.judge import Match, parse_match, parse_yes_no
+from prescient.benchmarks.openforecast.lrae.metrics import (
+    FP,
+    MTP,
+    REPEAT,
+    TP,
+    Counts,
+    count,
+    macro,
+)
+from prescient.benchmarks.openforecast.lrae.run import evaluate
+from prescient.benchmarks.openforecast.lrae.split import split_predictions
+from prescient.benchmarks.openforecast.prompts import load_role_template
+from prescient.benchmarks.openforecast.settings import LraeSettings
+from prescient.benchmarks.openforecast.text import jaccard, near_duplicates
 from prescient.llm.types import LLMRequest, LLMResult
-from prescient.openforecast.lrae.judge import Match, parse_match, parse_yes_no
-from prescient.openforecast.lrae.metrics import FP, MTP, REPEAT, TP, Counts, count, macro
-from prescient.openforecast.lrae.run import evaluate
-from prescient.openforecast.lrae.split import split_predictions
-from prescient.openforecast.prompts import load_role_template
-from prescient.openforecast.settings import LraeSettings
-from prescient.openforecast.text import jaccard, near_duplicates
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

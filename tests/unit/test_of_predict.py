@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from prescient import params
+from prescient.benchmarks.openforecast.predict import predict
+from prescient.benchmarks.openforecast.prompts import load_role_template
 from prescient.llm.types import LLMRequest, LLMResult
-from prescient.openforecast.predict import predict
-from prescient.openforecast.prompts import load_role_template
+from prescient.plumbing import params
 from tests.conftest import ROOT
 
 PROMPTS = ROOT / "conf" / "prompts" / "openforecast" / "predict"

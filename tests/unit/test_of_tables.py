@@ -8,8 +8,12 @@ import math
 import pandas as pd
 import pytest
 
-from prescient.analysis.stats import wilson_interval
-from prescient.openforecast.tables import closed_accuracy, knowledge_cutoffs, open_scores
+from prescient.benchmarks.openforecast.tables import (
+    closed_accuracy,
+    knowledge_cutoffs,
+    open_scores,
+)
+from prescient.stats import wilson_interval
 from tests.support.llm import model_spec
 
 QUESTIONS = pd.DataFrame(

@@ -13,16 +13,18 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prescient import io, params
-from prescient.evaluation.questions import load_source, load_source_settings
-from prescient.llm.types import LLMRequest, LLMResult
-from prescient.openforecast.chains import EventDate, chain_frame, event_id
-from prescient.openforecast.demo import read_timelines
-from prescient.openforecast.generation import _options, parse_argument, parse_options
-from prescient.openforecast.prompts import load_role_templates
-from prescient.openforecast.samples import build_samples
-from prescient.openforecast.settings import SamplesSettings, SplitSettings
-from prescient.openforecast.tasks import (
+from prescient import io
+from prescient.benchmarks.daily_oracle.evaluation.questions import (
+    load_source,
+    load_source_settings,
+)
+from prescient.benchmarks.openforecast.chains import EventDate, chain_frame, event_id
+from prescient.benchmarks.openforecast.demo import read_timelines
+from prescient.benchmarks.openforecast.generation import _options, parse_argument, parse_options
+from prescient.benchmarks.openforecast.prompts import load_role_templates
+from prescient.benchmarks.openforecast.samples import build_samples
+from prescient.benchmarks.openforecast.settings import SamplesSettings, SplitSettings
+from prescient.benchmarks.openforecast.tasks import (
     AQA,
     LTF,
     MCAC,
@@ -35,6 +37,8 @@ from prescient.openforecast.tasks import (
     draw_samples,
     split_of,
 )
+from prescient.llm.types import LLMRequest, LLMResult
+from prescient.plumbing import params
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from prescient import params
+from prescient.plumbing import params
 from tests.conftest import ROOT
 
 

@@ -13,9 +13,8 @@ import math
 import pandas as pd
 import pytest
 
-from prescient import params
-from prescient.qa import leakage
-from prescient.qa.leakage import (
+from prescient.benchmarks.daily_oracle import leakage
+from prescient.benchmarks.daily_oracle.leakage import (
     AUDIT_COLUMNS,
     FLAGS,
     LeakageSettings,
@@ -28,6 +27,7 @@ from prescient.qa.leakage import (
     question_key,
     summarize,
 )
+from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from prescient.qa.parse import (
+from prescient.benchmarks.daily_oracle.parse import (
     mc_type,
     parse_category,
     parse_distractors,
     parse_filter,
     parse_generation,
-    parse_summary,
     total_score,
-    yes_no,
 )
+from prescient.replies import parse_summary, yes_no
 from prescient.vocab import MC_TYPES, PRINCIPLES, accepted
 
 # --- step 1 ---------------------------------------------------------------------------

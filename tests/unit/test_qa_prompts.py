@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from prescient.benchmarks.daily_oracle.construct import filter_sections
+from prescient.benchmarks.daily_oracle.parse import PRINCIPLES
 from prescient.prompts import TemplateError
-from prescient.qa.construct import filter_sections
-from prescient.qa.parse import PRINCIPLES
-from prescient.qa.prompts import (
+from prescient.step_templates import (
     STEP_SPECS,
     STEPS,
     load_step_template,
@@ -50,7 +50,7 @@ def test_compact_filter_shares_the_paper_filters_rubric() -> None:
 
 
 def test_configured_templates_load() -> None:
-    from prescient import params
+    from prescient.plumbing import params
 
     names = params.compose(ROOT)["construct"]["templates"]
     assert set(load_step_templates(PROMPTS, names)) == set(STEPS)
@@ -102,7 +102,7 @@ def test_slot_templates_are_checked_on_load(tmp_path) -> None:
 
 
 def test_steps_and_roles_refuse_placeholders_they_do_not_fill(tmp_path: Path) -> None:
-    from prescient.openforecast.prompts import load_role_template
+    from prescient.benchmarks.openforecast.prompts import load_role_template
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nversion: '1'\nuser: '{question} {text}'\n")
@@ -122,7 +122,7 @@ def test_steps_and_roles_refuse_placeholders_they_do_not_fill(tmp_path: Path) ->
 
 def test_a_request_names_its_template_and_copies_params_and_tags() -> None:
     from prescient.llm.types import LLMRequest
-    from prescient.qa.steps import template_request
+    from prescient.steps import template_request
 
     t = load_step_template(PROMPTS / "summary.yaml", "summary")
     values = _values("summary")

@@ -6,8 +6,13 @@ import functools
 import pandas as pd
 import pytest
 
-from prescient import params
-from prescient.qa.select import SelectSettings, day_seed, hot_topic_clusters, select_articles
+from prescient.benchmarks.daily_oracle.select import (
+    SelectSettings,
+    day_seed,
+    hot_topic_clusters,
+    select_articles,
+)
+from prescient.plumbing import params
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT, SHARED_NEWS

@@ -7,8 +7,10 @@ import math
 
 import pandas as pd
 
+from prescient.benchmarks.freshbench.report import BPC_PART
+from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
 from prescient.report.build import fitted_line
-from prescient.report.contents import BPC_PART, OPENFORECAST_PART, ReportInputs
+from prescient.report.contents import ReportInputs
 from prescient.report.summary import headline, is_demo, run_facts, setting_label
 
 COLUMNS = ["model", "setting", "rag_cutoff", "cell", "qtype", "n", "n_correct", "accuracy",

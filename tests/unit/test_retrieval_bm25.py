@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from prescient import params
+from prescient.plumbing import params
 from prescient.retrieval.bm25 import BM25Params, PrefixBM25
 from prescient.settings import load_settings
 from tests.conftest import ROOT

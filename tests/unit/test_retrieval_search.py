@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from prescient import params
+from prescient.plumbing import params
 from prescient.retrieval.search import (
     RETRIEVAL_COLUMNS,
     ArticleIndex,

@@ -13,11 +13,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient import params
 from prescient.crawl.settings import CrawlSettings
+from prescient.plumbing import params
+from prescient.plumbing.update import (
+    UpdateError,
+    calls_sent,
+    run_log_offset,
+    set_through,
+    write_release,
+)
 from prescient.settings import ParamsError, load_settings
 from prescient.through import capped, read_through
-from prescient.update import UpdateError, calls_sent, run_log_offset, set_through, write_release
 from tests.conftest import ROOT
 
 D = dt.date

@@ -1,0 +1,1 @@
+"""One folder per benchmark: what only that benchmark does."""

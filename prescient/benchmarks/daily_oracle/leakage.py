@@ -1,0 +1,397 @@
+"""Leakage audit of generated questions (an addition to the Daily Oracle method).
+
+Questions generated from the same day's news give each other away: an open question's
+answer may be spelled out in a sibling question (a related project found a quarter of
+its answers verbatim in another question of the same day), the same event comes back as
+a near-duplicate question on a later day, the same question comes back word for word
+(sometimes with the other answer: a contradictory duplicate), and phrases such as
+"according to the article" point at a source the forecaster never sees. This module
+measures those per question; whether flagged questions are dropped is the caller's
+switch.
+
+The answer and phrase flags of a question depend only on its own day. Duplicates are
+looked for across the whole question set (:func:`duplicates`): every flag is a function
+of the question set alone, never of the order its rows arrive in, and a question is
+flagged as the repeat of an earlier one (by resolution date, then question id), so the
+first of a group stays unflagged unless the group contradicts itself. Adding questions
+can flag a later repeat of an earlier question, and (through the shared TF-IDF weights)
+move a near-duplicate similarity across the threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from pydantic import Field
+
+from prescient.replies import normalize
+from prescient.settings import Settings
+from prescient.vocab import MC
+
+FLAG_ANSWER_IN_ARTICLE_SIBLING = "answer_in_article_sibling"
+FLAG_ANSWER_IN_DAY_SIBLING = "answer_in_day_sibling"
+FLAG_NEAR_DUPLICATE = "near_duplicate"
+FLAG_EXACT_DUPLICATE = "exact_duplicate"
+FLAG_CONTRADICTORY = "contradictory_duplicate"
+FLAG_PHRASE = "source_phrase"
+FLAGS: tuple[str, ...] = (
+    FLAG_ANSWER_IN_ARTICLE_SIBLING,
+    FLAG_ANSWER_IN_DAY_SIBLING,
+    FLAG_NEAR_DUPLICATE,
+    FLAG_EXACT_DUPLICATE,
+    FLAG_CONTRADICTORY,
+    FLAG_PHRASE,
+)
+"""Flag names, as they appear in ``leakage_flags`` and the metrics."""
+
+AUDIT_COLUMNS: tuple[str, ...] = (
+    "leak_answer_in_article_sibling",
+    "leak_answer_in_day_sibling",
+    "leak_near_duplicate",
+    "leak_near_duplicate_of",
+    "leak_near_duplicate_similarity",
+    "leak_exact_duplicate",
+    "leak_exact_duplicate_of",
+    "leak_contradictory_duplicate",
+    "leak_phrase",
+    "leakage_flags",
+    "leakage_flagged",
+)
+
+
+class LeakageSettings(Settings):
+    """Parameters of the audit (params ``construct.leakage``; see conf/construct/default.yaml).
+
+    Attributes:
+        drop_flagged: drop flagged questions from questions.parquet (false: keep and flag).
+        answer_overlap: share of an answer's distinctive words that must occur in a
+            sibling question for the answer to count as leaked (the whole answer as a
+            phrase always counts).
+        near_duplicate_threshold: TF-IDF cosine similarity from which a question
+            duplicates an earlier day's question.
+        near_duplicate_window_days: how many earlier days to compare with (None: the
+            whole set). Exact duplicates are found across the whole set either way.
+        phrases: phrases (case-insensitive, whole words) that refer to a source.
+    """
+
+    drop_flagged: bool
+    answer_overlap: Annotated[float, Field(gt=0, le=1)]
+    near_duplicate_threshold: Annotated[float, Field(gt=0, le=1)]
+    near_duplicate_window_days: Annotated[int, Field(ge=1)] | None
+    phrases: tuple[Annotated[str, Field(min_length=1)], ...]
+
+
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def distinctive_words(answer: str, own_question: str) -> list[str]:
+    """The words of an answer that could give it away: not stop words, not in its question.
+
+    Words the question already contains are no clue (a sibling repeating them reveals
+    nothing); single letters are too common to count.
+    """
+    stop = _stop_words()
+    own = set(normalize(own_question).split())
+    words = []
+    for w in normalize(answer).split():
+        if w in stop or w in own or (len(w) < 2 and not w.isdigit()) or w in words:
+            continue
+        words.append(w)
+    return words
+
+
+def answer_leaks(answer: str, own_question: str, other_question: str, overlap: float) -> bool:
+    """Whether ``other_question`` gives away ``answer`` (of ``own_question``).
+
+    True when the whole answer occurs in it as a phrase, or when at least ``overlap`` of
+    the answer's distinctive words occur in it (so "Joe Biden" leaks through "Will Biden
+    sign ...?", and "$1.27 per mile" through "... a rate of 1.27 dollars a mile ...").
+    """
+    target = normalize(answer)
+    other = normalize(other_question)
+    words = distinctive_words(answer, own_question)
+    if not target or not other or not words:
+        return False
+    if re.search(rf"(?<![a-z0-9]){re.escape(target)}(?![a-z0-9])", other):
+        return True
+    present = set(other.split())
+    return sum(w in present for w in words) / len(words) >= overlap
+
+
+def phrase_hits(question: str, phrases: Sequence[str]) -> list[str]:
+    """The source-referring phrases a question contains."""
+    low = " ".join(question.lower().split())
+    return [p for p in phrases if re.search(rf"\b{re.escape(p.lower())}\b", low)]
+
+
+MAX_SIMILARITY_CELLS = 4_000_000
+"""Similarities computed per chunk of questions (rows times the questions they are compared
+with): bounds memory whatever the size of the question set."""
+
+
+def question_key(qtype: str, question: str) -> str:
+    """What makes two questions the same question: type and normalised words."""
+    return f"{str(qtype).lower()}|{normalize(str(question))}"
+
+
+def _order(frame: pd.DataFrame) -> npt.NDArray[np.int64]:
+    """Rows by resolution date, then question id: an order that depends on the questions
+    alone, not on the row order of the table they arrive in."""
+    days = pd.to_datetime(pd.Series(frame["resolution_date"].tolist()), errors="coerce")
+    keys = pd.DataFrame({"day": days.to_numpy(), "id": frame["question_id"].astype(str).to_numpy()})
+    return keys.sort_values(["day", "id"], kind="stable").index.to_numpy(dtype=np.int64)
+
+
+def near_duplicates(
+    frame: pd.DataFrame, threshold: float, window_days: int | None
+) -> tuple[list[str | None], list[float | None]]:
+    """For each question, the most similar question of an earlier day when their TF-IDF
+    cosine similarity reaches ``threshold`` (and, with ``window_days``, the earlier day is
+    at most that many days before).
+
+    One TF-IDF model (sublinear tf, smooth idf, l2 norm; every word and number a token,
+    single characters included) is fitted on the whole set, so a
+    flag is a function of the question set alone (not of its row order). The
+    similarities are computed as sparse products of row chunks with the questions before
+    them (:data:`MAX_SIMILARITY_CELLS`), so tens of thousands of questions need neither
+    quadratic memory nor one model per day. Questions of the same day are never compared
+    (siblings are the answer checks' concern; identical text is :func:`duplicates`').
+    Ties go to the earliest question in (day, question id) order.
+    """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    n = len(frame)
+    match: list[str | None] = [None] * n
+    score: list[float | None] = [None] * n
+    if n < 2:
+        return match, score
+    order = _order(frame)
+    texts = frame["question"].astype(str).to_numpy()[order]
+    ids = frame["question_id"].astype(str).to_numpy()[order]
+    days = (
+        pd.to_datetime(pd.Series(frame["resolution_date"].tolist()))
+        .to_numpy(dtype="datetime64[D]")[order]
+        .astype(np.int64)
+    )
+    try:
+        # every word and number counts, single characters too ("game 6" is not "game 7")
+        vectorizer = TfidfVectorizer(sublinear_tf=True, token_pattern=r"(?u)\b\w+\b")
+        x = vectorizer.fit_transform(texts).tocsr()
+    except ValueError:  # no words at all
+        return match, score
+    # rows of a day are compared with every row of earlier days: those before the day's first
+    first_of_day = np.searchsorted(days, days, side="left")
+    start = int(np.searchsorted(days, days[0], side="right"))  # the first day has no past
+    while start < n:
+        stop = min(n, start + max(1, MAX_SIMILARITY_CELLS // n))
+        limit = int(first_of_day[stop - 1])
+        if limit == 0:
+            start = stop
+            continue
+        sims = (x[start:stop] @ x[:limit].T).tocoo()
+        row = sims.row + start
+        col = sims.col
+        val = sims.data
+        keep = (val >= threshold - 1e-12) & (col < first_of_day[row])
+        if window_days is not None:
+            keep &= days[row] - days[col] <= window_days
+        row, col, val = row[keep], col[keep], val[keep]
+        # per row: highest similarity, then the earliest question
+        best = np.lexsort((col, -val, row))
+        row, col, val = row[best], col[best], val[best]
+        first = np.ones(len(row), dtype=bool)
+        first[1:] = row[1:] != row[:-1]
+        for r, c, v in zip(row[first], col[first], val[first], strict=True):
+            if v >= threshold:
+                target = int(order[r])
+                match[target] = str(ids[c])
+                score[target] = round(float(v), 4)
+        start = stop
+    return match, score
+
+
+def duplicates(
+    frame: pd.DataFrame, threshold: float, window_days: int | None = None
+) -> pd.DataFrame:
+    """Exact and near-duplicate questions across a whole question set.
+
+    Args:
+        frame: questions with question_id, qtype, question, answer and resolution_date
+            (a date or anything ``pandas.to_datetime`` reads).
+        threshold: TF-IDF cosine similarity from which a question near-duplicates one
+            of an earlier day (:func:`near_duplicates`).
+        window_days: how far back near-duplicates are looked for (None: the whole set).
+
+    Returns:
+        A frame with ``frame``'s index and four columns:
+        ``dup_exact_of``, the first question (by resolution date, then id) with the same
+        type and normalised words, on any day (None for that first one and for unique
+        questions); ``dup_near_of`` and ``dup_similarity`` (:func:`near_duplicates`);
+        ``dup_contradicts``, true when a question with the same type and words has
+        another gold answer (compared as normalised text): the same question answered
+        both ways.
+    """
+    out = pd.DataFrame(index=frame.index)
+    if frame.empty:
+        out["dup_exact_of"] = pd.Series(dtype=object)
+        out["dup_near_of"] = pd.Series(dtype=object)
+        out["dup_similarity"] = pd.Series(dtype="Float64")
+        out["dup_contradicts"] = pd.Series(dtype=bool)
+        return out
+    rows = frame.reset_index(drop=True)
+    order = _order(rows)
+    keys = [question_key(t, q) for t, q in zip(rows["qtype"], rows["question"], strict=True)]
+    answers = [normalize(str(a)) for a in rows["answer"]]
+    ids = rows["question_id"].astype(str).tolist()
+    exact: list[str | None] = [None] * len(rows)
+    first: dict[str, int] = {}
+    answers_of: dict[str, set[str]] = {}
+    for i in order:
+        k = keys[i]
+        if k in first:
+            exact[i] = ids[first[k]]
+        else:
+            first[k] = int(i)
+        answers_of.setdefault(k, set()).add(answers[i])
+    near, sim = near_duplicates(rows, threshold, window_days)
+    out["dup_exact_of"] = pd.Series(exact, index=frame.index, dtype=object)
+    out["dup_near_of"] = pd.Series(near, index=frame.index, dtype=object)
+    out["dup_similarity"] = pd.Series(sim, index=frame.index, dtype="Float64")
+    out["dup_contradicts"] = [len(answers_of[k]) > 1 for k in keys]
+    return out
+
+
+def duplicate_summary(dups: pd.DataFrame, keys: Sequence[str]) -> dict[str, int]:
+    """Counts of :func:`duplicates`' flags, for metrics and the report.
+
+    Args:
+        dups: :func:`duplicates`' frame.
+        keys: each row's :func:`question_key` (contradictions are counted per question
+            and per distinct question).
+
+    Returns:
+        ``exact_duplicates`` (questions repeating an earlier one word for word),
+        ``near_duplicates`` (questions near-duplicating one of an earlier day),
+        ``contradictory_duplicates`` (questions whose repeats carry another gold answer)
+        and ``contradictory_questions`` (distinct such questions).
+    """
+    contradicts = dups["dup_contradicts"].astype(bool).to_numpy()
+    return {
+        "exact_duplicates": int(dups["dup_exact_of"].notna().sum()),
+        "near_duplicates": int(dups["dup_near_of"].notna().sum()),
+        "contradictory_duplicates": int(contradicts.sum()),
+        "contradictory_questions": len({k for k, c in zip(keys, contradicts, strict=True) if c}),
+    }
+
+
+def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
+    """Leakage flags for every question of ``pool``.
+
+    Args:
+        pool: the questions that would be published together, with columns
+            question_id, article_id, resolution_date (datetime.date), qtype, question,
+            answer (the correct answer's text).
+        s: audit settings.
+
+    Returns:
+        A frame with ``pool``'s index and the ``AUDIT_COLUMNS``: one boolean per check,
+        the near-duplicate's question id and similarity, the exact duplicate's question
+        id (:func:`duplicates`), ``leakage_flags`` (flag names,
+        comma-separated, empty when clean) and ``leakage_flagged``. Only open (MC)
+        questions are checked for leaked answers: a Yes/No answer cannot leak as text.
+    """
+    out = pd.DataFrame(index=pool.index)
+    if pool.empty:
+        for c in AUDIT_COLUMNS:
+            out[c] = pd.Series(dtype=object)
+        return out
+    rows = pool.reset_index(drop=True)
+    n = len(rows)
+    qtypes = rows["qtype"].astype(str).tolist()
+    questions = rows["question"].astype(str).tolist()
+    answers = rows["answer"].astype(str).tolist()
+    article_ids = rows["article_id"].astype(str).tolist()
+    in_article = [False] * n
+    in_day = [False] * n
+    for idx in rows.groupby("resolution_date", sort=True).indices.values():
+        for i in idx:
+            if qtypes[i] != MC:
+                continue
+            for j in idx:
+                if j == i or not answer_leaks(
+                    answers[i], questions[i], questions[j], s.answer_overlap
+                ):
+                    continue
+                if article_ids[j] == article_ids[i]:
+                    in_article[i] = True
+                else:
+                    in_day[i] = True
+    dups = duplicates(rows, s.near_duplicate_threshold, s.near_duplicate_window_days)
+    dup_of = dups["dup_near_of"].tolist()
+    exact_of = dups["dup_exact_of"].tolist()
+    contradicts = dups["dup_contradicts"].astype(bool).tolist()
+    phrase = [bool(phrase_hits(str(q), s.phrases)) for q in rows["question"]]
+    flags = []
+    for i in range(n):
+        names = [
+            name
+            for name, hit in (
+                (FLAG_ANSWER_IN_ARTICLE_SIBLING, in_article[i]),
+                (FLAG_ANSWER_IN_DAY_SIBLING, in_day[i]),
+                (FLAG_NEAR_DUPLICATE, dup_of[i] is not None),
+                (FLAG_EXACT_DUPLICATE, exact_of[i] is not None),
+                (FLAG_CONTRADICTORY, contradicts[i]),
+                (FLAG_PHRASE, phrase[i]),
+            )
+            if hit
+        ]
+        flags.append(",".join(names))
+    out["leak_answer_in_article_sibling"] = in_article
+    out["leak_answer_in_day_sibling"] = in_day
+    out["leak_near_duplicate"] = [d is not None for d in dup_of]
+    out["leak_near_duplicate_of"] = pd.Series(dup_of, index=pool.index, dtype=object)
+    out["leak_near_duplicate_similarity"] = pd.Series(
+        dups["dup_similarity"].tolist(), index=pool.index, dtype="Float64"
+    )
+    out["leak_exact_duplicate"] = [d is not None for d in exact_of]
+    out["leak_exact_duplicate_of"] = pd.Series(exact_of, index=pool.index, dtype=object)
+    out["leak_contradictory_duplicate"] = contradicts
+    out["leak_phrase"] = phrase
+    out["leakage_flags"] = flags
+    out["leakage_flagged"] = [bool(f) for f in flags]
+    return out
+
+
+def summarize(flags: pd.DataFrame, qtype: pd.Series) -> dict[str, Any]:
+    """Counts of each flag (and of MC answers leaked) for the metrics."""
+    total = len(flags)
+    mc = int((qtype == MC).sum())
+    if total == 0:
+        return {"audited": 0, "flagged": 0, "by_flag": {f: 0 for f in FLAGS}}
+    by_flag = {
+        FLAG_ANSWER_IN_ARTICLE_SIBLING: int(flags["leak_answer_in_article_sibling"].sum()),
+        FLAG_ANSWER_IN_DAY_SIBLING: int(flags["leak_answer_in_day_sibling"].sum()),
+        FLAG_NEAR_DUPLICATE: int(flags["leak_near_duplicate"].sum()),
+        FLAG_EXACT_DUPLICATE: int(flags["leak_exact_duplicate"].sum()),
+        FLAG_CONTRADICTORY: int(flags["leak_contradictory_duplicate"].sum()),
+        FLAG_PHRASE: int(flags["leak_phrase"].sum()),
+    }
+    leaked_mc = int(
+        (flags["leak_answer_in_article_sibling"] | flags["leak_answer_in_day_sibling"]).sum()
+    )
+    return {
+        "audited": total,
+        "flagged": int(flags["leakage_flagged"].sum()),
+        "by_flag": by_flag,
+        "mc_audited": mc,
+        "mc_answers_leaked": leaked_mc,
+        "mc_answer_leak_rate": round(leaked_mc / mc, 4) if mc else None,
+    }

@@ -1,0 +1,497 @@
+"""Parsers for the replies of the question-construction steps.
+
+Real models do not follow output templates faithfully: they add prose before and after,
+wrap labels in markdown, number things their own way, drop or add fields, and write
+scores as words. Every parser here therefore looks for the *content* (labels, options,
+points) wherever it appears, and returns an explicit ``error`` instead of raising when
+nothing usable is there, so the stage can keep the raw reply with a reason.
+
+One function owns each reading rule: the categories' aliases, the MC question type and
+the 0/1/2 reading of a score live here; cleaned lines, quotes, the Yes/No reading of a TF
+answer and the step-1 summary and key point live in :mod:`prescient.replies` (OpenForecast
+reads key points the same way); the names themselves (principles, categories, MC types,
+TF choices) come from :mod:`prescient.vocab`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from prescient.replies import clean_line, normalize, strip_quotes, yes_no
+from prescient.vocab import CATEGORIES, MC_TYPES, PRINCIPLES
+
+# --- step 2: four question-answer pairs ----------------------------------------------
+
+_NUMBER_PREFIX = re.compile(r"^\(?(\d{1,2})[.)]\s+(.*)$")
+_SEP = r"[:.)\-–]"
+
+
+def _label_patterns(long: str, short: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(
+        re.compile(p, re.IGNORECASE)
+        for p in (
+            rf"^{long}\s*#?\s*(\d+)?\s*{_SEP}\s*(.*)$",  # Question 1: ... / Question: ...
+            rf"^{long}\s*#?\s*(\d+)(?:\s+(.*))?$",  # Question 1 ... / Question 1
+            rf"^(?:{short})(\d+)\s*{_SEP}?\s*(.*)$",  # Q1: ... / A1 ...
+            rf"^(?:{short})()\s*{_SEP}\s*(.*)$",  # Q: ... / A: ...
+        )
+    )
+
+
+_Q_PATTERNS = _label_patterns("question", "q")
+_A_PATTERNS = _label_patterns("answer", "ans|a")
+
+
+def _match_label(line: str, patterns: tuple[re.Pattern[str], ...]) -> tuple[int | None, str] | None:
+    for pattern in patterns:
+        m = pattern.match(line)
+        if m:
+            return (int(m.group(1)) if m.group(1) else None), (m.group(2) or "").strip()
+    return None
+
+
+_INLINE_ANSWER = re.compile(
+    r"^(?P<q>.*?\?)[\s\"'”’)]*(?:(?:[-–—:]\s*)?\(?\s*(?:answer|ans)\s*\d*\s*[:：]\s*|[-–—]\s+)(?P<a>.+)$",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(r"^(?:will|what|who|whom|whose|where|which|how)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QAPair:
+    """One generated question-answer pair.
+
+    Attributes:
+        slot: position in the article's question list (1-4 in the paper's design; the
+            model's own number when it gave a usable one, else the next free number).
+        question: the question text, quotes and labels removed.
+        answer: the answer text, or None when the reply has no answer for it.
+    """
+
+    slot: int
+    question: str
+    answer: str | None
+
+
+@dataclass(frozen=True)
+class GenerationReply:
+    """Step 2 parsed: the pairs in slot order, or an error when there are none."""
+
+    pairs: tuple[QAPair, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _split_inline_answer(text: str) -> tuple[str, str | None]:
+    m = _INLINE_ANSWER.match(text)
+    if m:
+        return m.group("q").strip(), m.group("a").strip()
+    q, mark, rest = text.partition("?")
+    if mark and yes_no(rest) is not None and len(rest.split()) <= 3:
+        return q + "?", rest.strip()
+    return text, None
+
+
+@dataclass
+class _Item:
+    label: int | None
+    question: str
+    answer: str | None = None
+    answer_from_label: bool = False
+    awaiting_answer: bool = False
+
+
+def _question_complete(q: str) -> bool:
+    return strip_quotes(q).endswith("?")
+
+
+def parse_generation(text: str | None) -> GenerationReply:
+    """Question-answer pairs from a step-2 reply.
+
+    Accepts ``Question 1:``/``Q1:``/``**Question 1**:``/``1.`` numbered lines, a label
+    alone on its line with the text below, answers on the same line or the next, and an
+    unlabelled answer line after a complete question (a later labelled answer overrides
+    it). Prose around the pairs is ignored; more than four pairs are all returned (the
+    stage records the extras), fewer are returned as they are.
+    """
+    if not text or not text.strip():
+        return GenerationReply((), "empty reply")
+    items: list[_Item] = []
+    current: _Item | None = None
+    for raw in text.splitlines():
+        line = clean_line(raw)
+        if not line:
+            continue
+        number: int | None = None
+        nm = _NUMBER_PREFIX.match(line)
+        if nm and (
+            _match_label(nm.group(2), _Q_PATTERNS) or _match_label(nm.group(2), _A_PATTERNS)
+        ):
+            number, line = int(nm.group(1)), nm.group(2)
+        qm, am = _match_label(line, _Q_PATTERNS), _match_label(line, _A_PATTERNS)
+        if qm:
+            label = qm[0] or number
+            question, answer = _split_inline_answer(qm[1])
+            current = _Item(label, question, answer, answer is not None)
+            items.append(current)
+        elif am:
+            if current is None or current.answer_from_label:
+                continue
+            body = am[1]
+            current.answer, current.answer_from_label = (body or None), bool(body)
+            current.awaiting_answer = not body
+        elif nm and ("?" in nm.group(2) or _QUESTION_START.match(nm.group(2))):
+            question, answer = _split_inline_answer(nm.group(2).strip())
+            current = _Item(int(nm.group(1)), question, answer, answer is not None)
+            items.append(current)
+        elif current is not None and current.awaiting_answer:
+            current.answer, current.answer_from_label = line, True
+            current.awaiting_answer = False
+        elif current is not None and current.answer is None:
+            if _question_complete(current.question):
+                current.answer = line  # an unlabelled answer line
+            else:  # a question wrapped over several lines, or a label on its own line
+                current.question = f"{current.question} {line}".strip()
+    pairs: list[QAPair] = []
+    used: set[int] = set()
+    for item in items:
+        question = strip_quotes(item.question)
+        if not question:
+            continue
+        slot = item.label if item.label and item.label not in used else max(used, default=0) + 1
+        used.add(slot)
+        answer = strip_quotes(item.answer) if item.answer else None
+        pairs.append(QAPair(slot, question, answer or None))
+    if not pairs:
+        return GenerationReply((), "no questions found")
+    return GenerationReply(tuple(sorted(pairs, key=lambda p: p.slot)))
+
+
+# --- step 3: distractors --------------------------------------------------------------
+
+_OPTION = re.compile(r"^\(?([a-hA-H]|[1-9])\s*[).:\]]\s*(.+)$")
+_HEADING = re.compile(r"(?i)^(?:wrong|noising|misleading|incorrect|distract\w*|other)\b.*:$")
+_NOT_AN_OPTION = re.compile(r"(?i)^(?:question|correct\s+answer|answer|note|here|sure)\b")
+
+
+@dataclass(frozen=True)
+class DistractorReply:
+    """Step 3 parsed: ``n`` distinct wrong options, or an error with what was found."""
+
+    options: tuple[str, ...]
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _clean_option(text: str) -> str:
+    opt = strip_quotes(re.sub(r"\s+", " ", text))
+    if opt.endswith("."):
+        last = opt.split()[-1][:-1] if opt.split() else ""
+        if "." not in last or re.fullmatch(r"[$€£]?\d[\d,]*\.\d+%?", last):
+            opt = opt[:-1].rstrip()
+    return strip_quotes(opt)
+
+
+def parse_distractors(text: str | None, answer: str, n: int = 3) -> DistractorReply:
+    """``n`` distinct wrong options from a step-3 reply.
+
+    Options are labelled lines (``(b)``, ``b)``, ``B.``, ``2.``), else bullets, else short
+    plain lines. Options labelled (b)-(h) are preferred when there are enough of them, so
+    an echoed ``(a) <correct answer>`` is never taken for a wrong one; the correct
+    answer itself, headings, echoes of the question and duplicates are always skipped.
+    A reply with fewer than ``n`` usable options is an error.
+    """
+    if not text or not text.strip():
+        return DistractorReply((), "empty reply")
+    labelled: list[tuple[str, str]] = []
+    bullets: list[str] = []
+    plain: list[str] = []
+    for raw in text.splitlines():
+        bullet = bool(re.match(r"^\s*[-*•]\s+", raw))
+        line = clean_line(raw)
+        if not line or _HEADING.match(line):
+            continue
+        m = _OPTION.match(line)
+        if m:
+            labelled.append((m.group(1).lower(), m.group(2)))
+        elif bullet:
+            bullets.append(line)
+        elif not _NOT_AN_OPTION.match(line) and not line.endswith(":") and len(line.split()) <= 15:
+            plain.append(line)
+    later = [t for label, t in labelled if label not in {"a", "1"}]
+    pool = later if len(later) >= n else [t for _, t in labelled] or bullets or plain
+    target = normalize(answer)
+    options: list[str] = []
+    seen = {target}
+    for raw_opt in pool:
+        opt = _clean_option(raw_opt)
+        key = normalize(opt)
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        options.append(opt)
+    if len(options) < n:
+        return DistractorReply(tuple(options), f"found {len(options)} usable wrong options of {n}")
+    return DistractorReply(tuple(options[:n]))
+
+
+# --- step 4: the seven-principle filter ------------------------------------------------
+
+PRINCIPLE_HEADINGS: Mapping[str, str] = {
+    "not_obvious": r"(?:answer\s+(?:is\s+)?)?(?:not\s+(?:too\s+)?|non[\s-]*)?obvious(?:ness)?\b",
+    "only_answerable_on_date": (
+        r"(?:only\s+)?(?:answerable|guessable)|non[\s-]*answerab|not\s+answerable"
+        r"|publi\w*\s+date"
+    ),
+    "no_new_information": (
+        r"(?:no|absence\s+of|without)\s+(?:new\s+)?(?:info|leak)|new\s+info"
+        r"|(?:information\s+)?leak"
+    ),
+    "objectivity": r"objectiv",
+    "clear_time_element": (
+        r"(?:inclusion\s+of\s+(?:a\s+)?)?clear\s+(?:time|temporal)|(?:time|temporal)\s+element"
+    ),
+    "public_interest": r"public\s+interest",
+    "correctness": r"(?:answer\s+)?correct(?:ness)?\b|accura",
+}
+"""How a principle's heading may begin (checked in this order, most specific first)."""
+
+_HEAD_PREFIX = re.compile(
+    r"(?i)^(?:\(?\d+[.)]\s*|principle\s*\d*\s*[:.)\-–]?\s*|category\s*[:\-–]\s*)"
+)
+_HEAD_SPLIT = re.compile(r"\s*(?::|\(|\s[-–—]\s|[–—=])\s*")
+_SCORE_WORDS = {"zero": 0, "one": 1, "two": 2, "0": 0, "1": 1, "2": 2}
+_SCORE_TOKEN = r"(zero|one|two|[0-9]+(?:\.[0-9]+)?)"
+_LABELLED_SCORE = re.compile(
+    rf"(?i)\b(?:points?|scores?|rating|grade)(?:\s+(?:awarded|given))?"
+    rf"[\s:=\-\[(]*(?:(?:of|is|was)\s+)?[\s:=\-\[(]*{_SCORE_TOKEN}\b(?!\s*/\s*[3-9])"
+)
+_FRACTION_SCORE = re.compile(rf"(?i)(?<![\d.]){_SCORE_TOKEN}\s*/\s*2\b")
+_N_POINTS = re.compile(rf"(?i)(?<![\d.]){_SCORE_TOKEN}\s*points?\b")
+_BARE_SCORE = re.compile(rf"(?i)^[\s:=\-–(\[]*{_SCORE_TOKEN}[\s)\].]*(?:points?)?[\s.]*$")
+_KEYED_SCORE = re.compile(
+    r"(?i)[\"']?\b(" + "|".join(PRINCIPLES) + r")\b[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)"
+)
+
+
+@dataclass(frozen=True)
+class FilterReply:
+    """Step 4 parsed: a 0/1/2 score per principle found; ``missing`` lists the others."""
+
+    scores: Mapping[str, int]
+    missing: tuple[str, ...] = ()
+    invalid: Mapping[str, str] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def score_value(token: str) -> int | None:
+    """0, 1 or 2 from a score token (digits or words); None for anything else."""
+    return _SCORE_WORDS.get(token.strip().lower())
+
+
+def _heading(line: str) -> tuple[str, str] | None:
+    """``(principle, rest of line)`` when ``line`` starts with a principle's name."""
+    text = _HEAD_PREFIX.sub("", line)
+    parts = _HEAD_SPLIT.split(text, maxsplit=1)
+    head = parts[0].strip().lower()
+    if not head or len(head.split()) > 8 or "," in head:
+        return None
+    for key, pattern in PRINCIPLE_HEADINGS.items():
+        if re.match(pattern, head):
+            rest = text[len(parts[0]) :].lstrip(" :-–—=(")
+            return key, rest
+    return None
+
+
+def _find_score(segment: str) -> str | None:
+    for pattern in (_LABELLED_SCORE, _FRACTION_SCORE, _N_POINTS):
+        m = pattern.search(segment)
+        if m:
+            return m.group(1)
+    for line in segment.splitlines():
+        m = _BARE_SCORE.match(line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _sections(text: str, principles: Sequence[str]) -> dict[str, list[str]]:
+    sections: dict[str, list[str]] = {}
+    current: str | None = None
+    for raw in text.splitlines():
+        line = clean_line(raw)
+        if not line:
+            continue
+        found = _heading(line)
+        if found is not None and found[0] in principles:
+            key, rest = found
+            if key == current:  # the name repeated inside its own section
+                sections[key].append(rest)
+                continue
+            if key in sections:  # a second block (another question): stop reading
+                current = None
+                continue
+            current = key
+            sections[key] = [rest] if rest else []
+            continue
+        if current is not None:
+            sections[current].append(line)
+    return sections
+
+
+_SCORE_LINE = re.compile(r"(?i)^\s*(?:scores?\s*[:=]\s*)?((?:[0-2][\s,;/|]+)*[0-2])\s*\.?\s*$")
+
+
+def _score_line(text: str, n: int) -> list[int] | None:
+    """The scores of a one-line reply (``Scores: 2 2 1 2 2 2 1``): the first line of
+    exactly ``n`` scores 0-2, in the principles' order; None when there is none."""
+    for raw in text.splitlines():
+        m = _SCORE_LINE.match(clean_line(raw))
+        if m:
+            digits = re.findall(r"[0-2]", m.group(1))
+            if len(digits) == n:
+                return [int(d) for d in digits]
+    return None
+
+
+def parse_filter(text: str | None, principles: Sequence[str] = PRINCIPLES) -> FilterReply:
+    """A 0/1/2 score for each principle from a step-4 reply.
+
+    A line of exactly seven scores (``Scores: 2 2 1 2 2 2 1``, the one-line format of the
+    compact template) gives them in the principles' order.
+
+    Each principle's section starts at a line that begins with its name (markdown,
+    numbered, or ``Name: 2`` on one line) and runs to the next principle's heading; its
+    score is the first ``Point: 2`` / ``Score: two`` / ``2/2`` / ``2 points`` / bare
+    ``2`` in it. ``key: 2`` pairs with the project's principle keys (JSON-like replies)
+    are read too. A score outside 0-2 or a missing principle makes the reply an error,
+    with the scores that were found kept for the audit. Totals the model writes itself
+    are ignored: the total is always the sum of the seven scores.
+    """
+    if not text or not text.strip():
+        return FilterReply({}, tuple(principles), {}, "empty reply")
+    line = _score_line(text, len(principles))
+    if line is not None:
+        return FilterReply(dict(zip(principles, line, strict=True)))
+    tokens: dict[str, str] = {}
+    for m in _KEYED_SCORE.finditer(text):
+        tokens.setdefault(m.group(1).lower(), m.group(2))
+    for key, lines in _sections(text, principles).items():
+        token = _find_score("\n".join(lines))
+        if token is not None:
+            tokens.setdefault(key, token)
+    scores: dict[str, int] = {}
+    invalid: dict[str, str] = {}
+    for key, token in tokens.items():
+        value = score_value(token)
+        if value is None:
+            invalid[key] = token
+        else:
+            scores[key] = value
+    missing = tuple(k for k in principles if k not in scores and k not in invalid)
+    if missing or invalid:
+        parts = []
+        if missing:
+            parts.append(f"no score for {', '.join(missing)}")
+        if invalid:
+            parts.append("out of range: " + ", ".join(f"{k}={v}" for k, v in invalid.items()))
+        return FilterReply(scores, missing, invalid, "; ".join(parts))
+    return FilterReply(scores)
+
+
+def total_score(scores: Mapping[str, int]) -> int:
+    """The filter total: the sum of the seven principle scores (0-14)."""
+    return int(sum(scores[k] for k in PRINCIPLES))
+
+
+# --- step 5: categories and MC types -------------------------------------------------
+
+CATEGORY_ALIASES: Mapping[str, tuple[str, ...]] = dict(
+    zip(
+        CATEGORIES,
+        (
+            (r"scien", r"tech"),
+            (r"health", r"biolog", r"medic"),
+            (r"econom", r"business", r"financ"),
+            (r"environment", r"energy", r"climate"),
+            (r"politic", r"governance", r"government"),
+            (r"educat", r"research"),
+            (r"\barts?\b", r"recreation", r"entertainment"),
+            (r"security", r"defen[cs]e", r"militar"),
+            (r"social",),
+            (r"sport",),
+            (r"\bother\b",),
+        ),
+        strict=True,
+    )
+)
+"""Words that identify a category in a free-form reply, in the order of
+:data:`~prescient.vocab.CATEGORIES`."""
+
+
+def _category_key(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"\band\b", "&", text.lower())).strip(" .:\"'*")
+
+
+_CATEGORY_KEYS = {_category_key(c): c for c in CATEGORIES}
+
+
+def parse_category(text: str | None) -> tuple[str | None, str | None]:
+    """``(category, error)`` from a step-5 reply.
+
+    An exact category name (any case, "and" for "&") wins; otherwise the category whose
+    name or alias occurs earliest in the reply. ``(None, reason)`` when none occurs.
+    """
+    if not text or not text.strip():
+        return None, "empty reply"
+    for line in text.splitlines():
+        key = _category_key(clean_line(line).removeprefix("Category:").strip())
+        if key in _CATEGORY_KEYS:
+            return _CATEGORY_KEYS[key], None
+    low = text.lower()
+    best: tuple[int, int, str] | None = None
+    for rank, cat in enumerate(CATEGORIES):
+        positions = [
+            m.start()
+            for pattern in (re.escape(cat.lower()), *CATEGORY_ALIASES[cat])
+            for m in [re.search(pattern, low)]
+            if m
+        ]
+        if positions and (best is None or (min(positions), rank) < best[:2]):
+            best = (min(positions), rank, cat)
+    if best is None:
+        return None, "no category named"
+    return best[2], None
+
+
+_MC_LEAD = re.compile(r"(?i)\b(how\s+many|how\s+much|what|which|who|whom|whose|where)\b")
+_OTHER_MC_TYPE = MC_TYPES[-1]
+_MC_TYPE_OF: Mapping[str, str] = {
+    **{t.lower(): t for t in MC_TYPES if t != _OTHER_MC_TYPE},
+    "whom": "Who",
+    "whose": "Who",
+}
+
+
+def mc_type(question: str) -> str:
+    """The MC question type from its leading question word (paper Fig. 1a).
+
+    The first question word counts, so a leading time clause ("By May 2024, which ...")
+    does not hide it; a question without one is ``Other``.
+    """
+    m = _MC_LEAD.search(question)
+    if not m:
+        return _OTHER_MC_TYPE
+    return _MC_TYPE_OF[" ".join(m.group(1).lower().split())]

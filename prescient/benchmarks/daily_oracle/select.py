@@ -1,0 +1,190 @@
+"""Daily article selection (Daily Oracle, ICML 2025, section 3.1 and appendix A.2): random
+articles plus hot topics.
+
+Hot topics are found per day: TF-IDF vectors of the day's articles, DBSCAN with cosine
+distance, incoherent clusters dropped (mean pairwise in-cluster cosine similarity below
+a threshold), the largest clusters kept, one random article from each. Days are
+independent: the vocabulary, the clustering and the random generator (seeded from the
+base seed and the day, :func:`prescient.seeds.derive_seed`) depend only on that day's
+articles, so adding other days never changes a day's selection.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Annotated, Any, cast
+
+import numpy as np
+import pandas as pd
+from pydantic import Field
+
+from prescient.seeds import derive_seed
+from prescient.settings import Day, Settings, WindowEnd
+from prescient.similarity import mean_pairwise_similarity
+
+SELECTED_COLUMNS = ("article_id", "date", "selection", "cluster_id", "cluster_size", "padded")
+
+
+class SelectSettings(Settings):
+    """Parameters of stage ``select`` (params section ``select``; see conf/select/default.yaml)."""
+
+    n_random: Annotated[int, Field(ge=0)]
+    n_hot_topic: Annotated[int, Field(ge=0)]
+    eps: Annotated[float, Field(gt=0, le=2)]
+    min_samples: Annotated[int, Field(ge=1)]
+    min_coherence: Annotated[float, Field(ge=0, le=1)]
+    svd_components: Annotated[int, Field(ge=1)] | None
+    max_features: Annotated[int, Field(ge=1)]
+    date_start: Day | None
+    date_end: WindowEnd
+
+
+def day_seed(base_seed: int, day: dt.date) -> int:
+    """The seed of one day's selection: the base seed and the day, nothing else."""
+    return derive_seed(base_seed, "select", day)
+
+
+@dataclass(frozen=True)
+class Cluster:
+    label: int
+    members: tuple[int, ...]  # row positions within the day
+    coherence: float
+
+
+def hot_topic_clusters(texts: list[str], s: SelectSettings) -> tuple[list[Cluster], list[Cluster]]:
+    """Coherent and incoherent DBSCAN clusters of one day's texts, largest first."""
+    from sklearn.cluster import DBSCAN
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.metrics.pairwise import cosine_similarity
+
+    if len(texts) < max(2, s.min_samples):
+        return [], []
+    vec = TfidfVectorizer(stop_words="english", sublinear_tf=True, max_features=s.max_features)
+    try:
+        x = vec.fit_transform(texts)
+    except ValueError:  # only stop words: nothing to cluster
+        return [], []
+    if s.svd_components and min(x.shape) > s.svd_components:
+        from sklearn.decomposition import TruncatedSVD
+
+        x = TruncatedSVD(n_components=s.svd_components, random_state=0).fit_transform(x)
+    labels = DBSCAN(eps=s.eps, min_samples=s.min_samples, metric="cosine").fit_predict(x)
+    sims = cosine_similarity(x)
+    good: list[Cluster] = []
+    bad: list[Cluster] = []
+    for label in sorted(set(labels) - {-1}):
+        members = tuple(int(i) for i in np.flatnonzero(labels == label))
+        coherence = mean_pairwise_similarity(sims[np.ix_(members, members)])
+        (good if coherence >= s.min_coherence else bad).append(
+            Cluster(int(label), members, coherence)
+        )
+    good.sort(key=lambda c: (-len(c.members), c.label))
+    return good, bad
+
+
+def select_day(
+    day: pd.DataFrame, s: SelectSettings, seed: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Selection for one day's articles (sorted by article_id for stable positions)."""
+    day = day.sort_values("article_id").reset_index(drop=True)
+    rng = np.random.default_rng(seed)
+    texts = (day["title"].astype(str) + "\n" + day["text"].astype(str)).tolist()
+    clusters, incoherent = hot_topic_clusters(texts, s)
+    chosen: list[dict[str, Any]] = []
+    taken: set[int] = set()
+    for c in clusters[: s.n_hot_topic]:
+        pick = int(rng.choice(c.members))
+        taken.add(pick)
+        chosen.append(
+            {
+                "pos": pick,
+                "selection": "hot_topic",
+                "cluster_id": c.label,
+                "cluster_size": len(c.members),
+                "padded": False,
+            }
+        )
+    padding = s.n_hot_topic - len(chosen)
+    rest = [i for i in range(len(day)) if i not in taken]
+    n_rand = min(len(rest), s.n_random + padding)
+    for k, pick in enumerate(
+        rng.choice(rest, size=n_rand, replace=False).tolist() if n_rand else []
+    ):
+        chosen.append(
+            {
+                "pos": int(pick),
+                "selection": "random",
+                "cluster_id": None,
+                "cluster_size": None,
+                "padded": k >= s.n_random,
+            }
+        )
+    rows = [
+        {
+            "article_id": day.loc[c["pos"], "article_id"],
+            "date": day.loc[c["pos"], "date"],
+            **{k: v for k, v in c.items() if k != "pos"},
+        }
+        for c in chosen
+    ]
+    stats = {
+        "candidates": len(day),
+        "clusters": len(clusters),
+        "incoherent_clusters": len(incoherent),
+        "cluster_sizes": [len(c.members) for c in clusters],
+        "padded": sum(bool(c["padded"]) for c in chosen),
+    }
+    return rows, stats
+
+
+def select_articles(
+    articles: pd.DataFrame, s: SelectSettings, base_seed: int
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Select articles for every day in the configured range; returns table and metrics."""
+    dates = articles["date"]
+    mask = pd.Series(True, index=articles.index)
+    if s.date_start:
+        mask &= dates >= s.date_start
+    if s.date_end:
+        mask &= dates <= s.date_end
+    rows: list[dict[str, Any]] = []
+    per_day: list[dict[str, Any]] = []
+    for day, group in articles[mask].groupby("date", sort=True):
+        day_rows, stats = select_day(group, s, day_seed(base_seed, cast(dt.date, day)))
+        rows.extend(day_rows)
+        per_day.append({"date": day, **stats, "selected": len(day_rows)})
+    out = pd.DataFrame.from_records(rows, columns=list(SELECTED_COLUMNS))
+    out["cluster_id"] = out["cluster_id"].astype("Int64")
+    out["cluster_size"] = out["cluster_size"].astype("Int64")
+    out["padded"] = out["padded"].astype(bool)
+    return out, summarize(per_day, out, s)
+
+
+def summarize(
+    per_day: list[dict[str, Any]], out: pd.DataFrame, s: SelectSettings
+) -> dict[str, Any]:
+    target = s.n_random + s.n_hot_topic
+    sizes = [n for d in per_day for n in d["cluster_sizes"]]
+    clusters_per_day = pd.Series([d["clusters"] for d in per_day], dtype="int64")
+    return {
+        "days": len(per_day),
+        "articles_selected": len(out),
+        "selected_by_kind": {
+            k: int(v) for k, v in out["selection"].value_counts().sort_index().items()
+        },
+        "articles_per_day_mean": round(len(out) / len(per_day), 3) if per_day else 0.0,
+        "days_with_fewer_than_target_candidates": sum(d["candidates"] < target for d in per_day),
+        "target_per_day": target,
+        "hot_topic_padded_with_random": int(out["padded"].sum()),
+        "clusters_per_day": {
+            str(k): int(v) for k, v in clusters_per_day.value_counts().sort_index().items()
+        },
+        "incoherent_clusters_dropped": sum(d["incoherent_clusters"] for d in per_day),
+        "cluster_size": {
+            "count": len(sizes),
+            "mean": round(float(np.mean(sizes)), 3) if sizes else None,
+            "median": float(np.median(sizes)) if sizes else None,
+            "max": int(max(sizes)) if sizes else None,
+        },
+    }

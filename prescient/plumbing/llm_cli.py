@@ -1,0 +1,298 @@
+"""``prescient ledger stats|export|verify|runs``: audit response ledgers (files or
+directories; by default the project's response store) and the store's run log."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from prescient.llm.ledger import (
+    RESPONSE_HASH,
+    escape_surrogates,
+    has_surrogate,
+    is_success,
+    iter_lines,
+    key_problem,
+    read_entries,
+    response_problem,
+)
+
+JSON_COLUMNS = ("messages", "params", "usage", "tags", "provenance")
+"""Entry fields exported as JSON text (one cell each)."""
+
+
+def _files(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        out.extend(sorted(p.rglob("*.jsonl")) if p.is_dir() else [p])
+    return out
+
+
+def stats(paths: list[str]) -> dict[str, Any]:
+    """Per model: entries, successes, failures by reason, tokens and cost.
+
+    ``failed`` counts recorded failures (a rerun that then succeeded leaves its failure
+    in the audit trail); ``unresolved`` counts requests that have no success yet.
+    """
+    per: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {
+            "entries": 0,
+            "ok": 0,
+            "failed": 0,
+            "prompt_tokens": 0,
+            "completion_tokens": 0,
+            "cost_usd": 0.0,
+            "failures": Counter(),
+        }
+    )
+    answered: set[tuple[str, str]] = set()
+    failed: set[tuple[str, str]] = set()
+    for f in _files(paths):
+        for e in read_entries(f):
+            m = per[str(e.get("model"))]
+            (failed if e.get("error") else answered).add((str(e.get("model")), str(e["key"])))
+            m["entries"] += 1
+            if e.get("error"):
+                m["failed"] += 1
+                m["failures"][str(e["error"]).split(":", 1)[0]] += 1
+            else:
+                m["ok"] += 1
+            usage = e.get("usage") or {}
+            m["prompt_tokens"] += int(usage.get("prompt_tokens", 0))
+            m["completion_tokens"] += int(usage.get("completion_tokens", 0))
+            m["cost_usd"] += float(e.get("cost") or 0.0)
+    unresolved = Counter(model for model, key in failed - answered)
+    return {
+        k: {**v, "failures": dict(v["failures"]), "unresolved": unresolved[k]}
+        for k, v in sorted(per.items())
+    }
+
+
+class Audit(NamedTuple):
+    """What :func:`audit` found.
+
+    Attributes:
+        checked: entries read (lines that are ledger entries).
+        problems: one line per problem, naming file and line.
+        changed: entries whose answer no longer matches their ``response_sha256``.
+        unverifiable: entries written before ``response_sha256`` existed: their key is
+            checked, their answer cannot be (not a problem).
+    """
+
+    checked: int
+    problems: list[str]
+    changed: int
+    unverifiable: int
+
+
+def audit(paths: list[str]) -> Audit:
+    """Re-hash every entry, request and answer, and look for damage.
+
+    A problem names its file and line: a line that is not a ledger entry (not UTF-8,
+    not JSON, a field of the wrong type), an entry whose key is not the hash of its own
+    request (edited by hand, forged, or written by a different key rule; never served),
+    an entry whose answer (response, finish reason, usage, error) no longer hashes to the
+    ``response_sha256`` written with it ("changed answer": edited after it was written;
+    never served), a second answer to an answered request that differs from the first
+    (the first is served), or a torn last line (harmless: readers skip it and the next
+    write cuts it, but worth knowing). Entries without ``response_sha256`` are counted
+    as unverifiable, not as problems.
+    """
+    problems: list[str] = []
+    n = changed = unverifiable = 0
+    for f in _files(paths):
+        served: dict[str, tuple[int, str]] = {}
+        for line in iter_lines(f):
+            where = f"{f}:{line.number}"
+            if line.entry is None:
+                problems.append(f"{where}: {line.problem}")
+                continue
+            n += 1
+            e = line.entry
+            problem = key_problem(e)
+            if problem is not None:
+                problems.append(f"{where}: {problem}")
+                continue
+            if RESPONSE_HASH not in e:
+                unverifiable += 1
+            else:
+                problem = response_problem(e)
+                if problem is not None:
+                    changed += 1
+                    problems.append(f"{where}: {problem}")
+                    continue
+            if not is_success(e):
+                continue
+            first = served.setdefault(str(e["key"]), (line.number, str(e["response"])))
+            if first[0] != line.number and first[1] != e["response"]:
+                problems.append(
+                    f"{where}: a different answer to the request answered on line "
+                    f"{first[0]} (that one is served)"
+                )
+    return Audit(n, problems, changed, unverifiable)
+
+
+def verify(paths: list[str]) -> tuple[int, list[str]]:
+    """``(entries checked, problems)`` of :func:`audit`."""
+    found = audit(paths)
+    return found.checked, found.problems
+
+
+def _stats(args: argparse.Namespace) -> int:
+    print(json.dumps(stats(_store_or(args.paths)), indent=2))
+    return 0
+
+
+def export_row(entry: dict[str, Any], ledger: str) -> dict[str, Any]:
+    """One table row of an entry: :data:`JSON_COLUMNS` as JSON text, ``ledger`` its file.
+
+    CSV and Parquet text is UTF-8, which cannot carry a lone surrogate (a reply may hold
+    one; the ledger keeps it as a JSON escape). A text cell holding one is written as
+    its JSON string literal with the surrogate escaped, quotes included, and the row's
+    ``escaped`` column names those cells (comma-separated; empty for almost every row),
+    so ``json.loads`` of a named cell gives the exact text back. JSON columns escape it
+    the same way and stay JSON.
+    """
+    row: dict[str, Any] = {}
+    escaped: list[str] = []
+    for name, value in entry.items():
+        if name in JSON_COLUMNS:
+            value = (
+                escape_surrogates(json.dumps(value, ensure_ascii=False, sort_keys=True))
+                if isinstance(value, dict | list)
+                else None
+            )
+        elif isinstance(value, str) and has_surrogate(value):
+            value = escape_surrogates(json.dumps(value, ensure_ascii=False))
+            escaped.append(name)
+        row[name] = value
+    row["ledger"] = ledger
+    row["escaped"] = ",".join(escaped)
+    return row
+
+
+def _export(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    rows = [export_row(e, str(f)) for f in _files(_store_or(args.paths)) for e in read_entries(f)]
+    df = pd.DataFrame(rows)
+    if args.out.endswith(".csv"):
+        df.to_csv(args.out, index=False)
+    else:
+        df.to_parquet(args.out, index=False)
+    print(f"wrote {len(df)} entries to {args.out}")
+    return 0
+
+
+def _verify(args: argparse.Namespace) -> int:
+    found = audit(_store_or(args.paths))
+    for p in found.problems:
+        print(p, file=sys.stderr)
+    print(
+        f"{found.checked} entries checked, {len(found.problems)} problems "
+        f"({found.changed} changed answers); "
+        f"{found.unverifiable} unverifiable (no response hash)"
+    )
+    return 1 if found.problems else 0
+
+
+RUN_FIELDS = ("sent", "served", "sent_failed", "prompt_tokens", "completion_tokens", "cost_usd")
+"""The run log's counts that :func:`run_totals` adds up."""
+
+
+def read_runs(path: str | Path) -> list[dict[str, Any]]:
+    """The run log's lines (:data:`prescient.llm.store.RUN_LOG`); unreadable lines skipped."""
+    out: list[dict[str, Any]] = []
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return out
+    for line in raw.splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def run_totals(runs: list[dict[str, Any]], by: str = "stage") -> dict[str, dict[str, Any]]:
+    """Per ``by`` (a run log field: ``stage``, ``experiment``, ``ledger``): runs, and the
+    sum of each of :data:`RUN_FIELDS`."""
+    totals: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        group = str(run.get(by) or "(none)")
+        t = totals.setdefault(group, {"runs": 0, **dict.fromkeys(RUN_FIELDS, 0)})
+        t["runs"] += 1
+        for name in RUN_FIELDS:
+            value = run.get(name)
+            if isinstance(value, int | float):
+                t[name] += value
+    for t in totals.values():
+        t["cost_usd"] = round(t["cost_usd"], 6)
+    return dict(sorted(totals.items()))
+
+
+def _runs(args: argparse.Namespace) -> int:
+    from prescient.llm.store import run_log_path
+    from prescient.plumbing.locations import dvc_cache_dir
+
+    path = Path(args.log) if args.log else run_log_path(dvc_cache_dir("."))
+    if path is None:
+        print("not a DVC project (no .dvc here): pass --log", file=sys.stderr)
+        return 2
+    runs = read_runs(path)
+    for run in runs[-args.last :] if args.last else []:
+        experiment = f"  experiment {run['experiment']}" if run.get("experiment") else ""
+        print(
+            f"{run.get('finished')}  {run.get('stage')}  {run.get('ledger')}{experiment}: "
+            f"sent {run.get('sent')} ({run.get('sent_failed')} failed), "
+            f"served {run.get('served')}, tokens {run.get('prompt_tokens')}+"
+            f"{run.get('completion_tokens')}, ${run.get('cost_usd')}  [{run.get('workspace')}]"
+        )
+    print(json.dumps({"log": str(path), f"by_{args.by}": run_totals(runs, args.by)}, indent=2))
+    return 0
+
+
+def _store_or(paths: list[str]) -> list[str]:
+    """``paths``, or the project's response store when none are given."""
+    if paths:
+        return paths
+    from prescient.llm.store import store_dir
+    from prescient.plumbing.locations import dvc_cache_dir
+
+    found = store_dir(dvc_cache_dir("."))
+    if found is None:
+        raise SystemExit("no ledger given and no DVC project here: name ledger files or folders")
+    return [str(found)]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("ledger", help="audit LLM response ledgers and the response store")
+    psub = p.add_subparsers(dest="ledger_command", required=True)
+    for name, func, helptext in (
+        ("stats", _stats, "per-model counts, tokens, cost and failure reasons"),
+        ("verify", _verify, "re-hash every entry; list damaged, forged, changed and torn lines"),
+        ("export", _export, "write all entries as one CSV or Parquet table"),
+    ):
+        c = psub.add_parser(name, help=helptext)
+        c.add_argument(
+            "paths",
+            nargs="*",
+            help="ledger files or directories (e.g. data/llm); default: the response store",
+        )
+        if name == "export":
+            c.add_argument("--out", required=True, help="output .csv or .parquet")
+        c.set_defaults(func=func)
+    c = psub.add_parser("runs", help="what each stage run sent and was served (the run log)")
+    c.add_argument("--last", type=int, default=10, help="list the last N runs (0: none)")
+    c.add_argument("--log", help="a run log file (default: this project's)")
+    c.add_argument(
+        "--by", choices=("stage", "experiment", "ledger"), default="stage", help="totals per"
+    )
+    c.set_defaults(func=_runs)

@@ -1,0 +1,164 @@
+"""``prescient update --through YYYY-MM-DD``: bring the benchmark up to a day.
+
+1. set ``base.through`` in conf/config.yaml (the bound of the crawl, ingest, selection
+   and construction windows) and compose params.yaml;
+2. ``dvc repro`` (the whole pipeline, or ``--target`` stages and what they depend on):
+   the stages that read ``base.through`` run again, every model reply of an earlier day
+   comes from the response store, so only the new days cost model calls;
+3. write the dated release of the question set (``questions-DAY.parquet`` and its
+   manifest, :mod:`prescient.plumbing.update`) and ``dvc add`` the releases directory, so
+   ``dvc push`` publishes it.
+
+It logs the model calls the update made, per stage ledger (from the response store's
+run log, ``python -m prescient ledger runs``). A failed ``dvc repro``
+leaves ``base.through`` set: run the command again (or ``dvc repro``) to finish; work
+already done is not repeated. Run it from the project root.
+
+``dvc repro`` runs through :mod:`prescient.plumbing.dvc_atomic`, so a kill while DVC writes
+``dvc.lock`` cannot tear it. A lock torn by some other run (a ``dvc repro`` by hand
+killed mid-write) is found before anything changes and restored from git
+(:mod:`prescient.plumbing.lockfile`; stages run since that commit re-run, their model replies
+come from the response store); when git has no usable version the update stops with the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from prescient.dates import parse_day
+from prescient.llm.store import run_log_path
+from prescient.plumbing import params
+from prescient.plumbing.locations import dvc_cache_dir
+from prescient.plumbing.lockfile import LockError, check, repair
+from prescient.plumbing.update import (
+    UpdateError,
+    calls_sent,
+    run_log_offset,
+    set_through,
+    write_release,
+)
+from prescient.settings import ParamsError, section
+
+logger = logging.getLogger(__name__)
+
+DAILY_ORACLE_QUESTIONS = "questions.sources.daily_oracle.path"
+"""Where the constructed question set is (the release's default source)."""
+
+
+def _dvc() -> str:
+    beside = Path(sys.executable).parent / "dvc"
+    return str(beside) if beside.exists() else (shutil.which("dvc") or "dvc")
+
+
+def _dvc_atomic() -> list[str]:
+    """``dvc`` with atomic writes of dvc.lock when DVC is importable here, else plain."""
+    if importlib.util.find_spec("dvc") is not None:
+        return [sys.executable, "-m", "prescient.plumbing.dvc_atomic"]
+    return [_dvc()]
+
+
+def _repair_lock(root: Path) -> bool:
+    """Restore a torn dvc.lock from git; False (logged with the fix) when it cannot."""
+    try:
+        repair(root)
+    except LockError as exc:
+        logger.error("%s", exc)
+        return False
+    return True
+
+
+def _update(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    try:
+        day = parse_day(args.through, "--through")
+        log = run_log_path(dvc_cache_dir(root))
+        before = run_log_offset(log)
+        if not _repair_lock(root):
+            return 2
+        old = set_through(root / params.CONF_DIR / f"{params.CONFIG_NAME}.yaml", day)
+    except (ValueError, OSError) as exc:  # UpdateError, a bad day, an unreadable conf
+        logger.error("%s", exc)
+        return 2
+    logger.info("base.through: %s -> %s", old or "null", day)
+    params.compose_to_file(root)
+    rc = subprocess.run([*_dvc_atomic(), "repro", *args.target], cwd=root, check=False).returncode
+    if rc:
+        lock = check(root)
+        logger.error(
+            "dvc repro failed (exit %d); base.through stays %s: run the update again to "
+            "finish (completed work and model replies are kept)%s",
+            rc,
+            day,
+            f"; {lock.path} is torn ({lock.problem}): the update restores it from git, "
+            f"or {lock.fix()}"
+            if lock.torn
+            else "",
+        )
+        return rc
+    try:
+        composed = params.load(root / params.PARAMS_FILE)
+        questions = root / (args.questions or str(section(composed, DAILY_ORACLE_QUESTIONS)))
+        manifest = write_release(questions, root / args.releases, day)
+    except ParamsError as exc:
+        logger.error("%s; or name the question table to release with --questions", exc)
+        return 2
+    except UpdateError as exc:
+        logger.error("%s", exc)
+        return 1
+    if not args.no_dvc_add:
+        rc = subprocess.run(
+            [*_dvc_atomic(), "add", "-q", args.releases], cwd=root, check=False
+        ).returncode
+        if rc:
+            logger.error(
+                "`dvc add %s` failed (exit %d); the release is written but not tracked",
+                args.releases,
+                rc,
+            )
+            return rc
+    calls = calls_sent(log, before)
+    logger.info(
+        "release %s: %d questions over %d days (%d new, %d changed, %d removed); "
+        "%d model calls (%s)",
+        manifest["file"],
+        manifest["questions"],
+        manifest["days"],
+        manifest["new_questions"],
+        manifest["changed"],
+        manifest["removed"],
+        sum(calls.values()),
+        ", ".join(f"{k}: {v}" for k, v in calls.items()) or "all from the response store",
+    )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "update", help="advance base.through to a day, run the pipeline, release the questions"
+    )
+    p.add_argument("--through", required=True, help="the last day of news (YYYY-MM-DD)")
+    p.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        help="stage to reproduce (repeatable; default: the whole pipeline)",
+    )
+    p.add_argument("--root", default=".", help="project root (default: .)")
+    p.add_argument(
+        "--questions",
+        default=None,
+        help=f"the question table to release (default: params {DAILY_ORACLE_QUESTIONS})",
+    )
+    p.add_argument(
+        "--releases", default="data/releases", help="releases directory (default: data/releases)"
+    )
+    p.add_argument(
+        "--no-dvc-add", action="store_true", help="do not track the releases with `dvc add`"
+    )
+    p.set_defaults(func=_update)
