@@ -60,14 +60,15 @@ def brier_items(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> FloatArray:
     m, y = _checked(probs, outcome)
     hit = np.zeros_like(m)
     hit[np.arange(y.size), y] = 1.0
-    sq = ((m - hit) ** 2).sum(axis=1)
+    sq: FloatArray = ((m - hit) ** 2).sum(axis=1)
     return sq / 2.0 if m.shape[1] == 2 else sq
 
 
 def log_items(probs: npt.ArrayLike, outcome: npt.ArrayLike, clip: float = LOG_CLIP) -> FloatArray:
     """Each question's log score ``-ln max(p_y, clip)``."""
     m, y = _checked(probs, outcome)
-    return -np.log(np.maximum(m[np.arange(y.size), y], clip))
+    scores: FloatArray = -np.log(np.maximum(m[np.arange(y.size), y], clip))
+    return scores
 
 
 def skill(score: float, reference: float) -> float:
