@@ -10,7 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
+from prescient.benchmarks.daily_oracle.construct_settings import (
+    QUESTION_COLUMNS as CONSTRUCT_COLUMNS,
+)
 from prescient.benchmarks.daily_oracle.evaluation.questions import (
     EVAL_COLUMNS,
     MAPPING_KEYS,

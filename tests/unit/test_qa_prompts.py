@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.construct import filter_sections
 from prescient.benchmarks.daily_oracle.parse import PRINCIPLES
 from prescient.prompts import STEP_FIELDS, STEPS, TemplateError, load_template, load_templates
+from prescient.rubric import filter_sections
 from tests.conftest import ROOT
 
 PROMPTS = ROOT / "conf" / "prompts" / "construct"
