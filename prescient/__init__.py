@@ -1,4 +1,4 @@
-"""Prescient: the Daily Oracle continuous forecasting benchmark as a reproducible pipeline.
+"""Prescient: Daily Oracle, FreshBench and OpenForecast as one reproducible pipeline.
 
 Importing the package first pins environment defaults that libraries read when they are
 imported, so they must be set before numpy, litellm or matplotlib load (stage modules

@@ -22,7 +22,8 @@ import time
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.construct import ConstructSettings, build_questions
+from prescient.benchmarks.daily_oracle.construct import build_questions
+from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import step_windows
 from prescient.plumbing.locations import dvc_cache_dir

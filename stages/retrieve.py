@@ -35,11 +35,11 @@ import pandas as pd
 
 from prescient import io
 from prescient.benchmarks.daily_oracle.evaluation.prepare import prepare_contexts
-from prescient.benchmarks.daily_oracle.evaluation.questions import (
+from prescient.benchmarks.daily_oracle.evaluation.question_sources import (
     QuestionTableError,
-    evaluated_table,
     load_questions_settings,
 )
+from prescient.benchmarks.daily_oracle.evaluation.questions import evaluated_table
 from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
 from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.retrieval.search import RetrievalSettings

@@ -1,1 +1,2 @@
-"""One folder per benchmark: what only that benchmark does."""
+"""One folder per benchmark, holding what only that benchmark does (its part of the
+report included); what several share lives outside ``benchmarks/``."""

@@ -21,7 +21,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.benchmarks.daily_oracle.construct import CANDIDATE_COLUMNS, QUESTION_COLUMNS
+from prescient.benchmarks.daily_oracle.construct_settings import (
+    CANDIDATE_COLUMNS,
+    QUESTION_COLUMNS,
+)
 from prescient.llm.providers import register_script
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.plumbing import params

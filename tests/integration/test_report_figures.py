@@ -11,7 +11,7 @@ import pytest
 from matplotlib.text import Text
 
 from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.benchmarks.daily_oracle.figures import fig1_dataset_pies
+from prescient.benchmarks.daily_oracle.dataset_figures import fig1_dataset_pies
 from prescient.benchmarks.freshbench.figures import freshbench_points
 from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
 from prescient.report.figures import literal_text

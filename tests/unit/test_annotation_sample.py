@@ -299,7 +299,7 @@ def test_choices_column_survives_parquet(tmp_path: Path) -> None:
 
 def test_fixture_and_sample_use_the_construction_stages_columns() -> None:
     """The columns this stage reads exist in qa_candidates.parquet as construct writes it."""
-    from prescient.benchmarks.daily_oracle.construct import CANDIDATE_COLUMNS
+    from prescient.benchmarks.daily_oracle.construct_settings import CANDIDATE_COLUMNS
 
     needed = {
         "question_id",

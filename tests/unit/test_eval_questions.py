@@ -10,18 +10,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.construct import QUESTION_COLUMNS as CONSTRUCT_COLUMNS
-from prescient.benchmarks.daily_oracle.evaluation.questions import (
+from prescient.benchmarks.daily_oracle.construct_settings import (
+    QUESTION_COLUMNS as CONSTRUCT_COLUMNS,
+)
+from prescient.benchmarks.daily_oracle.evaluation.question_sources import (
     EVAL_COLUMNS,
     MAPPING_KEYS,
     QUESTION_COLUMNS,
     QuestionSource,
     QuestionTableError,
+    load_questions_settings,
+    load_source_settings,
+)
+from prescient.benchmarks.daily_oracle.evaluation.questions import (
     combine_sources,
     evaluated_table,
-    load_questions_settings,
     load_source,
-    load_source_settings,
     normalize_questions,
     sample_order,
 )

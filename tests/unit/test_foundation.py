@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from prescient import dates
-from prescient.benchmarks.daily_oracle.construct import ConstructSettings
+from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
 from prescient.benchmarks.daily_oracle.select import SelectSettings
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.corpus.settings import IngestSettings

@@ -245,7 +245,8 @@ def test_the_exact_count_is_what_llama_cpp_reads() -> None:
 
 
 def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
-    from prescient.benchmarks.daily_oracle.construct import ConstructSettings, _Steps
+    from prescient.benchmarks.daily_oracle.construct import _Steps
+    from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
     from prescient.settings import load_settings
     from prescient.step_templates import load_step_templates
     from prescient.steps import article_values
@@ -276,7 +277,8 @@ def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
 
 
 def test_a_key_point_request_is_fitted_as_construction_fits_it() -> None:
-    from prescient.benchmarks.daily_oracle.construct import ConstructSettings, _Steps
+    from prescient.benchmarks.daily_oracle.construct import _Steps
+    from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
     from prescient.benchmarks.openforecast.keypoints import keypoint_request
     from prescient.benchmarks.openforecast.settings import KeypointSettings
     from prescient.settings import load_settings

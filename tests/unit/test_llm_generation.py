@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.construct import ConstructSettings
+from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
 from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
 from prescient.benchmarks.openforecast.settings import (
     ChainsSettings,

@@ -14,10 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.questions import (
-    load_source,
-    load_source_settings,
-)
+from prescient.benchmarks.daily_oracle.evaluation.question_sources import load_source_settings
+from prescient.benchmarks.daily_oracle.evaluation.questions import load_source
 from prescient.benchmarks.openforecast.chains import EventDate, chain_frame, event_id
 from prescient.benchmarks.openforecast.demo import read_timelines
 from prescient.benchmarks.openforecast.generation import _options, parse_argument, parse_options

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.construct import filter_sections
 from prescient.benchmarks.daily_oracle.parse import PRINCIPLES
 from prescient.prompts import TemplateError
+from prescient.rubric import filter_sections
 from prescient.step_templates import (
     STEP_SPECS,
     STEPS,
