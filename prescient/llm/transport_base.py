@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from prescient.llm.registry import ModelSpec
@@ -42,6 +42,8 @@ class Call:
         timeout_s: seconds this attempt may take.
         api_base: the endpoint this attempt goes to (one of ``spec.endpoints``; None:
             the provider's default).
+        kind: ``chat`` or ``logprobs`` (:mod:`prescient.llm.logprobs`).
+        options: the request's unkeyed computation options (``LLMRequest.options``).
     """
 
     spec: ModelSpec
@@ -50,6 +52,8 @@ class Call:
     api_key: str | None
     timeout_s: float
     api_base: str | None
+    kind: str = "chat"
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Transport(Protocol):
@@ -63,7 +67,11 @@ class Transport(Protocol):
     retries: bool
 
     async def complete(self, call: Call) -> Reply:
-        """The model's reply; raises on any failure (the error is recorded, not raised on)."""
+        """The model's reply; raises on any failure (the error is recorded, not raised on).
+
+        A transport answers the kinds of request :func:`prescient.llm.transports.refusal`
+        lets through to it; for ``logprobs`` the reply's text is the score's JSON.
+        """
         ...
 
     async def aclose(self) -> None:
