@@ -37,7 +37,8 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -81,31 +82,24 @@ def log_softmax_at(rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
 
 
 class LlamaEval:
-    """One ``local/<name>`` model loaded for scoring, with a context of ``n_ctx``.
+    """One GGUF model loaded for scoring, with a context of ``n_ctx``.
 
     Args:
-        name: the model part of the litellm string (``smollm2-135m-q8_0``).
+        path: the GGUF file.
         n_ctx: the context (a request's ``context_tokens``).
         n_ubatch: llama.cpp micro-batch (speed only; at least 2).
-        n_threads: llama.cpp threads (None: the project's default for local models).
+        n_threads: llama.cpp threads.
 
     Raises:
-        ProviderError: an unknown local model, or a micro-batch below 2.
+        ProviderError: a micro-batch below 2.
     """
 
-    def __init__(self, name: str, n_ctx: int, n_ubatch: int, n_threads: int | None = None) -> None:
+    def __init__(self, path: Path, n_ctx: int, n_ubatch: int, n_threads: int) -> None:
         import llama_cpp
 
-        from prescient.llm.providers import LocalLlamaProvider, default_threads
-
-        if name not in LocalLlamaProvider.GGUF:
-            raise ProviderError(
-                404, f"unknown local model {name!r}; known: {sorted(LocalLlamaProvider.GGUF)}"
-            )
         if n_ubatch < 2:
             raise ProviderError(400, f"n_ubatch {n_ubatch}: llama.cpp needs 2 or more here")
-        path = LocalLlamaProvider.GGUF[name]()
-        threads = n_threads or default_threads()
+        threads = n_threads
         logger.info("loading %s for scoring (context %d, %d threads)", path.name, n_ctx, threads)
         self.llm = llama_cpp.Llama(
             model_path=str(path),
@@ -203,9 +197,17 @@ class LlamaEval:
 class LlamaEvals:
     """The scoring instances of the process: one at a time (a new model, context or
     micro-batch replaces the one loaded), used behind a lock (llama.cpp contexts are not
-    thread-safe)."""
+    thread-safe).
 
-    def __init__(self) -> None:
+    Args:
+        models: ``local/`` model name -> function returning its GGUF file
+            (:attr:`prescient.llm.providers.LocalLlamaProvider.GGUF`).
+        threads: the llama.cpp thread count, asked when a model loads.
+    """
+
+    def __init__(self, models: Mapping[str, Callable[[], Path]], threads: Callable[[], int]) -> None:
+        self.models = models
+        self.threads = threads
         self._lock = threading.Lock()
         self._key: tuple[str, int, int] | None = None
         self._eval: LlamaEval | None = None
@@ -227,8 +229,13 @@ class LlamaEvals:
         key = (name, segmenting.context_tokens, n_ubatch)
         with self._lock:
             if self._key != key or self._eval is None:
+                if name not in self.models:
+                    raise ProviderError(
+                        404, f"unknown local model {name!r}; known: {sorted(self.models)}"
+                    )
                 self.close_unlocked()
-                self._eval = LlamaEval(name, segmenting.context_tokens, n_ubatch)
+                path = self.models[name]()
+                self._eval = LlamaEval(path, segmenting.context_tokens, n_ubatch, self.threads())
                 self._key = key
             ev = self._eval
             return ev.score(text, segmenting, params.get("condition_token")), ev.provenance()

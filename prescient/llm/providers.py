@@ -510,7 +510,7 @@ def scripted_score(name: str, text: str, params: Mapping[str, Any]) -> DocScore:
 
 
 LOCAL = LocalLlamaProvider()
-LOCAL_EVAL = LlamaEvals()
+LOCAL_EVAL = LlamaEvals(LocalLlamaProvider.GGUF, lambda: LOCAL.n_threads)
 atexit.register(LOCAL_EVAL.close)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from prescient.llm.llama_eval import LlamaEval
+from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.logprobs import LN2, DocScore, Segmenting
 from tests.conftest import SHARED_NEWS
 
@@ -25,7 +26,7 @@ class Scorer:
     """The embedded model loaded for ``segmenting``, reading texts after ``condition``."""
 
     def __init__(self, segmenting: Segmenting, condition: str | None) -> None:
-        self.eval = LlamaEval("smollm2-135m-q8_0", segmenting.context_tokens, 128)
+        self.eval = LlamaEval(smollm2_q8_0_path(), segmenting.context_tokens, 128, 1)
         self.segmenting, self.condition = segmenting, condition
         self.llm = self.eval.llm
         self.condition_id = self.eval.condition_id(condition)

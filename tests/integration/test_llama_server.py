@@ -35,6 +35,7 @@ import pytest
 
 from prescient.llm.gateway import Gateway
 from prescient.llm.llama_eval import LlamaEval
+from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.logprobs import LN2, LOGPROBS, DocScore, Segmenting, document_messages
 from prescient.llm.types import LLMRequest, LLMResult
 from tests.support.llm import llm_settings, model_spec
@@ -60,7 +61,6 @@ def _free_port() -> int:
 
 
 def _serve(overrides: list[str]) -> Iterator[str]:
-    from prescient.llm.providers import smollm2_q8_0_path
 
     port = _free_port()
     args = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_q8_0_path())]
@@ -115,7 +115,7 @@ def _ask(base: str, texts: list[str], context: int = 2048) -> list[LLMResult]:
 def test_the_aligned_server_gives_the_in_process_log_probabilities(aligned: str) -> None:
     results = _ask(aligned, DOCS)
     assert all(r.ok for r in results), [r.error for r in results]
-    local = LlamaEval("smollm2-135m-q8_0", 2048, 128, n_threads=1)
+    local = LlamaEval(smollm2_q8_0_path(), 2048, 128, 1)
     try:
         for text, result in zip(DOCS, results, strict=True):
             assert result.text is not None
@@ -144,7 +144,7 @@ def test_the_plain_server_is_refused_with_the_reason(plain: str) -> None:
     with urllib.request.urlopen(request, timeout=60) as resp:
         raw = json.loads(resp.read())
     echoed = raw["choices"][0]["logprobs"]["token_logprobs"]
-    local = LlamaEval("smollm2-135m-q8_0", 2048, 128, n_threads=1)
+    local = LlamaEval(smollm2_q8_0_path(), 2048, 128, 1)
     try:
         right = local.score(DOCS[1], Segmenting(2048), None).token_logprobs
     finally:
