@@ -356,7 +356,7 @@ class LocalLlamaProvider:
                 max_tokens=int(params.get("max_tokens") or 256),
                 seed=int(params.get("seed") or 0),
                 stop=params.get("stop"),
-                repeat_penalty=float(params.get("repeat_penalty") or 1.0),
+                repeat_penalty=float(params.get("repeat_penalty", 1.0)),
             )
         choice = out["choices"][0]
         usage = out.get("usage") or {}
