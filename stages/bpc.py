@@ -48,9 +48,7 @@ def work(run: StageRun) -> int:
     seed = int(section(p, "base.seed"))
     llm = GatewaySettings.from_params(p)
     registry = load_registry(p)
-    result = run_bpc(
-        pd.read_parquet(args.articles), settings, registry, seed, args.ledger_dir, llm
-    )
+    result = run_bpc(pd.read_parquet(args.articles), settings, registry, seed, args.ledger_dir, llm)
     outputs = [args.docs, args.metrics]
     outputs += [Path(args.tables) / f"{stem}.csv" for stem in result.tables]
     if failed_stage(result.calls, logger, "bpc", outputs):

@@ -127,9 +127,7 @@ def run_bpc(
         with Gateway(
             registry, path, stage=STAGE, settings=llm, ledger=open_stage_ledger(path)
         ) as gateway:
-            results = score_documents(
-                gateway, spec, scored, method_params(spec, settings), options
-            )
+            results = score_documents(gateway, spec, scored, method_params(spec, settings), options)
             gateway.finish()
             report = gateway.failure_report()
         requests += report.requests

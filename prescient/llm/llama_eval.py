@@ -205,7 +205,9 @@ class LlamaEvals:
         threads: the llama.cpp thread count, asked when a model loads.
     """
 
-    def __init__(self, models: Mapping[str, Callable[[], Path]], threads: Callable[[], int]) -> None:
+    def __init__(
+        self, models: Mapping[str, Callable[[], Path]], threads: Callable[[], int]
+    ) -> None:
         self.models = models
         self.threads = threads
         self._lock = threading.Lock()

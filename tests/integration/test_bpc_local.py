@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from prescient.llm.llama_eval import LlamaEval
-from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.logprobs import LN2, DocScore, Segmenting
+from prescient.llm.providers import smollm2_q8_0_path
 from tests.conftest import SHARED_NEWS
 
 pytestmark = pytest.mark.slow
@@ -42,6 +42,7 @@ class Scorer:
 
     def close(self) -> None:
         self.eval.close()
+
 
 TEXT = (
     "The harbour authority said on Monday that the new ferry terminal would open in "
@@ -113,9 +114,7 @@ def test_echo_logprobs_of_llama_cpp_python_are_one_position_off(
     assert gaps.mean() > 1.0  # and nowhere near the right values
 
 
-def test_first_token_is_conditioned_or_left_out(
-    scorer: Scorer, unconditioned: Scorer
-) -> None:
+def test_first_token_is_conditioned_or_left_out(scorer: Scorer, unconditioned: Scorer) -> None:
     with_sep = scorer.score(TEXT)
     without = unconditioned.score(TEXT)
     assert without.n_tokens == with_sep.n_tokens - 1

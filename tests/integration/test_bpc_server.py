@@ -242,11 +242,17 @@ def test_log_probabilities_of_chat_only_models_are_refused(
     litellm_model: str, api_base: str | None, reason: str
 ) -> None:
     spec = model_spec("chatty", litellm_model, api_base=api_base)
-    request = LLMRequest("chatty", document_messages(TEXT), params={"context_tokens": 8}, kind=LOGPROBS)
+    request = LLMRequest(
+        "chatty", document_messages(TEXT), params={"context_tokens": 8}, kind=LOGPROBS
+    )
     ledger = Path(tempfile.mkdtemp()) / "chatty.jsonl"
     with (
-        Gateway({"chatty": spec}, ledger, stage="test", settings=llm_settings(progress=False)) as gw,
-        pytest.raises(ModelConfigError, match=f"'chatty' .*cannot answer logprobs requests: .*{reason}"),
+        Gateway(
+            {"chatty": spec}, ledger, stage="test", settings=llm_settings(progress=False)
+        ) as gw,
+        pytest.raises(
+            ModelConfigError, match=f"'chatty' .*cannot answer logprobs requests: .*{reason}"
+        ),
     ):
         gw.complete_many([request])
     assert not ledger.exists() or ledger.read_text() == ""

@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.llm.providers import register_logprob_script
 from prescient.llm.cli import audit, verify
 from prescient.llm.ledger import read_entries
+from prescient.llm.providers import register_logprob_script
 from tests.support.bpc import DAYS, outputs, params_file, run
 from tests.support.bpc import articles as make_articles
 

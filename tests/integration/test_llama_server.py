@@ -35,8 +35,8 @@ import pytest
 
 from prescient.llm.gateway import Gateway
 from prescient.llm.llama_eval import LlamaEval
-from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.logprobs import LN2, LOGPROBS, DocScore, Segmenting, document_messages
+from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.types import LLMRequest, LLMResult
 from tests.support.llm import llm_settings, model_spec
 
@@ -68,25 +68,24 @@ def _serve(overrides: list[str]) -> Iterator[str]:
     args += ["--n_ctx", "512", "--n_threads", "1", "--n_threads_batch", "1"]
     if overrides:
         args += ["--kv_overrides", *overrides]
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
     base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    pytest.fail(f"llama_cpp.server did not start: {log.read()[-2000:]!r}")
-                time.sleep(0.2)
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ))
+        try:
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/models", timeout=2):
+                        break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        log.seek(0)
+                        pytest.fail(f"llama_cpp.server did not start: {log.read()[-2000:]!r}")
+                    time.sleep(0.2)
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,7 @@ from prescient.bpc.scoring import (
     account,
     windows,
 )
-from prescient.llm.providers import register_logprob_script as register_scripted
-from prescient.llm.providers import scripted_score
+from prescient.llm.providers import register_logprob_script, scripted_score
 
 
 def scripted(name: str, text: str, context: int = 2048) -> DocScore:
@@ -31,7 +30,7 @@ def test_uniform_scorer_gives_n_tokens_log2_v_over_chars_exactly() -> None:
     # Every token (one character each) has probability 1/V: BPC = n log2(V) / chars.
     vocab = 50
     text = "Prices rose 3% in May; économistes disagree."
-    register_scripted("uniform50", lambda t: [(ch, -math.log(vocab)) for ch in t])
+    register_logprob_script("uniform50", lambda t: [(ch, -math.log(vocab)) for ch in t])
     score = scripted("uniform50", text)
     n = len(text)
     assert (score.n_tokens, score.n_chars) == (n, n)
@@ -45,7 +44,7 @@ def test_uniform_scorer_over_words_with_the_first_token_unpredicted() -> None:
     # its characters leave the count, so bits and characters cover the same span.
     vocab = 49152
     words = ["The", " council", " met", " on", " Tuesday", "."]
-    register_scripted(
+    register_logprob_script(
         "server_like",
         lambda t: [(w, None if i == 0 else -math.log(vocab)) for i, w in enumerate(words)],
     )
@@ -95,7 +94,7 @@ def test_impossible_segmenting_is_refused(context: int, rule: str, stride: int |
 
 
 def test_the_scripted_provider_counts_the_windows_it_would_read() -> None:
-    register_scripted("chars", lambda t: [(ch, -1.0) for ch in t])
+    register_logprob_script("chars", lambda t: [(ch, -1.0) for ch in t])
     # 9 characters with a condition token before them: 10 positions, context 4.
     assert scripted("chars", "abcdefghi", 4).n_segments == 3
     assert scripted("chars", "abcdefghi", 10).n_segments == 1
@@ -151,6 +150,6 @@ def test_a_failing_script_is_a_scoring_error() -> None:
     def boom(text: str) -> list[tuple[str, float | None]]:
         raise RuntimeError("model crashed")
 
-    register_scripted("boom", boom)
+    register_logprob_script("boom", boom)
     with pytest.raises(ScoringError, match="model crashed"):
         scripted("boom", "some text here")

@@ -88,5 +88,7 @@ def test_downloads_and_model_calls_share_one_retry_policy() -> None:
     assert isinstance(POLICY.backoff, retry.RetryPolicy)
     assert (POLICY.backoff.max_tries, POLICY.backoff.backoff_base_s) == (5, 2.0)
     assert POLICY.backoff.backoff_max_s == 10.0 and POLICY.backoff is POLICY.backoff
-    transient = [s for s in (400, 403, 404, 408, 409, 425, 429, 500, 503) if retry.retryable_status(s)]
+    transient = [
+        s for s in (400, 403, 404, 408, 409, 425, 429, 500, 503) if retry.retryable_status(s)
+    ]
     assert transient == [408, 409, 425, 429, 500, 503]
