@@ -17,14 +17,20 @@ window, each sending only the text that window needs:
 1. window ``k`` starts at a token whose place in the text is known (the text's start,
    or a token an earlier window's reply gave). Its request sends the text from there,
    cut at a character bound: the window's positions plus :data:`MARGIN` tokens, times
-   the characters per token seen so far in this text (:data:`FIRST_CHARS_PER_TOKEN`
-   before any reply). The server must tokenize a prefix as it tokenizes the whole text
-   except near the cut, so a reply is used only when its prompt reaches the text's end
-   or holds at least :data:`MARGIN` tokens beyond the window; otherwise the text is
+   the characters per token seen so far in this text with :data:`SLACK`
+   (:data:`FIRST_CHARS_PER_TOKEN` before any reply). A tokenizer reads a prefix as it
+   reads the whole text except near the cut (``"\n", "\n"`` inside a text is
+   ``"\n\n"`` at its end), so a reply is used only when its prompt reaches the text's
+   end or holds at least :data:`MARGIN` tokens beyond the window; otherwise the text is
    sent again, cut longer by the characters per token the reply showed. Texts no
    longer than a window therefore cost one request, and no request holds much more than
    a window of tokens, however long the article (a whole article sent at once may
-   exceed the server's context or time out).
+   exceed the server's context or time out). Measured with SmolLM2's tokenizer on 54
+   articles of the development corpus (65,696 tokens) read in windows of 512: 163
+   requests for 155 windows, at most 713 tokens each and 78,101 in all, where sending
+   the whole text first took up to 2,311 tokens in one request and 104,358 in all (and
+   failed 5 of the articles at a context of 256, on windows that end inside a run of
+   newlines; none fail here).
 2. the window's positions of the reply are read from a fresh context, the server
    putting first what it puts before every prompt (a BOS, for tokenizers that add one);
    the tokens a window shares with the one before (its lead, for ``disjoint``) must be
@@ -88,6 +94,10 @@ FIRST_CHARS_PER_TOKEN = 5.0
 the development corpus's news at 4.32 characters a token and the demo's at 4.13, so a
 first window of news usually takes one request of about 1.2 windows of tokens: the
 server's context must hold that much (or the whole text, when shorter)."""
+
+SLACK = 1.1
+"""How much longer than the characters per token seen so far a later window's cut is
+made, so that its reply seldom falls short of the margin."""
 
 GROWTH = 1.25
 """How much longer than the characters per token seen a re-sent cut is made."""
@@ -298,7 +308,7 @@ async def score_text(
         if k > 1 and begin < n_lead:
             raise ScoringError("a window would start inside the server's lead tokens")
         start = 0 if k == 1 else starts[begin]
-        cut = math.ceil((context + MARGIN) * chars_per_token)
+        cut = math.ceil((context + MARGIN) * chars_per_token * (SLACK if k > 1 else 1.0))
         while True:
             prompt = text[start : start + cut]
             whole = start + cut >= len(text)

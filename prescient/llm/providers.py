@@ -11,6 +11,10 @@
   (:func:`register_script`) and log-probability requests (:func:`register_logprob_script`);
   for tests only, never listed in conf/model.
 
+The ``local/`` models also answer log-probability requests (:mod:`prescient.llm.logprobs`)
+through a separate llama.cpp instance that keeps every position's logits
+(:mod:`prescient.llm.llama_eval`), loaded for a batch and freed when the batch ends.
+
 All of them sit behind :class:`InProcessTransport`, one of the gateway's transports, so
 the gateway's ledger, limits and result handling apply as to any API model; litellm is
 not involved (nor imported). The embedded model records where each answer was computed
@@ -564,4 +568,6 @@ class InProcessTransport:
         )
 
     async def aclose(self) -> None:
-        return None  # the embedded model stays loaded for the process
+        """Free the scoring instance (its logits buffer is large); the chat model stays
+        loaded for the process."""
+        LOCAL_EVAL.close()

@@ -7,10 +7,14 @@ result handling never see which transport answered. Ledger keys do not depend on
 The transports, one module each, are chosen by :mod:`prescient.llm.transports`, which
 imports a transport's module only when a batch needs it:
 
-- ``litellm`` (:mod:`prescient.llm.litellm_transport`): any provider litellm knows;
-- ``direct`` (:mod:`prescient.llm.direct`): a lean client for the providers that speak
-  the plain OpenAI wire format;
-- ``in_process`` (:mod:`prescient.llm.providers`): models answered in this process.
+- ``litellm`` (:mod:`prescient.llm.litellm_transport`): chat with any provider litellm
+  knows;
+- ``direct`` (:mod:`prescient.llm.direct`): a lean chat client for the providers that
+  speak the plain OpenAI wire format;
+- ``completions`` (:mod:`prescient.llm.completions`): texts' log-probabilities from an
+  OpenAI-compatible completions server;
+- ``in_process`` (:mod:`prescient.llm.providers`): models answered in this process
+  (llama.cpp's log-probabilities in :mod:`prescient.llm.llama_eval`).
 
 This module imports none of them.
 """
