@@ -5,7 +5,8 @@ The in-process transport (:class:`prescient.llm.providers.InProcessTransport`) a
 separate llama.cpp instance with ``logits_all=True`` keeps the logits of every position
 (its buffer is ``n_ctx x vocabulary x 4`` bytes: about 400 MB for SmolLM2 at
 FreshBench's 2048 tokens, 1.6 GB at 8192), with a context of the request's
-``context_tokens``; one such instance is kept at a time. The sequence read is
+``context_tokens``; one such instance is kept at a time, freed when the gateway's batch
+ends (:meth:`prescient.llm.providers.InProcessTransport.aclose`). The sequence read is
 ``[condition token] + the text's tokens`` (just the text's tokens without a condition
 token, when the first has no prediction and is left out), cut into the windows of
 :func:`prescient.llm.logprobs.windows`; each window is one pass from an empty cache. Row
