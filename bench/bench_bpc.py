@@ -40,14 +40,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from prescient.benchmarks.freshbench.bpc.documents import sample_documents  # noqa: E402
-from prescient.benchmarks.freshbench.bpc.local import LlamaScorer  # noqa: E402
 from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc  # noqa: E402
-from prescient.benchmarks.freshbench.bpc.scorers import Retry  # noqa: E402
 from prescient.benchmarks.freshbench.bpc.scoring import windows  # noqa: E402
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings  # noqa: E402
 from prescient.corpus.ingest import ingest_corpus  # noqa: E402
 from prescient.corpus.settings import CorpusSettings, IngestSettings  # noqa: E402
+from prescient.llm.llama_eval import LlamaEval  # noqa: E402
+from prescient.llm.providers import LocalLlamaProvider, default_threads  # noqa: E402
 from prescient.llm.registry import load_registry  # noqa: E402
+from prescient.llm.settings import GatewaySettings  # noqa: E402
 from prescient.plumbing import params  # noqa: E402
 from prescient.settings import load_settings  # noqa: E402
 
@@ -83,15 +84,16 @@ def corpus_run(path: Path, docs_per_bucket: int, overrides: list[str]) -> dict[s
     print(f"corpus: {len(articles)} articles, {len(sample.buckets)} buckets, {len(docs)} drawn")
     segmenting = settings.windows()
     scorer, load_w, _ = _timed(
-        lambda: LlamaScorer(
-            "smollm2-135m",
-            segmenting,
-            settings.local.condition_token,
+        lambda: LlamaEval(
+            LocalLlamaProvider.GGUF["smollm2-135m"](),
+            segmenting.context_tokens,
             settings.local.n_ubatch,
+            default_threads(),
         )
     )
     texts = [settings.scored_text(str(t)) for t in docs["text"]]
-    scores, wall, cpu = _timed(lambda: [scorer.score(t) for t in texts])
+    condition = settings.local.condition_token
+    scores, wall, cpu = _timed(lambda: [scorer.score(t, segmenting, condition) for t in texts])
     scorer.close()
     tokens = sum(s.n_tokens for s in scores)
     lead = 1 if settings.local.condition_token is not None else 0
@@ -141,17 +143,14 @@ def demo_run(overrides: list[str]) -> dict[str, Any]:
     p = params.compose(ROOT, ["llm.progress=false", *overrides])
     settings = load_settings(BpcSettings, p, "bpc")
     articles = _articles(DEMO, p)
-    llm = p["llm"]
-    retry = Retry(llm["max_tries"], llm["backoff_base_s"], llm["backoff_max_s"], llm["timeout_s"])
+    llm = GatewaySettings.from_params(p)
     registry = load_registry(p)
     seed = int(p["base"]["seed"])
     with tempfile.TemporaryDirectory() as tmp:
         first, wall, cpu = _timed(
-            lambda: run_bpc(articles, settings, registry, seed, tmp, retry, progress=False)
+            lambda: run_bpc(articles, settings, registry, seed, tmp, llm, None)
         )
-        _, wall2, cpu2 = _timed(
-            lambda: run_bpc(articles, settings, registry, seed, tmp, retry, progress=False)
-        )
+        _, wall2, cpu2 = _timed(lambda: run_bpc(articles, settings, registry, seed, tmp, llm, None))
     m = first.metrics
     return {
         "documents": m["documents"]["drawn"],

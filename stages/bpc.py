@@ -2,12 +2,15 @@
 
 Writes the per-document table, the report tables (per-bucket BPC, Temporal Bias Index,
 change after release, skipped models) and the metrics; every score goes through the
-per-model ledgers in ``--ledger-dir``. Exits 1 when some document could not be scored
-(after everything else is written, so a rerun retries only those), 2 on a configuration
-error.
+per-model ledgers in ``--ledger-dir`` (each document one log-probability request
+through the gateway). Documents that could not be scored beyond
+``llm.max_failed_share`` make the stage exit 3 without its outputs (every score received
+is kept in the ledgers, so a rerun asks only for the failed ones,
+:mod:`prescient.llm.failures`); within the tolerance their rows are kept with the error.
+Exits 2 on a configuration error.
 
-Params: ``base.seed``, ``bpc``, ``models`` (the registry) and ``llm`` (retries and
-timeouts of remote scorers).
+Params: ``base.seed``, ``bpc``, ``models`` (the registry) and ``llm`` (retries,
+timeouts, failure tolerance).
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ import pandas as pd
 
 from prescient import io
 from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc
-from prescient.benchmarks.freshbench.bpc.scorers import Retry
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
+from prescient.llm.failures import failed_stage
 from prescient.llm.registry import load_registry
+from prescient.llm.settings import GatewaySettings
 from prescient.plumbing.locations import dvc_cache_dir
-from prescient.plumbing.stage import DONE, PARTIAL, StageRun, entry
+from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
 from prescient.settings import load_settings, section
 
 logger = logging.getLogger("stages.bpc")
@@ -43,13 +47,7 @@ def work(run: StageRun) -> int:
     args, p = run.args, run.params
     settings = load_settings(BpcSettings, p, "bpc")
     seed = int(section(p, "base.seed"))
-    llm = section(p, "llm")
-    retry = Retry(
-        int(llm["max_tries"]),
-        float(llm["backoff_base_s"]),
-        float(llm["backoff_max_s"]),
-        float(llm["timeout_s"]),
-    )
+    llm = GatewaySettings.from_params(p)
     registry = load_registry(p)
     result = run_bpc(
         pd.read_parquet(args.articles),
@@ -57,10 +55,13 @@ def work(run: StageRun) -> int:
         registry,
         seed,
         args.ledger_dir,
-        retry,
-        progress=bool(llm["progress"]),
+        llm,
         cache_dir=dvc_cache_dir(),
     )
+    outputs = [args.docs, args.metrics]
+    outputs += [Path(args.tables) / f"{stem}.csv" for stem in result.tables]
+    if failed_stage(result.calls, logger, "bpc", outputs):
+        return FAILED_CALLS
 
     io.write_parquet(args.docs, result.docs)
     for stem, table in result.tables.items():
@@ -76,14 +77,6 @@ def work(run: StageRun) -> int:
             m["bpc_mean"],
             m["tbi"],
         )
-    if result.failed:
-        logger.error(
-            "%d document(s) could not be scored (see the error column of %s); "
-            "a rerun retries only those",
-            result.failed,
-            args.docs,
-        )
-        return PARTIAL
     return DONE
 
 

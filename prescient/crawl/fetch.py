@@ -1,18 +1,20 @@
 """HTTP GET with the failure classes a bulk download meets, and the retry policy.
 
-Transient failures (429, 5xx, 408, refused, reset or stalled connections, bodies cut
-short) are retried with exponential backoff and jitter, honouring a server's
-``Retry-After``; other client errors (404, 403...) are final at once. The standard
-library's client is used: it honours ``HTTPS_PROXY`` and follows redirects (keeping the
-``Range`` header), and a socket timeout bounds how long a stalled body can hang.
+Transient failures (the statuses :func:`prescient.llm.retry.retryable_status` names:
+429, 5xx, 408, ...; refused, reset or stalled connections, bodies cut short) are retried
+with the model calls' backoff (:class:`prescient.llm.retry.RetryPolicy`: exponential,
+jittered, capped, a server's ``Retry-After`` first); other client errors (404, 403...)
+are final at once. The standard library's client is used: it honours ``HTTPS_PROXY``
+and follows redirects (keeping the ``Range`` header), and a socket timeout bounds how
+long a stalled body can hang.
 """
 
 from __future__ import annotations
 
-import email.utils
+import datetime as dt
+import functools
 import http.client
 import logging
-import random
 import socket
 import time
 import urllib.error
@@ -20,10 +22,11 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from prescient.llm import retry
+
 logger = logging.getLogger(__name__)
 
 USER_AGENT = "prescient-crawl/0.1 (+https://commoncrawl.org/terms-of-use)"
-_TRANSIENT_STATUS = frozenset({408, 425, 429})
 
 Sleep = Callable[[float], None]
 
@@ -43,6 +46,11 @@ class RetryPolicy:
     backoff_base_s: float
     backoff_max_s: float
     timeout_s: float
+
+    @functools.cached_property
+    def backoff(self) -> retry.RetryPolicy:
+        """The waits between attempts: the model calls' policy with these settings."""
+        return retry.RetryPolicy(self.max_tries, self.backoff_base_s, self.backoff_max_s)
 
 
 class FetchError(Exception):
@@ -73,31 +81,25 @@ class FetchError(Exception):
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delay-seconds or an HTTP date)."""
-    if not value:
-        return None
-    text = value.strip()
-    try:
-        return max(0.0, float(text))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+    """Seconds to wait from a ``Retry-After`` header (delay-seconds or an HTTP date;
+    :func:`prescient.llm.retry.parse_retry_after`).
+
+    Args:
+        value: the header's value.
+        now: the current time as a Unix timestamp (default: the clock), for a date.
+    """
+    when = None if now is None else dt.datetime.fromtimestamp(now, dt.UTC)
+    return retry.parse_retry_after(value, when)
 
 
 def backoff_delay(policy: RetryPolicy, failures: int, retry_after: float | None) -> float:
     """Wait before the next attempt after ``failures`` failures in a row (>= 1).
 
     A server's Retry-After wins (capped); otherwise ``base * 2^(failures-1)``, capped,
-    times a jitter in [0.5, 1.5) so that parallel downloads do not retry in step.
+    times a jitter in [0.5, 1.5) so that parallel downloads do not retry in step
+    (:meth:`prescient.llm.retry.RetryPolicy.wait`; timing only, never an output).
     """
-    if retry_after is not None:
-        return min(retry_after, policy.backoff_max_s)
-    delay = min(policy.backoff_base_s * 2 ** (failures - 1), policy.backoff_max_s)
-    return delay * random.uniform(0.5, 1.5)  # timing only; never affects an output
+    return policy.backoff.wait(failures, retry_after)
 
 
 def describe_network_error(exc: BaseException) -> str:
@@ -150,7 +152,7 @@ def open_url(
                 status=416,
                 full_size=int(size) if size.isdigit() else None,
             ) from None
-        transient = status in _TRANSIENT_STATUS or status >= 500
+        transient = retry.retryable_status(status)
         raise FetchError(f"HTTP {status} {exc.reason}", transient, retry_after, status) from None
     except NETWORK_ERRORS as exc:
         raise FetchError(describe_network_error(exc), transient=True) from None

@@ -1,7 +1,9 @@
 """The one way the project calls a model, composed of small parts.
 
 ``Gateway.complete_many`` takes a batch of ``LLMRequest`` and returns one ``LLMResult``
-per request, in order. Each request goes through:
+per request, in order. A request is a chat completion or the log-probabilities of a text
+(:mod:`prescient.llm.logprobs`, what bits per character read); both kinds take the same
+path. Each request goes through:
 
 1. the **registry** (:mod:`prescient.llm.registry`): which model, its defaults, limits;
 2. the **ledger cache** (:mod:`prescient.llm.cache`): an answered request costs nothing,
@@ -12,8 +14,10 @@ per request, in order. Each request goes through:
    requests-per-minute;
 4. the **retry policy** (:mod:`prescient.llm.retry`): backoff with jitter, Retry-After;
 5. a **transport** (:mod:`prescient.llm.transports`): litellm, the direct OpenAI-format
-   client, or the in-process models; a model served at several endpoints has its
-   attempts spread over them (:mod:`prescient.llm.endpoints`);
+   client, an OpenAI-compatible completions server (log-probabilities), or the
+   in-process models; a model served at several endpoints has its attempts spread over
+   them (:mod:`prescient.llm.endpoints`); a request no transport can answer (the
+   log-probabilities of a chat-only model) is refused before any call;
 6. **scrubbing** (:mod:`prescient.llm.scrub`): no key value reaches an error text.
 
 A request that still fails is recorded as a failure (``ok=False``): the stage decides
@@ -50,6 +54,7 @@ from prescient.llm.ledger import (
     request_key,
 )
 from prescient.llm.limits import Clock, Limits, SystemClock
+from prescient.llm.logprobs import CHAT, LOGPROBS
 from prescient.llm.prices import price
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
@@ -57,7 +62,7 @@ from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
 from prescient.llm.store import CacheDir, StageLedger, finish_ledger, open_stage_ledger
 from prescient.llm.transport_base import Call, Transport
-from prescient.llm.transports import TransportSet
+from prescient.llm.transports import TransportSet, refusal
 from prescient.llm.types import LLMRequest, LLMResult, Reply
 
 logger = logging.getLogger(__name__)
@@ -300,8 +305,10 @@ class Gateway:
         return self.registry[name]
 
     def generation_params(self, request: LLMRequest) -> dict[str, Any]:
-        """The model's default generation params overridden by the request's (keyed, stored)."""
-        params = {**self.spec(request.model).params, **request.params}
+        """The model's default generation params overridden by the request's (keyed,
+        stored); a log-probability request's own params alone (the defaults are chat's)."""
+        defaults = {} if request.kind == LOGPROBS else self.spec(request.model).params
+        params = {**defaults, **request.params}
         return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
 
     def key_for(self, request: LLMRequest) -> str:
@@ -309,14 +316,22 @@ class Gateway:
         spec = self.spec(request.model)
         return request_key(spec.litellm_model, request.messages, self.generation_params(request))
 
-    def check(self, models: Sequence[str]) -> None:
-        """Fail early: every model is registered, valid, and its key variable is set.
+    def check(self, models: Sequence[str], kind: str = CHAT) -> None:
+        """Fail early: every model is registered, valid, can answer requests of ``kind``
+        (:func:`prescient.llm.transports.refusal`) and its key variable is set.
 
         Raises:
-            ModelConfigError: naming the unknown model, the bad field or the variable.
+            ModelConfigError: naming the unknown model, the bad field, why the model
+                cannot answer, or the variable.
         """
         for name in dict.fromkeys(models):
             spec = self.spec(name)
+            reason = refusal(spec, kind)
+            if reason is not None:
+                raise ModelConfigError(
+                    f"model {spec.name!r} ({spec.litellm_model}) cannot answer {kind} "
+                    f"requests: {reason}"
+                )
             if spec.api_key_env and not os.environ.get(spec.api_key_env):
                 raise ModelConfigError(
                     f"model {spec.name!r} needs an API key: set the environment variable "
@@ -346,7 +361,7 @@ class Gateway:
                 key variable is unset (before any call is made).
         """
         batch = list(requests)
-        self.check([r.model for r in batch])
+        self._check_batch(batch)
         try:
             asyncio.get_running_loop()
         except RuntimeError:
@@ -365,7 +380,7 @@ class Gateway:
     ) -> list[LLMResult]:
         """The async core of ``complete_many``, for callers already in an event loop."""
         batch = list(requests)
-        self.check([r.model for r in batch])
+        self._check_batch(batch)
         bar = tqdm(
             total=len(batch),
             desc=desc or self.stage,
@@ -387,7 +402,8 @@ class Gateway:
             req, spec, gen, key = p
 
             async def call() -> Entry:
-                outcome = await self._attempts(spec, req, gen, transports.for_model(spec), scrub)
+                transport = transports.for_model(spec, req.kind)
+                outcome = await self._attempts(spec, req, gen, transport, scrub)
                 entry = self._entry(key, req, spec, gen, outcome)
                 self.stats.paid(entry)
                 return entry
@@ -415,6 +431,10 @@ class Gateway:
 
     # -- parts ----------------------------------------------------------------------
 
+    def _check_batch(self, batch: Sequence[LLMRequest]) -> None:
+        for kind in dict.fromkeys(r.kind for r in batch):
+            self.check([r.model for r in batch if r.kind == kind], kind)
+
     def plan(self, req: LLMRequest) -> Planned:
         """The request with its model entry, generation params and ledger key."""
         spec = self.spec(req.model)
@@ -436,7 +456,9 @@ class Gateway:
         """
         api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
         timeout_s = spec.timeout_s or self.settings.timeout_s
-        call = Call(spec, req.messages, gen, api_key, timeout_s, spec.endpoints[0])
+        call = Call(
+            spec, req.messages, gen, api_key, timeout_s, spec.endpoints[0], req.kind, req.options
+        )
         tries = self.retry.max_tries if transport.retries else 1
         error, attempt = "not attempted", 0
         async with self.limits.slot(spec.name, spec.concurrency):
@@ -561,7 +583,7 @@ def estimate_planned(gateway: Gateway, planned: Sequence[Planned]) -> Estimate:
     for spec, req, params in todo.values():
         tokens = estimate_tokens(req.messages)
         prompt += tokens
-        limit = params.get("max_tokens")
+        limit = 0 if req.kind == LOGPROBS else params.get("max_tokens")
         completion = None if completion is None or limit is None else completion + int(limit)
         if spec.in_process:
             continue

@@ -7,8 +7,13 @@
   model.
 - ``baseline/random``, ``baseline/always-yes``, ``baseline/first-choice``: reference
   floors for evaluation prompts; no model at all.
-- ``scripted/<name>``: answers computed by rules registered in-process; for tests only,
-  never listed in conf/model.
+- ``scripted/<name>``: answers computed by rules registered in-process, to chat requests
+  (:func:`register_script`) and log-probability requests (:func:`register_logprob_script`);
+  for tests only, never listed in conf/model.
+
+The ``local/`` models also answer log-probability requests (:mod:`prescient.llm.logprobs`)
+through a separate llama.cpp instance that keeps every position's logits
+(:mod:`prescient.llm.llama_eval`), loaded for a batch and freed when the batch ends.
 
 All of them sit behind :class:`InProcessTransport`, one of the gateway's transports, so
 the gateway's ledger, limits and result handling apply as to any API model; litellm is
@@ -51,6 +56,16 @@ from pathlib import Path
 from typing import Any
 
 from prescient.llm.ledger import canonical_json
+from prescient.llm.llama_eval import LlamaEvals
+from prescient.llm.logprobs import (
+    LOGPROBS,
+    DocScore,
+    ScoringError,
+    account,
+    request_text,
+    segmenting_from_params,
+    windows,
+)
 from prescient.llm.transport_base import Call, ProviderError
 from prescient.llm.types import Reply
 
@@ -329,7 +344,12 @@ class LocalLlamaProvider:
         return self._models[name]
 
     def generate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Reply:
-        """One chat completion with the model's own chat template (greedy at temperature 0)."""
+        """One chat completion with the model's own chat template (greedy at temperature 0).
+
+        ``repeat_penalty`` defaults to 1.0 (none), llama-cpp-python's own default for
+        ``create_chat_completion``; llama.cpp's servers default to 1.1, so a model entry
+        served by one states it (conf/model/local_openai_server.yaml).
+        """
         name = model.split("/", 1)[-1]
         with self._lock:
             llm = self._load(name)
@@ -340,6 +360,7 @@ class LocalLlamaProvider:
                 max_tokens=int(params.get("max_tokens") or 256),
                 seed=int(params.get("seed") or 0),
                 stop=params.get("stop"),
+                repeat_penalty=float(params.get("repeat_penalty", 1.0)),
             )
         choice = out["choices"][0]
         usage = out.get("usage") or {}
@@ -354,12 +375,16 @@ class LocalLlamaProvider:
             provenance={**llama_provenance(), "weights": self._weights[name]},
         )
 
-    async def agenerate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Reply:
-        """``generate`` on the provider's own worker thread."""
+    def executor(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The one worker thread llama.cpp work of this process runs on."""
         if self._executor is None:
             self._executor = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="llama")
+        return self._executor
+
+    async def agenerate(self, model: str, messages: Messages, params: Mapping[str, Any]) -> Reply:
+        """``generate`` on the provider's own worker thread."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self.generate, model, messages, params)
+        return await loop.run_in_executor(self.executor(), self.generate, model, messages, params)
 
     def close(self) -> None:
         """Free the models (at exit, or by hand); a later call loads them again."""
@@ -454,20 +479,68 @@ def scripted_answer(name: str, messages: Messages, params: Mapping[str, Any]) ->
     return SCRIPTS[name](messages, params)
 
 
+# Test-only log-probability scripts: name -> function(text) -> (token text, ln p or None)
+# pairs that spell the text.
+LogprobScript = Callable[[str], Sequence[tuple[str, float | None]]]
+LOGPROB_SCRIPTS: dict[str, LogprobScript] = {}
+
+
+def register_logprob_script(name: str, script: LogprobScript) -> str:
+    """Make ``scripted/<name>`` answer log-probability requests with ``script(text)``
+    (tests); returns the model string. A script that raises makes that request fail.
+
+    A script's log-probabilities do not depend on context; the segments are counted as
+    the model would read the tokens (the first token is the sequence's position 0 when
+    the script gives it no log-probability, else a condition token precedes it).
+    """
+    LOGPROB_SCRIPTS[name] = script
+    return f"scripted/{name}"
+
+
+def scripted_score(name: str, text: str, params: Mapping[str, Any]) -> DocScore:
+    """Test-only: the score of ``text`` under ``LOGPROB_SCRIPTS[name]``."""
+    if name not in LOGPROB_SCRIPTS:
+        raise ProviderError(status_code=404, message=f"no log-probability script {name!r}")
+    segmenting = segmenting_from_params(params)
+    try:
+        pairs = list(LOGPROB_SCRIPTS[name](text))
+    except Exception as exc:  # a failing script is a failed request
+        raise ScoringError(f"{type(exc).__name__}: {exc}") from exc
+    lead = 0 if pairs and pairs[0][1] is None else 1
+    n_segments = len(windows(len(pairs) + lead, segmenting))
+    return account(text, [t.encode("utf-8") for t, _ in pairs], [lp for _, lp in pairs], n_segments)
+
+
 LOCAL = LocalLlamaProvider()
+LOCAL_EVAL = LlamaEvals(LocalLlamaProvider.GGUF, lambda: LOCAL.n_threads)
+atexit.register(LOCAL_EVAL.close)
+
+
+def _logprob_reply(score: DocScore, provenance: Mapping[str, Any] | None) -> Reply:
+    read = score.n_text_tokens
+    return Reply(
+        text=score.to_json(),
+        finish_reason=None,
+        usage=_usage(read, 0),
+        provenance=None if provenance is None else dict(provenance),
+    )
 
 
 class InProcessTransport:
     """The transport of ``local/``, ``baseline/`` and ``scripted/`` models.
 
-    Failures are deterministic (a missing file, an unknown script), so they are not
-    retried.
+    Chat requests go to all three; log-probability requests to ``local/`` models
+    (:mod:`prescient.llm.llama_eval`) and test scripts (baselines are no language
+    models: the gateway refuses those requests before any call). Failures are
+    deterministic (a missing file, an unknown script), so they are not retried.
     """
 
     retries = False
 
     async def complete(self, call: Call) -> Reply:
         provider, _, name = call.spec.litellm_model.partition("/")
+        if call.kind == LOGPROBS:
+            return await self._logprobs(provider, name, call)
         if provider == "local":
             return await LOCAL.agenerate(call.spec.litellm_model, call.messages, call.gen)
         if provider == "baseline":
@@ -478,5 +551,23 @@ class InProcessTransport:
             return Reply(text=text, finish_reason="stop", usage=_usage(0, len(text.split())))
         raise ProviderError(status_code=404, message=f"no in-process provider {provider!r}")
 
+    async def _logprobs(self, provider: str, name: str, call: Call) -> Reply:
+        text = request_text(call.messages)
+        if provider == "local":
+            loop = asyncio.get_running_loop()
+            score, provenance = await loop.run_in_executor(
+                LOCAL.executor(), LOCAL_EVAL.score, name, text, call.gen, call.options
+            )
+            return _logprob_reply(score, {**llama_provenance(), **provenance})
+        if provider == "scripted":
+            return _logprob_reply(scripted_score(name, text, call.gen), None)
+        raise ProviderError(
+            status_code=400,
+            message=f"{call.spec.litellm_model} assigns no probability to text: no "
+            "log-probabilities to give",
+        )
+
     async def aclose(self) -> None:
-        return None  # the embedded model stays loaded for the process
+        """Free the scoring instance (its logits buffer is large); the chat model stays
+        loaded for the process."""
+        LOCAL_EVAL.close()

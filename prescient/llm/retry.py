@@ -1,12 +1,13 @@
 """When to try a request again, and how long to wait first.
 
-Rate limits (429), conflicts and request timeouts (409, 408), server errors (5xx),
-timeouts and connection failures are worth another attempt; client errors (400, 401,
-403, 404) are not. Both transports raise errors that carry the HTTP status on
-``status_code`` (litellm's exceptions do, and the direct client's mirror them), so one
-rule serves both. The wait doubles per attempt from ``backoff_base_s`` with a 0.5-1.5
-jitter, capped by ``backoff_max_s``; a server's ``Retry-After`` (seconds, milliseconds or
-an HTTP date) takes precedence, under the same cap.
+Rate limits (429), conflicts, early and timed-out requests (409, 425, 408), server
+errors (5xx), timeouts and connection failures are worth another attempt; client errors
+(400, 401, 403, 404) are not. Every transport raises errors that carry the HTTP status
+on ``status_code`` (litellm's exceptions do, and the direct and completions clients'
+mirror them), so one rule serves all. The wait doubles per attempt from
+``backoff_base_s`` with a 0.5-1.5 jitter, capped by ``backoff_max_s``; a server's
+``Retry-After`` (seconds, milliseconds or an HTTP date) takes precedence, under the same
+cap. The crawl's downloads (:mod:`prescient.crawl.fetch`) use the same statuses and waits.
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ import email.utils
 import random
 from dataclasses import dataclass, field
 
-RETRY_STATUSES = frozenset({408, 409, 429})
+RETRY_STATUSES = frozenset({408, 409, 425, 429})
+"""Client-error statuses worth another attempt (timeout, conflict, too early, rate limit)."""
+
+
+def retryable_status(status: int) -> bool:
+    """True for :data:`RETRY_STATUSES` and every 5xx."""
+    return status in RETRY_STATUSES or status >= 500
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -25,7 +32,34 @@ def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, asyncio.TimeoutError | TimeoutError | ConnectionError):
         return True
     status = getattr(exc, "status_code", None)
-    return isinstance(status, int) and (status in RETRY_STATUSES or status >= 500)
+    return isinstance(status, int) and retryable_status(status)
+
+
+def parse_retry_after(value: object, now: dt.datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value (delay-seconds or an HTTP date);
+    None when there is none or it cannot be read.
+
+    Args:
+        value: the header's value.
+        now: the current UTC time, for a date.
+    """
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    now = now or dt.datetime.now(dt.UTC)
+    return max(0.0, (when - now).total_seconds())
 
 
 def retry_after(exc: BaseException, now: dt.datetime | None = None) -> float | None:
@@ -53,17 +87,9 @@ def retry_after(exc: BaseException, now: dt.datetime | None = None) -> float | N
             value = source.get("retry-after") or source.get("Retry-After")
         except (AttributeError, TypeError, ValueError):
             continue
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value))
-        except ValueError:
-            try:  # an HTTP date
-                when = email.utils.parsedate_to_datetime(str(value))
-            except (TypeError, ValueError):
-                continue
-            now = now or dt.datetime.now(dt.UTC)
-            return max(0.0, (when - now).total_seconds())
+        wait = parse_retry_after(value, now)
+        if wait is not None:
+            return wait
     return None
 
 
@@ -85,11 +111,15 @@ class RetryPolicy:
 
     def delay(self, attempt: int, exc: BaseException, now: dt.datetime | None = None) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based)."""
-        server = retry_after(exc, now)
+        return self.wait(attempt, retry_after(exc, now))
+
+    def wait(self, attempt: int, server: float | None) -> float:
+        """Seconds to wait after failed attempt number ``attempt`` (1-based), given the
+        wait the server asked for (None: it asked for none)."""
         if server is not None:
             return min(server, self.backoff_max_s)
         nominal = min(self.backoff_max_s, self.backoff_base_s * 2 ** (attempt - 1))
-        return nominal * self.rng.uniform(0.5, 1.5)  # so retries do not arrive in step
+        return float(nominal * self.rng.uniform(0.5, 1.5))  # so retries do not arrive in step
 
 
 def describe(exc: BaseException) -> str:

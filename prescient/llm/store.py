@@ -106,8 +106,7 @@ def run_log_path(cache: CacheDir) -> Path | None:
 class StageLedger:
     """A stage's ledger over the repository's response store.
 
-    Quacks like :class:`~prescient.llm.ledger.Ledger` where the gateway and the scorers
-    use it (``get``, ``append``, ``append_async``, ``refresh``, ``path``, ``close``):
+    Quacks like :class:`~prescient.llm.ledger.Ledger` where the gateway uses it (``get``, ``append``, ``append_async``, ``refresh``, ``path``, ``close``):
     lookups try the stage's recorded ledger, then the store; appends go to the store.
     Every entry looked up or appended is remembered, and :meth:`write_snapshot` writes
     them as the stage's new ledger.

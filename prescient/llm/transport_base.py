@@ -7,10 +7,14 @@ result handling never see which transport answered. Ledger keys do not depend on
 The transports, one module each, are chosen by :mod:`prescient.llm.transports`, which
 imports a transport's module only when a batch needs it:
 
-- ``litellm`` (:mod:`prescient.llm.litellm_transport`): any provider litellm knows;
-- ``direct`` (:mod:`prescient.llm.direct`): a lean client for the providers that speak
-  the plain OpenAI wire format;
-- ``in_process`` (:mod:`prescient.llm.providers`): models answered in this process.
+- ``litellm`` (:mod:`prescient.llm.litellm_transport`): chat with any provider litellm
+  knows;
+- ``direct`` (:mod:`prescient.llm.direct`): a lean chat client for the providers that
+  speak the plain OpenAI wire format;
+- ``completions`` (:mod:`prescient.llm.completions`): texts' log-probabilities from an
+  OpenAI-compatible completions server;
+- ``in_process`` (:mod:`prescient.llm.providers`): models answered in this process
+  (llama.cpp's log-probabilities in :mod:`prescient.llm.llama_eval`).
 
 This module imports none of them.
 """
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from prescient.llm.registry import ModelSpec
@@ -42,6 +46,8 @@ class Call:
         timeout_s: seconds this attempt may take.
         api_base: the endpoint this attempt goes to (one of ``spec.endpoints``; None:
             the provider's default).
+        kind: ``chat`` or ``logprobs`` (:mod:`prescient.llm.logprobs`).
+        options: the request's unkeyed computation options (``LLMRequest.options``).
     """
 
     spec: ModelSpec
@@ -50,6 +56,8 @@ class Call:
     api_key: str | None
     timeout_s: float
     api_base: str | None
+    kind: str = "chat"
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Transport(Protocol):
@@ -63,7 +71,11 @@ class Transport(Protocol):
     retries: bool
 
     async def complete(self, call: Call) -> Reply:
-        """The model's reply; raises on any failure (the error is recorded, not raised on)."""
+        """The model's reply; raises on any failure (the error is recorded, not raised on).
+
+        A transport answers the kinds of request :func:`prescient.llm.transports.refusal`
+        lets through to it; for ``logprobs`` the reply's text is the score's JSON.
+        """
         ...
 
     async def aclose(self) -> None:

@@ -1,16 +1,26 @@
-"""Which transport serves a model, and the transports of one batch.
+"""Which transport serves a request, and the transports of one batch.
 
-Three transports, one module each, all built on :mod:`prescient.llm.transport_base`
-(the :class:`~prescient.llm.transport_base.Call` they take, the interface they offer
-and the errors they raise):
+A request has a kind (:mod:`prescient.llm.logprobs`): a chat completion, or the
+log-probabilities of a text. Four transports, one module each, all built on
+:mod:`prescient.llm.transport_base` (the :class:`~prescient.llm.transport_base.Call`
+they take, the interface they offer and the errors they raise), each answering the
+kinds it supports:
 
 - ``in_process`` (:class:`prescient.llm.providers.InProcessTransport`): models answered
-  in this process (the embedded SmolLM2, the baselines, test scripts); they never travel.
+  in this process (the embedded SmolLM2, the baselines, test scripts); they never
+  travel. Chat for all; log-probabilities for ``local/`` models
+  (:mod:`prescient.llm.llama_eval`) and test scripts.
 - ``direct`` (:class:`prescient.llm.direct.DirectTransport`): a lean aiohttp client for
   the providers that speak the plain OpenAI wire format (``openai``, ``hosted_vllm``),
-  chosen for them when ``llm.transport`` is ``auto``.
-- ``litellm`` (:class:`prescient.llm.litellm_transport.LiteLLMTransport`): any provider
-  litellm knows (Anthropic, Together, ...).
+  chosen for their chat requests when ``llm.transport`` is ``auto``.
+- ``litellm`` (:class:`prescient.llm.litellm_transport.LiteLLMTransport`): chat with any
+  provider litellm knows (Anthropic, Together, ...).
+- ``completions`` (:class:`prescient.llm.completions.CompletionsTransport`):
+  log-probabilities from a self-hosted OpenAI-compatible completions server (echoed
+  prompt log-probabilities), whatever ``llm.transport`` says.
+
+A log-probability request for any other model (a chat-only API, a baseline) is refused
+before anything is sent (:func:`refusal` says why).
 
 :data:`TRANSPORT_MODULES` names each transport's class by its module, which is imported
 when a batch first needs that transport; a batch of in-process models never loads the
@@ -23,8 +33,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
+from prescient.llm.completions import COMPLETIONS_PROVIDERS, completions_supported
 from prescient.llm.direct import direct_supported
 from prescient.llm.endpoints import EndpointPools, SpreadTransport
+from prescient.llm.logprobs import CHAT, KINDS, LOGPROBS
 from prescient.llm.registry import ModelSpec
 from prescient.llm.transport_base import Transport
 
@@ -32,19 +44,45 @@ TRANSPORT_MODULES: Mapping[str, str] = {
     "in_process": "prescient.llm.providers:InProcessTransport",
     "direct": "prescient.llm.direct:DirectTransport",
     "litellm": "prescient.llm.litellm_transport:LiteLLMTransport",
+    "completions": "prescient.llm.completions:CompletionsTransport",
 }
 """Transport kind -> ``module:class`` of the transport, imported on first use."""
 
 
-def transport_kind(spec: ModelSpec, mode: str) -> str:
-    """``in_process``, ``direct`` or ``litellm``: which transport serves ``spec``.
+def refusal(spec: ModelSpec, kind: str) -> str | None:
+    """Why no transport can answer a request of ``kind`` for ``spec`` (None: one can)."""
+    if kind not in KINDS:
+        return f"unknown request kind {kind!r}; known: {', '.join(KINDS)}"
+    provider = spec.provider
+    if kind == CHAT or provider in ("local", "scripted") or completions_supported(spec):
+        return None
+    if provider == "baseline":
+        return "a baseline is not a language model: it assigns no probability to text"
+    if provider in COMPLETIONS_PROVIDERS:
+        return (
+            f"{provider}/ without an api_base is a hosted chat-completions API: it returns "
+            "no log-probabilities of the prompt (set api_base to a self-hosted "
+            "OpenAI-compatible server to score it)"
+        )
+    return (
+        f"provider {provider!r} serves chat completions only (through litellm): no "
+        "log-probabilities of the prompt, which bits per character need"
+    )
+
+
+def transport_kind(spec: ModelSpec, mode: str, kind: str = CHAT) -> str:
+    """``in_process``, ``direct``, ``litellm`` or ``completions``: which transport serves
+    a request of ``kind`` for ``spec`` (one :func:`refusal` lets through).
 
     Args:
         spec: the model.
         mode: ``llm.transport`` (``auto`` or ``litellm``).
+        kind: ``chat`` or ``logprobs``.
     """
     if spec.in_process:
         return "in_process"
+    if kind == LOGPROBS:
+        return "completions"
     if mode == "auto" and direct_supported(spec):
         return "direct"
     return "litellm"
@@ -74,22 +112,23 @@ class TransportSet:
         self.mode = mode
         self.pools = pools
         self._made: dict[str, Transport] = {}
-        self._kinds: dict[str, str] = {}
-        self._spread: dict[str, Transport] = {}
+        self._kinds: dict[tuple[str, str], str] = {}
+        self._spread: dict[tuple[str, str], Transport] = {}
 
-    def for_model(self, spec: ModelSpec) -> Transport:
-        """The transport that serves ``spec`` (spread over its endpoints when it has
-        several)."""
-        kind = self._kinds.get(spec.name)
+    def for_model(self, spec: ModelSpec, request_kind: str = CHAT) -> Transport:
+        """The transport that serves ``spec``'s requests of ``request_kind`` (spread over
+        its endpoints when it has several)."""
+        at = (spec.name, request_kind)
+        kind = self._kinds.get(at)
         if kind is None:
-            kind = self._kinds[spec.name] = transport_kind(spec, self.mode)
+            kind = self._kinds[at] = transport_kind(spec, self.mode, request_kind)
         if kind not in self._made:
             self._made[kind] = make_transport(kind)
         if kind == "in_process" or len(spec.endpoints) < 2 or self.pools is None:
             return self._made[kind]
-        if spec.name not in self._spread:
-            self._spread[spec.name] = SpreadTransport(self._made[kind], self.pools.pool(spec))
-        return self._spread[spec.name]
+        if at not in self._spread:
+            self._spread[at] = SpreadTransport(self._made[kind], self.pools.pool(spec))
+        return self._spread[at]
 
     async def aclose(self) -> None:
         for transport in self._made.values():

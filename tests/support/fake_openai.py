@@ -26,8 +26,9 @@ until the test sets it back to None.
 ``POST /v1/completions`` (the legacy text-completion endpoint) answers like vLLM with
 ``echo: true, logprobs: n, max_tokens: 1``: the prompt's tokens from ``tokenize(prompt)``
 (``(token text, ln p)`` pairs, special tokens such as a BOS included), the first one's
-log-probability null, then one generated token. Without ``tokenize`` the endpoint
-answers 404, as a chat-only server does.
+log-probability null, then one generated token (``echo_generated=False`` leaves it out,
+as llama-cpp-python's misaligned echo does). Without ``tokenize`` the endpoint answers
+404, as a chat-only server does.
 
 ``python -m tests.support.fake_openai [latency_s]`` runs one standalone (it prints its
 URL; ``GET /stats`` returns the request count), so a benchmark can keep it out of the
@@ -87,9 +88,11 @@ class FakeOpenAI:
         hang_s: float = 5.0,
         retry_after: str = "0",
         tokenize: Tokenize | None = None,
+        echo_generated: bool = True,
     ) -> None:
         self.latency_s = latency_s
         self.tokenize = tokenize
+        self.echo_generated = echo_generated
         self.hang_s = hang_s
         self.retry_after = retry_after
         self.answer: Answer = answer or echo
@@ -181,7 +184,10 @@ class FakeOpenAI:
                     if server.tokenize is None:
                         self._send(404, {"error": {"message": "no such endpoint"}})
                     else:
-                        self._send(200, text_completion(n, body, server.tokenize))
+                        self._send(
+                            200,
+                            text_completion(n, body, server.tokenize, server.echo_generated),
+                        )
                 else:
                     text = server.answer(body.get("messages", []))
                     self._send(200, completion(n, body.get("model", "fake"), text))
@@ -242,11 +248,16 @@ def completion(n: int, model: str, text: str) -> dict[str, Any]:
     }
 
 
-def text_completion(n: int, body: dict[str, Any], tokenize: Tokenize) -> dict[str, Any]:
-    """An OpenAI text_completion object echoing the prompt with its log-probabilities."""
+def text_completion(
+    n: int, body: dict[str, Any], tokenize: Tokenize, generated: bool = True
+) -> dict[str, Any]:
+    """An OpenAI text_completion object echoing the prompt with its log-probabilities
+    (without the generated token when ``generated`` is False)."""
     prompt = str(body.get("prompt", ""))
     pairs = [*tokenize(prompt), (" the", -1.5)] if body.get("echo") else [(" the", -1.5)]
     n_prompt = len(pairs) - 1 if body.get("echo") else 0
+    if body.get("echo") and not generated:
+        pairs = pairs[:-1]
     tokens = [t for t, _ in pairs]
     logprobs: list[float | None] = [lp for _, lp in pairs]
     if body.get("echo") and logprobs:

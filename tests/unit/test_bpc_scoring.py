@@ -10,12 +10,16 @@ import pytest
 from prescient.benchmarks.freshbench.bpc.scoring import (
     DocScore,
     ScoringError,
-    ScriptedScorer,
     Segmenting,
     account,
-    register_scripted,
     windows,
 )
+from prescient.llm.providers import register_logprob_script, scripted_score
+
+
+def scripted(name: str, text: str, context: int = 2048) -> DocScore:
+    """The scripted provider's answer to a log-probability request for ``text``."""
+    return scripted_score(name, text, {"context_tokens": context, "segmenting": "disjoint"})
 
 
 def _pieces(*parts: str) -> list[bytes]:
@@ -26,8 +30,8 @@ def test_uniform_scorer_gives_n_tokens_log2_v_over_chars_exactly() -> None:
     # Every token (one character each) has probability 1/V: BPC = n log2(V) / chars.
     vocab = 50
     text = "Prices rose 3% in May; économistes disagree."
-    register_scripted("uniform50", lambda t: [(ch, -math.log(vocab)) for ch in t])
-    score = ScriptedScorer("uniform50").score(text)
+    register_logprob_script("uniform50", lambda t: [(ch, -math.log(vocab)) for ch in t])
+    score = scripted("uniform50", text)
     n = len(text)
     assert (score.n_tokens, score.n_chars) == (n, n)
     assert score.n_bytes == len(text.encode("utf-8")) == n + 1  # the é is two bytes
@@ -40,12 +44,12 @@ def test_uniform_scorer_over_words_with_the_first_token_unpredicted() -> None:
     # its characters leave the count, so bits and characters cover the same span.
     vocab = 49152
     words = ["The", " council", " met", " on", " Tuesday", "."]
-    register_scripted(
+    register_logprob_script(
         "server_like",
         lambda t: [(w, None if i == 0 else -math.log(vocab)) for i, w in enumerate(words)],
     )
     text = "".join(words)
-    score = ScriptedScorer("server_like").score(text)
+    score = scripted("server_like", text)
     assert score.n_tokens == 5
     assert score.n_chars == len(text) - 3
     assert score.span == (3, len(text))
@@ -89,11 +93,11 @@ def test_impossible_segmenting_is_refused(context: int, rule: str, stride: int |
         Segmenting(context, rule, stride)  # type: ignore[arg-type]
 
 
-def test_scripted_scorer_counts_the_windows_it_would_read() -> None:
-    register_scripted("chars", lambda t: [(ch, -1.0) for ch in t])
+def test_the_scripted_provider_counts_the_windows_it_would_read() -> None:
+    register_logprob_script("chars", lambda t: [(ch, -1.0) for ch in t])
     # 9 characters with a condition token before them: 10 positions, context 4.
-    assert ScriptedScorer("chars", Segmenting(4)).score("abcdefghi").n_segments == 3
-    assert ScriptedScorer("chars", Segmenting(10)).score("abcdefghi").n_segments == 1
+    assert scripted("chars", "abcdefghi", 4).n_segments == 3
+    assert scripted("chars", "abcdefghi", 10).n_segments == 1
 
 
 def test_leading_special_tokens_are_not_text() -> None:
@@ -146,6 +150,6 @@ def test_a_failing_script_is_a_scoring_error() -> None:
     def boom(text: str) -> list[tuple[str, float | None]]:
         raise RuntimeError("model crashed")
 
-    register_scripted("boom", boom)
+    register_logprob_script("boom", boom)
     with pytest.raises(ScoringError, match="model crashed"):
-        ScriptedScorer("boom").score("some text here")
+        scripted("boom", "some text here")

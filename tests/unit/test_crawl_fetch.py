@@ -80,3 +80,15 @@ def test_bad_settings_name_the_parameter(override: str, message: str) -> None:
     p = params.compose(ROOT, ["crawl.date_start=2024-12-01", override])
     with pytest.raises(ParamsError, match=message):
         load_settings(CrawlSettings, p, "crawl")
+
+
+def test_downloads_and_model_calls_share_one_retry_policy() -> None:
+    from prescient.llm import retry
+
+    assert isinstance(POLICY.backoff, retry.RetryPolicy)
+    assert (POLICY.backoff.max_tries, POLICY.backoff.backoff_base_s) == (5, 2.0)
+    assert POLICY.backoff.backoff_max_s == 10.0 and POLICY.backoff is POLICY.backoff
+    transient = [
+        s for s in (400, 403, 404, 408, 409, 425, 429, 500, 503) if retry.retryable_status(s)
+    ]
+    assert transient == [408, 409, 425, 429, 500, 503]

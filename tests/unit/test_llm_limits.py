@@ -23,7 +23,13 @@ from prescient.llm.providers import InProcessTransport
 from prescient.llm.retry import RetryPolicy, describe, is_retryable, retry_after
 from prescient.llm.scrub import Scrubber
 from prescient.llm.transport_base import InternalServerError, RateLimitError, Timeout
-from prescient.llm.transports import TRANSPORT_MODULES, TransportSet, make_transport, transport_kind
+from prescient.llm.transports import (
+    TRANSPORT_MODULES,
+    TransportSet,
+    make_transport,
+    refusal,
+    transport_kind,
+)
 from tests.support.llm import FakeClock, model_spec
 
 
@@ -158,6 +164,34 @@ def test_transport_choice(litellm_model: str, api_base: str | None, mode: str, k
     assert transport_kind(model_spec("m", litellm_model, api_base=api_base), mode) == kind
 
 
+@pytest.mark.parametrize(
+    ("litellm_model", "api_base", "transport", "refused"),
+    [
+        ("hosted_vllm/m", "http://127.0.0.1:8000/v1", "completions", None),
+        ("openai/m", "http://127.0.0.1:8000/v1", "completions", None),
+        ("text-completion-openai/m", "http://h/v1", "completions", None),
+        ("local/smollm2-135m", None, "in_process", None),
+        ("scripted/words", None, "in_process", None),
+        ("openai/gpt-4o", None, None, "hosted chat-completions API"),
+        ("anthropic/claude", None, None, "serves chat completions only"),
+        ("baseline/random", None, None, "not a language model"),
+    ],
+)
+def test_log_probability_requests_go_to_completions_servers_or_are_refused(
+    litellm_model: str, api_base: str | None, transport: str | None, refused: str | None
+) -> None:
+    spec = model_spec("m", litellm_model, api_base=api_base)
+    reason = refusal(spec, "logprobs")
+    assert refusal(spec, "chat") is None
+    if refused is None:
+        assert reason is None
+        for mode in ("auto", "litellm"):
+            assert transport_kind(spec, mode, "logprobs") == transport
+    else:
+        assert reason is not None and refused in reason
+    assert "unknown request kind" in str(refusal(spec, "embeddings"))
+
+
 def test_transport_set_makes_one_transport_per_kind_and_spreads_replicas() -> None:
     transports = TransportSet("auto", EndpointPools(FakeClock(), cooldown_s=30.0))
     local = transports.for_model(model_spec("a", "scripted/echo"))
@@ -168,7 +202,12 @@ def test_transport_set_makes_one_transport_per_kind_and_spreads_replicas() -> No
     bases = ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1"]
     two = transports.for_model(model_spec("d", "hosted_vllm/m", api_base=bases))
     assert isinstance(two, SpreadTransport) and two.inner is one and two.pool.bases == bases
-    assert sorted(TRANSPORT_MODULES) == ["direct", "in_process", "litellm"]
+    assert sorted(TRANSPORT_MODULES) == ["completions", "direct", "in_process", "litellm"]
+    # Log-probability requests of the same model go to its completions endpoints.
+    scores = transports.for_model(model_spec("d", "hosted_vllm/m", api_base=bases), "logprobs")
+    assert isinstance(scores, SpreadTransport) and scores.pool.bases == bases
+    assert type(scores.inner).__name__ == "CompletionsTransport"
+    assert transports.for_model(model_spec("a", "scripted/echo"), "logprobs") is local
     with pytest.raises(ValueError, match="unknown transport 'grpc'"):
         make_transport("grpc")
 

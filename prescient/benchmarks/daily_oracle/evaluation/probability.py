@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,12 +136,13 @@ def _from_json(text: str, n: int, tf: bool) -> dict[int, float] | None:
 def _single(text: str) -> float | None:
     """The one probability a reply states: the one percentage, else the one decimal in
     [0, 1], else the one number at all; None when it states several."""
-    numbers = _ANY_NUMBER.findall(text)
-    for pick in (
+    numbers: list[tuple[str, str]] = _ANY_NUMBER.findall(text)
+    picks: tuple[Callable[[str, str], bool], ...] = (
         lambda num, unit: bool(unit),
         lambda num, unit: "." in num and 0.0 <= float(num) <= 1.0,
         lambda num, unit: True,
-    ):
+    )
+    for pick in picks:
         chosen = {_value(num, unit) for num, unit in numbers if pick(num, unit)}
         if len(chosen) == 1:
             return chosen.pop()

@@ -7,9 +7,10 @@ with different tokenizers compare), averaged over calendar buckets, and the slop
 curve over time (the Temporal Bias Index). Every token of a text is scored, in segments
 of the model's context (FreshBench's appendix: 2048 tokens). Modules: ``settings`` (the
 ``bpc`` params section), ``documents`` (buckets and the seeded sample), ``scoring`` (one
-document's score, the segments of context and the scorer interface), ``local`` /
-``server`` (llama.cpp in-process and an OpenAI-compatible completions server), ``run``
-(scoring through the ledger), ``tbi`` (per-bucket BPC, the index, post-release changes,
-bootstrap intervals), ``tables`` (output schemas) and ``pipeline`` (the stage's library
-entry point).
+document's score and the segments of context, from :mod:`prescient.llm.logprobs`),
+``scorers`` (which models can be scored, and their request params), ``run`` (one
+log-probability request per document through the LLM gateway, whose transports read
+llama.cpp in-process or an OpenAI-compatible completions server), ``tbi`` (per-bucket
+BPC, the index, post-release changes, bootstrap intervals), ``tables`` (output schemas)
+and ``pipeline`` (the stage's library entry point).
 """

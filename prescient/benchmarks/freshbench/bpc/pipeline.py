@@ -1,15 +1,15 @@
 """The ``bpc`` stage's library entry point: sample, score every model, tabulate.
 
-Pure except for the ledgers (one JSON Lines file per model in the directory the stage
-names): articles and settings in, tables and metrics out.
+Pure except for the model calls, which go through the gateway over one ledger per model
+in the directory the stage names: articles and settings in, tables and metrics out.
 """
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,13 +21,8 @@ import pandas as pd
 from prescient import io
 from prescient.benchmarks.freshbench.bpc import tables
 from prescient.benchmarks.freshbench.bpc.documents import Sample, sample_documents
-from prescient.benchmarks.freshbench.bpc.run import DocResult, score_documents
-from prescient.benchmarks.freshbench.bpc.scorers import (
-    Retry,
-    method_params,
-    scorer_for,
-    skip_reason,
-)
+from prescient.benchmarks.freshbench.bpc.run import STAGE, DocResult, score_documents
+from prescient.benchmarks.freshbench.bpc.scorers import method_params, skip_reason
 from prescient.benchmarks.freshbench.bpc.scoring import ScorerConfigError
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.benchmarks.freshbench.bpc.tbi import (
@@ -37,8 +32,11 @@ from prescient.benchmarks.freshbench.bpc.tbi import (
     tbi_rows,
 )
 from prescient.dates import optional_date
+from prescient.llm.failures import FailureReport
+from prescient.llm.gateway import Gateway
 from prescient.llm.registry import ModelSpec
-from prescient.llm.store import CacheDir, finish_ledger, open_stage_ledger
+from prescient.llm.settings import GatewaySettings
+from prescient.llm.store import CacheDir, open_stage_ledger
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +50,15 @@ class BpcResult:
         tables: the report tables by file stem (:data:`prescient.benchmarks.freshbench.bpc.tables.REPORT_TABLES`).
         metrics: counts and headline numbers per model (DVC metrics).
         failed: documents whose scoring failed, over all models.
+        calls: the scoring requests of every model against ``llm.max_failed_share``
+            (:mod:`prescient.llm.failures`).
     """
 
     docs: pd.DataFrame
     tables: dict[str, pd.DataFrame]
     metrics: dict[str, Any]
     failed: int
+    calls: FailureReport
 
 
 def check_models(settings: BpcSettings, registry: Mapping[str, ModelSpec]) -> None:
@@ -85,9 +86,8 @@ def run_bpc(
     registry: Mapping[str, ModelSpec],
     seed: int,
     ledger_dir: str | os.PathLike[str],
-    retry: Retry,
-    progress: bool = True,
-    cache_dir: CacheDir = None,
+    llm: GatewaySettings,
+    cache_dir: CacheDir,
 ) -> BpcResult:
     """Score the sample under every model of ``bpc.models`` and build the tables.
 
@@ -96,9 +96,9 @@ def run_bpc(
         settings: the ``bpc`` section.
         registry: the model registry (``params.models``).
         seed: ``base.seed``.
-        ledger_dir: directory of the per-model ledgers (``<model>.jsonl``).
-        retry: retries and timeouts of remote scorers (``llm``).
-        progress: progress bars.
+        ledger_dir: directory of the per-model ledgers (``<model>.jsonl``), each a
+            stage ledger over the response store (:mod:`prescient.llm.store`).
+        llm: the gateway's settings (retries, timeouts, progress, failure tolerance).
         cache_dir: DVC's cache directory, where the response store lives (None: each
             ledger is its own store).
 
@@ -120,6 +120,10 @@ def run_bpc(
     doc_frames: list[pd.DataFrame] = []
     names: list[str] = []
     skipped: list[dict[str, Any]] = []
+    requests = failed = 0
+    failed_by_model: Counter[str] = Counter()
+    first_errors: list[str] = []
+    options = {"n_ubatch": settings.local.n_ubatch}
     for name in settings.models:
         spec = registry[name]
         reason = skip_reason(spec)
@@ -127,20 +131,17 @@ def run_bpc(
             logger.warning("%s skipped: %s", name, reason)
             skipped.append({"model": name, "what": "scoring", "reason": reason})
             continue
-        ledger = open_stage_ledger(Path(ledger_dir) / f"{name}.jsonl", cache_dir)
-        try:
-            ledger.check_writable()
-            results = score_documents(
-                spec,
-                scored,
-                method_params(spec, settings),
-                functools.partial(scorer_for, spec, settings, retry),
-                ledger,
-                progress,
-            )
-            finish_ledger(ledger)
-        finally:
-            ledger.close()
+        path = Path(ledger_dir) / f"{name}.jsonl"
+        with Gateway(
+            registry, path, stage=STAGE, settings=llm, ledger=open_stage_ledger(path, cache_dir)
+        ) as gateway:
+            results = score_documents(gateway, spec, scored, method_params(spec, settings), options)
+            gateway.finish()
+            report = gateway.failure_report()
+        requests += report.requests
+        failed += report.failed
+        failed_by_model.update(report.failed_by_model)
+        first_errors += [e for e in report.first_errors if e not in first_errors]
         doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))
         names.append(name)
     docs = (
@@ -148,7 +149,14 @@ def run_bpc(
         if doc_frames
         else io.typed_records(tables.DOCS, [])
     )
-    return _tabulate(docs, sample, settings, [registry[n] for n in names], seed, skipped)
+    calls = FailureReport(
+        requests,
+        failed,
+        llm.max_failed_share,
+        dict(sorted(failed_by_model.items())),
+        tuple(first_errors[:5]),
+    )
+    return _tabulate(docs, sample, settings, [registry[n] for n in names], seed, skipped, calls)
 
 
 def doc_rows(
@@ -197,6 +205,7 @@ def _tabulate(
     models: Sequence[ModelSpec],
     seed: int,
     skipped: list[dict[str, Any]],
+    calls: FailureReport,
 ) -> BpcResult:
     buckets_rows: list[dict[str, Any]] = []
     tbi: list[dict[str, Any]] = []
@@ -243,10 +252,11 @@ def _tabulate(
         "max_text_chars": settings.max_text_chars,
         "truncated": int(docs["truncated"].sum()) if len(docs) else 0,
         "failed": failed,
+        "model_calls": calls.metrics(),
         "models": per_model,
         "skipped": {f"{r['model']}/{r['what']}": r["reason"] for r in skipped},
     }
-    return BpcResult(docs, out, metrics, failed)
+    return BpcResult(docs, out, metrics, failed, calls)
 
 
 def _num(x: float) -> float | None:

@@ -1,42 +1,39 @@
-"""Scoring documents through a content-addressed ledger.
+"""Scoring documents through the gateway: one log-probability request per document.
 
-Each document's request is keyed like a gateway request
-(:func:`prescient.llm.ledger.request_key`): the model's litellm string, the document as
-one message ``{"role": "document", "content": text}`` (the text scored: the whole
-article, or its first ``bpc.max_text_chars`` characters) and the method parameters
-(:func:`prescient.benchmarks.freshbench.bpc.scorers.method_params`: context, segmenting, scoring method, ...).
-Entries carry the same request fields as the gateway's (``litellm_model``, ``messages``,
-``params``), so the key of every entry is the hash of its own request; the ledger
-writes each with ``response_sha256``, the hash of its answer (the score, usage and
-error), and ``prescient ledger verify`` checks both.
+Each document is an :class:`~prescient.llm.types.LLMRequest` of kind ``logprobs``
+(:mod:`prescient.llm.logprobs`): the model, the document as one message ``{"role":
+"document", "content": text}`` (the text scored: the whole article, or its first
+``bpc.max_text_chars`` characters) and the method parameters
+(:func:`prescient.benchmarks.freshbench.bpc.scorers.method_params`: context, segmenting, scoring method, ...),
+keyed like every request (:func:`prescient.llm.ledger.request_key`). The gateway answers
+it as it answers any request: from the stage's ledger or the response store when it
+can, else through the model's transport with the limits, retries and failure rules of
+every stage; each answer is appended (fsync'd) as it arrives, so a killed run keeps
+everything it finished and a rerun scores only what is missing. Failures are recorded
+but never served: a rerun tries them again.
 
 An entry's ``response`` is :meth:`DocScore.to_json`: the sums and counts, plus every
 scored token and its ``ln p`` (about 18 bytes a token: 25 KB for a 1,400-token article,
 beside the ~6 KB text the entry already holds), so an auditor can recompute each
-document's BPC from the ledger alone.
-Entries hold no clock time, so the same work writes the same bytes; what produced a
-score (scoring method, GGUF file, llama-cpp-python version) is in the entry's ``tags``.
-
-Each result is appended (fsync'd) before the next document starts, so a killed run
-keeps everything it finished and a rerun scores only what is missing. Failures are
-recorded but never served: a rerun tries them again.
+document's BPC from the ledger alone. What produced a score (llama.cpp's version, the
+GGUF file) is in the entry's ``provenance``; entries of in-process models hold no clock
+time, so the same work writes the same bytes.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from tqdm import tqdm
 
-from prescient.benchmarks.freshbench.bpc.scoring import DocScore, Scorer, ScoringError
-from prescient.llm.ledger import Ledger, request_key
+from prescient.benchmarks.freshbench.bpc.scoring import DocScore
+from prescient.llm.gateway import Gateway
+from prescient.llm.logprobs import LOGPROBS, document_messages
 from prescient.llm.registry import ModelSpec
-from prescient.llm.store import StageLedger
+from prescient.llm.types import LLMRequest, LLMResult
 
 logger = logging.getLogger(__name__)
 
@@ -64,127 +61,74 @@ class DocResult:
     from_ledger: bool
 
 
-def document_messages(text: str) -> list[dict[str, str]]:
-    """The request's messages: the text scored, as one message."""
-    return [{"role": "document", "content": text}]
-
-
-def _entry(
-    spec: ModelSpec,
-    key: str,
-    text: str,
-    params: Mapping[str, Any],
-    article_id: str,
-    result: DocScore | None,
-    error: str | None,
-    provenance: Mapping[str, Any],
-) -> dict[str, Any]:
-    read = 0 if result is None else result.n_text_tokens
-    return {
-        "key": key,
-        "stage": STAGE,
-        "model": spec.name,
-        "litellm_model": spec.litellm_model,
-        "template": TEMPLATE,
-        "template_version": TEMPLATE_VERSION,
-        "messages": document_messages(text),
-        "params": dict(params),
-        "tags": {"article_id": article_id, **provenance},
-        "response": None if result is None else result.to_json(),
-        "finish_reason": None,
-        "usage": {"prompt_tokens": read, "completion_tokens": 0, "total_tokens": read},
-        "cost": None,
-        "latency_s": None,
-        "tries": 1,  # one recorded result; retries of remote scorers are not counted
-        "error": error,
-    }
-
-
-def _from_ledger(entry: Mapping[str, Any]) -> DocScore | None:
-    try:
-        return DocScore.from_json(str(entry["response"]))
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None
-
-
-def score_documents(
+def document_requests(
     spec: ModelSpec,
     documents: pd.DataFrame,
     params: Mapping[str, Any],
-    make_scorer: Callable[[], Scorer],
-    ledger: Ledger | StageLedger,
-    progress: bool = True,
+    options: Mapping[str, Any] | None = None,
+) -> list[LLMRequest]:
+    """One log-probability request per document (``article_id``, ``text``), in order."""
+    params = {k: v for k, v in params.items() if v is not None}
+    return [
+        LLMRequest(
+            model=spec.name,
+            messages=document_messages(str(text)),
+            template=TEMPLATE,
+            template_version=TEMPLATE_VERSION,
+            params=params,
+            tags={"article_id": str(aid)},
+            kind=LOGPROBS,
+            options=dict(options or {}),
+        )
+        for aid, text in zip(documents["article_id"], documents["text"], strict=True)
+    ]
+
+
+def doc_result(result: LLMResult) -> DocResult:
+    """A document's outcome from its gateway result."""
+    aid = str(result.request.tags.get("article_id", ""))
+    if not result.ok or result.text is None:
+        return DocResult(aid, result.key, None, result.error or "failed", result.from_ledger)
+    try:
+        score = DocScore.from_json(result.text)
+    except (ValueError, KeyError, TypeError, IndexError) as exc:
+        error = f"unreadable score in the ledger entry ({type(exc).__name__})"
+        return DocResult(aid, result.key, None, error, result.from_ledger)
+    return DocResult(aid, result.key, score, None, result.from_ledger)
+
+
+def score_documents(
+    gateway: Gateway,
+    spec: ModelSpec,
+    documents: pd.DataFrame,
+    params: Mapping[str, Any],
+    options: Mapping[str, Any] | None = None,
 ) -> list[DocResult]:
     """Score every document (``article_id``, ``text``) under one model, in order.
 
     Args:
+        gateway: the gateway over the model's ledger.
         spec: the model's registry entry.
         documents: the sample, ``text`` the text to score (already cut to
             ``bpc.max_text_chars``).
         params: the method parameters (ledger key).
-        make_scorer: builds the scorer; called only when some document is not in the
-            ledger, so a rerun loads no model.
-        ledger: the model's ledger.
-        progress: show a progress bar.
+        options: unkeyed computation options (llama.cpp's ``n_ubatch``).
 
     Returns:
         One result per document, in the order of ``documents``. Failures are results
         with ``error`` set, never exceptions.
     """
-    params = {k: v for k, v in params.items() if v is not None}
-    todo: list[tuple[int, str, str, str]] = []
-    results: dict[int, DocResult] = {}
-    for i, (aid, text) in enumerate(zip(documents["article_id"], documents["text"], strict=True)):
-        key = request_key(spec.litellm_model, document_messages(str(text)), params)
-        entry = ledger.get(key)
-        score = _from_ledger(entry) if entry is not None else None
-        if score is not None:
-            results[i] = DocResult(str(aid), key, score, None, True)
-        else:
-            todo.append((i, str(aid), str(text), key))
+    requests = document_requests(spec, documents, params, options)
+    results = [doc_result(r) for r in gateway.complete_many(requests, f"bpc {spec.name}")]
+    served = sum(r.from_ledger for r in results)
     logger.info(
-        "%s: %d documents, %d from the ledger, %d to score",
+        "%s: %d documents, %d from the ledger, %d scored",
         spec.name,
-        len(documents),
         len(results),
-        len(todo),
+        served,
+        len(results) - served,
     )
-    if todo:
-        scorer = make_scorer()
-        try:
-            bar = tqdm(total=len(todo), desc=f"bpc {spec.name}", unit="doc", disable=not progress)
-            for i, aid, text, key, score, error in _run(scorer, todo):
-                ledger.append(
-                    _entry(spec, key, text, params, aid, score, error, scorer.provenance())
-                )
-                results[i] = DocResult(aid, key, score, error, False)
-                if error:
-                    logger.warning("%s: %s failed: %s", spec.name, aid, error)
-                bar.update(1)
-            bar.close()
-        finally:
-            scorer.close()
-    return [results[i] for i in range(len(documents))]
-
-
-def _score_one(scorer: Scorer, text: str) -> tuple[DocScore | None, str | None]:
-    try:
-        return scorer.score(text), None
-    except ScoringError as exc:
-        return None, str(exc)[:500]
-
-
-def _run(
-    scorer: Scorer, todo: list[tuple[int, str, str, str]]
-) -> Iterator[tuple[int, str, str, str, DocScore | None, str | None]]:
-    """Results as they finish: in order with one at a time, else as the pool returns them."""
-    if scorer.concurrency <= 1:
-        for i, aid, text, key in todo:
-            yield (i, aid, text, key, *_score_one(scorer, text))
-        return
-    with concurrent.futures.ThreadPoolExecutor(scorer.concurrency) as pool:
-        futures = {
-            pool.submit(_score_one, scorer, text): (i, aid, text, key) for i, aid, text, key in todo
-        }
-        for fut in concurrent.futures.as_completed(futures):
-            yield (*futures[fut], *fut.result())
+    for r in results:
+        if r.error and not r.from_ledger:
+            logger.warning("%s: %s failed: %s", spec.name, r.article_id, r.error)
+    return results

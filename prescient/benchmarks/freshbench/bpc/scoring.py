@@ -1,329 +1,36 @@
-"""One document's score, the segments of context it is read in, and the scorer interface.
+"""One document's score and the segments of context it is read in.
 
-A scorer reads the whole text (under its own tokenizer) and returns, for each token it
-has a prediction for, ``ln p(token | the tokens before it in its segment)``. FreshBench
-(NAACL 2025, appendix "Model selection and Experimental Setting") scores a text longer
-than the model's context in segments of a 2048-token context and sums the negative
-log-likelihoods of every segment; :func:`windows` lays those segments out (see
-:class:`Segmenting`). The characters are those the scored tokens spell, so a score's
-bits and its characters always cover the same span of text:
-
-- a token without a prediction (the first token of a text when nothing precedes it, as
-  an OpenAI-compatible server reports it: a null log-probability) is left out together
-  with its characters;
-- tokens before the text (a BOS the server's tokenizer adds) are not text and count
-  nowhere;
-- when the token left out ends inside a multi-byte character, the span starts after
-  that whole character (the tokens spelling its rest are left out too).
-
-BPC is ``-sum(ln p) / ln 2 / characters`` (FreshBench, NAACL 2025, equation 1, with
-log base 2 so that the unit is bits); bits per UTF-8 byte are kept beside it. Sums use
-``math.fsum``, so they do not depend on the order of the terms.
+Scores come from the gateway's log-probability requests (:mod:`prescient.llm.logprobs`
+defines them: the segments of context, the accounting of a text's characters, the
+score's JSON in the ledger); this module names what the ``bpc`` stage uses of them.
+FreshBench (NAACL 2025, appendix "Model selection and Experimental Setting") reads a
+text longer than the model's context in segments of a 2048-token context and sums their
+negative log-likelihoods; BPC is ``-sum(ln p) / ln 2 / characters`` (equation 1).
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from prescient.llm.logprobs import (
+    LN2,
+    DocScore,
+    ScoringError,
+    Segmenting,
+    SegmentingRule,
+    account,
+    windows,
+)
 
-LN2 = math.log(2.0)
-
-SegmentingRule = Literal["disjoint", "stride"]
-
-
-@dataclass(frozen=True)
-class Segmenting:
-    """How a sequence longer than the context is read: windows of ``context_tokens``.
-
-    The sequence is what the model reads: the text's tokens, after the condition token
-    or BOS the scorer puts first (position 0, never scored: nothing precedes it). Window
-    ``k`` covers positions ``[k * step, min(k * step + context_tokens, L))`` and scores
-    the positions no earlier window scored, so every position from 1 on is scored
-    exactly once, each window from a fresh context (nothing carried over).
-
-    - ``disjoint`` (step ``context_tokens - 1``): consecutive segments of
-      ``context_tokens - 1`` scored tokens; the first token of each later segment is
-      predicted from the one token before it (the segment's lead, the last token of the
-      previous segment), the first segment's from the condition token. This is
-      FreshBench's reading of a long text (a 2048-token context, the negative
-      log-likelihoods of the segments summed). lm-eval-harness's rolling windows lead
-      each segment the same way, but score one token more per window (the one the last
-      position predicts) and give the last window earlier tokens as extra context.
-    - ``stride`` (step ``stride_tokens``): a sliding window; each window after the first
-      scores its last ``stride_tokens`` tokens with the ``context_tokens -
-      stride_tokens`` before them as context (Huang et al., 2024, whose compression
-      evaluation FreshBench follows, read with 1900 and 512).
-
-    Attributes:
-        context_tokens: positions per window (the model's context).
-        rule: ``disjoint`` or ``stride``.
-        stride_tokens: the step of ``stride`` (ignored by ``disjoint``).
-    """
-
-    context_tokens: int
-    rule: SegmentingRule = "disjoint"
-    stride_tokens: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.context_tokens < 2:
-            raise ValueError("context_tokens must be at least 2 (a lead and one token)")
-        if self.rule == "stride" and not (
-            self.stride_tokens and 1 <= self.stride_tokens <= self.context_tokens - 1
-        ):
-            raise ValueError(
-                f"stride_tokens must be between 1 and context_tokens - 1 = "
-                f"{self.context_tokens - 1}, not {self.stride_tokens}"
-            )
-
-    @property
-    def step(self) -> int:
-        """How far each window starts after the one before."""
-        if self.rule == "stride":
-            assert self.stride_tokens is not None
-            return self.stride_tokens
-        return self.context_tokens - 1
-
-
-def windows(length: int, segmenting: Segmenting) -> list[tuple[int, int, int]]:
-    """The windows over a sequence of ``length`` positions (see :class:`Segmenting`).
-
-    Returns:
-        ``(begin, first_scored, end)`` per window: the window reads positions
-        ``[begin, end)`` and scores ``[first_scored, end)``; empty when ``length < 2``.
-    """
-    out: list[tuple[int, int, int]] = []
-    scored = 1
-    begin = 0
-    while scored < length:
-        end = min(begin + segmenting.context_tokens, length)
-        out.append((begin, scored, end))
-        scored = end
-        begin += segmenting.step
-    return out
-
-
-class ScoringError(RuntimeError):
-    """A document could not be scored (recorded in the ledger as a failure)."""
+__all__ = [
+    "LN2",
+    "DocScore",
+    "ScorerConfigError",
+    "ScoringError",
+    "Segmenting",
+    "SegmentingRule",
+    "account",
+    "windows",
+]
 
 
 class ScorerConfigError(ValueError):
-    """A model cannot get a scorer as configured (stops the stage)."""
-
-
-@dataclass(frozen=True)
-class DocScore:
-    """The score of one document under one model.
-
-    Attributes:
-        token_logprobs: ``ln p`` of every scored token, in text order.
-        tokens: the scored tokens (ids for in-process models, strings for servers).
-        n_text_tokens: tokens of the text under the model's tokenizer (the scored ones,
-            plus a first one without a prediction).
-        n_chars: characters of the scored span.
-        n_bytes: UTF-8 bytes of the scored span.
-        span: ``(start, end)`` byte offsets of the scored span in the UTF-8 text.
-        n_segments: windows of context the text was read in (:func:`windows`).
-    """
-
-    token_logprobs: tuple[float, ...]
-    tokens: tuple[int | str, ...]
-    n_text_tokens: int
-    n_chars: int
-    n_bytes: int
-    span: tuple[int, int]
-    n_segments: int
-
-    @property
-    def n_tokens(self) -> int:
-        """Scored tokens."""
-        return len(self.token_logprobs)
-
-    @property
-    def nll_nats(self) -> float:
-        """``-sum(ln p)`` over the scored tokens."""
-        return -math.fsum(self.token_logprobs)
-
-    @property
-    def bits(self) -> float:
-        """``-sum(log2 p)``."""
-        return self.nll_nats / LN2
-
-    @property
-    def bpc(self) -> float:
-        """Bits per character of the scored span."""
-        return self.bits / self.n_chars
-
-    @property
-    def bpb(self) -> float:
-        """Bits per UTF-8 byte of the scored span."""
-        return self.bits / self.n_bytes
-
-    def to_json(self) -> str:
-        """The ledger's ``response``: the sums for reading and every term for the audit."""
-        return json.dumps(
-            {
-                "n_tokens": self.n_tokens,
-                "n_text_tokens": self.n_text_tokens,
-                "n_segments": self.n_segments,
-                "n_chars": self.n_chars,
-                "n_bytes": self.n_bytes,
-                "span": list(self.span),
-                "nll_nats": self.nll_nats,
-                "token_logprobs": list(self.token_logprobs),
-                "tokens": list(self.tokens),
-            },
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
-
-    @classmethod
-    def from_json(cls, text: str) -> DocScore:
-        """Read a ledger ``response`` back."""
-        d = json.loads(text)
-        return cls(
-            token_logprobs=tuple(float(x) for x in d["token_logprobs"]),
-            tokens=tuple(d["tokens"]),
-            n_text_tokens=int(d["n_text_tokens"]),
-            n_chars=int(d["n_chars"]),
-            n_bytes=int(d["n_bytes"]),
-            span=(int(d["span"][0]), int(d["span"][1])),
-            n_segments=int(d["n_segments"]),
-        )
-
-
-def _char_boundary(data: bytes, offset: int) -> bool:
-    return offset >= len(data) or (data[offset] & 0xC0) != 0x80
-
-
-def account(
-    text: str,
-    pieces: Sequence[bytes],
-    logprobs: Sequence[float | None],
-    n_segments: int,
-    tokens: Sequence[int | str] | None = None,
-) -> DocScore:
-    """Turn a scorer's tokens into a :class:`DocScore` (the rules of the module docstring).
-
-    Args:
-        text: the document.
-        pieces: the bytes each token stands for, in order; tokens before the text
-            (special tokens) may lead, the rest must spell ``text`` exactly.
-        logprobs: ``ln p`` per token, None where the scorer has no prediction; only the
-            first text token may lack one.
-        n_segments: windows the scorer read the text in (recorded).
-        tokens: what to record per token (default: its text).
-
-    Raises:
-        ScoringError: the pieces do not spell the text, a later token lacks its
-            log-probability, or no token is left to score.
-    """
-    if len(pieces) != len(logprobs):
-        raise ScoringError(f"{len(pieces)} tokens but {len(logprobs)} log-probabilities")
-    data = text.encode("utf-8")
-    offsets = [0]
-    for p in pieces:
-        offsets.append(offsets[-1] + len(p))
-    lead = offsets[-1] - len(data)
-    if lead < 0 or b"".join(pieces)[lead:] != data or lead not in offsets:
-        raise ScoringError("the scorer's tokens do not spell the document's text")
-    first = offsets.index(lead)
-    ids = list(tokens) if tokens is not None else [p.decode("utf-8", "replace") for p in pieces]
-    pieces, logprobs, ids = pieces[first:], logprobs[first:], ids[first:]
-    starts = [o - lead for o in offsets[first:]]
-    e = len(pieces)
-    s = 0 if e and logprobs[0] is not None else 1
-    if any(lp is None for lp in logprobs[s:e]):
-        j = next(j for j in range(s, e) if logprobs[j] is None)
-        raise ScoringError(f"token {j} of the text has no log-probability")
-    while s < e and not _char_boundary(data, starts[s]):
-        s += 1
-    if e <= s:
-        raise ScoringError("no token of the text has a prediction to score")
-    lps = tuple(float(lp) for lp in logprobs[s:e] if lp is not None)
-    if not all(math.isfinite(x) and x <= 0.0 for x in lps):
-        raise ScoringError("a log-probability is not a finite number <= 0")
-    span = (starts[s], starts[e])
-    n_chars = len(data[span[0] : span[1]].decode("utf-8"))
-    return DocScore(lps, tuple(ids[s:e]), len(pieces), n_chars, span[1] - span[0], span, n_segments)
-
-
-class Scorer(Protocol):
-    """Reads documents under one model.
-
-    Attributes:
-        kind: the scoring method (recorded; :func:`prescient.benchmarks.freshbench.bpc.scorers.method_params`
-            puts it in the ledger key).
-        concurrency: documents scored at once.
-    """
-
-    kind: str
-    concurrency: int
-
-    def provenance(self) -> dict[str, Any]:
-        """What produced the scores (recorded in every entry, not part of the key)."""
-        ...
-
-    def score(self, text: str) -> DocScore:
-        """Score every token of ``text``, in the scorer's segments of context.
-
-        Raises:
-            ScoringError: this document could not be scored.
-        """
-        ...
-
-    def close(self) -> None:
-        """Free the model or connections."""
-        ...
-
-
-Script = Callable[[str], Sequence[tuple[str, float | None]]]
-"""A scripted model: text -> ``(token text, ln p or None)`` pairs that spell the text."""
-
-SCRIPTS: dict[str, Script] = {}
-
-
-def register_scripted(name: str, script: Script) -> str:
-    """Make ``scripted/<name>`` score with ``script`` (tests); returns the model string.
-
-    A script that raises makes that document's scoring fail.
-    """
-    SCRIPTS[name] = script
-    return f"scripted/{name}"
-
-
-class ScriptedScorer:
-    """``scripted/<name>``: scores from a registered :data:`Script` (tests only).
-
-    A script's log-probabilities do not depend on context; the segments are counted as
-    the model would read the tokens (the first token is the sequence's position 0 when
-    the script gives it no log-probability, else a condition token precedes it).
-    """
-
-    kind = "scripted"
-    concurrency = 1
-
-    def __init__(self, name: str, segmenting: Segmenting | None = None) -> None:
-        if name not in SCRIPTS:
-            raise ScorerConfigError(f"no scripted scorer registered as {name!r}")
-        self.name = name
-        self.segmenting = segmenting or Segmenting(2048)
-
-    def provenance(self) -> dict[str, Any]:
-        return {"scorer": self.kind, "script": self.name}
-
-    def score(self, text: str) -> DocScore:
-        try:
-            pairs = list(SCRIPTS[self.name](text))
-        except Exception as exc:  # a failing script is a failed document
-            raise ScoringError(f"{type(exc).__name__}: {exc}") from exc
-        lead = 0 if pairs and pairs[0][1] is None else 1
-        n_segments = len(windows(len(pairs) + lead, self.segmenting))
-        return account(
-            text, [t.encode("utf-8") for t, _ in pairs], [lp for _, lp in pairs], n_segments
-        )
-
-    def close(self) -> None:
-        pass
+    """A model cannot be scored as configured (stops the stage)."""

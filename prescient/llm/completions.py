@@ -1,0 +1,353 @@
+"""Log-probabilities of a text from an OpenAI-compatible completions server.
+
+The transport of log-probability requests (:mod:`prescient.llm.logprobs`) for models
+served by a self-hosted OpenAI-compatible server (``hosted_vllm/``, and ``openai/`` or
+``text-completion-openai/`` with an ``api_base``: vLLM, llama.cpp's servers). Requests
+go to ``<api_base>/completions`` with ``echo: true``, ``logprobs: 1`` and ``max_tokens:
+1``: the server returns the prompt's tokens with the log-probability of each given the
+ones before (null for the first, which has nothing before it), then the one generated
+token, which is ignored. The token strings must spell the prompt (after any special
+tokens the server's tokenizer puts first, such as a BOS), which is how characters are
+counted; a server that returns raw byte-level pieces instead fails with that reason.
+
+The completions API takes text, so the segments of context
+(:func:`prescient.llm.logprobs.windows`) are followed in text space, one request per
+window, each sending only the text that window needs:
+
+1. window ``k`` starts at a token whose place in the text is known (the text's start,
+   or a token an earlier window's reply gave). Its request sends the text from there,
+   cut at a character bound: the window's positions plus :data:`MARGIN` tokens, times
+   the characters per token seen so far in this text with :data:`SLACK`
+   (:data:`FIRST_CHARS_PER_TOKEN` before any reply). A tokenizer reads a prefix as it
+   reads the whole text except near the cut (``"\n", "\n"`` inside a text is
+   ``"\n\n"`` at its end), so a reply is used only when its prompt reaches the text's
+   end or holds at least :data:`MARGIN` tokens beyond the window; otherwise the text is
+   sent again, cut longer by the characters per token the reply showed. Texts no
+   longer than a window therefore cost one request, and no request holds much more than
+   a window of tokens, however long the article (a whole article sent at once may
+   exceed the server's context or time out). Measured with SmolLM2's tokenizer on 54
+   articles of the development corpus (65,696 tokens) read in windows of 512: 163
+   requests for 155 windows, at most 713 tokens each and 78,101 in all, where sending
+   the whole text first took up to 2,311 tokens in one request and 104,358 in all (and
+   failed 5 of the articles at a context of 256, on windows that end inside a run of
+   newlines; none fail here).
+2. the window's positions of the reply are read from a fresh context, the server
+   putting first what it puts before every prompt (a BOS, for tokenizers that add one);
+   the tokens a window shares with the one before (its lead, for ``disjoint``) must be
+   the tokens that window's reply gave. A tokenizer that merges differently across the
+   cut fails the request with that reason, rather than score other tokens than the
+   rule says.
+
+llama-cpp-python's server (0.3.x) pairs each echoed token with the distribution that
+follows it, for a model whose tokenizer adds no BOS (SmolLM2): the value it reports for
+token ``i`` is the log-probability of token ``i`` as the token after ``i``, which no
+shift can turn into the right one (checked against the in-process values of
+:mod:`prescient.llm.llama_eval`). The same code drops the generated token from such a
+reply, while every aligned echo (vLLM; llama-cpp-python when a BOS is added) carries it
+after the prompt's tokens: a reply whose tokens stop at the prompt although a token was
+generated is refused (:class:`MisalignedEchoError`, not retried), and that endpoint
+refuses the batch's later requests without sending them. Started with
+``--kv_overrides tokenizer.ggml.add_bos_token=bool:true
+tokenizer.ggml.bos_token_id=int:<id>``, llama-cpp-python's server puts that token first
+and aligns its echo; with SmolLM2's document separator (id 0) its values equal the
+in-process ones with ``bpc.local.condition_token`` ``<|endoftext|>`` for every token
+after the first (the server reports none for the first: it is left out with its
+characters). tests/integration/test_llama_server.py checks both.
+
+Errors keep the shapes the gateway's retry rules read (:mod:`prescient.llm.transport_base`):
+HTTP statuses, timeouts and connection failures are retried by the gateway's policy;
+a reply without log-probabilities or whose tokens do not spell the text fails the
+request at once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from prescient.llm.logprobs import (
+    DocScore,
+    ScoringError,
+    Segmenting,
+    account,
+    request_text,
+    segmenting_from_params,
+)
+from prescient.llm.registry import ModelSpec
+from prescient.llm.transport_base import APIConnectionError, Call, Timeout, http_error
+from prescient.llm.types import Reply
+
+SCORER = "completions_echo"
+"""The scoring method's name (the ``scorer`` param of its requests)."""
+
+COMPLETIONS_PROVIDERS = frozenset({"hosted_vllm", "openai", "text-completion-openai"})
+"""Providers whose models are scored through a completions server, given an api_base."""
+
+MARGIN = 8
+"""Tokens a cut reply must hold beyond its window (the module docstring)."""
+
+FIRST_CHARS_PER_TOKEN = 5.0
+"""Characters per token assumed for a text's first request. SmolLM2's tokenizer reads
+the development corpus's news at 4.32 characters a token and the demo's at 4.13, so a
+first window of news usually takes one request of about 1.2 windows of tokens: the
+server's context must hold that much (or the whole text, when shorter)."""
+
+SLACK = 1.1
+"""How much longer than the characters per token seen so far a later window's cut is
+made, so that its reply seldom falls short of the margin."""
+
+GROWTH = 1.25
+"""How much longer than the characters per token seen a re-sent cut is made."""
+
+
+def completions_supported(spec: ModelSpec) -> bool:
+    """True when the model is served by a self-hosted completions server."""
+    return spec.provider in COMPLETIONS_PROVIDERS and bool(spec.endpoints[0])
+
+
+def completions_url(api_base: str) -> str:
+    base = api_base.rstrip("/")
+    return base if base.endswith("/completions") else f"{base}/completions"
+
+
+class MisalignedEchoError(ScoringError):
+    """The server's echoed log-probabilities are not those of the prompt's tokens."""
+
+
+@dataclass(frozen=True)
+class Echo:
+    """One echo reply.
+
+    Attributes:
+        lead: the tokens before the prompt's (a BOS the server echoes).
+        tokens: the tokens that spell the prompt.
+        values: ``ln p`` of each of ``tokens`` (None: no prediction).
+        n_after: tokens after the prompt's (the generated one).
+    """
+
+    lead: list[str]
+    tokens: list[str]
+    values: list[float | None]
+    n_after: int
+
+
+def parse_echo(prompt: str, data: Mapping[str, Any]) -> Echo:
+    """Split an echo reply into the lead tokens, the prompt's tokens (the tokens that
+    spell ``prompt``) and what follows (the generated token).
+
+    Raises:
+        ScoringError: no log-probabilities, or no run of tokens spells the prompt.
+        MisalignedEchoError: the tokens stop at the prompt although a token was generated.
+    """
+    try:
+        choice = data["choices"][0]
+        lp = choice["logprobs"]
+        tokens = [str(t) for t in lp["tokens"]]
+        raw = list(lp["token_logprobs"])
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ScoringError(
+            "the server returned no prompt log-probabilities (echo with logprobs); "
+            "it may serve chat completions only"
+        ) from exc
+    if len(raw) != len(tokens):
+        raise ScoringError(f"malformed logprobs: {len(tokens)} tokens, {len(raw)} values")
+    values = [None if v is None else float(v) for v in raw]
+    for lead in range(min(len(tokens), 4) + 1):
+        text, n = "", lead
+        while n < len(tokens) and len(text) < len(prompt):
+            text += tokens[n]
+            n += 1
+        if text == prompt and (prompt or n == lead):
+            break
+    else:
+        raise ScoringError("the server's tokens do not spell the document's text")
+    usage = data.get("usage") or {}
+    generated = int(usage.get("completion_tokens") or 0)
+    if generated >= 1 and n == len(tokens):
+        raise MisalignedEchoError(
+            "the server's echo has no generated token after the prompt's tokens: its "
+            "log-probabilities are paired with the distribution after each token "
+            "(llama-cpp-python's server for a model that adds no BOS); start it with "
+            "--kv_overrides tokenizer.ggml.add_bos_token=bool:true "
+            "tokenizer.ggml.bos_token_id=int:<document separator id>, or use another server"
+        )
+    return Echo(tokens[:lead], tokens[lead:n], values[lead:n], len(tokens) - n)
+
+
+class CompletionsTransport:
+    """One aiohttp session per batch, reading texts' log-probabilities from servers."""
+
+    retries = True
+
+    def __init__(self) -> None:
+        self._session: Any = None
+        self.misaligned: dict[str, str] = {}
+
+    async def _get_session(self) -> Any:
+        if self._session is None:
+            import aiohttp
+
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(connector=connector)
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def complete(self, call: Call) -> Reply:
+        """Score the request's text (``kind`` logprobs only).
+
+        Raises:
+            ScoringError: the reply cannot be read as the text's log-probabilities.
+            DirectHTTPError, DirectTransportError: as the direct transport.
+        """
+        if call.kind != "logprobs":
+            raise ScoringError(
+                f"{call.spec.name}: the completions transport reads log-probabilities only"
+            )
+        if not call.api_base:
+            raise ScoringError(f"model {call.spec.name!r}: a completions server needs api_base")
+        url = completions_url(call.api_base)
+        if url in self.misaligned:
+            raise MisalignedEchoError(self.misaligned[url])
+        text = request_text(call.messages)
+        if call.gen.get("scorer", SCORER) != SCORER:
+            raise ScoringError(f"scorer {call.gen.get('scorer')!r} is not {SCORER!r}")
+        try:
+            score = await score_text(
+                text, segmenting_from_params(call.gen), _Poster(self, call, url)
+            )
+        except MisalignedEchoError as exc:
+            self.misaligned[url] = str(exc)
+            raise
+        return Reply(
+            text=score.to_json(),
+            finish_reason=None,
+            usage={
+                "prompt_tokens": score.n_text_tokens,
+                "completion_tokens": 0,
+                "total_tokens": score.n_text_tokens,
+            },
+        )
+
+
+class _Poster:
+    """Posts one echo request for a call and parses the reply."""
+
+    def __init__(self, transport: CompletionsTransport, call: Call, url: str) -> None:
+        self.transport = transport
+        self.call = call
+        self.url = url
+        self.sent_chars = 0
+
+    def body(self, prompt: str) -> dict[str, Any]:
+        return {
+            "model": self.call.spec.litellm_model.split("/", 1)[1],
+            "prompt": prompt,
+            "max_tokens": 1,
+            "echo": True,
+            "logprobs": 1,
+            "temperature": 0.0,
+        }
+
+    async def __call__(self, prompt: str) -> Echo:
+        import aiohttp
+
+        session = await self.transport._get_session()
+        headers = {"Content-Type": "application/json"}
+        if self.call.api_key:
+            headers["Authorization"] = f"Bearer {self.call.api_key}"
+        self.sent_chars += len(prompt)
+        try:
+            async with session.post(
+                self.url,
+                data=json.dumps(self.body(prompt)),
+                headers=headers,
+                timeout=aiohttp.ClientTimeout(total=self.call.timeout_s),
+            ) as resp:
+                raw = await resp.read()
+                if resp.status >= 400:
+                    raise http_error(resp.status, raw, resp.headers)
+        except TimeoutError as exc:
+            raise Timeout(f"timed out after {self.call.timeout_s:g}s") from exc
+        except aiohttp.ClientError as exc:
+            raise APIConnectionError(f"{type(exc).__name__}: {exc}") from exc
+        try:
+            data = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise APIConnectionError(f"unusable reply (not JSON): {raw[:120]!r}") from exc
+        if not isinstance(data, dict):
+            raise APIConnectionError(f"unusable reply (not an object): {raw[:120]!r}")
+        return parse_echo(prompt, data)
+
+
+async def score_text(
+    text: str, segmenting: Segmenting, echo: Callable[[str], Awaitable[Echo]]
+) -> DocScore:
+    """Score ``text`` window by window through ``await echo(prompt) -> Echo`` (module
+    docstring).
+
+    Raises:
+        ScoringError: the text has no tokens, a reply cannot be followed, or the windows'
+            tokens do not spell the text.
+    """
+    context = segmenting.context_tokens
+    seq: list[str] = []  # the sequence read: the first reply's lead, then the text's tokens
+    starts: list[int] = []  # character offset in the text of each position of seq
+    values: list[float | None] = []
+    n_lead = 0
+    chars_per_token = FIRST_CHARS_PER_TOKEN
+    begin, scored, k = 0, 1, 0
+    while True:
+        k += 1
+        if k > 1 and begin < n_lead:
+            raise ScoringError("a window would start inside the server's lead tokens")
+        start = 0 if k == 1 else starts[begin]
+        cut = math.ceil((context + MARGIN) * chars_per_token * (SLACK if k > 1 else 1.0))
+        while True:
+            prompt = text[start : start + cut]
+            whole = start + cut >= len(text)
+            reply = await echo(prompt)
+            lead = reply.lead if k == 1 else []
+            if reply.tokens:
+                chars_per_token = max(1.0, len(prompt) / len(reply.tokens))
+            if whole or len(lead) + len(reply.tokens) >= context + MARGIN:
+                break
+            cut = max(
+                math.ceil((context + MARGIN) * chars_per_token * GROWTH),
+                math.ceil(cut * GROWTH),
+            )
+        got = [*lead, *reply.tokens]  # the window's positions begin, begin + 1, ...
+        got_values: list[float | None] = [*([None] * len(lead)), *reply.values]
+        offsets = [0] * len(lead)
+        at = start
+        for token in reply.tokens:
+            offsets.append(at)
+            at += len(token)
+        if k == 1:
+            if not reply.tokens:
+                raise ScoringError("the text has no tokens")
+            n_lead = len(lead)
+            seq, starts, values = [got[0]], [offsets[0]], [None]
+        if got[: scored - begin] != seq[begin:scored]:
+            raise ScoringError(
+                f"window {k}: the server tokenizes its text (from character {start}) "
+                "differently from the window before, so the segments cannot be followed "
+                "exactly over the completions API; score the model in-process or with a "
+                "context that holds the document"
+            )
+        end = begin + min(context, len(got))
+        for j in range(scored - begin, end - begin):
+            seq.append(got[j])
+            starts.append(offsets[j])
+            values.append(got_values[j])
+        if whole and end - begin == len(got):
+            break  # the window reached the text's end
+        scored = end
+        begin += segmenting.step
+    return account(text, [t.encode("utf-8") for t in seq], values, k, seq)
