@@ -13,28 +13,20 @@ import logging
 import sys
 
 from prescient import io
-from prescient.benchmarks.freshbench.report import BPC_PART
-from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
-from prescient.report.contents import REPORT_FIGURES, read_inputs
+from prescient.report.contents import REPORT_FIGURES, input_options, read_stage_inputs
 
 logger = logging.getLogger("stages.plot")
 
 
 def options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--tables", required=True, help="directory of the analysis tables")
-    ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
-    ap.add_argument(
-        "--openforecast",
-        required=True,
-        help="directory of OpenForecast's tables (analysis.openforecast)",
-    )
+    input_options(ap)
     ap.add_argument("--out", required=True, help="output directory of the figures")
 
 
 def work(run: StageRun) -> int:
     args = run.args
-    inputs = read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
+    inputs = read_stage_inputs(args)
     if "provenance" not in inputs.tables:
         logger.error("no analysis tables in %s: run the analyze stage first", args.tables)
         return BAD_INPUT

@@ -10,30 +10,22 @@ import sys
 from pathlib import Path
 
 from prescient import io
-from prescient.benchmarks.freshbench.report import BPC_PART
-from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
 from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.report.build import build_report
-from prescient.report.contents import REPORT_FIGURES, read_inputs
+from prescient.report.contents import REPORT_FIGURES, input_options, read_stage_inputs
 
 logger = logging.getLogger("stages.report")
 
 
 def options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--tables", required=True, help="directory of the analysis tables")
-    ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
-    ap.add_argument(
-        "--openforecast",
-        required=True,
-        help="directory of OpenForecast's tables (analysis.openforecast)",
-    )
+    input_options(ap)
     ap.add_argument("--figures", required=True, help="directory of the figures")
     ap.add_argument("--out", required=True, help="the HTML page to write")
 
 
 def work(run: StageRun) -> int:
     args, p = run.args, run.params
-    inputs = read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
+    inputs = read_stage_inputs(args)
     figures: dict[str, bytes | None] = {}
     for spec in REPORT_FIGURES:
         if spec.part in inputs.absent:

@@ -10,6 +10,7 @@ this run, ``plot`` draws none of its figures and the report says so in one line.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,23 @@ class ReportInputs:
 
     tables: dict[str, pd.DataFrame]
     absent: dict[str, str] = field(default_factory=dict)
+
+
+def input_options(ap: argparse.ArgumentParser) -> None:
+    """The inputs of the stages that read every part (``plot``, ``report``): the analysis
+    tables and each optional part's directory."""
+    ap.add_argument("--tables", required=True, help="directory of the analysis tables")
+    ap.add_argument("--bpc", required=True, help="directory of the BPC tables (analysis.bpc)")
+    ap.add_argument(
+        "--openforecast",
+        required=True,
+        help="directory of OpenForecast's tables (analysis.openforecast)",
+    )
+
+
+def read_stage_inputs(args: argparse.Namespace) -> ReportInputs:
+    """:func:`read_inputs` of the directories :func:`input_options` named."""
+    return read_inputs(args.tables, {BPC_PART: args.bpc, OPENFORECAST_PART: args.openforecast})
 
 
 def read_inputs(tables_dir: str | Path, optional: Mapping[str, str | Path]) -> ReportInputs:
