@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from prescient.llm.transport_base import HTTPSession
+
 logger = logging.getLogger(__name__)
 
 ENDPOINT = "/v1/chat/completions"
@@ -126,16 +128,15 @@ class BatchAPI:
         self.base = api_base.rstrip("/")
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.timeout_s = timeout_s
-        self._session: Any = None
+        self.http = HTTPSession()
 
     async def _request(self, method: str, path: str, **kw: Any) -> bytes:
         import aiohttp
 
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
+        session = await self.http.get()
         timeout = aiohttp.ClientTimeout(total=self.timeout_s)
         url = self.base + path
-        async with self._session.request(
+        async with session.request(
             method, url, headers=self.headers, timeout=timeout, **kw
         ) as resp:
             raw: bytes = await resp.read()
@@ -180,9 +181,7 @@ class BatchAPI:
         return await self._request("GET", f"/files/{file_id}/content")
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self.http.aclose()
 
 
 class BatchError(RuntimeError):

@@ -77,7 +77,13 @@ from prescient.llm.logprobs import (
     segmenting_from_params,
 )
 from prescient.llm.registry import ModelSpec
-from prescient.llm.transport_base import APIConnectionError, Call, Timeout, http_error
+from prescient.llm.transport_base import (
+    APIConnectionError,
+    Call,
+    HTTPSession,
+    Timeout,
+    http_error,
+)
 from prescient.llm.types import Reply
 
 SCORER = "completions_echo"
@@ -183,21 +189,11 @@ class CompletionsTransport:
     retries = True
 
     def __init__(self) -> None:
-        self._session: Any = None
+        self.http = HTTPSession()
         self.misaligned: dict[str, str] = {}
 
-    async def _get_session(self) -> Any:
-        if self._session is None:
-            import aiohttp
-
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(connector=connector)
-        return self._session
-
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self.http.aclose()
 
     async def complete(self, call: Call) -> Reply:
         """Score the request's text (``kind`` logprobs only).
@@ -258,7 +254,7 @@ class _Poster:
     async def __call__(self, prompt: str) -> Echo:
         import aiohttp
 
-        session = await self.transport._get_session()
+        session = await self.transport.http.get()
         headers = {"Content-Type": "application/json"}
         if self.call.api_key:
             headers["Authorization"] = f"Bearer {self.call.api_key}"

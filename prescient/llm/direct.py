@@ -29,6 +29,7 @@ from prescient.llm.transport_base import (
     USAGE_FIELDS,
     APIConnectionError,
     Call,
+    HTTPSession,
     Timeout,
     http_error,
 )
@@ -59,21 +60,10 @@ class DirectTransport:
     retries = True
 
     def __init__(self) -> None:
-        self._session: Any = None
-
-    async def _get_session(self) -> Any:
-        if self._session is None:
-            import aiohttp
-
-            # No connection cap of our own: the gateway's per-model semaphore is the limit.
-            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
-            self._session = aiohttp.ClientSession(connector=connector)
-        return self._session
+        self.http = HTTPSession()
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self.http.aclose()
 
     async def complete(self, call: Call) -> Reply:
         """POST one chat completion.
@@ -102,7 +92,7 @@ class DirectTransport:
     async def _post(self, call: Call) -> dict[str, Any]:
         import aiohttp
 
-        session = await self._get_session()
+        session = await self.http.get()
         body = {
             "model": call.spec.litellm_model.split("/", 1)[1],
             "messages": list(call.messages),

@@ -83,6 +83,28 @@ class Transport(Protocol):
         ...
 
 
+class HTTPSession:
+    """The aiohttp session of an HTTP transport, opened on first use (aiohttp is imported
+    only then) and closed with the transport. No connection cap of its own: the
+    gateway's per-model semaphore is the limit."""
+
+    def __init__(self) -> None:
+        self._session: Any = None
+
+    async def get(self) -> Any:
+        if self._session is None:
+            import aiohttp
+
+            connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(connector=connector)
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
 class DirectHTTPError(Exception):
     """The server answered with an HTTP error status."""
 
