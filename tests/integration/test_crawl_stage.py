@@ -237,6 +237,8 @@ def test_dvc_runs_the_crawl_pipeline_and_a_rerun_of_a_deleted_crawl_matches_the_
     project = tmp_path / "project"
     for d in ("prescient", "stages"):
         shutil.copytree(ROOT / d, project / d, ignore=shutil.ignore_patterns("__pycache__"))
+    # Python writes bytecode caches into the folders the stages depend on: ignored.
+    shutil.copy(ROOT / ".dvcignore", project / ".dvcignore")
     (project / "pipelines/crawl").mkdir(parents=True)
     shutil.copy(ROOT / "pipelines/crawl/dvc.yaml", project / "pipelines/crawl/")
     (project / "data/raw").mkdir(parents=True)
@@ -296,6 +298,8 @@ def test_the_demo_is_up_to_date_without_a_crawl_and_a_ccnews_experiment_crawls_f
     project = tmp_path / "project"
     for d in ("prescient", "stages", "conf"):
         shutil.copytree(ROOT / d, project / d, ignore=shutil.ignore_patterns("__pycache__"))
+    # Python writes bytecode caches into the folders the stages depend on: ignored.
+    shutil.copy(ROOT / ".dvcignore", project / ".dvcignore")
     (project / "pipelines/crawl").mkdir(parents=True)
     shutil.copy(ROOT / "pipelines/crawl/dvc.yaml", project / "pipelines/crawl/")
     (project / "data/raw/demo").mkdir(parents=True)

@@ -82,6 +82,8 @@ def make_project(root: Path, server: FakeOpenAI, git: list[str], env: dict[str, 
     root.mkdir()
     for d in ("prescient", "stages", "conf"):
         shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
+    # Python writes bytecode caches into the folders the stages depend on: ignored.
+    shutil.copy(ROOT / ".dvcignore", root / ".dvcignore")
     (root / "data/raw/demo").mkdir(parents=True)
     shutil.copy(ROOT / "data/raw/demo/news.jsonl.gz", root / "data/raw/demo/")
     full = yaml.safe_load((ROOT / "dvc.yaml").read_text())

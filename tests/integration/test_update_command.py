@@ -37,6 +37,8 @@ def reply(messages: list[dict[str, Any]]) -> str:
 def scratch_project(root: Path, server: FakeOpenAI) -> None:
     for d in ("prescient", "stages", "conf"):
         shutil.copytree(ROOT / d, root / d, ignore=shutil.ignore_patterns("__pycache__"))
+    # Python writes bytecode caches into the folders the stages depend on: ignored.
+    shutil.copy(ROOT / ".dvcignore", root / ".dvcignore")
     corpus = root / "data/raw/demo/news.jsonl.gz"
     corpus.parent.mkdir(parents=True)
     shutil.copyfile(ROOT / "data/raw/demo/news.jsonl.gz", corpus)
