@@ -41,11 +41,11 @@ sys.path.insert(0, str(ROOT))
 
 from prescient.benchmarks.freshbench.bpc.documents import sample_documents  # noqa: E402
 from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc  # noqa: E402
-from prescient.benchmarks.freshbench.bpc.scoring import windows  # noqa: E402
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings  # noqa: E402
 from prescient.corpus.ingest import ingest_corpus  # noqa: E402
 from prescient.corpus.settings import CorpusSettings, IngestSettings  # noqa: E402
 from prescient.llm.llama_eval import LlamaEval  # noqa: E402
+from prescient.llm.logprobs import windows  # noqa: E402
 from prescient.llm.providers import LocalLlamaProvider, default_threads  # noqa: E402
 from prescient.llm.registry import load_registry  # noqa: E402
 from prescient.llm.settings import GatewaySettings  # noqa: E402

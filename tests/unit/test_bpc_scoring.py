@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from prescient.benchmarks.freshbench.bpc.scoring import (
+from prescient.llm.logprobs import (
     DocScore,
     ScoringError,
     Segmenting,

@@ -23,7 +23,6 @@ from prescient.benchmarks.freshbench.bpc import tables
 from prescient.benchmarks.freshbench.bpc.documents import Sample, sample_documents
 from prescient.benchmarks.freshbench.bpc.run import STAGE, DocResult, score_documents
 from prescient.benchmarks.freshbench.bpc.scorers import method_params, skip_reason
-from prescient.benchmarks.freshbench.bpc.scoring import ScorerConfigError
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.benchmarks.freshbench.bpc.tbi import (
     ModelInfo,
@@ -39,6 +38,10 @@ from prescient.llm.settings import GatewaySettings
 from prescient.llm.store import CacheDir, open_stage_ledger
 
 logger = logging.getLogger(__name__)
+
+
+class ScorerConfigError(ValueError):
+    """A model cannot be scored as configured (stops the stage)."""
 
 
 @dataclass(frozen=True)

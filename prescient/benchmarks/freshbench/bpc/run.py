@@ -29,9 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from prescient.benchmarks.freshbench.bpc.scoring import DocScore
 from prescient.llm.gateway import Gateway
-from prescient.llm.logprobs import LOGPROBS, document_messages
+from prescient.llm.logprobs import LOGPROBS, DocScore, document_messages
 from prescient.llm.registry import ModelSpec
 from prescient.llm.types import LLMRequest, LLMResult
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
-from prescient.benchmarks.freshbench.bpc.scoring import Segmenting, SegmentingRule
+from prescient.llm.logprobs import Segmenting, SegmentingRule
 from prescient.settings import Day, Settings, WindowEnd
 
 
