@@ -197,6 +197,16 @@ def accuracy_table(scores: pd.DataFrame) -> pd.DataFrame:
     return out[ACCURACY_COLUMNS].reset_index(drop=True)
 
 
+def label_rows(scores: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The rows of the ``label`` elicitation (every row of a table without the column,
+    whose null elicitation means label), and how many rows of other elicitations were
+    set aside."""
+    if "elicitation" not in scores.columns:
+        return scores, 0
+    keep = scores["elicitation"].fillna("label").astype(str).eq("label").to_numpy(bool)
+    return scores.loc[keep].reset_index(drop=True), int((~keep).sum())
+
+
 def run_analysis(
     raw_scores: pd.DataFrame,
     questions: pd.DataFrame | None,
@@ -219,8 +229,14 @@ def run_analysis(
         settings: the analysis settings.
         seed: ``base.seed`` (the bootstrap's seeds derive from it).
     """
+    raw_scores, elicited = label_rows(raw_scores)
     inputs = prepare_inputs(raw_scores, questions, settings)
     notes = list(inputs.notes)
+    if elicited:
+        notes.append(
+            f"The papers' tables read the label answers; {elicited} scored rows of other "
+            "elicitations (stated and token probabilities) are analysed with proper scores."
+        )
     scores, info, every = inputs.period, inputs.info, inputs.every
     infos = resolve_models(inputs.raw, registry)
     models = {i.model: i for i in infos}

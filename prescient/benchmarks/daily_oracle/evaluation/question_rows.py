@@ -323,9 +323,7 @@ def _crowd_prob(
         items, why = _as_list(raw, source.choices_separator)
         values = [_probability(v) for v in items or []]
         if why or len(values) != n or any(v is None for v in values):
-            reasons.append(
-                f"crowd_prob {raw!r} is not one probability (0 to 1) per choice ({n})"
-            )
+            reasons.append(f"crowd_prob {raw!r} is not one probability (0 to 1) per choice ({n})")
             return None
         total = sum(v for v in values if v is not None)
         if abs(total - 1.0) > 0.02:
