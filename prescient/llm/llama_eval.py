@@ -243,7 +243,8 @@ class LlamaEval:
             eos_token=text(self.llm.token_eos()),
             bos_token=text(self.llm.token_bos()),
         )
-        rendered = formatter(messages=[dict(m) for m in messages])
+        chat: Any = [dict(m) for m in messages]  # llama-cpp-python's message TypedDicts
+        rendered = formatter(messages=chat)
         ids = self.llm.tokenize(
             rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
         )

@@ -589,7 +589,9 @@ def register_answer_script(name: str, script: AnswerScript) -> str:
     return f"scripted/{name}"
 
 
-def scripted_answer_logprobs(name: str, messages: Messages, answers: Sequence[str]) -> AnswerLogprobs:
+def scripted_answer_logprobs(
+    name: str, messages: Messages, answers: Sequence[str]
+) -> AnswerLogprobs:
     """Test-only: the answer log-probabilities of ``ANSWER_SCRIPTS[name]``."""
     if name not in ANSWER_SCRIPTS:
         raise ProviderError(status_code=404, message=f"no answer log-probability script {name!r}")

@@ -25,6 +25,7 @@ from prescient.llm.answer_logprobs import (
 )
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
+from prescient.llm.llama_eval import pieces
 from prescient.llm.providers import baseline_answer, register_answer_script
 from prescient.llm.registry import ModelConfigError
 from prescient.llm.transports import refusal
@@ -43,9 +44,7 @@ def gateway(tmp_path: Path, **models: str) -> Gateway:
 
 
 def ask(model: str, messages: list[dict[str, str]], answers: list[str], **tags: Any) -> LLMRequest:
-    return LLMRequest(
-        model, messages, params={"answers": answers}, tags=tags, kind=ANSWER_LOGPROBS
-    )
+    return LLMRequest(model, messages, params={"answers": answers}, tags=tags, kind=ANSWER_LOGPROBS)
 
 
 # -- the reply and its distribution ---------------------------------------------------
@@ -88,6 +87,16 @@ def test_a_reply_without_any_answer_log_probability_is_a_clear_failure() -> None
 def test_the_allowed_answers_must_be_named(answers: Any) -> None:
     with pytest.raises(AnswerLogprobsError, match="at least two distinct non-empty"):
         request_answers({"answers": answers})
+
+
+def test_pieces_never_leave_a_single_token() -> None:
+    """The embedded model's evaluations: no logits used come from a one-token micro-batch."""
+    assert pieces(0, 128) == []
+    assert pieces(1, 128) == [(0, 1)]
+    assert pieces(128, 128) == [(0, 128)]
+    assert pieces(129, 128) == [(0, 127), (127, 129)]
+    assert pieces(257, 128) == [(0, 128), (128, 255), (255, 257)]
+    assert pieces(130, 128) == [(0, 128), (128, 130)]
 
 
 # -- a chat server's top tokens ---------------------------------------------------------
@@ -303,5 +312,7 @@ def test_random_baseline_gives_one_question_the_same_answer_in_every_setting(
     # and the seed parameter moves the draw.
     prompt = settings_prompts(1)["closed_book"]
     assert baseline_answer("random", prompt) == baseline_answer("random", prompt)
-    by_seed = {baseline_answer("random", prompt, seed=s, tags={"question_id": "q"}) for s in range(40)}
+    by_seed = {
+        baseline_answer("random", prompt, seed=s, tags={"question_id": "q"}) for s in range(40)
+    }
     assert by_seed == set(ABCD)
