@@ -4,7 +4,10 @@ A request of kind :data:`ANSWER_LOGPROBS` (beside ``chat`` and ``logprobs``, see
 :mod:`prescient.llm.logprobs`) holds chat messages, as a chat request does, and its
 params name the allowed answers (``"answers": ["Yes", "No"]``, or ``["(a)", "(b)",
 "(c)", "(d)"]``) beside the generation parameters, so the answers are part of the
-ledger key. Its reply's text is canonical JSON (:meth:`AnswerLogprobs.to_json`)::
+ledger key. The model's default generation parameters apply as for chat (a server
+generates its reply with them); the embedded model's values are those of its own
+next-token distribution, which temperature, sampling and penalties do not enter. Its
+reply's text is canonical JSON (:meth:`AnswerLogprobs.to_json`)::
 
     {"answers": ["Yes", "No"], "logprobs": [-0.2, -1.7], "method": "sequence", ...}
 
