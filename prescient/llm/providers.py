@@ -14,7 +14,7 @@
 
 The ``local/`` models also answer log-probability requests (:mod:`prescient.llm.logprobs`)
 and answer log-probability requests (:mod:`prescient.llm.answer_logprobs`, method
-``sequence``) through a separate llama.cpp instance that keeps every position's logits
+``sequence``) through a separate llama.cpp instance that keeps the logits of the positions it reads
 (:mod:`prescient.llm.llama_eval`), loaded for a batch and freed when the batch ends. The
 baselines answer answer log-probability requests too (method ``baseline``): over the
 request's allowed answers, ``random`` the uniform distribution, ``always-yes`` and
@@ -34,14 +34,16 @@ answers with the label, e.g. ``(c)``. A message without such lines is a true/fal
 question and the offered answers are ``Yes`` and ``No``. This matches the answer
 formats of the evaluation prompts (Daily Oracle, ICML 2025, appendix D: exactly Yes/No,
 exactly (a)/(b)/(c)/(d)).
-``random`` picks uniformly, seeded by a hash of the request's ``seed`` parameter and the
-question's identity, the ``question_id`` tag of the request (:class:`LLMRequest.tags
-<prescient.llm.types.LLMRequest>`): one question gets the same pick whatever its prompt
-(closed-book, retrieval or gold-article), so a setting's accuracy does not move with the
-draws. A request without that tag is seeded by its messages instead, so the same prompt
-always gets the same pick. (Requests with the same ledger key share one answer, as for
-any model.) Its answer log-probability reply keeps that pick beside the uniform
-distribution (``pick``), so one draw serves both. ``always-yes`` answers Yes to a
+``random`` picks uniformly, seeded by a hash of the request's ``seed`` parameter and,
+with its ``draw`` parameter ``question`` (the default, and the registry entry's), the
+question's identity: the ``question_id`` tag of the request (:class:`LLMRequest.tags
+<prescient.llm.types.LLMRequest>`). One question then gets the same pick whatever its
+prompt (closed-book, retrieval or gold-article), so a setting's accuracy does not move
+with the draws. A request without that tag, or with ``draw: prompt``, is seeded by its
+messages instead: the same prompt always gets the same pick. ``draw`` is a keyed
+parameter, so answers drawn one way are never served for the other. (Requests with the
+same ledger key share one answer, as for any model.) Its answer log-probability reply
+keeps that pick beside the uniform distribution (``pick``), so one draw serves both. ``always-yes`` answers Yes to a
 true/false question and the first option otherwise; ``first-choice`` answers the first
 offered choice (Yes for true/false, (a) for multiple choice).
 """
@@ -442,13 +444,29 @@ def offered_choices(messages: Messages) -> list[str]:
 BASELINES = ("random", "always-yes", "first-choice")
 
 
+DRAWS = ("question", "prompt")
+"""What seeds the random baseline's pick besides ``seed`` (its ``draw`` parameter)."""
+
+
 def random_draw(
-    n: int, messages: Messages, seed: int = 0, tags: Mapping[str, Any] | None = None
+    n: int,
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
 ) -> int:
     """The random baseline's pick among ``n`` choices (an index): a hash of ``seed`` and
-    the question's identity, ``tags["question_id"]``, or of ``seed`` and the messages
-    when there is no such tag (module docstring)."""
-    qid = (tags or {}).get("question_id")
+    the question's identity, ``tags["question_id"]`` (``draw`` ``question``), or of
+    ``seed`` and the messages (``draw`` ``prompt``, or no such tag); module docstring.
+
+    Raises:
+        ProviderError: an unknown ``draw``.
+    """
+    if draw not in DRAWS:
+        raise ProviderError(
+            status_code=400, message=f"random baseline draw {draw!r}; known: {', '.join(DRAWS)}"
+        )
+    qid = (tags or {}).get("question_id") if draw == "question" else None
     identity: dict[str, Any] = (
         {"messages": [dict(m) for m in messages]} if qid is None else {"question_id": str(qid)}
     )
@@ -464,12 +482,16 @@ def _unknown_baseline(kind: str) -> ProviderError:
 
 
 def baseline_answer(
-    kind: str, messages: Messages, seed: int = 0, tags: Mapping[str, Any] | None = None
+    kind: str,
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
 ) -> str:
     """A reference answer without a model (see the module docstring)."""
     choices = offered_choices(messages)
     if kind == "random":
-        return choices[random_draw(len(choices), messages, seed, tags)]
+        return choices[random_draw(len(choices), messages, seed, tags, draw)]
     if kind == "always-yes":
         return "Yes" if choices == ["Yes", "No"] else choices[0]
     if kind == "first-choice":
@@ -483,6 +505,7 @@ def baseline_answer_logprobs(
     messages: Messages,
     seed: int = 0,
     tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
 ) -> AnswerLogprobs:
     """A baseline's log-probabilities of the allowed ``answers`` (module docstring):
     uniform for ``random`` (with its pick, :func:`random_draw`, as ``pick``), all mass on
@@ -490,7 +513,7 @@ def baseline_answer_logprobs(
     ``first-choice``."""
     n = len(answers)
     if kind == "random":
-        pick = answers[random_draw(n, messages, seed, tags)]
+        pick = answers[random_draw(n, messages, seed, tags, draw)]
         return AnswerLogprobs(tuple(answers), (-math.log(n),) * n, BASELINE, {"pick": pick})
     if kind == "always-yes":
         chosen = answers.index("Yes") if "Yes" in answers else 0
@@ -638,8 +661,8 @@ class InProcessTransport:
         if provider == "local":
             return await LOCAL.agenerate(call.spec.litellm_model, call.messages, call.gen)
         if provider == "baseline":
-            seed = int(call.gen.get("seed") or 0)
-            text = baseline_answer(name, call.messages, seed, call.tags)
+            seed, draw = int(call.gen.get("seed") or 0), str(call.gen.get("draw") or "question")
+            text = baseline_answer(name, call.messages, seed, call.tags, draw)
             return Reply(text=text, finish_reason="stop", usage=_usage(0, 1))
         if provider == "scripted":
             text = scripted_answer(name, call.messages, call.gen)
@@ -683,8 +706,8 @@ class InProcessTransport:
                 provenance={**llama_provenance(), **provenance},
             )
         if provider == "baseline":
-            seed = int(call.gen.get("seed") or 0)
-            got = baseline_answer_logprobs(name, answers, call.messages, seed, call.tags)
+            seed, draw = int(call.gen.get("seed") or 0), str(call.gen.get("draw") or "question")
+            got = baseline_answer_logprobs(name, answers, call.messages, seed, call.tags, draw)
             return Reply(text=got.to_json(), finish_reason=None, usage=_usage(0, 0))
         if provider == "scripted":
             got = scripted_answer_logprobs(name, call.messages, answers)

@@ -308,6 +308,19 @@ def test_random_baseline_gives_one_question_the_same_answer_in_every_setting(
     # Draws still differ between questions, over every offered choice.
     picks = Counter(next(iter(p)) for p in by_question.values())
     assert set(picks) == {"Yes", "No", *ABCD}, picks
+    # draw: prompt (a keyed parameter) seeds by the prompt: settings' picks differ.
+    by_prompt = gw.complete_many(
+        [LLMRequest("rnd", r.messages, params={"draw": "prompt"}, tags=r.tags) for r in requests]
+    )
+    assert not {r.key for r in by_prompt} & {r.key for r in chat}
+    per_prompt: dict[str, set[str]] = {}
+    for r in by_prompt:
+        per_prompt.setdefault(str(r.request.tags["question_id"]), set()).add(r.text or "")
+    assert sum(len(p) > 1 for p in per_prompt.values()) > 20
+    (odd,) = gw.complete_many([LLMRequest("rnd", TF, params={"draw": "dice"})])
+    assert not odd.ok and "random baseline draw 'dice'; known: question, prompt" in (
+        odd.error or ""
+    )
     # Without a question_id the prompt seeds the draw (the same prompt, the same pick),
     # and the seed parameter moves the draw.
     prompt = settings_prompts(1)["closed_book"]
