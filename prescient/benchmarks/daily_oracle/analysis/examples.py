@@ -2,9 +2,9 @@
 and the articles each setting put in the prompt.
 
 The questions are a seeded draw (``analysis.examples.per_type`` of each type, the order
-of :func:`prescient.seeds.derive_seed` over their ids, from ``base.seed``), among the
-questions of the accuracy tables that were scored in the most cells, so the rows of an
-example are as full as the run allows. The same inputs and seed give the same examples.
+of :func:`prescient.seeds.derive_seed` over their ids, from ``base.seed``) among the
+questions of the accuracy tables, those scored by the most (model, cell) rows first, so
+the rows of an example are as full as the run allows. The same inputs and seed give the same examples.
 """
 
 from __future__ import annotations
@@ -66,8 +66,9 @@ def _letter(i: int) -> str:
 
 
 def pick_examples(scores: pd.DataFrame, per_type: int, seed: int) -> list[str]:
-    """The ids of the examples: per type, ``per_type`` questions of those scored in the
-    most cells, in seeded order (:func:`derive_seed` of ``seed`` and the id)."""
+    """The ids of the examples: per type, the first ``per_type`` questions by the number
+    of (model, cell) rows scoring them (most first), then in seeded order
+    (:func:`derive_seed` of ``seed`` and the id)."""
     picked: list[str] = []
     if scores.empty or per_type <= 0:
         return picked
@@ -75,10 +76,11 @@ def pick_examples(scores: pd.DataFrame, per_type: int, seed: int) -> list[str]:
         part = scores.loc[scores["qtype"] == qtype]
         if part.empty:
             continue
-        cells = part.groupby(part["question_id"].astype(str))["cell"].nunique()
-        full = sorted(cells.index[cells == cells.max()])
-        full.sort(key=lambda q: derive_seed(seed, SEED_NAME, q))
-        picked += full[:per_type]
+        rows = part.assign(_qid=part["question_id"].astype(str))
+        rows = rows.drop_duplicates(["_qid", "model", "cell"])
+        count = rows.groupby("_qid").size()
+        order = sorted(count.index, key=lambda q: (-int(count[q]), derive_seed(seed, SEED_NAME, q)))
+        picked += order[:per_type]
     return picked
 
 

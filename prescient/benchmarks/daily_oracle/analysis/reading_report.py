@@ -8,19 +8,12 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from prescient.benchmarks.daily_oracle.analysis.schema import setting_label
 from prescient.report import tables as fmt
 from prescient.vocab import QTYPES
 
 CORRECT_MARK = "✓"
 WRONG_MARK = "✗"
-
-
-def setting_name(setting: str, rag_cutoff: str) -> str:
-    """A cell as the headline names it (:func:`prescient.report.summary.setting_label`,
-    imported here because the report's summary imports the tables of this module)."""
-    from prescient.report.summary import setting_label
-
-    return setting_label(setting, rag_cutoff)
 
 
 def _blank(value: object) -> str:
@@ -48,7 +41,7 @@ def coverage_note(tables: Mapping[str, pd.DataFrame]) -> str:
         if part.empty or (part["n"] == part["n_common"]).all():
             continue
         rows = ", ".join(
-            f"{m} {setting_name(str(s), str(c))} n={fmt.fmt_int(n)}"
+            f"{m} {setting_label(str(s), str(c))} n={fmt.fmt_int(n)}"
             for m, s, c, n in zip(
                 part["model"], part["setting"], part["rag_cutoff"], part["n"], strict=True
             )
@@ -103,7 +96,7 @@ FAILURE_COLUMNS: tuple[fmt.Column, ...] = (
 def failures_display(df: pd.DataFrame) -> pd.DataFrame:
     named = df.assign(
         setting=[
-            setting_name(str(s), str(c))
+            setting_label(str(s), str(c))
             for s, c in zip(df["setting"], df["rag_cutoff"], strict=True)
         ]
     )
@@ -217,7 +210,7 @@ def examples_display(df: pd.DataFrame) -> pd.DataFrame:
     cells = list(dict.fromkeys(df["cell"].astype(str)))
     first = df.drop_duplicates("cell").set_index(df.drop_duplicates("cell")["cell"].astype(str))
     headers = {
-        c: setting_name(str(first.loc[c, "setting"]), _blank(first.loc[c, "rag_cutoff"]))
+        c: setting_label(str(first.loc[c, "setting"]), _blank(first.loc[c, "rag_cutoff"]))
         for c in cells
     }
     out: list[dict[str, str]] = []
