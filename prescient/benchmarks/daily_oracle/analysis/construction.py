@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from prescient import dates
 from prescient.benchmarks.daily_oracle import leakage
 from prescient.vocab import ACCEPTED, LEAKAGE_DROPPED, MC, TF
 
@@ -60,13 +61,12 @@ FLAG_COLUMNS: dict[str, tuple[str, str]] = {
 ANSWER_FLAGS = (leakage.FLAG_ANSWER_IN_ARTICLE_SIBLING, leakage.FLAG_ANSWER_IN_DAY_SIBLING)
 
 
-def _reason_kind(reason: object) -> str:
-    text = "" if reason is None or pd.isna(reason) else str(reason)  # type: ignore[arg-type]
-    return text.split(":", 1)[0].strip()
-
-
 def _text(value: object) -> str:
-    return "" if value is None or pd.isna(value) else str(value)  # type: ignore[arg-type]
+    return "" if dates.is_missing(value) else str(value)
+
+
+def _reason_kind(reason: object) -> str:
+    return _text(reason).split(":", 1)[0].strip()
 
 
 def _most_frequent(reasons: pd.Series) -> str:
@@ -136,16 +136,16 @@ def construction_funnel(
     for (status, step), part in idle.groupby(
         [idle["status"].map(_text), idle["step"].map(_text)], sort=True
     ):
-        reason = ", ".join(sorted({_reason_kind(r) for r in part["reason"]} - {""}))
+        kinds = ", ".join(sorted({_reason_kind(r) for r in part["reason"]} - {""}))
         rows.append(
             _row(
                 "article_outcome",
                 "articles without questions",
                 len(part),
                 None,
-                status,
-                step,
-                reason,
+                str(status),
+                str(step),
+                kinds,
             )
         )
     rows.append(_row("candidates", "candidate questions generated", len(qs), qs))
@@ -163,9 +163,9 @@ def construction_funnel(
                 "candidates rejected",
                 len(part),
                 part,
-                status,
-                step,
-                reason,
+                str(status),
+                str(step),
+                str(reason),
                 _most_frequent(part["reason"]),
             )
         )

@@ -149,7 +149,8 @@ def example_table(
     cells = cells.set_index("cell")
     for number, qid in enumerate(ids, start=1):
         q = described.loc[qid]
-        options = [str(o) for o in _items(q.get("choices"))] if _items(q.get("choices")) else None
+        items = _items(q.get("choices"))
+        options = [str(o) for o in items] if items else None
         qtype = str(q["qtype"]).lower()
         lettered = qtype != TF
         answer_index = q.get("answer_index")
