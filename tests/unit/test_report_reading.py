@@ -58,9 +58,7 @@ def _scores() -> pd.DataFrame:
     rows += score_rows("m", "gold", None, "2024-03-04", "mc", "cc")
     rows += score_rows("small", "closed_book", None, "2024-03-04", "tf", "cw")
     frame = scores_frame(rows)
-    frame["context_article_ids"] = [
-        ["a1"] if s == "gold" else [] for s in frame["setting"]
-    ]
+    frame["context_article_ids"] = [["a1"] if s == "gold" else [] for s in frame["setting"]]
     return frame
 
 
@@ -216,8 +214,7 @@ def _candidates() -> pd.DataFrame:
 def test_the_funnel_counts_every_candidate_once() -> None:
     funnel = construction_funnel(_candidates(), 10, {"q1", "q9"}).set_index("stage", drop=False)
     by = {
-        (r.stage, r.status, r.reason): (r.n, r.n_tf, r.n_mc)
-        for r in funnel.itertuples(index=False)
+        (r.stage, r.status, r.reason): (r.n, r.n_tf, r.n_mc) for r in funnel.itertuples(index=False)
     }
     assert by[("corpus", "", "")][0] == 10
     assert by[("articles", "", "")][0] == 2
@@ -293,8 +290,10 @@ def test_examples_show_answers_titles_and_unreadable_replies() -> None:
 def test_the_tables_read_back_as_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
     tables = _result().tables
     for name in ("construction_funnel", "examples"):
-        frame = tables[name] if name != "construction_funnel" else construction_funnel(
-            _candidates(), 10, {"q1"}
+        frame = (
+            tables[name]
+            if name != "construction_funnel"
+            else construction_funnel(_candidates(), 10, {"q1"})
         )
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
     back = read_tables(tmp_path)
