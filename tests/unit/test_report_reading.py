@@ -100,6 +100,15 @@ def test_chance_is_the_mean_of_one_over_the_options() -> None:
     assert np.isnan(unknown.set_index("qtype").loc["mc", "chance"])
 
 
+def test_mc_questions_without_options_draw_no_line_and_say_so() -> None:
+    scores = _scores()
+    questions = _questions(scores).drop(columns="choices")
+    result = run_analysis(scores, questions, None, {}, SETTINGS, SEED)
+    assert chance_level(result.tables, "tf") == (0.5, "chance 50% (a guess among 2 options)")
+    assert chance_level(result.tables, "mc") is None
+    assert any(n.startswith("2 of the 2 MC questions have no choices") for n in result.notes)
+
+
 def test_the_accuracy_figures_draw_the_labelled_chance_level() -> None:
     tables = _result().tables
     assert chance_level(tables, "tf") == (0.5, "chance 50% (a guess among 2 options)")

@@ -27,7 +27,11 @@ from prescient.benchmarks.daily_oracle.analysis.notes import (
     series_notes,
     table3_notes,
 )
-from prescient.benchmarks.daily_oracle.analysis.reading import READING_TABLES, reading_tables
+from prescient.benchmarks.daily_oracle.analysis.reading import (
+    READING_TABLES,
+    reading_notes,
+    reading_tables,
+)
 from prescient.benchmarks.daily_oracle.analysis.schema import (
     CELL_KEYS,
     ModelInfo,
@@ -279,6 +283,7 @@ def run_analysis(
     }
     tables.update(_dataset_tables(info, articles, settings, notes))
     tables.update(reading_tables(inputs, questions, articles, candidates, settings, seed))
+    notes += reading_notes(tables)
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
     n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
     metrics = analysis_metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)

@@ -59,3 +59,19 @@ def reading_tables(
             inputs.raw, scores, known, articles, settings.examples.per_type, seed
         ),
     }
+
+
+def reading_notes(tables: dict[str, pd.DataFrame]) -> list[str]:
+    """What the tables of :data:`READING_TABLES` leave out, in words: a question type
+    without a chance level (some of its questions have no known number of options)."""
+    levels = tables.get("chance_levels", pd.DataFrame())
+    notes = []
+    for row in levels.itertuples(index=False):
+        if row.n_options_known < row.n_questions:
+            notes.append(
+                f"{row.n_questions - row.n_options_known} of the {row.n_questions} "
+                f"{str(row.qtype).upper()} questions have no choices (nor a probs forecast) "
+                "giving their number of options: the accuracy figures draw no chance line "
+                "for the type."
+            )
+    return notes
