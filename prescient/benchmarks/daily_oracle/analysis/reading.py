@@ -66,11 +66,16 @@ def reading_notes(tables: dict[str, pd.DataFrame]) -> list[str]:
     without a chance level (some of its questions have no known number of options)."""
     levels = tables.get("chance_levels", pd.DataFrame())
     notes = []
-    for row in levels.itertuples(index=False):
-        if row.n_options_known < row.n_questions:
+    for qtype, n, known in zip(
+        levels.get("qtype", []),
+        levels.get("n_questions", []),
+        levels.get("n_options_known", []),
+        strict=True,
+    ):
+        if int(known) < int(n):
             notes.append(
-                f"{row.n_questions - row.n_options_known} of the {row.n_questions} "
-                f"{str(row.qtype).upper()} questions have no choices (nor a probs forecast) "
+                f"{int(n) - int(known)} of the {int(n)} "
+                f"{str(qtype).upper()} questions have no choices (nor a probs forecast) "
                 "giving their number of options: the accuracy figures draw no chance line "
                 "for the type."
             )
