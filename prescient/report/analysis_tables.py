@@ -3,11 +3,16 @@ FreshBench's tests on the same scores, gathered from the benchmarks' folders."""
 
 from __future__ import annotations
 
+from prescient.benchmarks.daily_oracle.analysis.reading_report import READING_REPORT_TABLES
 from prescient.benchmarks.daily_oracle.analysis.report_tables import DAILY_ORACLE_TABLES
 from prescient.benchmarks.freshbench.report_tables import FRESHBENCH_TABLES
 from prescient.report.tables import ReportTable
 
-ANALYSIS_TABLES: tuple[ReportTable, ...] = (*DAILY_ORACLE_TABLES, *FRESHBENCH_TABLES)
+ANALYSIS_TABLES: tuple[ReportTable, ...] = (
+    *DAILY_ORACLE_TABLES,
+    *READING_REPORT_TABLES,
+    *FRESHBENCH_TABLES,
+)
 """Every analysis table of the report (each part shows its own in this order)."""
 
 MARKDOWN_TABLES: tuple[ReportTable, ...] = tuple(s for s in ANALYSIS_TABLES if s.markdown)
