@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 import logging
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
