@@ -39,27 +39,53 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from prescient.llm.batch import BatchAPI, BatchJournal, chat_reply_fields, run_batch
 from prescient.llm.batch import Outcome as BatchOutcome
-from prescient.llm.ceiling import NotSent, reply_cost
+from prescient.llm.cache import Entry, LedgerCache
+from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
 from prescient.llm.direct import DIRECT_BASES
 from prescient.llm.limits import Clock
 from prescient.llm.logprobs import CHAT
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
+from prescient.llm.settings import GatewaySettings
 from prescient.llm.transport_base import USAGE_FIELDS
 from prescient.llm.types import LLMRequest, Reply
 
-if TYPE_CHECKING:
-    from prescient.llm.cache import Entry
-    from prescient.llm.gateway import Gateway, Planned
-
 logger = logging.getLogger(__name__)
+
+Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
+"""A request, its model entry, its generation params and its ledger key."""
+
+MakeEntry = Callable[[Planned, Reply | None, str | None], Entry]
+"""The ledger entry of a request's reply (one attempt), or of its error."""
+
+
+class Stats(Protocol):
+    """What a batch route counts in its gateway's stats."""
+
+    calls: int
+
+    def paid(self, entry: Mapping[str, Any]) -> None: ...
+
+
+class Host(Protocol):
+    """What a batch route uses of its gateway."""
+
+    cache: LedgerCache
+    ceiling: CostCeiling
+    settings: GatewaySettings
+    clock: Clock
+    retry: RetryPolicy
+
+    @property
+    def stats(self) -> Stats: ...
+
 
 JOURNAL_SUFFIX = ".batches"
 """The batch journal's name: the ledger's append file's name with this added."""
@@ -138,18 +164,22 @@ class BatchRoute:
     """The batch-mode requests of one ``complete_many`` call, sent when it starts.
 
     Args:
-        gateway: the gateway (its cache, ceiling, stats, settings, clock and entries).
-        planned: the call's requests (:meth:`Gateway.plan`).
+        gateway: the gateway (its cache, ceiling, stats, settings, clock, retry policy).
+        planned: the call's requests (``Gateway.plan``).
         scrub: removes key values from error texts.
+        make_entry: the gateway's ledger entry of a reply or an error.
 
     The requests it takes are claimed (:mod:`prescient.llm.claims`) until their answers
     are in the ledger; one another process is working on is left to the usual path,
     which waits for it.
     """
 
-    def __init__(self, gateway: Gateway, planned: Sequence[Planned], scrub: Scrubber) -> None:
+    def __init__(
+        self, gateway: Host, planned: Sequence[Planned], scrub: Scrubber, make_entry: MakeEntry
+    ) -> None:
         self.gateway = gateway
         self.scrub = scrub
+        self.make_entry = make_entry
         self._entries: dict[str, Entry] = {}
         self._held: dict[str, str] = {}
         self._model_of: dict[str, str] = {}
@@ -245,8 +275,6 @@ class BatchRoute:
     async def _record(
         self, planned: Planned, body: Mapping[str, Any] | None, error: str | None
     ) -> None:
-        from prescient.llm.gateway import Outcome
-
         gw = self.gateway
         req, spec, gen, key = planned
         reply = None
@@ -262,7 +290,7 @@ class BatchRoute:
         if reply is None and error is None:
             error = "batch: no answer"
         gw.stats.calls += 1
-        entry = gw._entry(key, req, spec, gen, Outcome(reply, error, 1, None))
+        entry = self.make_entry(planned, reply, error)
         await gw.cache.ledger.append_async(entry, keyed_here=True)
         gw.stats.paid(entry)
         gw.ceiling.settle(key, entry)

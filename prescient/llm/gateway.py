@@ -46,9 +46,9 @@ from typing import Any
 
 from tqdm import tqdm
 
-from prescient.llm.batch_route import BatchRoute, batch_refusal
+from prescient.llm.batch_route import BatchRoute, Planned, batch_refusal
 from prescient.llm.cache import Entry, InFlight, LedgerCache
-from prescient.llm.ceiling import NOT_SENT, CostCeiling, NotSent, reply_cost
+from prescient.llm.ceiling import NOT_SENT, CostCeiling, NotSent, rates, reply_cost
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.fit import estimate_tokens
@@ -61,7 +61,6 @@ from prescient.llm.ledger import (
 )
 from prescient.llm.limits import Clock, Limits, SystemClock
 from prescient.llm.logprobs import CHAT, LOGPROBS
-from prescient.llm.prices import price
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
@@ -176,10 +175,6 @@ class GatewayStats:
             f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens, "
             f"{cost}" + (f", {self.not_sent} not sent (cost ceiling)" if self.not_sent else "")
         )
-
-
-Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
-"""A request, its model entry, its generation params and its ledger key."""
 
 
 @dataclass(frozen=True)
@@ -414,7 +409,14 @@ class Gateway:
         est = estimate_planned(self, planned)
         if est.to_send:
             logger.info("%s: %s", desc or self.stage, est.describe())
-        route = BatchRoute(self, planned, scrub)  # batch-mode models (batch: true)
+        route = BatchRoute(  # the requests of models whose entry sets batch: true
+            self,
+            planned,
+            scrub,
+            lambda p, reply, error: self._entry(
+                p[3], p[0], p[1], p[2], Outcome(reply, error, 1, None)
+            ),
+        )
 
         async def one(p: Planned) -> LLMResult:
             req, spec, gen, key = p
@@ -559,8 +561,9 @@ class Estimate:
         to_send: distinct requests neither the stage's ledger nor the store answers.
         prompt_tokens: their prompt tokens, estimated (:func:`prescient.llm.fit.estimate_tokens`).
         max_completion_tokens: their ``max_tokens`` summed (None when one has no limit).
-        max_cost_usd: the most they can cost at litellm's prices (None when a model's
-            price is unknown).
+        max_cost_usd: the most they can cost at the models' prices (the entry's
+            ``price``, else litellm's; :func:`prescient.llm.ceiling.rates`), None when a
+            model's price is unknown.
         paid: how many of them go to a provider (the others are answered in process,
             at no cost).
     """
@@ -583,7 +586,7 @@ class Estimate:
         elif self.max_cost_usd is None:
             cost = "price unknown"
         else:
-            cost = f"at most ${self.max_cost_usd:.4f} at litellm's prices"
+            cost = f"at most ${self.max_cost_usd:.4f}"
         return (
             f"{self.to_send} of {self.requests} requests to send "
             f"(about {self.prompt_tokens:,} prompt tokens, {completion}, {cost})"
@@ -616,11 +619,11 @@ def estimate_planned(gateway: Gateway, planned: Sequence[Planned]) -> Estimate:
         if spec.in_process:
             continue
         paid += 1
-        rates = price(spec.litellm_model)
-        if cost is None or rates is None or limit is None:
+        found = rates(spec, spec.batch and req.kind == CHAT)
+        if cost is None or found is None or limit is None:
             cost = None
         else:
-            cost += rates[0] * tokens + rates[1] * int(limit)
+            cost += found[0] * tokens + found[1] * int(limit)
     return Estimate(len(planned), len(todo), prompt, completion, cost if paid else None, paid)
 
 
