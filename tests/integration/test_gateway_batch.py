@@ -129,9 +129,12 @@ def test_a_stage_killed_after_submitting_polls_the_same_batch_when_rerun(tmp_pat
 
 
 def test_batch_and_direct_requests_travel_side_by_side(tmp_path: Path) -> None:
-    with FakeBatches(answer=answer) as s, FakeOpenAI(answer=answer) as direct:
-        with gateway(s.url, tmp_path / "l.jsonl", direct_url=direct.url) as gw:
-            out = gw.complete_many([req(0), req(1, "direct"), req(2)])
+    with (
+        FakeBatches(answer=answer) as s,
+        FakeOpenAI(answer=answer) as direct,
+        gateway(s.url, tmp_path / "l.jsonl", direct_url=direct.url) as gw,
+    ):
+        out = gw.complete_many([req(0), req(1, "direct"), req(2)])
     assert [r.text for r in out] == ["A:q0", "A:q1", "A:q2"]
     assert direct.requests == 1 and s.created == 1
 

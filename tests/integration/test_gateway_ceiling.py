@@ -110,9 +110,11 @@ def test_an_unpriced_paid_model_under_a_ceiling_is_refused_before_any_call(
     tmp_path: Path,
 ) -> None:
     with FakeOpenAI() as server:
-        with gateway(server, tmp_path / "l.jsonl", 10.0, price=None) as gw:
-            with pytest.raises(ModelConfigError, match="'paid' .* no known price.*price:"):
-                gw.complete_many([req(0)])
+        with (
+            gateway(server, tmp_path / "l.jsonl", 10.0, price=None) as gw,
+            pytest.raises(ModelConfigError, match="'paid' .* no known price.*price:"),
+        ):
+            gw.complete_many([req(0)])
         assert server.requests == 0
         with gateway(server, tmp_path / "l.jsonl", None, price=None) as gw:
             assert gw.complete(req(0)).ok and gw.complete(req(0)).cost is None
@@ -123,12 +125,14 @@ def test_a_stage_with_requests_not_sent_fails_whatever_the_tolerance(
 ) -> None:
     out_file = tmp_path / "predictions.parquet"
     out_file.write_bytes(b"an earlier run's output")
-    with FakeOpenAI() as server:
-        with gateway(server, tmp_path / "l.jsonl", 20.0, max_failed_share=1.0) as gw:
-            gw.complete_many([req(i) for i in range(4)])
-            with caplog.at_level(logging.ERROR):
-                assert stage_failed(gw, logging.getLogger("test"), [out_file])
-            report = gw.failure_report()
+    with (
+        FakeOpenAI() as server,
+        gateway(server, tmp_path / "l.jsonl", 20.0, max_failed_share=1.0) as gw,
+    ):
+        gw.complete_many([req(i) for i in range(4)])
+        with caplog.at_level(logging.ERROR):
+            assert stage_failed(gw, logging.getLogger("test"), [out_file])
+        report = gw.failure_report()
     assert FAILED_CALLS_EXIT == 3 and not out_file.exists()
     assert report.exceeded and report.not_sent == 3 and report.metrics()["not_sent"] == 3
     assert "3 of 4 requests were not sent" in caplog.text
