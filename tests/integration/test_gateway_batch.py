@@ -20,6 +20,7 @@ from prescient.llm.ceiling import NOT_SENT_CEILING
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
 from prescient.llm.registry import ModelConfigError
+from prescient.llm.store import open_stage_ledger
 from prescient.llm.types import LLMRequest
 from tests.support.fake_batches import FakeBatches
 from tests.support.fake_openai import FakeOpenAI
@@ -44,6 +45,7 @@ def gateway(
     clock: FakeClock | None = None,
     ceiling: float | None = None,
     direct_url: str | None = None,
+    cache_dir: Path | None = None,
 ) -> Gateway:
     models = {
         "bm": model_spec(
@@ -59,7 +61,14 @@ def gateway(
         ),
     }
     settings = llm_settings(max_tries=2, progress=False, max_cost_usd=ceiling, batch_poll_s=0.01)
-    return Gateway(models, ledger, stage="test", settings=settings, clock=clock or FakeClock())
+    return Gateway(
+        models,
+        ledger,
+        stage="test",
+        settings=settings,
+        clock=clock or FakeClock(),
+        ledger=open_stage_ledger(ledger, cache_dir),
+    )
 
 
 def req(i: int, model: str = "bm") -> LLMRequest:
@@ -171,3 +180,18 @@ def test_an_entry_that_cannot_batch_is_refused_at_the_check(tmp_path: Path) -> N
 
 def test_the_journal_lives_beside_the_file_the_ledger_appends_to() -> None:
     assert journal_path("data/llm/evaluate/m.jsonl") == Path("data/llm/evaluate/m.jsonl.batches")
+
+
+def test_in_a_dvc_project_the_journal_sits_beside_the_response_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    cache = tmp_path / ".dvc" / "cache"
+    ledger = Path("data/llm/test/bm.jsonl")
+    with FakeBatches(answer=answer) as s, gateway(s.url, ledger, cache_dir=cache) as gw:
+        out = gw.complete_many([req(0), req(1)])
+        gw.finish()
+    store = cache / "prescient" / "responses" / ledger
+    assert journal_path(store).exists() and not journal_path(ledger).exists()
+    snapshot = {e["key"]: e["response"] for e in read_entries(ledger)}
+    assert snapshot == {r.key: r.text for r in out} and len(list(read_entries(store))) == 2
