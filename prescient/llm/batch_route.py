@@ -287,8 +287,8 @@ class BatchRoute:
                 usage = {**counts, USAGE_FIELDS[2]: sum(counts.values())}
                 cost = reply_cost(spec, usage, None, batch=True)
                 reply = Reply(text, finish, usage, cost)
-        if reply is None and error is None:
-            error = "batch: no answer"
+        if reply is None:
+            error = self.scrub(error or "batch: no answer")
         gw.stats.calls += 1
         entry = self.make_entry(planned, reply, error)
         await gw.cache.ledger.append_async(entry, keyed_here=True)

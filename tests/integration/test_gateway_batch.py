@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from prescient.llm.batch import BatchJournal
+from prescient.llm.batch import BatchAPI, BatchError, BatchJournal
 from prescient.llm.batch_route import journal_path
 from prescient.llm.ceiling import NOT_SENT_CEILING
 from prescient.llm.gateway import Gateway
@@ -195,3 +196,34 @@ def test_in_a_dvc_project_the_journal_sits_beside_the_response_store(
     assert journal_path(store).exists() and not journal_path(ledger).exists()
     snapshot = {e["key"]: e["response"] for e in read_entries(ledger)}
     assert snapshot == {r.key: r.text for r in out} and len(list(read_entries(store))) == 2
+
+
+def test_a_status_read_failing_for_a_passing_reason_is_retried_and_a_refusal_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = BatchAPI._request
+    faults: list[str] = []
+
+    async def flaky(self: BatchAPI, method: str, path: str, **kw: Any) -> bytes:
+        if method == "GET" and path.startswith("/batches/") and "503" not in faults:
+            faults.append("503")
+            raise BatchError(f"{method} {path}: HTTP 503", 503)
+        if method == "POST" and path == "/batches" and "refuse" in faults:
+            raise BatchError(f"{method} {path}: HTTP 400: batches are off", 400)
+        return await real(self, method, path, **kw)
+
+    monkeypatch.setattr(BatchAPI, "_request", flaky)
+    ledger = tmp_path / "l.jsonl"
+    with FakeBatches(answer=answer) as s:
+        with gateway(s.url, ledger) as gw:
+            assert gw.complete(req(0)).text == "A:q0"
+        assert faults == ["503"] and s.created == 1
+        faults.append("refuse")
+        with gateway(s.url, ledger) as gw:
+            refused = gw.complete(req(1))
+        assert s.created == 1
+    assert (
+        not refused.ok
+        and refused.error == "batch: BatchError: POST /batches: HTTP 400: batches are off"
+    )
+    assert [e["error"] for e in read_entries(ledger)] == [None, refused.error]
