@@ -27,6 +27,11 @@ from tests.support.llm import llm_settings, model_spec
 DOLLAR_A_TOKEN = {"prompt_usd_per_mtok": 1e6, "completion_usd_per_mtok": 1e6}
 
 
+@pytest.fixture(autouse=True)
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRESCIENT_TEST_KEY", "sk-test")
+
+
 def gateway(
     server: FakeOpenAI,
     ledger: Path,
@@ -35,12 +40,14 @@ def gateway(
     concurrency: int = 1,
     price: dict[str, Any] | None = DOLLAR_A_TOKEN,
     max_failed_share: float = 0.0,
+    transport: str = "auto",
 ) -> Gateway:
     models = {
         "paid": model_spec(
             "paid",
             "openai/paid-model",
             api_base=server.url,
+            api_key_env="PRESCIENT_TEST_KEY",
             params={"temperature": 0.0, "max_tokens": 4},
             concurrency=concurrency,
             price=price,
@@ -48,7 +55,11 @@ def gateway(
         "free": model_spec("free", "baseline/always-yes", params={"max_tokens": 4}),
     }
     settings = llm_settings(
-        max_tries=1, progress=False, max_cost_usd=ceiling, max_failed_share=max_failed_share
+        max_tries=1,
+        progress=False,
+        max_cost_usd=ceiling,
+        max_failed_share=max_failed_share,
+        transport=transport,
     )
     return Gateway(models, ledger, stage="test", settings=settings)
 
@@ -57,11 +68,14 @@ def req(i: int, model: str = "paid") -> LLMRequest:
     return LLMRequest(model, [{"role": "user", "content": f"question {i}"}])
 
 
-def test_the_ceiling_stops_sending_and_leaves_the_rest_out_of_the_ledger(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["auto", "litellm"])
+def test_the_ceiling_stops_sending_and_leaves_the_rest_out_of_the_ledger(
+    tmp_path: Path, transport: str
+) -> None:
     ledger = tmp_path / "l.jsonl"
     with FakeOpenAI() as server:
         # $13 + $13 + $13 spent; the fourth's worst case ($39 + $16 = $55) passes $50.
-        with gateway(server, ledger, 50.0) as gw:
+        with gateway(server, ledger, 50.0, transport=transport) as gw:
             out = gw.complete_many([req(i) for i in range(6)])
             assert server.requests == 3
             assert [r.ok for r in out] == [True] * 3 + [False] * 3
@@ -76,7 +90,7 @@ def test_the_ceiling_stops_sending_and_leaves_the_rest_out_of_the_ledger(tmp_pat
         assert [e["cost"] for e in entries] == [13.0] * 3
 
         # A higher ceiling sends only the rest: the three paid answers are served.
-        with gateway(server, ledger, 100.0) as gw:
+        with gateway(server, ledger, 100.0, transport=transport) as gw:
             again = gw.complete_many([req(i) for i in range(6)])
         assert server.requests == 6, "each request is paid once"
         assert [r.from_ledger for r in again] == [True] * 3 + [False] * 3
