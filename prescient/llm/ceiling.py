@@ -20,7 +20,8 @@ served from the ledger or the store cost nothing.
 
 What a request cost is the ledger entry's ``cost`` (the reply's token counts at the same
 price); an answer without token counts is charged its worst case. A request that failed
-after its attempts is charged nothing: providers do not bill error replies.
+after its attempts is charged nothing (providers do not bill error replies; an attempt
+that timed out here but that the provider finished anyway is not counted).
 
 A remote model with no known price cannot be bounded: under a ceiling the gateway's
 check refuses it before anything is sent (:meth:`CostCeiling.check_priced`), naming the
