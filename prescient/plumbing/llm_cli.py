@@ -200,7 +200,15 @@ def _verify(args: argparse.Namespace) -> int:
     return 1 if found.problems else 0
 
 
-RUN_FIELDS = ("sent", "served", "sent_failed", "prompt_tokens", "completion_tokens", "cost_usd")
+RUN_FIELDS = (
+    "sent",
+    "served",
+    "sent_failed",
+    "not_sent",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+)
 """The run log's counts that :func:`run_totals` adds up."""
 
 
@@ -251,7 +259,9 @@ def _runs(args: argparse.Namespace) -> int:
         experiment = f"  experiment {run['experiment']}" if run.get("experiment") else ""
         print(
             f"{run.get('finished')}  {run.get('stage')}  {run.get('ledger')}{experiment}: "
-            f"sent {run.get('sent')} ({run.get('sent_failed')} failed), "
+            f"sent {run.get('sent')} ({run.get('sent_failed')} failed"
+            + (f", {run['not_sent']} not sent: cost ceiling" if run.get("not_sent") else "")
+            + "), "
             f"served {run.get('served')}, tokens {run.get('prompt_tokens')}+"
             f"{run.get('completion_tokens')}, ${run.get('cost_usd')}  [{run.get('workspace')}]"
         )

@@ -183,6 +183,7 @@ def test_a_gateway_pays_once_across_restores_and_writes_what_it_used(tmp_path: P
         "sent": 4,
         "served": 5,
         "sent_failed": 0,
+        "not_sent": 0,
         "prompt_tokens": 0,
         "completion_tokens": 4,  # the scripted echo counts a word as a token: "q0".."q3"
         "cost_usd": 0,

@@ -123,7 +123,8 @@ def run_bpc(
     doc_frames: list[pd.DataFrame] = []
     names: list[str] = []
     skipped: list[dict[str, Any]] = []
-    requests = failed = 0
+    requests = failed = not_sent = 0
+    spending: list[str] = []
     failed_by_model: Counter[str] = Counter()
     first_errors: list[str] = []
     options = {"n_ubatch": settings.local.n_ubatch}
@@ -143,6 +144,8 @@ def run_bpc(
             report = gateway.failure_report()
         requests += report.requests
         failed += report.failed
+        not_sent += report.not_sent
+        spending += [f"{name}: {report.spending}"] if report.not_sent else []
         failed_by_model.update(report.failed_by_model)
         first_errors += [e for e in report.first_errors if e not in first_errors]
         doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))
@@ -158,6 +161,8 @@ def run_bpc(
         llm.max_failed_share,
         dict(sorted(failed_by_model.items())),
         tuple(first_errors[:5]),
+        not_sent,
+        "; ".join(spending),
     )
     return _tabulate(docs, sample, settings, [registry[n] for n in names], seed, skipped, calls)
 
