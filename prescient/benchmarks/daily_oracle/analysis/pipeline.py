@@ -17,6 +17,7 @@ import pandas as pd
 from prescient import dates
 from prescient.benchmarks.daily_oracle.analysis import dataset
 from prescient.benchmarks.daily_oracle.analysis.compare import rag_accuracy_table, summary_metrics
+from prescient.benchmarks.daily_oracle.analysis.forecasts import paper_rows
 from prescient.benchmarks.daily_oracle.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.benchmarks.daily_oracle.analysis.inputs import Inputs, period_months, prepare_inputs
 from prescient.benchmarks.daily_oracle.analysis.monthly import monthly_accuracy
@@ -27,6 +28,7 @@ from prescient.benchmarks.daily_oracle.analysis.notes import (
     series_notes,
     table3_notes,
 )
+from prescient.benchmarks.daily_oracle.analysis.proper_tables import PROPER_TABLES, proper_tables
 from prescient.benchmarks.daily_oracle.analysis.schema import (
     CELL_KEYS,
     ModelInfo,
@@ -84,6 +86,7 @@ TABLE_NAMES: tuple[str, ...] = (
     "dataset_categories_by_month",
     "anderson_schooler",
     "anderson_schooler_fit",
+    *PROPER_TABLES,
     "notes",
     "provenance",
 )
@@ -219,8 +222,14 @@ def run_analysis(
         settings: the analysis settings.
         seed: ``base.seed`` (the bootstrap's seeds derive from it).
     """
-    inputs = prepare_inputs(raw_scores, questions, settings)
+    paper_scores, elicitation = paper_rows(raw_scores)
+    inputs = prepare_inputs(paper_scores, questions, settings)
     notes = list(inputs.notes)
+    if len(paper_scores) < len(raw_scores):
+        notes.append(
+            f"The scores hold several elicitations: the papers' analyses (accuracy, Table 3, "
+            f"Fig. 3-6, FreshBench) read the {elicitation} rows; the proper scores read them all."
+        )
     scores, info, every = inputs.period, inputs.info, inputs.every
     infos = resolve_models(inputs.raw, registry)
     models = {i.model: i for i in infos}
@@ -273,6 +282,9 @@ def run_analysis(
         "dataset_duplicates": inputs.repeated,
     }
     tables.update(_dataset_tables(info, articles, settings, notes))
+    proper = proper_tables(raw_scores, questions, inputs, settings, seed)
+    tables.update(proper.tables)
+    notes += proper.notes
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
     n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
     metrics = analysis_metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)
@@ -280,6 +292,7 @@ def run_analysis(
     metrics["duplicates_dropped"] = inputs.n_duplicates
     metrics["no_gold_article"] = inputs.n_no_gold
     metrics["question_duplicates"] = inputs.repeat_counts
+    metrics["proper_scores"] = proper.metrics
     for note in notes:
         logger.info("note: %s", note)
     summary = summary_metrics(accuracy)
