@@ -4,11 +4,9 @@ comparisons, each against values computed by hand in the comments."""
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -26,78 +24,16 @@ from prescient.benchmarks.daily_oracle.analysis.proper import (
     reliability_table,
 )
 from prescient.benchmarks.daily_oracle.analysis.schema import ScoresSchemaError
-from prescient.settings import Bootstrap
+from tests.fixtures.analysis.forecasts import (
+    NO_REPS,
+    REPS,
+    frame_of,
+    paired_rows,
+    questions_of,
+    row,
+    tf_mc_rows,
+)
 from tests.fixtures.analysis.settings import SEED, analysis_settings, shipped
-
-NO_REPS = Bootstrap(reps=0, confidence=0.95)
-REPS = Bootstrap(reps=200, confidence=0.95)
-# P(Yes) of four TF questions and whether each resolved Yes (outcome 0) or No (1)
-TF_P = [0.9, 0.6, 0.3, 0.6]
-TF_Y = [0, 0, 1, 0]
-# two MC questions of four options
-MC_P = [[0.7, 0.1, 0.1, 0.1], [0.4, 0.3, 0.2, 0.1]]
-MC_Y = [0, 2]
-
-
-def row(
-    qid: str,
-    qtype: str,
-    probs: list[float] | None,
-    outcome: int,
-    model: str = "m",
-    elicitation: str | None = "verbal_probability",
-    day: str = "2024-01-15",
-    setting: str = "closed_book",
-    **extra: Any,
-) -> dict[str, Any]:
-    """One scores row; parsed_answer and correct are the argmax of ``probs``."""
-    parsed = int(np.argmax(probs)) if probs is not None else None
-    out = {
-        "model": model,
-        "setting": setting,
-        "rag_cutoff": None,
-        "question_id": qid,
-        "qtype": qtype,
-        "resolution_date": dt.date.fromisoformat(day),
-        "error": None,
-        "parsed_answer": parsed,
-        "correct": parsed == outcome,
-        "refused": False,
-        "parse_failed": False,
-        "elicitation": elicitation,
-        "probs": probs,
-    }
-    return {**out, **extra}
-
-
-def questions_of(rows: list[dict[str, Any]], outcomes: dict[str, int]) -> pd.DataFrame:
-    first = pd.DataFrame(rows).drop_duplicates("question_id")
-    return pd.DataFrame(
-        {
-            "question_id": first["question_id"],
-            "qtype": first["qtype"],
-            "resolution_date": first["resolution_date"],
-            "answer_index": [outcomes[q] for q in first["question_id"]],
-            "choices": [
-                ["Yes", "No"] if t == "tf" else ["w", "x", "y", "z"] for t in first["qtype"]
-            ],
-        }
-    )
-
-
-def tf_mc_rows(model: str = "m") -> tuple[list[dict[str, Any]], dict[str, int]]:
-    rows = [
-        row(f"t{i}", "tf", [p, 1 - p], y, model) for i, (p, y) in enumerate(zip(TF_P, TF_Y))
-    ]
-    rows += [row(f"c{i}", "mc", p, y, model) for i, (p, y) in enumerate(zip(MC_P, MC_Y))]
-    outcomes = {f"t{i}": y for i, y in enumerate(TF_Y)} | {f"c{i}": y for i, y in enumerate(MC_Y)}
-    return rows, outcomes
-
-
-def frame_of(rows: list[dict[str, Any]], outcomes: dict[str, int] | None) -> pd.DataFrame:
-    raw = pd.DataFrame(rows)
-    questions = questions_of(rows, outcomes) if outcomes is not None else None
-    return forecast_frame(raw, questions, {}, analysis_settings()).frame
 
 
 def by_type(table: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -263,18 +199,6 @@ def test_reliability_bins_by_hand() -> None:
     assert set(table["calibration"]) == {"p_yes", "top_label"}
 
 
-def paired_rows() -> tuple[list[dict[str, Any]], dict[str, int]]:
-    """Ten TF questions that all resolved Yes: a right on q0-q7, b on q0, q1 and q8,
-    the crowd (P(Yes) = 0.6) on all of them."""
-    rows = []
-    for i in range(10):
-        rows.append(row(f"q{i}", "tf", [1.0, 0.0] if i < 8 else [0.0, 1.0], 0, "a", "label"))
-        b_right = i in (0, 1, 8)
-        rows.append(row(f"q{i}", "tf", [1.0, 0.0] if b_right else [0.0, 1.0], 0, "b", "label"))
-        rows.append(row(f"q{i}", "tf", [0.6, 0.4], 0, "crowd", "label", prob_source="crowd"))
-    return rows, {f"q{i}": 0 for i in range(10)}
-
-
 def test_paired_comparisons_mcnemar_holm_and_the_crowd() -> None:
     rows, outcomes = paired_rows()
     table = paired_table(frame_of(rows, outcomes), REPS, SEED, 0.05)
@@ -321,9 +245,7 @@ def test_the_papers_analyses_read_the_label_rows() -> None:
     raw = pd.DataFrame(rows + labels)
     kept, which = paper_rows(raw)
     assert which == "label" and len(kept) == len(labels)
-    result = run_analysis(
-        raw, questions_of(rows, outcomes), None, None, analysis_settings(), SEED
-    )
+    result = run_analysis(raw, questions_of(rows, outcomes), None, None, analysis_settings(), SEED)
     accuracy = result.tables["accuracy"]
     assert int(accuracy.loc[accuracy["qtype"] == "all", "n"].iloc[0]) == 6
     scores = result.tables["proper_scores"]
