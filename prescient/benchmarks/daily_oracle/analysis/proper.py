@@ -45,6 +45,7 @@ from prescient.benchmarks.daily_oracle.analysis.settings import MovingAverageSet
 from prescient.benchmarks.daily_oracle.evaluation.settings import KINDS
 from prescient.proper_scores import (
     LOG_CLIP,
+    Strategy,
     brier_items,
     ece,
     holm,
@@ -66,7 +67,8 @@ QTYPE_ORDER = {TF: 0, MC: 1, ALL: 2}
 P_YES = "p_yes"
 TOP_LABEL = "top_label"
 GROUP_KEYS = [*CELL_KEYS, "elicitation", "qtype"]
-UNIFORM, QUANTILE = "uniform", "quantile"
+UNIFORM: Strategy = "uniform"
+QUANTILE: Strategy = "quantile"
 
 SCORE_COLUMNS = [
     *GROUP_KEYS,
@@ -165,21 +167,21 @@ PAIRED_COLUMNS = [
 # --- per-item arrays --------------------------------------------------------------
 
 
-def _by_width(probs: Sequence[Sequence[float]], outcome: Sequence[int]) -> list[np.ndarray]:
+def _by_width(probs: Sequence[Sequence[float]]) -> list[np.ndarray]:
     """Row positions grouped by number of options (the scoring rules take a matrix)."""
     widths = np.array([len(p) for p in probs])
     return [np.flatnonzero(widths == k) for k in sorted(set(widths.tolist()))]
 
 
 def item_scores(
-    probs: Sequence[Sequence[float]], outcome: Sequence[int], clip: float = LOG_CLIP
+    probs: Sequence[Sequence[float]], outcome: npt.ArrayLike, clip: float = LOG_CLIP
 ) -> tuple[FloatArray, FloatArray]:
     """Each forecast's Brier and log score (:mod:`prescient.proper_scores`), for
     questions with any number of options."""
     n = len(probs)
     brier, log = np.zeros(n), np.zeros(n)
     y = np.asarray(outcome, dtype=int)
-    for rows in _by_width(probs, outcome):
+    for rows in _by_width(probs):
         m = np.array([probs[i] for i in rows], dtype=float)
         brier[rows] = brier_items(m, y[rows])
         log[rows] = log_items(m, y[rows], clip)
@@ -187,7 +189,7 @@ def item_scores(
 
 
 def _reference_brier(
-    probs: Sequence[Sequence[float]], outcome: Sequence[int], qtype: Sequence[str]
+    probs: Sequence[Sequence[float]], outcome: npt.ArrayLike, qtype: npt.ArrayLike
 ) -> tuple[FloatArray, FloatArray]:
     """Each question's Brier score under the uninformed forecast (uniform over its
     options) and under the base rate of the given questions (TF: the share of Yes; MC:
@@ -212,7 +214,7 @@ def _reference_brier(
 
 
 def calibration_pairs(
-    probs: Sequence[Sequence[float]], outcome: Sequence[int], correct: Sequence[bool], kind: str
+    probs: Sequence[Sequence[float]], outcome: npt.ArrayLike, correct: npt.ArrayLike, kind: str
 ) -> tuple[FloatArray, FloatArray]:
     """The binary forecast and outcome the calibration quantities read (module doc):
     ``p_yes``: P(Yes) against the answer being Yes; ``top_label``: the most probable
@@ -296,8 +298,8 @@ def _group_row(
     return row
 
 
-def _ece(p: FloatArray, y: FloatArray, bins: int, strategy: str) -> float:
-    return ece(p, y, bins, UNIFORM if strategy == UNIFORM else QUANTILE)
+def _ece(p: FloatArray, y: FloatArray, bins: int, strategy: Strategy) -> float:
+    return ece(p, y, bins, strategy)
 
 
 def _ece_replicates(p: FloatArray, y: FloatArray, idx: np.ndarray, bins: int) -> FloatArray:
@@ -376,11 +378,11 @@ def monthly_brier(
     for keys, part in scored.groupby(series_keys, sort=False):
         for qtype in types:
             rows = part.loc[part["qtype"] == qtype]
-            by_month = {int(m): g for m, g in rows.groupby("month")}
+            by_month = {int(str(m)): g for m, g in rows.groupby("month")}
             values = []
             for m in calendar:
-                g = by_month.get(int(m))
-                n = 0 if g is None else len(g)
+                g = by_month.get(int(m), part.iloc[:0])
+                n = len(g)
                 mean = float(g["_brier"].mean()) if n else math.nan
                 low = high = math.nan
                 if n >= 2 and bootstrap.reps > 0:
@@ -424,7 +426,7 @@ def reliability_table(forecasts: pd.DataFrame, bins: int) -> pd.DataFrame:
             list(part["probs"]), part["outcome"].to_numpy(int), part["correct"], kind
         )
         for strategy in (UNIFORM, QUANTILE):
-            r = reliability(p, y, bins, UNIFORM if strategy == UNIFORM else QUANTILE)
+            r = reliability(p, y, bins, strategy)
             which = np.searchsorted(r.edges[1:-1], p, side="left")
             used = np.unique(which)
             for i, b in enumerate(used):

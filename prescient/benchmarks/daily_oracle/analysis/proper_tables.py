@@ -101,11 +101,14 @@ def _metrics(scores: pd.DataFrame, dropped: dict[str, int]) -> dict[str, Any]:
     if scores.empty:
         return out
     pooled = scores.loc[scores["qtype"] == ALL]
-    for row in pooled.itertuples(index=False):
-        cell = out["models"].setdefault(str(row.model), {}).setdefault(str(row.cell), {})
-        cell[str(row.elicitation)] = {
-            "n": int(row.n),
-            "brier": round(float(row.brier), 6),
-            "log_score": round(float(row.log_score), 6),
+    columns = ("model", "cell", "elicitation", "n", "brier", "log_score")
+    for model, cell, elicitation, n, brier, log in zip(
+        *(pooled[c].tolist() for c in columns), strict=True
+    ):
+        entry = out["models"].setdefault(str(model), {}).setdefault(str(cell), {})
+        entry[str(elicitation)] = {
+            "n": int(n),
+            "brier": round(float(brier), 6),
+            "log_score": round(float(log), 6),
         }
     return out
