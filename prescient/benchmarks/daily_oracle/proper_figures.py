@@ -159,7 +159,7 @@ def _reliability(tables: Tables, qtype: str) -> Figure:
     models = _models(data)
     elicitations = _present(data["elicitation"], ELICITATIONS) if not data.empty else []
     rows, cols = max(1, len(models)), max(1, len(elicitations))
-    fig, axes = new_figure(rows, cols, 4.2 * cols, 3.9 * rows)
+    fig, axes = new_figure(rows, cols, max(7.0, 4.2 * cols), 3.9 * rows)
     colours = model_colours(_models(table))
     what = (
         "P(Yes) against the answer being Yes"
