@@ -217,6 +217,9 @@ def test_paired_comparisons_mcnemar_holm_and_the_crowd() -> None:
     # Brier: a 2/10 wrong one-hots = 0.2, b 0.7, crowd 0.4^2 = 0.16
     assert t.loc[("a", "b"), "brier_diff"] == pytest.approx(0.2 - 0.7)
     assert t.loc[("a", "crowd"), "brier_diff"] == pytest.approx(0.2 - 0.16)
+    # b - crowd is 0.84 on seven questions and -0.16 on three: no replicate of the mean
+    # reaches 0, so the p-value is its bound 1 / reps
+    assert t.loc[("b", "crowd"), "brier_p"] == pytest.approx(1 / REPS.reps)
     assert t.loc[("a", "b"), "accuracy_diff"] == pytest.approx(0.8 - 0.3)
     assert (table["n"] == 10).all()
     assert (table["brier_diff_low"] <= table["brier_diff"]).all()

@@ -473,7 +473,7 @@ def paired_table(
     all questions (``qtype`` all), each pair of :func:`model_pairs` on the questions
     both answered. McNemar's exact test on correctness and a paired bootstrap of the
     accuracy and Brier differences (A - B: a positive accuracy difference and a negative
-    Brier difference favour A); Holm's adjustment over the whole table, McNemar's
+    Brier difference favour A; the Brier p-value is at least ``1 / reps``); Holm's adjustment over the whole table, McNemar's
     p-values and the Brier p-values each as one family. ``accuracy_better`` /
     ``brier_better`` name the better model where its Holm-adjusted p is below ``alpha``.
     """
@@ -514,7 +514,7 @@ def paired_table(
                     "brier_diff": br.mean,
                     "brier_diff_low": br.low,
                     "brier_diff_high": br.high,
-                    "brier_p": br.p,
+                    "brier_p": _bounded(br.p, bootstrap.reps),
                 }
             )
     if not rows:
@@ -543,6 +543,12 @@ def paired_table(
         )
     ]
     return table[PAIRED_COLUMNS]
+
+
+def _bounded(p: float, reps: int) -> float:
+    """A bootstrap p-value no smaller than ``1 / reps``: with no replicate on the other
+    side of 0 the replicates bound p, they do not make it 0."""
+    return max(p, 1.0 / reps) if reps > 0 and math.isfinite(p) else p
 
 
 def _holm(p: FloatArray) -> FloatArray:

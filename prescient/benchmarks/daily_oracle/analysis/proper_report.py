@@ -73,13 +73,13 @@ PAIRED_COLUMNS: tuple[fmt.Column, ...] = (
     ("only_a", "Only A right", fmt.fmt_int),
     ("only_b", "Only B right", fmt.fmt_int),
     ("mcnemar_p", "McNemar p", fmt.fmt_p),
-    ("mcnemar_p_holm", "Holm p", fmt.fmt_p),
+    ("mcnemar_p_holm", "McNemar Holm p", fmt.fmt_p),
     ("accuracy_better", "More accurate", fmt.fmt_text),
     ("brier_a", "Brier A", fmt.digits(3)),
     ("brier_b", "Brier B", fmt.digits(3)),
     ("brier_diff", "Brier A - B", fmt.fmt_text),
     ("brier_p", "Bootstrap p", fmt.fmt_p),
-    ("brier_p_holm", "Holm p ", fmt.fmt_p),
+    ("brier_p_holm", "Brier Holm p", fmt.fmt_p),
     ("brier_better", "Lower Brier", fmt.fmt_text),
 )
 PAIRED_INTERVALS: dict[str, fmt.Interval] = {
@@ -91,7 +91,8 @@ PAIRED_NOTE = (
     "same setting and elicitation, on the questions both answered (all types). "
     "Correctness: McNemar's exact test on the questions only one of them got right. "
     "Accuracy and Brier differences: paired bootstrap over those questions (the same "
-    "draws for both models) with percentile intervals and a two-sided p-value. Holm's "
+    "draws for both models) with percentile intervals and a two-sided p-value, at least "
+    "1 / the replicates (no replicate across 0 bounds p, it does not make it 0). Holm's "
     "adjustment runs over all the table's comparisons, McNemar's and the Brier p-values "
     "each as one family; 'More accurate' and 'Lower Brier' name the model ahead where "
     "the Holm p is below 1 - analysis.proper.bootstrap.confidence. The crowd forecast of "
