@@ -217,9 +217,6 @@ def test_paired_comparisons_mcnemar_holm_and_the_crowd() -> None:
     # Brier: a 2/10 wrong one-hots = 0.2, b 0.7, crowd 0.4^2 = 0.16
     assert t.loc[("a", "b"), "brier_diff"] == pytest.approx(0.2 - 0.7)
     assert t.loc[("a", "crowd"), "brier_diff"] == pytest.approx(0.2 - 0.16)
-    # b - crowd is 0.84 on seven questions and -0.16 on three: no replicate of the mean
-    # reaches 0, so the p-value is its bound 1 / reps
-    assert t.loc[("b", "crowd"), "brier_p"] == pytest.approx(1 / REPS.reps)
     assert t.loc[("a", "b"), "accuracy_diff"] == pytest.approx(0.8 - 0.3)
     assert (table["n"] == 10).all()
     assert (table["brier_diff_low"] <= table["brier_diff"]).all()
@@ -235,6 +232,17 @@ def test_pairs_use_the_questions_both_answered() -> None:
     assert t.loc[("a", "b"), "n"] == 8 and t.loc[("a", "crowd"), "n"] == 10
     assert (t.loc[("a", "b"), "only_a"], t.loc[("a", "b"), "only_b"]) == (4, 1)
     assert math.isnan(t.loc[("a", "b"), "brier_diff_low"])  # no replicates
+
+
+def test_a_bootstrap_p_value_is_bounded_by_the_replicates() -> None:
+    # a is right with certainty on every question, the crowd says 0.6: the Brier
+    # difference is -0.16 on each, so no replicate reaches 0 and p reads 1 / reps
+    rows = [row(f"q{i}", "tf", [1.0, 0.0], 0, "a", "label") for i in range(5)]
+    rows += [row(f"q{i}", "tf", [0.6, 0.4], 0, "crowd", "label") for i in range(5)]
+    table = paired_table(frame_of(rows, {f"q{i}": 0 for i in range(5)}), REPS, SEED, 0.05)
+    assert table["brier_diff"].iloc[0] == pytest.approx(-0.16)
+    assert table["brier_p"].iloc[0] == pytest.approx(1 / REPS.reps)
+    assert table["brier_better"].iloc[0] == "a"
 
 
 def test_model_pairs_put_the_crowd_last() -> None:
