@@ -3,13 +3,15 @@ month (the probabilistic analogue of Daily Oracle's Fig. 3) and reliability diag
 
 Drawn from the tables of :mod:`prescient.benchmarks.daily_oracle.analysis.proper`
 (``proper_monthly``, ``proper_reliability``, ``proper_scores``); the figures compute
-nothing. One colour per model as everywhere (``crowd``, an imported question set's crowd
-forecast, is a model like the others); the setting is the line style.
+nothing. Over time, one colour per model as everywhere (``crowd``, an imported question set's
+crowd forecast, is a model like the others) and the setting as the line style; the
+reliability diagrams, one model per panel, colour each setting.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import matplotlib
 
@@ -23,6 +25,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from prescient.benchmarks.daily_oracle.analysis.forecasts import ELICITATIONS  # noqa: E402
 from prescient.benchmarks.daily_oracle.evaluation.settings import KINDS  # noqa: E402
+from prescient.dates import DYNAMIC  # noqa: E402
 from prescient.report.figures import (  # noqa: E402
     GAP_COLOUR,
     FigureSpec,
@@ -40,6 +43,22 @@ PART_TIME = "brier-over-time"
 PART_CALIBRATION = "calibration"
 STYLES = dict(zip(KINDS, ("-", "--", ":"), strict=False))
 """Line style per setting kind (closed book, RAG, gold)."""
+DYNAMIC_STYLE = "-."
+"""The RAG setting without a dated cutoff, apart from the dated ones."""
+
+
+def _style(setting: object, rag_cutoff: object) -> str:
+    if str(rag_cutoff) == DYNAMIC:
+        return DYNAMIC_STYLE
+    return STYLES.get(str(setting), "-")
+
+
+def cell_colours(cells: list[str]) -> dict[str, Any]:
+    """A stable colour per evaluation cell (sorted names onto tab10): the reliability
+    diagrams draw one model per panel, so their lines differ by cell."""
+    names = sorted(dict.fromkeys(cells))
+    cmap = matplotlib.colormaps["tab10"]
+    return {c: cmap(i % cmap.N) for i, c in enumerate(names)}
 
 
 def _present(values: pd.Series, order: tuple[str, ...]) -> list[str]:
@@ -117,14 +136,14 @@ def brier_by_month(tables: Tables) -> Figure:
                 continue
             month_axis(ax, panel["month_start"], panel["month_end"])
             _shade_gaps(ax, panel)
-            for (model, cell, setting), series in panel.groupby(
-                ["model", "cell", "setting"], sort=False
+            for (model, cell, setting, cutoff), series in panel.groupby(
+                ["model", "cell", "setting", "rag_cutoff"], sort=False
             ):
                 _series(
                     ax,
                     series,
                     colours.get(str(model), "black"),
-                    STYLES.get(str(setting), "-"),
+                    _style(setting, cutoff),
                     f"{model} {cell}",
                 )
             chance = _chance(tables, qtype)
@@ -160,7 +179,7 @@ def _reliability(tables: Tables, qtype: str) -> Figure:
     elicitations = _present(data["elicitation"], ELICITATIONS) if not data.empty else []
     rows, cols = max(1, len(models)), max(1, len(elicitations))
     fig, axes = new_figure(rows, cols, max(7.0, 4.2 * cols), 3.9 * rows)
-    colours = model_colours(_models(table))
+    shades = cell_colours(sorted(set(table["cell"].astype(str)))) if not table.empty else {}
     what = (
         "P(Yes) against the answer being Yes"
         if qtype == TF
@@ -177,14 +196,16 @@ def _reliability(tables: Tables, qtype: str) -> Figure:
                 no_data(ax, "No forecasts")
                 continue
             ax.plot([0, 1], [0, 1], color="grey", ls="--", lw=1.0, label="perfect calibration")
-            for (cell, setting), line in panel.groupby(["cell", "setting"], sort=False):
+            for (cell, setting, cutoff), line in panel.groupby(
+                ["cell", "setting", "rag_cutoff"], sort=False
+            ):
                 ax.plot(
                     line["forecast"],
                     line["observed"],
                     marker="o",
                     ms=4,
-                    ls=STYLES.get(str(setting), "-"),
-                    color=colours.get(model, "black"),
+                    ls=_style(setting, cutoff),
+                    color=shades.get(str(cell), "black"),
                     label=str(cell),
                 )
                 for x, y, k in zip(line["forecast"], line["observed"], line["count"], strict=True):

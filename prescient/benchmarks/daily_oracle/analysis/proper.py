@@ -274,7 +274,8 @@ def _group_row(
         "reliability": parts.reliability,
         "resolution": parts.resolution,
         "uncertainty": parts.uncertainty,
-        "within_bin": parts.within_bin,
+        # what rounding leaves of an exact 0 (forecasts on a grid) reads as 0
+        "within_bin": round(parts.within_bin, 12) + 0.0,
     }
     low, high = wilson_interval([int(correct.sum())], [n])
     row["accuracy_low"], row["accuracy_high"] = float(low[0]), float(high[0])
