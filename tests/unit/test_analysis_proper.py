@@ -265,3 +265,17 @@ def test_the_papers_analyses_read_the_label_rows() -> None:
     assert result.metrics["proper_scores"]["models"]["m"]["closed_book"]["verbal_probability"][
         "brier"
     ] == pytest.approx(0.24)
+
+
+def test_excluded_sources_and_the_period_are_counted_out() -> None:
+    rows = [
+        row("t0", "tf", [0.8, 0.2], 0, day="2024-01-10"),
+        row("t1", "tf", [0.8, 0.2], 0, day="2024-02-10"),
+        row("t2", "tf", [0.8, 0.2], 0, day="2024-03-10"),
+    ]
+    settings = analysis_settings("analysis.date_start=2024-02-01")
+    raw, questions = pd.DataFrame(rows), questions_of(rows, {"t0": 0, "t1": 0, "t2": 0})
+    found = forecast_frame(raw, questions, {"t2": "openforecast"}, settings)
+    assert list(found.frame["question_id"]) == ["t1"]
+    assert found.frame["source"].iloc[0] == "unnamed"
+    assert (found.dropped["period"], found.dropped["excluded_source"]) == (1, 1)

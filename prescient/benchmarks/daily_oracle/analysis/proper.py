@@ -10,8 +10,9 @@ Beyond the three papers, which score the label a model picks. Every rule comes f
   forecast (0.5 / uniform over the options) and against the question set's base rate
   (TF: the share of Yes; MC: the options' frequencies by position, over the row's own
   questions, held fixed under resampling), ECE over equal-width and equal-mass bins
-  and Murphy's decomposition, with percentile bootstrap intervals (questions resampled
-  with replacement, ``analysis.proper.bootstrap``, seeded per row).
+  and Murphy's decomposition, with percentile bootstrap intervals of the scores, skills
+  and equal-width ECE (questions resampled with replacement,
+  ``analysis.proper.bootstrap``, seeded per row).
 - :func:`monthly_brier` (``proper_monthly``): the mean Brier score per resolution month
   with its bootstrap interval and moving average (``analysis.moving_average``), the
   probabilistic analogue of Daily Oracle's Fig. 3.

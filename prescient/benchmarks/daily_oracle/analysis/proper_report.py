@@ -57,7 +57,7 @@ SCORES_NOTE = (
     "the Murphy parts add up to. A label elicitation forecasts the one-hot of its label; "
     "a reply without a readable forecast is scored as the uniform forecast (uniform "
     "fills). Intervals: Wilson 95% for accuracy, percentile bootstrap over questions "
-    "(analysis.proper.bootstrap) for the rest. n is each row's own question set: rows "
+    "(analysis.proper.bootstrap) for the scores, skills and equal-width ECE. n is each row's own question set: rows "
     "differ where models answered different questions."
 )
 

@@ -329,8 +329,9 @@ class ProperSettings(Settings):
         bins: bins of the reliability diagrams, ECE and Murphy's decomposition (equal
             width on [0, 1], and as many equal-mass bins).
         bootstrap: questions resampled per table row (percentile intervals of the Brier
-            and log scores, skills and ECE; the paired differences and their p-values);
-            0 reps: no intervals and no bootstrap p-values (McNemar's test stays).
+            and log scores, skills and equal-width ECE; the paired differences and their
+            p-values); 0 reps: no intervals and no bootstrap p-values (McNemar's test
+            stays).
     """
 
     bins: Annotated[int, Field(ge=2)]
