@@ -67,8 +67,10 @@ def brier_items(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> FloatArray:
 def log_items(probs: npt.ArrayLike, outcome: npt.ArrayLike, clip: float = LOG_CLIP) -> FloatArray:
     """Each question's log score ``-ln max(p_y, clip)``."""
     m, y = _checked(probs, outcome)
-    scores: FloatArray = -np.log(np.maximum(m[np.arange(y.size), y], clip))
-    return scores
+    # math.log (the C library's, one code path) rather than numpy's, whose vectorised
+    # logarithm differs in the last bit between AVX2 and AVX-512 machines.
+    picked = m[np.arange(y.size), y]
+    return np.array([-math.log(max(float(p), clip)) for p in picked], dtype=float)
 
 
 def skill(score: float, reference: float) -> float:

@@ -2,17 +2,21 @@
 setting of the grid.
 
 Params: ``models.<model>`` (the model's registry entry), ``eval.settings`` (answered one
-after another, in their order), ``eval.generation``, ``eval.max_questions`` (a model
+after another, in their order), ``eval.elicitation`` (how forecasts are asked for: each
+setting is asked once per elicitation), ``eval.generation`` with
+``eval.elicitation_generation`` laid over it, ``eval.max_questions`` (a model
 with a budget answers the first that many questions in the evaluated table's seeded
 sample order) and ``llm.max_failed_share``; the model comes from the command line (the
 ``foreach`` item), so each stage depends only on its own registry entry.
 
 Inputs: the evaluated questions, the contexts directory (``<setting>.parquet`` per
-setting, written by ``retrieve``) and the prompts.
+setting, written by ``retrieve``) and the prompts (the label prompts, and those of
+``verbal_probability`` in their subdirectory).
 
 Output: the model's predictions directory (``--out``), one ``<setting>.parquet`` per
-setting (raw responses; columns in prescient.benchmarks.daily_oracle.evaluation.run.PREDICTION_COLUMNS; a failed
-call is a row with ``error`` set), written as a whole; and the model's gateway ledger
+setting (raw responses, one row per question and elicitation; columns in
+prescient.benchmarks.daily_oracle.evaluation.run.PREDICTION_COLUMNS; a failed call is a
+row with ``error`` set), written as a whole; and the model's gateway ledger
 (``--ledger``: persisted). All settings go through the one ledger, so a request two
 settings share (the same prompt: a question resolved before a RAG cutoff, under that
 cutoff and under ``rag_dynamic``) is paid once, and a rerun (a new cutoff, a new
@@ -38,8 +42,8 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.prompts import load_prompts
-from prescient.benchmarks.daily_oracle.evaluation.run import model_sample, run_model
+from prescient.benchmarks.daily_oracle.evaluation.prompts import elicitation_prompts
+from prescient.benchmarks.daily_oracle.evaluation.run import Ask, model_sample, run_model
 from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.fit import reply_budget
 from prescient.llm.gateway import stage_failed, stage_gateway
@@ -63,7 +67,6 @@ def options(ap: argparse.ArgumentParser) -> None:
 def work(run: StageRun) -> int:
     args, p = run.args, run.params
     grid = load_settings(EvalSettings, p, "eval")
-    prompts = load_prompts(args.prompts)
     if args.model not in (p.get("models") or {}):
         raise ValueError(
             f"model {args.model!r} is not in the registry (params.models): add "
@@ -80,7 +83,15 @@ def work(run: StageRun) -> int:
     gateway = stage_gateway(p, "evaluate", args.ledger, [args.model], dvc_cache_dir())
     spec = gateway.spec(args.model)
     window = context_window(spec)
-    max_tokens = reply_budget(spec.params, grid.generation)
+    asks = [
+        Ask(
+            e,
+            elicitation_prompts(args.prompts, e),
+            grid.generation_for(e),
+            reply_budget(spec.params, grid.generation_for(e)),
+        )
+        for e in grid.elicitation
+    ]
     if window is not None:
         logger.info("%s: context window %s", args.model, window.describe())
     budget = grid.max_questions.get(args.model)
@@ -97,10 +108,8 @@ def work(run: StageRun) -> int:
             grid.settings,
             questions,
             contexts,
-            prompts,
-            grid.generation,
+            asks,
             window,
-            max_tokens,
         )
     # The ledger: the entries these predictions came from (a declared output even when
     # the model made no call, e.g. only gold settings and no gold article).

@@ -1,14 +1,17 @@
 """Stage ``score``: parse and score every evaluation cell, without calling any model.
 
-Params: ``eval.models`` and ``eval.settings`` (which cells belong to the grid: it reads
+Params: ``eval.models``, ``eval.settings`` and ``eval.elicitation`` (which cells belong to the grid: it reads
 ``<predictions>/<model>/<setting>.parquet`` for each; files of models or settings no
 longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each cell's
 share of failed model calls).
 
 Outputs: the scores table (``--out``; all cells: the prediction columns plus
-parsed_answer, correct, refused, parse_failed, parse_rule) and the metrics (accuracy,
-refusal and parse-failure rates per model x setting x RAG cutoff, overall and per
-question type; ``model_calls``: requests, failed calls and their share per cell, and
+parsed_answer, correct, refused, parse_failed, parse_rule, and the forecast: probs,
+prob_source, prob_adjusted, brier, log_score; with rows of the model ``crowd`` where the
+questions carry a crowd probability) and the metrics (accuracy, refusal and
+parse-failure rates per model x setting x RAG cutoff, overall and per question type, of
+the label answers; ``elicitations``: the same with mean Brier and log scores per
+elicitation; ``model_calls``: requests, failed calls and their share per cell, and
 the tolerance they were accepted under; ``context_fit``: per cell, the prompts whose
 articles were cut to fit the model's context window, ``fitted_to_context``, and those
 not sent because they did not fit at all, ``context_exceeded``).
@@ -29,6 +32,7 @@ from prescient.benchmarks.daily_oracle.evaluation.scoring import (
     context_fits,
     score_metrics,
     score_predictions,
+    with_crowd,
 )
 from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.settings import max_failed_share
@@ -66,8 +70,27 @@ def work(run: StageRun) -> int:
     predictions = pd.concat(
         [pd.read_parquet(x) for xs in paths.values() for x in xs], ignore_index=True
     )
+    how = (
+        predictions["elicitation"].fillna("label").astype(str)
+        if "elicitation" in predictions.columns
+        else pd.Series("label", index=predictions.index)
+    )
+    lacking = sorted(
+        f"{m} {e}"
+        for m in grid.models
+        for e in grid.elicitation
+        if not (predictions["model"].eq(m) & how.eq(e)).any()
+    )
+    if lacking and len(predictions):
+        logger.error(
+            "no predictions of eval.elicitation for %s: run the models' evaluate stages (%s)",
+            lacking,
+            ", ".join(sorted({f"dvc repro evaluate@{x.split()[0]}" for x in lacking})),
+        )
+        return BAD_INPUT
+    predictions = predictions.loc[how.isin(grid.elicitation).to_numpy(bool)].reset_index(drop=True)
     questions = pd.read_parquet(args.questions)
-    scores = score_predictions(predictions, questions)
+    scores = with_crowd(score_predictions(predictions, questions), questions)
     metrics = {
         **score_metrics(scores),
         "model_calls": call_failures(predictions, tolerance),

@@ -8,6 +8,14 @@ vLLM, llama.cpp or Ollama server) this module posts the same request body with o
 aiohttp session and reads the JSON reply itself, at a fraction of that cost. Every other
 provider, and every model when ``llm.transport`` is ``litellm``, goes through litellm.
 
+Answer log-probability requests (:mod:`prescient.llm.answer_logprobs`) for these
+providers come here whatever ``llm.transport`` says: the same chat completion, asked with
+``logprobs: true`` and ``top_logprobs`` (:data:`prescient.llm.answer_logprobs.TOP_LOGPROBS`),
+its reply read by :func:`prescient.llm.answer_logprobs.read_top_logprobs`; the allowed
+answers are keyed params, never sent. A reply that carries no token log-probabilities,
+or none for an allowed answer, fails the request (not retried: asking again gets the
+same reply).
+
 The choice is invisible to the ledger: keys hash the litellm model string, messages and
 generation params, never the transport, so switching transports keeps every ledger hit.
 Errors keep the shape the gateway's retry rules read: an HTTP status on ``status_code``
@@ -21,8 +29,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from prescient.llm.answer_logprobs import (
+    ANSWER_LOGPROBS,
+    TOP_LOGPROBS,
+    generation_params,
+    read_top_logprobs,
+    request_answers,
+)
 from prescient.llm.prices import price
 from prescient.llm.registry import ModelSpec
 from prescient.llm.transport_base import (
@@ -72,8 +88,14 @@ class DirectTransport:
             DirectHTTPError: an HTTP error status (4xx/5xx), with the server's headers.
             DirectTransportError: connection failure, timeout or an unusable body.
         """
+        answers = request_answers(call.gen) if call.kind == ANSWER_LOGPROBS else None
         data = await self._post(call)
         choice = data["choices"][0]
+        text = choice["message"].get("content") or ""
+        if answers is not None:
+            content = (choice.get("logprobs") or {}).get("content")
+            got = read_top_logprobs(answers, content)
+            text = replace(got, detail={**got.detail, "reply": text}).to_json()
         raw_usage = data.get("usage") or {}
         usage = {k: _count(raw_usage.get(k)) for k in USAGE_FIELDS}
         rates = price(call.spec.litellm_model)
@@ -83,7 +105,7 @@ class DirectTransport:
             else None
         )
         return Reply(
-            text=choice["message"].get("content") or "",
+            text=text,
             finish_reason=choice.get("finish_reason"),
             usage=usage,
             cost=cost or None,
@@ -98,6 +120,8 @@ class DirectTransport:
             "messages": list(call.messages),
             **call.gen,
         }
+        if call.kind == ANSWER_LOGPROBS:
+            body = {**generation_params(body), "logprobs": True, "top_logprobs": TOP_LOGPROBS}
         headers = {"Content-Type": "application/json"}
         if call.api_key:
             headers["Authorization"] = f"Bearer {call.api_key}"

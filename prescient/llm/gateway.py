@@ -457,7 +457,15 @@ class Gateway:
         api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
         timeout_s = spec.timeout_s or self.settings.timeout_s
         call = Call(
-            spec, req.messages, gen, api_key, timeout_s, spec.endpoints[0], req.kind, req.options
+            spec,
+            req.messages,
+            gen,
+            api_key,
+            timeout_s,
+            spec.endpoints[0],
+            req.kind,
+            req.options,
+            req.tags,
         )
         tries = self.retry.max_tries if transport.retries else 1
         error, attempt = "not attempted", 0

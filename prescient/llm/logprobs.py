@@ -37,6 +37,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from prescient.llm.answer_logprobs import ANSWER_LOGPROBS
+
 LN2 = math.log(2.0)
 
 SegmentingRule = Literal["disjoint", "stride"]
@@ -260,7 +262,8 @@ CHAT = "chat"
 LOGPROBS = "logprobs"
 """Request kind: the log-probabilities of a text's tokens (module docstring)."""
 
-KINDS = (CHAT, LOGPROBS)
+KINDS = (CHAT, LOGPROBS, ANSWER_LOGPROBS)
+"""Every request kind (:data:`ANSWER_LOGPROBS`: :mod:`prescient.llm.answer_logprobs`)."""
 
 DOCUMENT_ROLE = "document"
 

@@ -8,12 +8,17 @@
 - ``baseline/random``, ``baseline/always-yes``, ``baseline/first-choice``: reference
   floors for evaluation prompts; no model at all.
 - ``scripted/<name>``: answers computed by rules registered in-process, to chat requests
-  (:func:`register_script`) and log-probability requests (:func:`register_logprob_script`);
-  for tests only, never listed in conf/model.
+  (:func:`register_script`), log-probability requests (:func:`register_logprob_script`)
+  and answer log-probability requests (:func:`register_answer_script`); for tests only,
+  never listed in conf/model.
 
 The ``local/`` models also answer log-probability requests (:mod:`prescient.llm.logprobs`)
-through a separate llama.cpp instance that keeps every position's logits
-(:mod:`prescient.llm.llama_eval`), loaded for a batch and freed when the batch ends.
+and answer log-probability requests (:mod:`prescient.llm.answer_logprobs`, method
+``sequence``) through a separate llama.cpp instance that keeps the logits of the positions it reads
+(:mod:`prescient.llm.llama_eval`), loaded for a batch and freed when the batch ends. The
+baselines answer answer log-probability requests too (method ``baseline``): over the
+request's allowed answers, ``random`` the uniform distribution, ``always-yes`` and
+``first-choice`` all mass on the answer they give.
 
 All of them sit behind :class:`InProcessTransport`, one of the gateway's transports, so
 the gateway's ledger, limits and result handling apply as to any API model; litellm is
@@ -29,8 +34,16 @@ answers with the label, e.g. ``(c)``. A message without such lines is a true/fal
 question and the offered answers are ``Yes`` and ``No``. This matches the answer
 formats of the evaluation prompts (Daily Oracle, ICML 2025, appendix D: exactly Yes/No,
 exactly (a)/(b)/(c)/(d)).
-``random`` picks uniformly, seeded by a hash of the messages and the request's ``seed``
-parameter, so the same prompt always gets the same pick; ``always-yes`` answers Yes to a
+``random`` picks uniformly, seeded by a hash of the request's ``seed`` parameter and,
+with its ``draw`` parameter ``question`` (the default, and the registry entry's), the
+question's identity: the ``question_id`` tag of the request (:class:`LLMRequest.tags
+<prescient.llm.types.LLMRequest>`). One question then gets the same pick whatever its
+prompt (closed-book, retrieval or gold-article), so a setting's accuracy does not move
+with the draws. A request without that tag, or with ``draw: prompt``, is seeded by its
+messages instead: the same prompt always gets the same pick. ``draw`` is a keyed
+parameter, so answers drawn one way are never served for the other. (Requests with the
+same ledger key share one answer, as for any model.) Its answer log-probability reply
+keeps that pick beside the uniform distribution (``pick``), so one draw serves both. ``always-yes`` answers Yes to a
 true/false question and the first option otherwise; ``first-choice`` answers the first
 offered choice (Yes for true/false, (a) for multiple choice).
 """
@@ -45,6 +58,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import logging
+import math
 import os
 import platform
 import re
@@ -55,6 +69,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from prescient.llm.answer_logprobs import (
+    ANSWER_LOGPROBS,
+    BASELINE,
+    SCRIPTED,
+    AnswerLogprobs,
+    AnswerLogprobsError,
+    request_answers,
+)
 from prescient.llm.ledger import canonical_json
 from prescient.llm.llama_eval import LlamaEvals
 from prescient.llm.logprobs import (
@@ -422,20 +444,85 @@ def offered_choices(messages: Messages) -> list[str]:
 BASELINES = ("random", "always-yes", "first-choice")
 
 
-def baseline_answer(kind: str, messages: Messages, seed: int = 0) -> str:
+DRAWS = ("question", "prompt")
+"""What seeds the random baseline's pick besides ``seed`` (its ``draw`` parameter)."""
+
+
+def random_draw(
+    n: int,
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
+) -> int:
+    """The random baseline's pick among ``n`` choices (an index): a hash of ``seed`` and
+    the question's identity, ``tags["question_id"]`` (``draw`` ``question``), or of
+    ``seed`` and the messages (``draw`` ``prompt``, or no such tag); module docstring.
+
+    Raises:
+        ProviderError: an unknown ``draw``.
+    """
+    if draw not in DRAWS:
+        raise ProviderError(
+            status_code=400, message=f"random baseline draw {draw!r}; known: {', '.join(DRAWS)}"
+        )
+    qid = (tags or {}).get("question_id") if draw == "question" else None
+    identity: dict[str, Any] = (
+        {"messages": [dict(m) for m in messages]} if qid is None else {"question_id": str(qid)}
+    )
+    payload = canonical_json({"seed": seed, **identity})
+    digest = hashlib.sha256(payload.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % n
+
+
+def _unknown_baseline(kind: str) -> ProviderError:
+    return ProviderError(
+        status_code=404, message=f"unknown baseline {kind!r}; known: {', '.join(BASELINES)}"
+    )
+
+
+def baseline_answer(
+    kind: str,
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
+) -> str:
     """A reference answer without a model (see the module docstring)."""
     choices = offered_choices(messages)
     if kind == "random":
-        payload = canonical_json({"seed": seed, "messages": [dict(m) for m in messages]})
-        digest = hashlib.sha256(payload.encode("utf-8")).digest()
-        return choices[int.from_bytes(digest[:8], "big") % len(choices)]
+        return choices[random_draw(len(choices), messages, seed, tags, draw)]
     if kind == "always-yes":
         return "Yes" if choices == ["Yes", "No"] else choices[0]
     if kind == "first-choice":
         return choices[0]
-    raise ProviderError(
-        status_code=404, message=f"unknown baseline {kind!r}; known: {', '.join(BASELINES)}"
-    )
+    raise _unknown_baseline(kind)
+
+
+def baseline_answer_logprobs(
+    kind: str,
+    answers: Sequence[str],
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
+) -> AnswerLogprobs:
+    """A baseline's log-probabilities of the allowed ``answers`` (module docstring):
+    uniform for ``random`` (with its pick, :func:`random_draw`, as ``pick``), all mass on
+    Yes (else the first answer) for ``always-yes``, on the first answer for
+    ``first-choice``."""
+    n = len(answers)
+    if kind == "random":
+        pick = answers[random_draw(n, messages, seed, tags, draw)]
+        return AnswerLogprobs(tuple(answers), (-math.log(n),) * n, BASELINE, {"pick": pick})
+    if kind == "always-yes":
+        chosen = answers.index("Yes") if "Yes" in answers else 0
+    elif kind == "first-choice":
+        chosen = 0
+    else:
+        raise _unknown_baseline(kind)
+    logprobs = tuple(0.0 if i == chosen else None for i in range(n))
+    return AnswerLogprobs(tuple(answers), logprobs, BASELINE, {"pick": answers[chosen]})
 
 
 # Test-only scripts: name -> function(messages, params) -> response text.
@@ -511,6 +598,33 @@ def scripted_score(name: str, text: str, params: Mapping[str, Any]) -> DocScore:
     return account(text, [t.encode("utf-8") for t, _ in pairs], [lp for _, lp in pairs], n_segments)
 
 
+# Test-only answer log-probability scripts: name -> function(messages, answers) -> ln p
+# (or None) per answer.
+AnswerScript = Callable[[Messages, Sequence[str]], Sequence[float | None]]
+ANSWER_SCRIPTS: dict[str, AnswerScript] = {}
+
+
+def register_answer_script(name: str, script: AnswerScript) -> str:
+    """Make ``scripted/<name>`` answer answer log-probability requests with
+    ``script(messages, answers)``, one ``ln p`` (or None) per allowed answer (tests);
+    returns the model string. A script that raises makes that request fail."""
+    ANSWER_SCRIPTS[name] = script
+    return f"scripted/{name}"
+
+
+def scripted_answer_logprobs(
+    name: str, messages: Messages, answers: Sequence[str]
+) -> AnswerLogprobs:
+    """Test-only: the answer log-probabilities of ``ANSWER_SCRIPTS[name]``."""
+    if name not in ANSWER_SCRIPTS:
+        raise ProviderError(status_code=404, message=f"no answer log-probability script {name!r}")
+    try:
+        values = [None if v is None else float(v) for v in ANSWER_SCRIPTS[name](messages, answers)]
+    except Exception as exc:  # a failing script is a failed request
+        raise AnswerLogprobsError(f"{type(exc).__name__}: {exc}") from exc
+    return AnswerLogprobs(tuple(answers), tuple(values), SCRIPTED)
+
+
 LOCAL = LocalLlamaProvider()
 LOCAL_EVAL = LlamaEvals(LocalLlamaProvider.GGUF, lambda: LOCAL.n_threads)
 atexit.register(LOCAL_EVAL.close)
@@ -529,10 +643,11 @@ def _logprob_reply(score: DocScore, provenance: Mapping[str, Any] | None) -> Rep
 class InProcessTransport:
     """The transport of ``local/``, ``baseline/`` and ``scripted/`` models.
 
-    Chat requests go to all three; log-probability requests to ``local/`` models
-    (:mod:`prescient.llm.llama_eval`) and test scripts (baselines are no language
-    models: the gateway refuses those requests before any call). Failures are
-    deterministic (a missing file, an unknown script), so they are not retried.
+    Chat and answer log-probability requests go to all three; log-probability requests
+    to ``local/`` models (:mod:`prescient.llm.llama_eval`) and test scripts (baselines
+    are no language models: the gateway refuses those requests before any call).
+    Failures are deterministic (a missing file, an unknown script), so they are not
+    retried.
     """
 
     retries = False
@@ -541,10 +656,13 @@ class InProcessTransport:
         provider, _, name = call.spec.litellm_model.partition("/")
         if call.kind == LOGPROBS:
             return await self._logprobs(provider, name, call)
+        if call.kind == ANSWER_LOGPROBS:
+            return await self._answer_logprobs(provider, name, call)
         if provider == "local":
             return await LOCAL.agenerate(call.spec.litellm_model, call.messages, call.gen)
         if provider == "baseline":
-            text = baseline_answer(name, call.messages, int(call.gen.get("seed") or 0))
+            seed, draw = int(call.gen.get("seed") or 0), str(call.gen.get("draw") or "question")
+            text = baseline_answer(name, call.messages, seed, call.tags, draw)
             return Reply(text=text, finish_reason="stop", usage=_usage(0, 1))
         if provider == "scripted":
             text = scripted_answer(name, call.messages, call.gen)
@@ -566,6 +684,35 @@ class InProcessTransport:
             message=f"{call.spec.litellm_model} assigns no probability to text: no "
             "log-probabilities to give",
         )
+
+    async def _answer_logprobs(self, provider: str, name: str, call: Call) -> Reply:
+        answers = request_answers(call.gen)
+        if provider == "local":
+            loop = asyncio.get_running_loop()
+            got, provenance = await loop.run_in_executor(
+                LOCAL.executor(),
+                LOCAL_EVAL.answer_logprobs,
+                name,
+                call.messages,
+                answers,
+                LOCAL.n_ctx,
+                call.options,
+            )
+            prompt = int(got.detail.get("prompt_tokens", 0))
+            return Reply(
+                text=got.to_json(),
+                finish_reason=None,
+                usage=_usage(prompt, 0),
+                provenance={**llama_provenance(), **provenance},
+            )
+        if provider == "baseline":
+            seed, draw = int(call.gen.get("seed") or 0), str(call.gen.get("draw") or "question")
+            got = baseline_answer_logprobs(name, answers, call.messages, seed, call.tags, draw)
+            return Reply(text=got.to_json(), finish_reason=None, usage=_usage(0, 0))
+        if provider == "scripted":
+            got = scripted_answer_logprobs(name, call.messages, answers)
+            return Reply(text=got.to_json(), finish_reason=None, usage=_usage(0, 0))
+        raise ProviderError(status_code=404, message=f"no in-process provider {provider!r}")
 
     async def aclose(self) -> None:
         """Free the scoring instance (its logits buffer is large); the chat model stays

@@ -46,8 +46,11 @@ class Call:
         timeout_s: seconds this attempt may take.
         api_base: the endpoint this attempt goes to (one of ``spec.endpoints``; None:
             the provider's default).
-        kind: ``chat`` or ``logprobs`` (:mod:`prescient.llm.logprobs`).
+        kind: ``chat``, ``logprobs`` (:mod:`prescient.llm.logprobs`) or
+            ``answer_logprobs`` (:mod:`prescient.llm.answer_logprobs`).
         options: the request's unkeyed computation options (``LLMRequest.options``).
+        tags: the request's identifiers (``LLMRequest.tags``), not keyed: only the
+            random baseline reads one, to draw per question (:mod:`prescient.llm.providers`).
     """
 
     spec: ModelSpec
@@ -58,6 +61,7 @@ class Call:
     api_base: str | None
     kind: str = "chat"
     options: Mapping[str, Any] = field(default_factory=dict)
+    tags: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Transport(Protocol):
@@ -74,7 +78,8 @@ class Transport(Protocol):
         """The model's reply; raises on any failure (the error is recorded, not raised on).
 
         A transport answers the kinds of request :func:`prescient.llm.transports.refusal`
-        lets through to it; for ``logprobs`` the reply's text is the score's JSON.
+        lets through to it; for ``logprobs`` the reply's text is the score's JSON, for
+        ``answer_logprobs`` the answers' (:mod:`prescient.llm.answer_logprobs`).
         """
         ...
 

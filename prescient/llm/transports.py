@@ -1,26 +1,30 @@
 """Which transport serves a request, and the transports of one batch.
 
-A request has a kind (:mod:`prescient.llm.logprobs`): a chat completion, or the
-log-probabilities of a text. Four transports, one module each, all built on
+A request has a kind (:mod:`prescient.llm.logprobs`): a chat completion, the
+log-probabilities of a text, or the log-probabilities of a chat reply's allowed answers
+(:mod:`prescient.llm.answer_logprobs`). Four transports, one module each, all built on
 :mod:`prescient.llm.transport_base` (the :class:`~prescient.llm.transport_base.Call`
 they take, the interface they offer and the errors they raise), each answering the
 kinds it supports:
 
 - ``in_process`` (:class:`prescient.llm.providers.InProcessTransport`): models answered
   in this process (the embedded SmolLM2, the baselines, test scripts); they never
-  travel. Chat for all; log-probabilities for ``local/`` models
-  (:mod:`prescient.llm.llama_eval`) and test scripts.
+  travel. Chat and answer log-probabilities for all; log-probabilities for ``local/``
+  models (:mod:`prescient.llm.llama_eval`) and test scripts.
 - ``direct`` (:class:`prescient.llm.direct.DirectTransport`): a lean aiohttp client for
   the providers that speak the plain OpenAI wire format (``openai``, ``hosted_vllm``),
-  chosen for their chat requests when ``llm.transport`` is ``auto``.
+  chosen for their chat requests when ``llm.transport`` is ``auto``, and for their
+  answer log-probability requests (the top tokens of a chat completion) whatever
+  ``llm.transport`` says.
 - ``litellm`` (:class:`prescient.llm.litellm_transport.LiteLLMTransport`): chat with any
   provider litellm knows (Anthropic, Together, ...).
 - ``completions`` (:class:`prescient.llm.completions.CompletionsTransport`):
   log-probabilities from a self-hosted OpenAI-compatible completions server (echoed
   prompt log-probabilities), whatever ``llm.transport`` says.
 
-A log-probability request for any other model (a chat-only API, a baseline) is refused
-before anything is sent (:func:`refusal` says why).
+A log-probability request for any other model (a chat-only API, a baseline), and an
+answer log-probability request for a model only litellm serves, are refused before
+anything is sent (:func:`refusal` says why).
 
 :data:`TRANSPORT_MODULES` names each transport's class by its module, which is imported
 when a batch first needs that transport; a batch of in-process models never loads the
@@ -33,6 +37,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
+from prescient.llm.answer_logprobs import ANSWER_LOGPROBS
 from prescient.llm.completions import COMPLETIONS_PROVIDERS, completions_supported
 from prescient.llm.direct import direct_supported
 from prescient.llm.endpoints import EndpointPools, SpreadTransport
@@ -54,6 +59,16 @@ def refusal(spec: ModelSpec, kind: str) -> str | None:
     if kind not in KINDS:
         return f"unknown request kind {kind!r}; known: {', '.join(KINDS)}"
     provider = spec.provider
+    if kind == ANSWER_LOGPROBS:
+        if spec.in_process or direct_supported(spec):
+            return None
+        if provider == "hosted_vllm":
+            return "hosted_vllm/ without an api_base: no server to ask"
+        return (
+            f"provider {provider!r} is served through litellm, which does not report token "
+            "log-probabilities for every provider; the answers' log-probabilities are read "
+            "from an OpenAI-format chat server (openai/ or hosted_vllm/)"
+        )
     if kind == CHAT or provider in ("local", "scripted") or completions_supported(spec):
         return None
     if provider == "baseline":
@@ -77,12 +92,14 @@ def transport_kind(spec: ModelSpec, mode: str, kind: str = CHAT) -> str:
     Args:
         spec: the model.
         mode: ``llm.transport`` (``auto`` or ``litellm``).
-        kind: ``chat`` or ``logprobs``.
+        kind: ``chat``, ``logprobs`` or ``answer_logprobs``.
     """
     if spec.in_process:
         return "in_process"
     if kind == LOGPROBS:
         return "completions"
+    if kind == ANSWER_LOGPROBS:
+        return "direct"
     if mode == "auto" and direct_supported(spec):
         return "direct"
     return "litellm"

@@ -27,12 +27,16 @@ class LLMRequest:
         params: generation parameters overriding the model's defaults for this request
             (temperature, max_tokens, seed, stop, ...). Part of the ledger key.
         tags: caller's identifiers (question id, article id, step); stored in the ledger
-            for auditing, never part of the key.
-        kind: ``chat`` (a chat completion), or ``logprobs``: the log-probabilities of the
+            for auditing, never part of the key. The random baseline draws its answer
+            per ``question_id`` tag (:mod:`prescient.llm.providers`).
+        kind: ``chat`` (a chat completion), ``logprobs``: the log-probabilities of the
             text that is the one message (:mod:`prescient.llm.logprobs`; its params say
             how the text is read, and the model's default generation parameters, which
-            are for chat, do not apply). Not part of the key: the messages and params
-            of the two kinds differ anyway.
+            are for chat, do not apply), or ``answer_logprobs``: the log-probabilities
+            of the allowed answers (``params["answers"]``) as the reply to the chat
+            messages (:mod:`prescient.llm.answer_logprobs`; the model's defaults apply
+            as for chat). Not part of the key: the messages and params of the kinds
+            differ anyway.
         options: how the answer is computed, never what is asked (llama.cpp's
             micro-batch ``n_ubatch``, which leaves the logits unchanged): neither keyed
             nor stored.
@@ -57,7 +61,9 @@ class LLMResult:
         key: the ledger key (sha256 of the canonical request).
         ok: True when the model returned a response.
         text: the response text (None when the call failed); for a log-probability
-            request, the score's JSON (:meth:`prescient.llm.logprobs.DocScore.from_json`).
+            request, the score's JSON (:meth:`prescient.llm.logprobs.DocScore.from_json`);
+            for an answer log-probability request, the answers' JSON
+            (:func:`prescient.llm.answer_logprobs.answer_distribution`).
         error: why it failed, after the last retry (None when ok).
         finish_reason: as reported by the provider.
         usage: token counts (prompt_tokens, completion_tokens, total_tokens).

@@ -48,6 +48,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="closed_book, gold, rag_dynamic or rag_YYYY-MM-DD (as in eval.settings)",
     )
     ap.add_argument("--type", dest="qtype", default=None, help="tf, mc or all (default: all)")
+    ap.add_argument(
+        "--elicitation",
+        default="label",
+        help="label (default; the papers' tables), verbal_probability or token_logprobs",
+    )
     ap.add_argument("--month", default=None, help="resolution month YYYY-MM, or a year YYYY")
     ap.add_argument(
         "--source",
@@ -71,7 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        cell = parse_cell(args.model, args.setting, args.qtype, args.month)
+        cell = parse_cell(args.model, args.setting, args.qtype, args.month, args.elicitation)
         ledger = Path(args.ledger or LEDGER.format(model=cell.model))
         for what, path in (("scores", args.scores), ("questions", args.questions)):
             if not Path(path).is_file():

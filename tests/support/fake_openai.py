@@ -30,6 +30,12 @@ log-probability null, then one generated token (``echo_generated=False`` leaves 
 as llama-cpp-python's misaligned echo does). Without ``tokenize`` the endpoint answers
 404, as a chat-only server does.
 
+A chat completion asked with ``logprobs: true`` carries ``choices[0].logprobs.content``
+from ``chat_logprobs(messages)``: per generated position ``(token, ln p, [(top token,
+ln p), ...])``, the top list cut to the request's ``top_logprobs``; the answer's text is
+then the positions' tokens joined. Without ``chat_logprobs`` the reply's ``logprobs`` is
+null, as from a server that does not report them.
+
 ``python -m tests.support.fake_openai [latency_s]`` runs one standalone (it prints its
 URL; ``GET /stats`` returns the request count), so a benchmark can keep it out of the
 measured process.
@@ -49,6 +55,8 @@ from typing import Any
 Answer = Callable[[list[dict[str, Any]]], str]
 FailWhen = Callable[[dict[str, Any]], str | None]
 Tokenize = Callable[[str], list[tuple[str, float]]]
+Position = tuple[str, float, list[tuple[str, float]]]
+ChatLogprobs = Callable[[list[dict[str, Any]]], list[Position]]
 
 
 def echo(messages: list[dict[str, Any]]) -> str:
@@ -72,6 +80,8 @@ class FakeOpenAI:
         hang_s: how long a ``"hang"`` fault keeps the client waiting.
         retry_after: the ``Retry-After`` header value a ``"429"`` fault sends.
         tokenize: serves ``/v1/completions`` with echoed log-probabilities (see above).
+        chat_logprobs: the generated tokens' log-probabilities of chat completions asked
+            with ``logprobs`` (see above).
 
     Attributes:
         requests: POSTs received (every attempt, faults included).
@@ -89,8 +99,10 @@ class FakeOpenAI:
         retry_after: str = "0",
         tokenize: Tokenize | None = None,
         echo_generated: bool = True,
+        chat_logprobs: ChatLogprobs | None = None,
     ) -> None:
         self.latency_s = latency_s
+        self.chat_logprobs = chat_logprobs
         self.tokenize = tokenize
         self.echo_generated = echo_generated
         self.hang_s = hang_s
@@ -189,8 +201,14 @@ class FakeOpenAI:
                             text_completion(n, body, server.tokenize, server.echo_generated),
                         )
                 else:
-                    text = server.answer(body.get("messages", []))
-                    self._send(200, completion(n, body.get("model", "fake"), text))
+                    messages = body.get("messages", [])
+                    if body.get("logprobs") and server.chat_logprobs is not None:
+                        positions = server.chat_logprobs(messages)
+                        top = int(body.get("top_logprobs") or 0)
+                        self._send(200, completion_with_logprobs(n, body, positions, top))
+                    else:
+                        text = server.answer(messages)
+                        self._send(200, completion(n, body.get("model", "fake"), text))
 
             def _send(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
                 self._raw(status, json.dumps(obj).encode(), "application/json", headers)
@@ -246,6 +264,30 @@ def completion(n: int, model: str, text: str) -> dict[str, Any]:
         ],
         "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
     }
+
+
+def completion_with_logprobs(
+    n: int, body: dict[str, Any], positions: list[Position], top: int
+) -> dict[str, Any]:
+    """A chat.completion whose text is the positions' tokens, with OpenAI's
+    ``logprobs.content`` (each position's top list cut to ``top``)."""
+    out = completion(n, body.get("model", "fake"), "".join(t for t, _, _ in positions))
+    out["choices"][0]["logprobs"] = {
+        "content": [
+            {
+                "token": token,
+                "logprob": lp,
+                "bytes": list(token.encode("utf-8")),
+                "top_logprobs": [
+                    {"token": t, "logprob": v, "bytes": list(t.encode("utf-8"))}
+                    for t, v in alternatives[:top]
+                ],
+            }
+            for token, lp, alternatives in positions
+        ],
+        "refusal": None,
+    }
+    return out
 
 
 def text_completion(

@@ -10,11 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.forecasts import (
-    UNIFORM_FILL,
-    forecast_frame,
-    paper_rows,
-)
+from prescient.benchmarks.daily_oracle.analysis.forecasts import forecast_frame
 from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
 from prescient.benchmarks.daily_oracle.analysis.proper import (
     model_pairs,
@@ -24,6 +20,7 @@ from prescient.benchmarks.daily_oracle.analysis.proper import (
     reliability_table,
 )
 from prescient.benchmarks.daily_oracle.analysis.schema import ScoresSchemaError
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import UNIFORM_FILL
 from tests.fixtures.analysis.forecasts import (
     NO_REPS,
     REPS,
@@ -254,14 +251,12 @@ def test_the_papers_analyses_read_the_label_rows() -> None:
     rows, outcomes = tf_mc_rows()
     labels = [{**r, "elicitation": "label"} for r in rows]
     raw = pd.DataFrame(rows + labels)
-    kept, which = paper_rows(raw)
-    assert which == "label" and len(kept) == len(labels)
     result = run_analysis(raw, questions_of(rows, outcomes), None, None, analysis_settings(), SEED)
     accuracy = result.tables["accuracy"]
     assert int(accuracy.loc[accuracy["qtype"] == "all", "n"].iloc[0]) == 6
     scores = result.tables["proper_scores"]
     assert list(dict.fromkeys(scores["elicitation"])) == ["label", "verbal_probability"]
-    assert any("read the label rows" in n for n in result.notes)
+    assert any("read the label answers" in n for n in result.notes)
     assert result.metrics["proper_scores"]["models"]["m"]["closed_book"]["verbal_probability"][
         "brier"
     ] == pytest.approx(0.24)

@@ -588,3 +588,31 @@ def test_model_budgets_name_evaluated_models() -> None:
     assert str(err.value).startswith(
         "eval.max_questions: names models ['gpt_4'] that are not in eval.models"
     )
+
+
+CROWD_CSV = """id,text,outcome,closed,choices,market
+c1,Will the ferry run in May 2024?,Yes,2024-06-01,,0.7
+c2,Will the bridge open in May 2024?,No,2024-06-01,,35%
+c3,Who will win the Harwick mayoral race?,b,2024-06-01,Ames|Boyd|Cole,0.2|0.5|0.3
+c4,Will the pier reopen in May 2024?,No,2024-06-01,,
+"""
+
+
+def test_crowd_probabilities_are_read_per_answer_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "c.csv"
+    path.write_text(CROWD_CSV)
+    columns = {"question_id": "id", "question": "text", "answer": "outcome"}
+    src = mapped(
+        "csv", path, resolution_date="closed", choices="choices", crowd_prob="market", **columns
+    )
+    t = load_questions(src, "c").set_index("question_id")
+    assert list(t.loc["c1", "crowd_prob"]) == pytest.approx([0.7, 0.3])
+    assert list(t.loc["c2", "crowd_prob"]) == pytest.approx([0.35, 0.65])
+    assert list(t.loc["c3", "crowd_prob"]) == pytest.approx([0.2, 0.5, 0.3])
+    assert t.loc["c4", "crowd_prob"] is None  # no forecast: no crowd row, not an error
+    path.write_text(CROWD_CSV.replace(",0.7", ",1.7").replace("0.2|0.5|0.3", "0.2|0.5"))
+    with pytest.raises(QuestionTableError) as err:
+        load_questions(src, "c")
+    lines = str(err.value).splitlines()[1:]
+    assert "crowd_prob '1.7' is not a probability" in lines[0] and "(data row 1" in lines[0]
+    assert "not one probability (0 to 1) per choice (3)" in lines[1] and "c3" in lines[1]

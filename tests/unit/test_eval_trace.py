@@ -122,7 +122,7 @@ def test_a_cells_rows_are_those_the_report_counts() -> None:
     one = cell_rows(scores, parse_cell("m", "rag_2024-03-01"))
     assert one[["question_id", "correct"]].values.tolist() == [["q1", True]]
     with pytest.raises(
-        TraceError, match=r"no scored rows of model 'x'; the table has \['m', 'other'\]"
+        TraceError, match=r"no scored rows of model 'x' \(label\); the table has \['m', 'other'\]"
     ):
         cell_rows(scores, parse_cell("x", "gold"))
     with pytest.raises(TraceError, match=r"no scored rows in closed_book; it has \['gold', "):
@@ -175,3 +175,56 @@ def test_a_cell_keeps_the_questions_of_its_sources() -> None:
     assert of_sources(rows, questions, [])["question_id"].tolist() == ["a", "b", "c"]
     with pytest.raises(TraceError, match="no questions of source"):
         of_sources(rows, questions, ["elsewhere"])
+
+
+def test_a_cell_is_one_elicitation_and_crowd_rows_need_no_ledger(tmp_path: Path) -> None:
+    from prescient.benchmarks.daily_oracle.evaluation.trace import text_block, trace_rows
+
+    base = {
+        "setting": "closed_book",
+        "rag_cutoff": None,
+        "question_id": "q1",
+        "qtype": "tf",
+        "resolution_date": dt.date(2024, 3, 1),
+        "error": None,
+        "parsed_answer": 0,
+        "correct": True,
+        "refused": False,
+    }
+    scores = pd.DataFrame(
+        [
+            {**base, "model": "m", "elicitation": "label", "ledger_key": "k1"},
+            {**base, "model": "m", "elicitation": "verbal_probability", "ledger_key": "k2"},
+            {
+                **base,
+                "model": "crowd",
+                "elicitation": "verbal_probability",
+                "ledger_key": None,
+                "probs": [0.8, 0.2],
+                "prob_source": "crowd",
+                "brier": 0.04,
+                "log_score": 0.223,
+            },
+        ]
+    )
+    label = cell_rows(scores, parse_cell("m", "closed_book"))
+    assert label["ledger_key"].tolist() == ["k1"]
+    verbal = cell_rows(scores, parse_cell("m", "closed_book", elicitation="verbal_probability"))
+    assert verbal["ledger_key"].tolist() == ["k2"]
+    with pytest.raises(TraceError, match="unknown elicitation 'odds'"):
+        parse_cell("m", "closed_book", elicitation="odds")
+    crowd = cell_rows(scores, parse_cell("crowd", "closed_book", elicitation="verbal_probability"))
+    questions = pd.DataFrame(
+        {
+            "question_id": ["q1"],
+            "question": ["Will it?"],
+            "choices": [["Yes", "No"]],
+            "answer_index": [0],
+        }
+    )
+    empty = tmp_path / "ledger.jsonl"
+    empty.write_text("")
+    (traced,) = trace_rows(crowd, questions, empty)
+    block = text_block(traced)
+    assert "forecast:      [0.8, 0.2] (crowd, verbal_probability)" in block
+    assert "crowd_prob column (no model call)" in block

@@ -23,8 +23,10 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from prescient.benchmarks.daily_oracle.analysis.forecasts import ELICITATIONS  # noqa: E402
-from prescient.benchmarks.daily_oracle.evaluation.settings import KINDS  # noqa: E402
+from prescient.benchmarks.daily_oracle.evaluation.settings import (  # noqa: E402
+    ELICITATIONS,
+    KINDS,
+)
 from prescient.dates import DYNAMIC  # noqa: E402
 from prescient.report.figures import (  # noqa: E402
     GAP_COLOUR,

@@ -6,8 +6,8 @@ several elicitations of each question (``elicitation``: ``label``, ``verbal_prob
 order (``probs``: true/false [P(Yes), P(No)], multiple choice one per option) with where
 it came from (``prob_source``). A row of the model ``crowd`` is an imported question set's
 crowd or market forecast. :func:`forecast_frame` reads them into the frame the proper
-scores (:mod:`.proper`) compute on; :func:`paper_rows` keeps the rows the papers' own
-analyses read (the ``label`` elicitation).
+scores (:mod:`.proper`) compute on (the papers' own analyses read the ``label`` rows,
+:func:`~.pipeline.label_rows`).
 
 A scores table from before these columns (no ``elicitation``, no ``probs``) still works:
 every row is a ``label`` forecast, the one-hot of its ``parsed_answer``, or the uniform
@@ -42,15 +42,21 @@ from prescient.benchmarks.daily_oracle.analysis.schema import (
 )
 from prescient.benchmarks.daily_oracle.analysis.settings import AnalysisSettings
 from prescient.benchmarks.daily_oracle.analysis.sources import UNNAMED
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import (
+    LABEL_SOURCE,
+    STATED,
+    TOKEN_SOURCE,
+    UNIFORM_FILL,
+)
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    ELICITATIONS,
+    LABEL,
+    TOKENS,
+    VERBAL,
+)
 from prescient.vocab import MC, N_MC_CHOICES, QTYPES, TF
 
-LABEL = "label"
-ELICITATIONS: tuple[str, ...] = (LABEL, "verbal_probability", "token_logprobs")
-"""The elicitations in report order (``eval.elicitation``)."""
-CROWD = "crowd"
-"""The model name of an imported question set's crowd or market forecast."""
-UNIFORM_FILL = "uniform_fill"
-DEFAULT_SOURCE = {LABEL: LABEL, "verbal_probability": "stated", "token_logprobs": "tokens"}
+DEFAULT_SOURCE = {LABEL: LABEL_SOURCE, VERBAL: STATED, TOKENS: TOKEN_SOURCE}
 """``prob_source`` of a row whose table has no such column, by elicitation."""
 SUM_TOLERANCE = 1e-6
 """How far from 1 a forecast's probabilities may sum (rounding in a file) before the
@@ -115,22 +121,6 @@ def elicitations_of(raw: pd.DataFrame) -> pd.Series:
             f"{sorted(set(out[bad]))[:3]} (rows {rows}); expected one of {list(ELICITATIONS)}"
         )
     return out
-
-
-def paper_rows(raw: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    """The rows the papers' analyses read (accuracy, Table 3, Fig. 3-6, FreshBench): one
-    elicitation, ``label`` when the table has it (the papers ask for a label), else the
-    first of :data:`ELICITATIONS` it holds (its forecasts' argmax is its label).
-
-    Returns:
-        The rows and the elicitation kept.
-    """
-    which = elicitations_of(raw)
-    present = [e for e in ELICITATIONS if (which == e).any()]
-    keep = present[0] if present else LABEL
-    if len(present) <= 1:
-        return raw, keep
-    return raw.loc[which == keep].reset_index(drop=True), keep
 
 
 def _choice_counts(questions: pd.DataFrame | None, raw: pd.DataFrame) -> dict[str, int]:
@@ -265,7 +255,7 @@ def forecast_frame(
             )
         p, filled = _label_probs(label, k)
         probs.append(p)
-        prob_source.append(UNIFORM_FILL if filled else LABEL)
+        prob_source.append(UNIFORM_FILL if filled else LABEL_SOURCE)
     frame = pd.DataFrame(
         {
             "model": raw["model"].astype(str),

@@ -17,7 +17,6 @@ import pandas as pd
 from prescient import dates
 from prescient.benchmarks.daily_oracle.analysis import dataset
 from prescient.benchmarks.daily_oracle.analysis.compare import rag_accuracy_table, summary_metrics
-from prescient.benchmarks.daily_oracle.analysis.forecasts import paper_rows
 from prescient.benchmarks.daily_oracle.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.benchmarks.daily_oracle.analysis.inputs import Inputs, period_months, prepare_inputs
 from prescient.benchmarks.daily_oracle.analysis.monthly import monthly_accuracy
@@ -200,6 +199,16 @@ def accuracy_table(scores: pd.DataFrame) -> pd.DataFrame:
     return out[ACCURACY_COLUMNS].reset_index(drop=True)
 
 
+def label_rows(scores: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """The rows of the ``label`` elicitation (every row of a table without the column,
+    whose null elicitation means label), and how many rows of other elicitations were
+    set aside."""
+    if "elicitation" not in scores.columns:
+        return scores, 0
+    keep = scores["elicitation"].fillna("label").astype(str).eq("label").to_numpy(bool)
+    return scores.loc[keep].reset_index(drop=True), int((~keep).sum())
+
+
 def run_analysis(
     raw_scores: pd.DataFrame,
     questions: pd.DataFrame | None,
@@ -222,13 +231,13 @@ def run_analysis(
         settings: the analysis settings.
         seed: ``base.seed`` (the bootstrap's seeds derive from it).
     """
-    paper_scores, elicitation = paper_rows(raw_scores)
-    inputs = prepare_inputs(paper_scores, questions, settings)
+    labels, elicited = label_rows(raw_scores)
+    inputs = prepare_inputs(labels, questions, settings)
     notes = list(inputs.notes)
-    if len(paper_scores) < len(raw_scores):
+    if elicited:
         notes.append(
-            f"The scores hold several elicitations: the papers' analyses (accuracy, Table 3, "
-            f"Fig. 3-6, FreshBench) read the {elicitation} rows; the proper scores read them all."
+            f"The papers' tables read the label answers; {elicited} scored rows of other "
+            "elicitations (stated and token probabilities) are analysed with proper scores."
         )
     scores, info, every = inputs.period, inputs.info, inputs.every
     infos = resolve_models(inputs.raw, registry)

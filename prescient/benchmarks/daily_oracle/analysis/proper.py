@@ -36,14 +36,14 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prescient.benchmarks.daily_oracle.analysis.forecasts import CROWD, ELICITATIONS
 from prescient.benchmarks.daily_oracle.analysis.monthly import (
     month_columns,
     moving_average,
 )
 from prescient.benchmarks.daily_oracle.analysis.schema import CELL_KEYS
 from prescient.benchmarks.daily_oracle.analysis.settings import MovingAverageSettings
-from prescient.benchmarks.daily_oracle.evaluation.settings import KINDS
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import CROWD, UNIFORM_FILL
+from prescient.benchmarks.daily_oracle.evaluation.settings import ELICITATIONS, KINDS
 from prescient.proper_scores import (
     LOG_CLIP,
     Strategy,
@@ -260,7 +260,7 @@ def _group_row(
     parts = murphy(p, y, bins)
     row: dict[str, float | int | str] = {
         "n": n,
-        "n_uniform_fill": int((part["prob_source"] == "uniform_fill").sum()),
+        "n_uniform_fill": int((part["prob_source"] == UNIFORM_FILL).sum()),
         "accuracy": float(correct.mean()),
         "brier": float(brier.mean()),
         "log_score": float(log.mean()),

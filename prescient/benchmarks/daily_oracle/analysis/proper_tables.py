@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from prescient.benchmarks.daily_oracle.analysis.forecasts import UNIFORM_FILL, forecast_frame
+from prescient.benchmarks.daily_oracle.analysis.forecasts import forecast_frame
 from prescient.benchmarks.daily_oracle.analysis.inputs import Inputs, period_months
 from prescient.benchmarks.daily_oracle.analysis.proper import (
     ALL,
@@ -20,6 +20,7 @@ from prescient.benchmarks.daily_oracle.analysis.proper import (
 )
 from prescient.benchmarks.daily_oracle.analysis.schema import fmt_count
 from prescient.benchmarks.daily_oracle.analysis.settings import AnalysisSettings
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import UNIFORM_FILL
 
 PROPER_TABLES: tuple[str, ...] = (
     "proper_scores",

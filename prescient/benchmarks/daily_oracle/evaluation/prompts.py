@@ -7,7 +7,9 @@ the ``system`` message, and one user message per question type (``user.tf``,
 ``user.mc``). The contract, from the paper: the system message casts the model as a
 forecasting expert that must not refuse; TF answers are exactly Yes or No; MC answers
 exactly one label (a)..(d); retrieved articles are numbered. Each kind's file is checked
-against :data:`EVAL_SPECS` when it is loaded.
+against :data:`EVAL_SPECS` when it is loaded. The elicitation ``verbal_probability``
+(beyond the paper) has its own three files in ``verbal_probability/``, which ask for a
+probability instead of a label (:func:`elicitation_prompts`).
 
 Placeholders a user message may use:
 
@@ -30,7 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK, GOLD, KINDS, RAG
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    CLOSED_BOOK,
+    GOLD,
+    KINDS,
+    RAG,
+    VERBAL,
+)
 from prescient.prompts import PromptSpec, PromptTemplate, load_templates
 from prescient.vocab import MC, QTYPES, choice_label
 
@@ -89,6 +97,15 @@ def load_prompts(directory: str | Path) -> dict[str, PromptTemplate]:
         TemplateError: a file is missing or malformed, or does not fit its kind.
     """
     return load_templates(directory, {kind: kind for kind in KINDS}, EVAL_SPECS)
+
+
+def elicitation_prompts(directory: str | Path, elicitation: str) -> dict[str, PromptTemplate]:
+    """The prompts of one elicitation: ``verbal_probability`` has its own, in the
+    subdirectory of that name (the same three files, asking for a probability); ``label``
+    and ``token_logprobs`` read the label prompts of ``directory`` itself (the token
+    log-probabilities are those of the label answers)."""
+    root = Path(directory)
+    return load_prompts(root / VERBAL if elicitation == VERBAL else root)
 
 
 def labels_text(n: int) -> str:

@@ -293,6 +293,50 @@ def _question_id(
     return (_stable_id(name, question or "", date) if date else ""), ""
 
 
+def _probability(text: str) -> float | None:
+    """A probability written as a number from 0 to 1 or a percentage (``"63%"``)."""
+    value = text.strip()
+    scale = 1.0
+    if value.endswith("%"):
+        value, scale = value[:-1].strip(), 100.0
+    try:
+        number = float(value) / scale
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and 0.0 <= number <= 1.0 else None
+
+
+def _crowd_prob(
+    cell: Cell, source: QuestionSource, qtype: str | None, n: int, reasons: list[str]
+) -> list[float] | None:
+    """The crowd's or market's forecast over the row's answers (true/false: the file
+    gives P(Yes); multiple choice: one probability per option, in the choices' order,
+    divided by their sum when it is within 0.02 of 1), or None where the file has none;
+    problems are appended to ``reasons``."""
+    if "crowd_prob" not in source.mapping:
+        return None
+    raw = cell("crowd_prob")
+    if _missing(raw):
+        return None
+    fix = "write P(Yes) as a number from 0 to 1 or a percentage"
+    if qtype == MC:
+        items, why = _as_list(raw, source.choices_separator)
+        values = [_probability(v) for v in items or []]
+        if why or len(values) != n or any(v is None for v in values):
+            reasons.append(f"crowd_prob {raw!r} is not one probability (0 to 1) per choice ({n})")
+            return None
+        total = sum(v for v in values if v is not None)
+        if abs(total - 1.0) > 0.02:
+            reasons.append(f"crowd_prob {raw!r} sums to {total:.3f}, not 1")
+            return None
+        return [float(v) / total for v in values if v is not None]
+    p = _probability(str(raw))
+    if p is None:
+        reasons.append(f"crowd_prob {raw!r} is not a probability: {fix}")
+        return None
+    return [p, 1.0 - p]
+
+
 def _mc_type(cell: Cell, source: QuestionSource, qtype: str | None, question: str | None) -> Any:
     """The file's MC type, or for MC questions of files without one the leading question
     word (the rule construction uses, Daily Oracle Fig. 1a)."""
@@ -329,6 +373,7 @@ def normalize_row(
         **{k: None if _missing(cell(k)) else str(cell(k)) for k in TEXT_KEYS},
         "forecast_date": forecast,
         "mc_type": _mc_type(cell, source, qtype, question),
+        "crowd_prob": _crowd_prob(cell, source, qtype, len(choices), reasons),
         "source": name,
     }
     return row, reasons

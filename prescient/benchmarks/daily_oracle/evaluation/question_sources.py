@@ -22,6 +22,7 @@ SOURCE_SCHEMA: dict[str, str] = {
     "gold_text": "string",
     "forecast_date": "date32[pyarrow]",
     "mc_type": "string",
+    "crowd_prob": "object",
     "source": "string",
     "source_path": "string",
     "source_checksum": "string",

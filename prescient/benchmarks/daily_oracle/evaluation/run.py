@@ -34,15 +34,24 @@ from prescient.benchmarks.daily_oracle.evaluation.prompts import (
     ContextArticle,
     render_messages,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import GOLD, NO_GOLD_ARTICLE, Setting
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    GOLD,
+    LABEL,
+    NO_GOLD_ARTICLE,
+    TOKENS,
+    Setting,
+)
+from prescient.llm.answer_logprobs import ANSWER_LOGPROBS
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED, ContextWindow, first_words, fit_prompt
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.prompts import PromptTemplate
+from prescient.vocab import MC, choice_label
 
 logger = logging.getLogger(__name__)
 
 PREDICTION_SCHEMA: dict[str, str] = {
     "model": "string",
+    "elicitation": "string",
     "setting": "string",
     "rag_cutoff": "string",
     "question_id": "string",
@@ -59,15 +68,19 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "cost_usd": "Float64",
     "ledger_key": "string",
 }
-"""One row per question and setting. ``ledger_key`` is the key of the ledger entry the
+"""One row per question, setting and elicitation (``label``, ``verbal_probability``,
+``token_logprobs``: :data:`~prescient.benchmarks.daily_oracle.evaluation.settings.ELICITATIONS`;
+``raw_response`` is the reply as the model gave it: a label, a stated probability, or
+the log-probabilities of the allowed answers as JSON). ``ledger_key`` is the key of the ledger entry the
 reply came from (:func:`prescient.llm.ledger.request_key`, a function of the request
 alone; a failed call keeps its key too), null where no request was made (no gold
 article, a prompt that could not fit the context window). ``prompt_tokens``,
 ``completion_tokens`` and ``cost_usd`` are what that reply cost when it was paid, as
 its ledger entry records it (the same whether this run sent it or was served it; a
 cost is null where the price is unknown, and an in-process model's is null too)."""
-OPTIONAL_COLUMNS = ("prompt_tokens", "completion_tokens", "cost_usd", "ledger_key")
-"""Columns predictions written before they existed lack (read as null)."""
+OPTIONAL_COLUMNS = ("elicitation", "prompt_tokens", "completion_tokens", "cost_usd", "ledger_key")
+"""Columns predictions written before they existed lack (read as null; a null
+``elicitation`` is ``label``, the only one there was)."""
 PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)
 
 
@@ -91,6 +104,32 @@ class PlannedCall:
     error: str | None = None
     context_ids: list[str] = field(default_factory=list)
     words_kept: int | None = None
+
+
+def allowed_answers(qtype: str, n_choices: int) -> list[str]:
+    """The replies a label prompt allows, as its wording asks for them: ``Yes``/``No``,
+    or the option labels ``(a)``, ``(b)``, ...; the answers whose probabilities the
+    ``token_logprobs`` elicitation asks for."""
+    if qtype == MC:
+        return [choice_label(i) for i in range(n_choices)]
+    return ["Yes", "No"]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One elicitation as a model's cells send it.
+
+    Attributes:
+        elicitation: ``label``, ``verbal_probability`` or ``token_logprobs``.
+        prompts: setting kind -> template (``token_logprobs`` uses the label prompts).
+        generation: the requests' generation parameters.
+        max_tokens: the reply budget reserved in the context window.
+    """
+
+    elicitation: str
+    prompts: Mapping[str, PromptTemplate]
+    generation: Mapping[str, Any]
+    max_tokens: int = 0
 
 
 def _articles_by_question(contexts: pd.DataFrame) -> dict[str, list[tuple[str, ContextArticle]]]:
@@ -134,10 +173,14 @@ def plan_cell(
     generation: Mapping[str, Any],
     window: ContextWindow | None = None,
     max_tokens: int = 0,
+    elicitation: str = LABEL,
 ) -> list[PlannedCall]:
     """One planned call per question, in question-table order.
 
     Args:
+        elicitation: ``token_logprobs`` asks for the log-probability of each allowed
+            answer (:func:`allowed_answers`, request kind ``answer_logprobs``); the
+            others ask for a reply.
         prompt: the template of the setting's kind; one that does not fit the kind
             (:data:`~prescient.benchmarks.daily_oracle.evaluation.prompts.EVAL_SPECS`) raises ``TemplateError``.
         window: the model's context window (None: unknown, prompts are sent as rendered).
@@ -179,13 +222,19 @@ def plan_cell(
         if not fit.ok:
             plans.append(PlannedCall(qid, None, fit.error(window, max_tokens), ids))
             continue
+        params = dict(generation)
+        kind = "chat"
+        if elicitation == TOKENS:
+            params["answers"] = allowed_answers(qtype, len(options))
+            kind = ANSWER_LOGPROBS
         request = LLMRequest(
             model=model,
             messages=fit.messages,
             template=prompt.name,
             template_version=prompt.version,
-            params=dict(generation),
-            tags={"question_id": qid, "setting": setting.name},
+            params=params,
+            tags={"question_id": qid, "setting": setting.name, "elicitation": elicitation},
+            kind=kind,
         )
         plans.append(PlannedCall(qid, request, None, ids, fit.words))
     return plans
@@ -201,14 +250,17 @@ def run_cell(
     generation: Mapping[str, Any],
     window: ContextWindow | None = None,
     max_tokens: int = 0,
+    elicitation: str = LABEL,
 ) -> pd.DataFrame:
     """Ask every question of the cell and return its predictions (raw responses).
 
     Failed calls are kept, with ``error`` set and no response: a failed call is not a
-    wrong forecast, and the score stage reports them apart. ``window`` and
-    ``max_tokens`` as for :func:`plan_cell`.
+    wrong forecast, and the score stage reports them apart. ``window``,
+    ``max_tokens`` and ``elicitation`` as for :func:`plan_cell`.
     """
-    plans = plan_cell(model, setting, questions, contexts, prompt, generation, window, max_tokens)
+    plans = plan_cell(
+        model, setting, questions, contexts, prompt, generation, window, max_tokens, elicitation
+    )
     fitted = [p.words_kept for p in plans if p.request is not None and p.words_kept is not None]
     exceeded = sum(1 for p in plans if (p.error or "").startswith(CONTEXT_EXCEEDED))
     if fitted and window is not None:
@@ -234,13 +286,15 @@ def run_cell(
         )
     calls = [p for p in plans if p.request is not None]
     results = gateway.complete_many(
-        [p.request for p in calls if p.request is not None], desc=f"{model} {setting.name}"
+        [p.request for p in calls if p.request is not None],
+        desc=f"{model} {setting.name} {elicitation}",
     )
     by_qid = {p.question_id: r for p, r in zip(calls, results, strict=True)}
     logger.info(
-        "%s %s: %d questions, %d requests, %d from the ledger",
+        "%s %s %s: %d questions, %d requests, %d from the ledger",
         model,
         setting.name,
+        elicitation,
         len(plans),
         len(results),
         sum(r.from_ledger for r in results),
@@ -250,6 +304,7 @@ def run_cell(
     for p in plans:
         res = by_qid.get(p.question_id)
         rows["model"].append(model)
+        rows["elicitation"].append(elicitation)
         rows["setting"].append(setting.kind)
         rows["rag_cutoff"].append(setting.cutoff_label)
         rows["question_id"].append(p.question_id)
@@ -272,9 +327,10 @@ def run_cell(
     n_err = int(frame["error"].notna().sum())
     if n_err:
         logger.warning(
-            "%s %s: %d of %d questions have no answer (errors)",
+            "%s %s %s: %d of %d questions have no answer (errors)",
             model,
             setting.name,
+            elicitation,
             n_err,
             len(frame),
         )
@@ -300,12 +356,10 @@ def run_model(
     settings: Sequence[Setting],
     questions: pd.DataFrame,
     contexts: Mapping[str, pd.DataFrame],
-    prompts: Mapping[str, PromptTemplate],
-    generation: Mapping[str, Any],
+    asks: Sequence[Ask],
     window: ContextWindow | None = None,
-    max_tokens: int = 0,
 ) -> dict[str, pd.DataFrame]:
-    """Every setting's cell for one model, one after another, through one gateway.
+    """Every setting's cells for one model, one after another, through one gateway.
 
     Settings often ask the very same thing: a question resolved before a RAG cutoff sees
     the same articles, hence gets the same prompt, under ``rag_<cutoff>`` as under
@@ -318,30 +372,41 @@ def run_model(
         model: registry name.
         settings: the grid's settings, in the order they are answered.
         contexts: setting name -> its context table.
-        prompts: setting kind -> its prompt.
-        questions, generation, window, max_tokens: as for :func:`run_cell`.
+        asks: the elicitations, each with its prompts (by setting kind), generation
+            parameters and reply budget; a setting's cells are answered in this order.
+        questions, window: as for :func:`run_cell`.
 
     Returns:
-        Setting name -> the cell's predictions, in ``settings`` order.
+        Setting name -> the predictions of its cells (one per elicitation, in ``asks``
+        order), in ``settings`` order.
 
     Raises:
         ValueError: a setting has no context table or its kind no prompt.
     """
     missing = [s.name for s in settings if s.name not in contexts]
-    missing += [s.kind for s in settings if s.kind not in prompts]
+    missing += [
+        f"{a.elicitation}: {s.kind}" for a in asks for s in settings if s.kind not in a.prompts
+    ]
     if missing:
         raise ValueError(f"no context table or prompt for {sorted(set(missing))}")
     return {
-        s.name: run_cell(
-            gateway,
-            model,
-            s,
-            questions,
-            contexts[s.name],
-            prompts[s.kind],
-            generation,
-            window,
-            max_tokens,
+        s.name: pd.concat(
+            [
+                run_cell(
+                    gateway,
+                    model,
+                    s,
+                    questions,
+                    contexts[s.name],
+                    a.prompts[s.kind],
+                    a.generation,
+                    window,
+                    a.max_tokens,
+                    a.elicitation,
+                )
+                for a in asks
+            ],
+            ignore_index=True,
         )
         for s in settings
     }

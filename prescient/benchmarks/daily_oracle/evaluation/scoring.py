@@ -2,7 +2,9 @@
 
 Per item (:func:`score_predictions`): the predictions' columns plus ``parsed_answer``
 (choice index or null), ``correct``, ``refused``, ``parse_failed`` and ``parse_rule``,
-and the question's ``source``, ``category``, ``mc_type`` and ``forecast_date`` from the
+the forecast ``probs`` with its ``prob_source`` and ``prob_adjusted`` and its ``brier``
+and ``log_score`` (:mod:`.forecasts`: every elicitation is read as a forecast, a label
+as all probability on one answer), and the question's ``source``, ``category``, ``mc_type`` and ``forecast_date`` from the
 evaluated table (:data:`QUESTION_INFO`), so a scores table describes its own questions
 when it is analysed alone. Each row keeps its prediction's ``ledger_key``, the key of
 the ledger entry holding its prompt and raw response (``python -m prescient trace``
@@ -14,7 +16,13 @@ rows whose question has no gold article (no call was made), ``n_errors`` for the
 that failed.
 
 Per cell (:func:`cell_metrics`): accuracy, accuracy excluding refusals, refusal rate and
-parse-failure rate per model x setting x RAG cutoff, for all questions and per type.
+parse-failure rate per model x setting x RAG cutoff, for all questions and per type, from
+the ``label`` rows (the papers' elicitation); per elicitation (``elicitations``) the same
+with the mean Brier and log scores.
+
+An imported question set may carry a crowd or market probability per question
+(``crowd_prob``): :func:`crowd_rows` turns it into rows of a model named ``crowd`` in every
+cell of the grid, scored by the same rules, so it is a row of every table.
 """
 
 from __future__ import annotations
@@ -26,13 +34,18 @@ from typing import Any
 import pandas as pd
 
 from prescient.benchmarks.daily_oracle.evaluation.costs import model_costs, paid_for
-from prescient.benchmarks.daily_oracle.evaluation.parsing import parse_answer
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import (
+    CROWD,
+    crowd_probs,
+    read_forecast,
+    row_scores,
+)
 from prescient.benchmarks.daily_oracle.evaluation.run import (
     OPTIONAL_COLUMNS,
     PREDICTION_COLUMNS,
     PREDICTION_SCHEMA,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE
+from prescient.benchmarks.daily_oracle.evaluation.settings import LABEL, NO_GOLD_ARTICLE
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED
 from prescient.vocab import QTYPES
 
@@ -50,8 +63,28 @@ SCORE_COLUMNS = (
     "refused",
     "parse_failed",
     "parse_rule",
+    "probs",
+    "prob_source",
+    "prob_adjusted",
+    "brier",
+    "log_score",
     *QUESTION_INFO,
 )
+
+
+SCORED_TYPES: dict[str, Any] = {
+    "parsed_answer": "Int64",
+    "correct": "bool",
+    "refused": "bool",
+    "parse_failed": "bool",
+    "parse_rule": "string",
+    "probs": "object",
+    "prob_source": "string",
+    "prob_adjusted": "string",
+    "brier": "Float64",
+    "log_score": "Float64",
+}
+"""The columns scoring adds to the predictions (name -> dtype)."""
 
 
 class ScoringError(ValueError):
@@ -79,16 +112,32 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
             f"{len(unknown)} predicted question ids are not in the question table, "
             f"e.g. {unknown[:5]}: re-run the evaluation on the current questions"
         )
-    parsed_answer: list[int | None] = []
-    correct: list[bool] = []
-    refused: list[bool] = []
-    failed: list[bool] = []
-    rules: list[str | None] = []
-    for qid, qtype, text, err in zip(
+    elicitations = (
+        predictions["elicitation"].fillna(LABEL).astype(str)
+        if "elicitation" in predictions.columns
+        else pd.Series(LABEL, index=predictions.index)
+    )
+    cols: dict[str, list[Any]] = {
+        c: []
+        for c in (
+            "parsed_answer",
+            "correct",
+            "refused",
+            "parse_failed",
+            "parse_rule",
+            "probs",
+            "prob_source",
+            "prob_adjusted",
+            "brier",
+            "log_score",
+        )
+    }
+    for qid, qtype, text, err, elicitation in zip(
         predictions["question_id"].astype(str),
         predictions["qtype"].astype(str),
         predictions["raw_response"],
         predictions["error"],
+        elicitations,
         strict=True,
     ):
         if table_qtype[qid] != qtype:
@@ -96,35 +145,113 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
                 f"question {qid}: predicted as {qtype}, table says {table_qtype[qid]}"
             )
         if isinstance(err, str) and err:
-            parsed_answer.append(None)
-            correct.append(False)
-            refused.append(False)
-            failed.append(False)
-            rules.append(None)
+            for c, v in (("correct", False), ("refused", False), ("parse_failed", False)):
+                cols[c].append(v)
+            for c in ("parsed_answer", "parse_rule", "probs", "prob_source", "prob_adjusted"):
+                cols[c].append(None)
+            cols["brier"].append(None)
+            cols["log_score"].append(None)
             continue
         choices = [str(c) for c in table_choices[qid]]
-        p = parse_answer(None if pd.isna(text) else str(text), qtype, choices)
-        parsed_answer.append(p.index)
-        correct.append(p.index is not None and p.index == table_answer[qid])
-        refused.append(p.refused)
-        failed.append(p.parse_failed)
-        rules.append(p.rule)
+        f = read_forecast(elicitation, None if pd.isna(text) else str(text), qtype, choices)
+        answer = table_answer[qid]
+        brier, log_score = row_scores(f.probs, answer, qtype)
+        fields: tuple[tuple[str, Any], ...] = (
+            ("parsed_answer", f.index),
+            ("correct", f.index is not None and f.index == answer),
+            ("refused", f.refused),
+            ("parse_failed", f.parse_failed),
+            ("parse_rule", f.rule),
+            ("probs", list(f.probs)),
+            ("prob_source", f.source),
+            ("prob_adjusted", f.adjusted),
+            ("brier", brier),
+            ("log_score", log_score),
+        )
+        for c, v in fields:
+            cols[c].append(v)
     out = predictions.reset_index(drop=True).copy()
     for column in OPTIONAL_COLUMNS:  # predictions written before these existed
         if column not in out.columns:
             dtype = PREDICTION_SCHEMA[column]
             out[column] = pd.Series(pd.NA, index=out.index, dtype=dtype)
-    out["parsed_answer"] = pd.Series(parsed_answer, dtype="Int64")
-    out["correct"] = pd.Series(correct, dtype="bool")
-    out["refused"] = pd.Series(refused, dtype="bool")
-    out["parse_failed"] = pd.Series(failed, dtype="bool")
-    out["parse_rule"] = pd.Series(rules, dtype="string")
+    out["elicitation"] = pd.Series(list(elicitations), dtype="string")
+    for column, dtype in SCORED_TYPES.items():
+        out[column] = pd.Series(cols[column], dtype=dtype)
     by_id = questions.set_index(questions["question_id"].astype(str))
     qids = out["question_id"].astype(str)
     for column, dtype in QUESTION_INFO.items():
         values = qids.map(by_id[column]) if column in by_id.columns else [None] * len(out)
         out[column] = pd.Series(list(values), dtype=dtype)
     return out[list(SCORE_COLUMNS)]
+
+
+def crowd_rows(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """Rows of the model ``crowd`` for the questions that carry a crowd probability, in
+    every setting x RAG cutoff x elicitation cell of ``scores`` (each cell's own
+    questions), scored like any model's; empty when no question has one.
+
+    The crowd's forecast is the same in every cell (it saw no prompt): repeating it makes
+    it a row of each table, and the paired comparisons set every model against it on the
+    questions both answered.
+    """
+    if "crowd_prob" not in questions.columns or scores.empty:
+        return scores.iloc[0:0]
+    by_id = questions.set_index(questions["question_id"].astype(str))
+    forecasts: dict[str, tuple[float, ...]] = {}
+    for qid, qtype, choices, value in zip(
+        by_id.index, by_id["qtype"].astype(str), by_id["choices"], by_id["crowd_prob"], strict=True
+    ):
+        probs = crowd_probs(value, qtype, len(choices))
+        if probs is not None:
+            forecasts[qid] = probs
+    if not forecasts:
+        return scores.iloc[0:0]
+    models = scores.loc[scores["model"].astype(str) != CROWD]
+    cells = models.drop_duplicates(["elicitation", "setting", "rag_cutoff", "question_id"])
+    cells = cells.loc[cells["question_id"].astype(str).isin(forecasts)]
+    rows = []
+    for row in cells.itertuples(index=False):
+        qid = str(row.question_id)
+        probs = forecasts[qid]
+        answer = int(str(by_id.at[qid, "answer_index"]))
+        brier, log_score = row_scores(probs, answer, str(row.qtype))
+        index = max(range(len(probs)), key=lambda i: (probs[i], -i))
+        rows.append(
+            {
+                "model": CROWD,
+                "elicitation": row.elicitation,
+                "setting": row.setting,
+                "rag_cutoff": row.rag_cutoff,
+                "question_id": qid,
+                "qtype": row.qtype,
+                "resolution_date": row.resolution_date,
+                "parsed_answer": index,
+                "correct": index == answer,
+                "refused": False,
+                "parse_failed": False,
+                "parse_rule": CROWD,
+                "probs": list(probs),
+                "prob_source": CROWD,
+                "brier": brier,
+                "log_score": log_score,
+                "context_article_ids": [],
+                **{c: getattr(row, c) for c in QUESTION_INFO},
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    typed = {**PREDICTION_SCHEMA, **SCORED_TYPES, **QUESTION_INFO}
+    for column in frame.columns:
+        frame[column] = frame[column].astype(typed[column]) if column in typed else frame[column]
+    return frame
+
+
+def with_crowd(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
+    """``scores`` followed by their :func:`crowd_rows` (unchanged without any)."""
+    crowd = crowd_rows(scores, questions)
+    if crowd.empty:
+        return scores
+    return pd.concat([scores, crowd], ignore_index=True)[list(SCORE_COLUMNS)]
 
 
 def cell_label(setting: str, rag_cutoff: Any) -> str:
@@ -141,8 +268,13 @@ def _rate(num: int, den: int) -> float | None:
     return round(num / den, 6) if den else None
 
 
-def summarize(group: pd.DataFrame) -> dict[str, Any]:
-    """Counts and rates of one group of scored rows."""
+def _mean(values: pd.Series) -> float | None:
+    return round(float(values.astype(float).mean()), 6) if len(values) else None
+
+
+def summarize(group: pd.DataFrame, proper: bool = False) -> dict[str, Any]:
+    """Counts and rates of one group of scored rows (with ``proper``: the mean Brier and
+    log scores too, and how many forecasts were the uniform fill of an unread reply)."""
     ok = group.loc[group["error"].isna()]
     n, n_ok = len(group), len(ok)
     n_no_gold = int(group["error"].eq(NO_GOLD_ARTICLE).sum())
@@ -160,30 +292,61 @@ def summarize(group: pd.DataFrame) -> dict[str, Any]:
         "accuracy_excl_refusals": _rate(n_correct, n_ok - n_refused),
         "refusal_rate": _rate(n_refused, n_ok),
         "parse_failure_rate": _rate(n_failed, n_ok),
+        **(
+            {
+                "brier": _mean(ok["brier"]),
+                "log_score": _mean(ok["log_score"]),
+                "n_uniform_fill": int(ok["prob_source"].eq("uniform_fill").sum()),
+            }
+            if proper
+            else {}
+        ),
     }
 
 
-def cell_metrics(scores: pd.DataFrame) -> dict[str, Any]:
-    """``{model: {cell: {all|tf|mc: summary}}}`` plus grid totals (DVC metrics)."""
+def _cells(scores: pd.DataFrame, proper: bool) -> dict[str, Any]:
     cells: dict[str, dict[str, Any]] = {}
     labels = [
         cell_label(s, c) for s, c in zip(scores["setting"], scores["rag_cutoff"], strict=True)
     ]
     frame = scores.assign(_cell=labels)
     for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
-        per: dict[str, Any] = {"all": summarize(group)}
+        per: dict[str, Any] = {"all": summarize(group, proper)}
         for qtype in QTYPES:
             part = group.loc[group["qtype"] == qtype]
             if len(part):
-                per[qtype] = summarize(part)
+                per[qtype] = summarize(part, proper)
         cells.setdefault(str(model), {})[str(cell)] = per
-    return {"cells": cells, "total": summarize(scores)}
+    return cells
+
+
+def _elicitation(scores: pd.DataFrame) -> pd.Series:
+    if "elicitation" not in scores.columns:
+        return pd.Series(LABEL, index=scores.index, dtype="string")
+    return scores["elicitation"].fillna(LABEL).astype(str)
+
+
+def cell_metrics(scores: pd.DataFrame) -> dict[str, Any]:
+    """``{model: {cell: {all|tf|mc: summary}}}`` of the ``label`` rows plus grid totals
+    (DVC metrics), and ``elicitations``: ``{elicitation: {model: {cell: ...}}}`` with the
+    mean Brier and log scores, for every elicitation scored."""
+    how = _elicitation(scores)
+    labels = scores.loc[how.eq(LABEL).to_numpy(bool)]
+    out: dict[str, Any] = {"cells": _cells(labels, False), "total": summarize(labels)}
+    if "brier" in scores.columns:
+        out["elicitations"] = {
+            str(e): _cells(scores.loc[how.eq(e).to_numpy(bool)], True)
+            for e in sorted(set(how), key=lambda e: (e != LABEL, e))
+        }
+    return out
 
 
 def parse_rule_counts(scores: pd.DataFrame) -> Mapping[str, Mapping[str, int]]:
-    """How each model's answers were read (``lead``, ``marker``, ..., ``unparsed``)."""
+    """How each model's label answers were read (``lead``, ``marker``, ...,
+    ``unparsed``)."""
     out: dict[str, dict[str, int]] = {}
-    counts = scores.groupby(["model", "parse_rule"]).size()
+    labels = scores.loc[_elicitation(scores).eq(LABEL).to_numpy(bool)]
+    counts = labels.groupby(["model", "parse_rule"]).size()
     for key, n in counts.items():
         model, rule = key if isinstance(key, tuple) else (key, "")
         out.setdefault(str(model), {})[str(rule)] = int(n)

@@ -31,6 +31,16 @@ CLOSED_BOOK = "closed_book"
 RAG = "rag"
 GOLD = "gold"
 KINDS = (CLOSED_BOOK, RAG, GOLD)
+LABEL = "label"
+VERBAL = "verbal_probability"
+TOKENS = "token_logprobs"
+ELICITATIONS = (LABEL, VERBAL, TOKENS)
+"""How a forecast is asked for: ``label`` (the papers' way: one answer, Yes/No or an
+option label), ``verbal_probability`` (the model states a probability for Yes, or one
+per option, in its reply) and ``token_logprobs`` (the probability the model gives each
+allowed answer as its reply, read from its token log-probabilities with the label
+prompt). Every elicitation yields a label too (the most probable answer), so accuracy
+is reported for each."""
 NO_GOLD_ARTICLE = "no gold article for this question (article_id, gold_url or gold_text)"
 """The ``error`` of a ``gold`` row whose question has no gold article: no call was made,
 so the row is counted under this reason, never as a failed call or a wrong answer."""
@@ -110,6 +120,25 @@ def _grid_settings(values: Any) -> tuple[Setting, ...]:
     return tuple(parsed)
 
 
+def _elicitations(values: Any) -> tuple[str, ...]:
+    """The grid's elicitations: known, each once, ``label`` among them (the papers'
+    accuracy, and every paper table of the report, are read from it)."""
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError(f"expected a list of elicitations from {list(ELICITATIONS)}")
+    names = [str(v) for v in values]
+    unknown = [n for n in names if n not in ELICITATIONS]
+    if unknown:
+        raise ValueError(f"unknown elicitations {unknown}: use {list(ELICITATIONS)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"lists an elicitation twice: {names}")
+    if LABEL not in names:
+        raise ValueError(
+            f"must include {LABEL!r}: the papers' accuracy and tables are read from the "
+            "label answers"
+        )
+    return tuple(names)
+
+
 class EvalSettings(Settings):
     """Params section ``eval``.
 
@@ -120,6 +149,11 @@ class EvalSettings(Settings):
             (:mod:`prescient.llm.generation`: temperature, top_p, max_tokens, seed, stop,
             presence_penalty, frequency_penalty) and sent as written; they override the
             model's defaults and are part of the ledger key.
+        elicitation: how forecasts are asked for (:data:`ELICITATIONS`): each is asked
+            of every question in every setting, ``label`` always among them.
+        elicitation_generation: elicitation -> generation parameters laid over
+            ``generation`` for its requests (a stated probability needs a longer reply
+            than a label).
         max_questions: model -> how many questions it answers: the first that many in
             the seeded sample order of the evaluated table (its ``sample_rank``), so a
             slow model's questions are a subset of those of every model with a larger
@@ -131,6 +165,8 @@ class EvalSettings(Settings):
     ]
     settings: Annotated[tuple[Setting, ...], PlainValidator(_grid_settings)]
     generation: Generation
+    elicitation: Annotated[tuple[str, ...], PlainValidator(_elicitations)] = (LABEL,)
+    elicitation_generation: dict[str, Generation] = {}
     max_questions: dict[str, Annotated[int, Field(ge=1)]]
 
     @field_validator("max_questions")
@@ -146,6 +182,19 @@ class EvalSettings(Settings):
                 "or add the models"
             )
         return value
+
+    @field_validator("elicitation_generation")
+    @classmethod
+    def _known_elicitations(cls, value: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(value) - set(ELICITATIONS))
+        if unknown:
+            raise ValueError(f"names unknown elicitations {unknown}: use {list(ELICITATIONS)}")
+        return value
+
+    def generation_for(self, elicitation: str) -> dict[str, Any]:
+        """The generation parameters of an elicitation's requests, as sent (keys of
+        ``elicitation_generation`` override those of ``generation``)."""
+        return {**self.generation, **self.elicitation_generation.get(elicitation, {})}
 
     @property
     def rag_cutoffs(self) -> list[dt.date | None]:

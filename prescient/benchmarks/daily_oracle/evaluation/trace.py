@@ -1,6 +1,7 @@
 """From a reported accuracy cell to the questions, prompts and raw responses behind it.
 
-A cell is a model, a setting, optionally a question type and a period of resolution
+A cell is a model, a setting, an elicitation (``label`` unless named: the papers'
+tables read the label answers), optionally a question type and a period of resolution
 dates (a month ``YYYY-MM`` or a year ``YYYY``), as the report's tables name it. Its rows
 are the scores table's rows the report counts: gold rows without a gold article made no
 call and are never counted; rows whose call failed are left out too, unless the report
@@ -30,7 +31,13 @@ from prescient.benchmarks.daily_oracle.analysis.schema import (
     no_gold_rows,
     settings_of,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import Setting, parse_setting
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import CROWD
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    ELICITATIONS,
+    LABEL,
+    Setting,
+    parse_setting,
+)
 from prescient.llm.ledger import is_success, key_problem, read_entries, readable_text
 from prescient.vocab import QTYPES
 
@@ -52,6 +59,8 @@ class Cell:
         qtype: ``tf``, ``mc`` or None (all types).
         year: resolution year, or None (every date).
         month: resolution month (1-12) within ``year``, or None (the whole year).
+        elicitation: how the forecasts were asked for (``label``, ``verbal_probability``,
+            ``token_logprobs``).
     """
 
     model: str
@@ -59,10 +68,14 @@ class Cell:
     qtype: str | None = None
     year: int | None = None
     month: int | None = None
+    elicitation: str = LABEL
 
     def describe(self) -> str:
-        """``oracle rag_dynamic tf 2024-03`` (the parts given)."""
-        parts = [self.model, self.setting.name, self.qtype or ALL_TYPES]
+        """``oracle rag_dynamic tf 2024-03`` (the parts given; an elicitation other than
+        ``label`` follows the setting)."""
+        parts = [self.model, self.setting.name]
+        parts += [self.elicitation] if self.elicitation != LABEL else []
+        parts += [self.qtype or ALL_TYPES]
         if self.year is not None:
             parts.append(f"{self.year}" if self.month is None else f"{self.year}-{self.month:02d}")
         return " ".join(parts)
@@ -113,13 +126,22 @@ def parse_period(text: str | None) -> tuple[int | None, int | None]:
 
 
 def parse_cell(
-    model: str, setting: str, qtype: str | None = None, period: str | None = None
+    model: str,
+    setting: str,
+    qtype: str | None = None,
+    period: str | None = None,
+    elicitation: str | None = None,
 ) -> Cell:
     """A :class:`Cell` from the words the report uses for it."""
     if not str(model).strip():
         raise TraceError("no model given")
+    how = str(elicitation or LABEL).strip()
+    if how not in ELICITATIONS:
+        raise TraceError(f"unknown elicitation {elicitation!r}: use {', '.join(ELICITATIONS)}")
     year, month = parse_period(period)
-    return Cell(str(model).strip(), parse_cell_setting(setting), parse_qtype(qtype), year, month)
+    return Cell(
+        str(model).strip(), parse_cell_setting(setting), parse_qtype(qtype), year, month, how
+    )
 
 
 def cell_rows(scores: pd.DataFrame, cell: Cell, count_errors: bool = False) -> pd.DataFrame:
@@ -135,10 +157,17 @@ def cell_rows(scores: pd.DataFrame, cell: Cell, count_errors: bool = False) -> p
             it has).
     """
     raw = scores.reset_index(drop=True)
+    if "elicitation" in raw.columns:
+        how = raw["elicitation"].fillna(LABEL).astype(str)
+        raw = raw.loc[how.eq(cell.elicitation).to_numpy(bool)].reset_index(drop=True)
+    elif cell.elicitation != LABEL:
+        raw = raw.iloc[0:0]
     mine = raw.loc[raw["model"].astype(str) == cell.model]
     if mine.empty:
         models = sorted(set(raw["model"].astype(str)))
-        raise TraceError(f"no scored rows of model {cell.model!r}; the table has {models}")
+        raise TraceError(
+            f"no scored rows of model {cell.model!r} ({cell.elicitation}); the table has {models}"
+        )
     settings = settings_of(mine)
     mine = mine.loc[[s == cell.setting for s in settings]]
     if mine.empty:
@@ -236,6 +265,11 @@ class Traced:
             "parsed_answer": _choice(choices, parsed),
             "correct": bool(self.row["correct"]),
             "refused": bool(self.row.get("refused", False)),
+            "elicitation": _text(self.row.get("elicitation")) or LABEL,
+            "probs": [float(p) for p in _list(self.row.get("probs"))] or None,
+            "prob_source": _text(self.row.get("prob_source")),
+            "brier": _number(self.row.get("brier")),
+            "log_score": _number(self.row.get("log_score")),
             "error": _text(self.row.get("error")),
             "ledger_key": _text(self.row.get("ledger_key")),
             "template": entry.get("template"),
@@ -264,6 +298,10 @@ def _index(value: Any) -> int | None:
 
 def _text(value: Any) -> str | None:
     return None if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
 
 
 def _choice(choices: Sequence[str], index: int | None) -> str | None:
@@ -297,7 +335,13 @@ def trace_rows(
             f"{len(missing_q)} questions are not in the questions table, e.g. {missing_q[:3]}: "
             "pass the evaluated questions the scores were made from (--questions)"
         )
-    called = [r for r in records if _text(r.get("error")) is None or _text(r.get("ledger_key"))]
+    # Crowd rows come from the question file (its crowd_prob column), not from a call.
+    called = [
+        r
+        for r in records
+        if (_text(r.get("error")) is None or _text(r.get("ledger_key")))
+        and _text(r.get("prob_source")) != CROWD
+    ]
     unkeyed = [str(r["question_id"]) for r in called if not _text(r.get("ledger_key"))]
     if unkeyed:
         raise TraceError(
@@ -360,6 +404,12 @@ def text_block(t: Traced) -> str:
         f"correct:       {'yes' if r['correct'] else 'no'}",
         f"ledger key:    {r['ledger_key']}",
     ]
+    if r["probs"] is not None and (r["elicitation"] != LABEL or r["prob_source"] == CROWD):
+        shown = ", ".join(f"{p:.4g}" for p in r["probs"])
+        lines.append(f"forecast:      [{shown}] ({r['prob_source']}, {r['elicitation']})")
+        lines.append(f"brier, log:    {r['brier']:.4g}, {r['log_score']:.4g}")
+    if r["prob_source"] == CROWD:
+        lines.append("source:        the question file's crowd_prob column (no model call)")
     if r["error"]:
         lines.append(f"error:         {r['error']}")
     lines.append("prompt:")
