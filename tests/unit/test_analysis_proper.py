@@ -13,6 +13,7 @@ import pytest
 from prescient.benchmarks.daily_oracle.analysis.forecasts import forecast_frame
 from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
 from prescient.benchmarks.daily_oracle.analysis.proper import (
+    item_scores,
     model_pairs,
     monthly_brier,
     paired_table,
@@ -20,7 +21,7 @@ from prescient.benchmarks.daily_oracle.analysis.proper import (
     reliability_table,
 )
 from prescient.benchmarks.daily_oracle.analysis.schema import ScoresSchemaError
-from prescient.benchmarks.daily_oracle.evaluation.forecasts import UNIFORM_FILL
+from prescient.benchmarks.daily_oracle.evaluation.forecasts import UNIFORM_FILL, row_scores
 from tests.fixtures.analysis.forecasts import (
     NO_REPS,
     REPS,
@@ -274,3 +275,19 @@ def test_excluded_sources_and_the_period_are_counted_out() -> None:
     assert list(found.frame["question_id"]) == ["t1"]
     assert found.frame["source"].iloc[0] == "unnamed"
     assert (found.dropped["period"], found.dropped["excluded_source"]) == (1, 1)
+
+
+def test_item_scores_agree_with_the_score_stage() -> None:
+    cases = [
+        ([0.9, 0.1], 0, "tf"),
+        ([0.3, 0.7], 0, "tf"),
+        ([0.0, 1.0], 0, "tf"),  # the clipped log score
+        ([0.7, 0.1, 0.1, 0.1], 2, "mc"),
+        ([0.6, 0.4], 1, "mc"),  # an MC question of two options: summed, not halved
+        ([0.2, 0.3, 0.5], 2, "mc"),
+    ]
+    brier, log = item_scores([c[0] for c in cases], [c[1] for c in cases], [c[2] for c in cases])
+    expected = [row_scores(p, y, t) for p, y, t in cases]
+    assert list(brier) == pytest.approx([b for b, _ in expected], abs=1e-12)
+    assert list(log) == pytest.approx([g for _, g in expected], abs=1e-12)
+    assert brier[4] == pytest.approx(2 * 0.6**2)

@@ -174,17 +174,31 @@ def _by_width(probs: Sequence[Sequence[float]]) -> list[np.ndarray]:
     return [np.flatnonzero(widths == k) for k in sorted(set(widths.tolist()))]
 
 
+def _brier(m: FloatArray, y: npt.NDArray[np.int64], mc: bool) -> FloatArray:
+    """:func:`~prescient.proper_scores.brier_items` by question type: binary on P(Yes)
+    for TF, the sum over the options for MC even of two options (as the score stage)."""
+    items = brier_items(m, y)
+    return items * 2.0 if mc and m.shape[1] == 2 else items
+
+
 def item_scores(
-    probs: Sequence[Sequence[float]], outcome: npt.ArrayLike, clip: float = LOG_CLIP
+    probs: Sequence[Sequence[float]],
+    outcome: npt.ArrayLike,
+    qtype: npt.ArrayLike,
+    clip: float = LOG_CLIP,
 ) -> tuple[FloatArray, FloatArray]:
     """Each forecast's Brier and log score (:mod:`prescient.proper_scores`), for
     questions with any number of options."""
     n = len(probs)
     brier, log = np.zeros(n), np.zeros(n)
-    y = np.asarray(outcome, dtype=int)
+    y = np.asarray(outcome, dtype=np.int64)
+    mc = np.asarray(qtype) == MC
     for rows in _by_width(probs):
         m = np.array([probs[i] for i in rows], dtype=float)
-        brier[rows] = brier_items(m, y[rows])
+        for kind in (False, True):
+            at = rows[mc[rows] == kind]
+            if at.size:
+                brier[at] = _brier(m[mc[rows] == kind], y[at], kind)
         log[rows] = log_items(m, y[rows], clip)
     return brier, log
 
@@ -196,7 +210,7 @@ def _reference_brier(
     options) and under the base rate of the given questions (TF: the share of Yes; MC:
     each position's share of answers among the MC questions, renormalised over a
     question's own options)."""
-    y = np.asarray(outcome, dtype=int)
+    y = np.asarray(outcome, dtype=np.int64)
     types = np.asarray(qtype)
     width = np.array([len(p) for p in probs])
     uniform, base = np.zeros(y.size), np.zeros(y.size)
@@ -207,10 +221,10 @@ def _reference_brier(
         freq = np.bincount(y[rows], minlength=int(width[rows].max())) / rows.size
         for k in sorted(set(width[rows].tolist())):
             at = rows[width[rows] == k]
-            uniform[at] = brier_items(np.full((at.size, k), 1.0 / k), y[at])
+            uniform[at] = _brier(np.full((at.size, k), 1.0 / k), y[at], kind == MC)
             f = freq[:k]
             f = f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k)
-            base[at] = brier_items(np.tile(f, (at.size, 1)), y[at])
+            base[at] = _brier(np.tile(f, (at.size, 1)), y[at], kind == MC)
     return uniform, base
 
 
@@ -253,7 +267,7 @@ def _group_row(
     correct = part["correct"].to_numpy(bool)
     qtypes = part["_type"].to_numpy(str)
     kind = P_YES if set(part["qtype"]) == {TF} else TOP_LABEL
-    brier, log = item_scores(probs, outcome)
+    brier, log = item_scores(probs, outcome, qtypes)
     ref_u, ref_b = _reference_brier(probs, outcome, qtypes)
     p, y = calibration_pairs(probs, outcome, correct, kind)
     n = len(part)
@@ -371,7 +385,9 @@ def monthly_brier(
     NaN scores (a gap), as in the monthly accuracy table."""
     if forecasts.empty or months is None:
         return pd.DataFrame(columns=MONTHLY_COLUMNS)
-    brier, log = item_scores(list(forecasts["probs"]), forecasts["outcome"].to_numpy(int))
+    brier, log = item_scores(
+        list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
+    )
     scored = forecasts.assign(_brier=brier, _log=log)
     calendar = np.arange(months[0], months[1] + 1)
     types = [q for q in QTYPES if q in set(scored["qtype"])]
@@ -481,7 +497,9 @@ def paired_table(
     """
     if forecasts.empty:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
-    brier, _ = item_scores(list(forecasts["probs"]), forecasts["outcome"].to_numpy(int))
+    brier, _ = item_scores(
+        list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
+    )
     scored = forecasts.assign(_brier=brier)
     rows = []
     keys = ["setting", "rag_cutoff", "cell", "elicitation"]
