@@ -158,7 +158,7 @@ def brier_by_month(tables: Tables) -> Figure:
             ax.set_ylim(bottom=0)
             ax.grid(alpha=0.3)
             ax.legend(
-                fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False
+                fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False
             )
     fig.suptitle(
         "Brier score by resolution month (beyond the papers)\nbold lines: moving average; "
