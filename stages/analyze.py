@@ -2,9 +2,10 @@
 accuracy by forecast horizon and dataset statistics, from a scores table.
 
 Params: ``base.seed``, ``analysis`` and ``models`` (knowledge cutoffs and release dates).
-dvc.yaml passes ``analysis.scores``, ``analysis.questions`` and ``analysis.articles`` as
-``--scores``, ``--questions`` and ``--articles``: by default the pipeline's scores, the
-evaluated question table and the corpus. A scores table produced elsewhere is analysed
+dvc.yaml passes ``analysis.scores``, ``analysis.questions``, ``analysis.articles`` and
+``analysis.candidates`` as ``--scores``, ``--questions``, ``--articles`` and
+``--candidates``: by default the pipeline's scores, the evaluated question table, the
+corpus and the construct stage's candidates (the construction funnel). A scores table produced elsewhere is analysed
 alone with ``-S analysis_inputs=scores_file -S analysis.scores=path.parquet``: an input
 naming the scores file itself is not read again (the scores table's own columns describe
 its questions; there is no corpus), so DVC runs nothing upstream. Writes one directory
@@ -68,6 +69,11 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--scores", required=True, help="the scores table (analysis.scores)")
     ap.add_argument("--questions", required=True, help="questions table (may be absent)")
     ap.add_argument("--articles", required=True, help="ingested articles (may be absent)")
+    ap.add_argument(
+        "--candidates",
+        required=True,
+        help="the construct stage's candidates table (may be absent, or the scores file)",
+    )
     ap.add_argument("--tables", required=True, help="output directory of the tables")
     ap.add_argument("--metrics", required=True, help="output metrics JSON")
     ap.add_argument("--summary", required=True, help="output summary metrics JSON")
@@ -83,8 +89,9 @@ def work(run: StageRun) -> int:
     raw = pd.read_parquet(scores_path)
     questions = _read_optional(Path(args.questions), scores_path, "questions table")
     articles = _read_optional(Path(args.articles), scores_path, "articles table")
+    candidates = _read_optional(Path(args.candidates), scores_path, "candidates table")
     with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
-        result = run_analysis(raw, questions, articles, p.get("models"), settings, seed)
+        result = run_analysis(raw, questions, articles, p.get("models"), settings, seed, candidates)
     provenance = {
         "scores_path": str(scores_path),
         "scores_checksum": io.frame_checksum(raw),

@@ -141,7 +141,7 @@ class BatchAPI:
         ) as resp:
             raw: bytes = await resp.read()
             if resp.status >= 400:
-                raise BatchError(f"{method} {path}: HTTP {resp.status}: {raw[:200]!r}")
+                raise BatchError(f"{method} {path}: HTTP {resp.status}: {raw[:200]!r}", resp.status)
             return raw
 
     async def upload(self, jsonl: bytes) -> str:
@@ -185,7 +185,12 @@ class BatchAPI:
 
 
 class BatchError(RuntimeError):
-    """The batch endpoints refused a request (the message has the status and body)."""
+    """The batch endpoints refused a request (the message has the status and body;
+    ``status_code`` the status, which the retry policy reads)."""
+
+    def __init__(self, message: str, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
 
 
 def request_lines(bodies: Mapping[str, Mapping[str, Any]]) -> bytes:

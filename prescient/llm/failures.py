@@ -7,6 +7,11 @@ received is kept) but none of its outputs, logs a summary naming the models, the
 and the first errors, and exits with :data:`FAILED_CALLS_EXIT`. The next ``dvc repro``
 runs it again and pays only for the failures. Within the tolerance the stage succeeds
 and records the share and the tolerance in its metrics.
+
+Requests the gateway did not send because the stage's cost ceiling was reached
+(``llm.max_cost_usd``, :mod:`prescient.llm.ceiling`) count among the failed ones and fail
+the stage whatever the tolerance: the user chose to stop spending, not to accept fewer
+answers, and a rerun with a higher ceiling sends exactly them.
 """
 
 from __future__ import annotations
@@ -34,6 +39,9 @@ class FailureReport:
         max_failed_share: ``llm.max_failed_share``.
         failed_by_model: failed requests per model.
         first_errors: the first distinct ``model: error`` texts.
+        not_sent: failed requests that were never sent (the cost ceiling), which fail
+            the stage whatever ``max_failed_share`` allows.
+        spending: what was spent against the ceiling and how to raise it (for the summary).
     """
 
     requests: int
@@ -41,6 +49,8 @@ class FailureReport:
     max_failed_share: float
     failed_by_model: Mapping[str, int] = field(default_factory=dict)
     first_errors: tuple[str, ...] = ()
+    not_sent: int = 0
+    spending: str = ""
 
     @property
     def failed_share(self) -> float:
@@ -50,22 +60,30 @@ class FailureReport:
     @property
     def exceeded(self) -> bool:
         """True when the stage must not count as done."""
-        return self.failed_share > self.max_failed_share
+        return self.not_sent > 0 or self.failed_share > self.max_failed_share
 
     def metrics(self) -> dict[str, Any]:
-        """The block a stage writes into its metrics (share rounded to 4 places)."""
-        return {
+        """The block a stage writes into its metrics (share rounded to 4 places), with
+        ``not_sent`` when the ceiling held requests back (such a stage fails)."""
+        block = {
             "requests": self.requests,
             "failed": self.failed,
             "failed_share": round(self.failed_share, 4),
             "max_failed_share": self.max_failed_share,
             "failed_by_model": dict(self.failed_by_model),
         }
+        return {**block, "not_sent": self.not_sent} if self.not_sent else block
 
     def summary(self, stage: str) -> str:
         """One paragraph for the log: who failed, how many, the first errors, what next."""
         models = ", ".join(f"{m} ({n})" for m, n in self.failed_by_model.items()) or "none"
         errors = "; ".join(self.first_errors) or "none recorded"
+        if self.not_sent:
+            return (
+                f"{stage}: {self.not_sent} of {self.requests} requests were not sent "
+                f"(cost ceiling), {self.failed - self.not_sent} failed, by model: {models}; "
+                f"{self.spending}; the stage fails whatever llm.max_failed_share allows"
+            )
         verdict = (
             "the stage fails: rerun it (dvc repro) once the cause is fixed; the ledger "
             "keeps every answer received, so only the failed requests are asked again"

@@ -11,7 +11,8 @@ path. Each request goes through:
    (a failure too), and another process working on the same ledger is waited for
    instead of paid twice;
 3. the **limits** (:mod:`prescient.llm.limits`): per-model concurrency and
-   requests-per-minute;
+   requests-per-minute, then the **cost ceiling** (:mod:`prescient.llm.ceiling`,
+   ``llm.max_cost_usd``), which may hold a request back unsent;
 4. the **retry policy** (:mod:`prescient.llm.retry`): backoff with jitter, Retry-After;
 5. a **transport** (:mod:`prescient.llm.transports`): litellm, the direct OpenAI-format
    client, an OpenAI-compatible completions server (log-probabilities), or the
@@ -19,6 +20,9 @@ path. Each request goes through:
    them (:mod:`prescient.llm.endpoints`); a request no transport can answer (the
    log-probabilities of a chat-only model) is refused before any call;
 6. **scrubbing** (:mod:`prescient.llm.scrub`): no key value reaches an error text.
+
+A model whose entry sets ``batch: true`` has its unanswered chat requests sent as one
+Batch API job instead (:mod:`prescient.llm.batch_route`), through the same ledger.
 
 A request that still fails is recorded as a failure (``ok=False``): the stage decides
 what to do with it (:mod:`prescient.llm.failures`), and a rerun (a new gateway) asks
@@ -42,7 +46,9 @@ from typing import Any
 
 from tqdm import tqdm
 
+from prescient.llm.batch_route import BatchRoute, Planned, batch_refusal
 from prescient.llm.cache import Entry, InFlight, LedgerCache
+from prescient.llm.ceiling import NOT_SENT, CostCeiling, NotSent, rates, reply_cost
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.fit import estimate_tokens
@@ -55,7 +61,6 @@ from prescient.llm.ledger import (
 )
 from prescient.llm.limits import Clock, Limits, SystemClock
 from prescient.llm.logprobs import CHAT, LOGPROBS
-from prescient.llm.prices import price
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
@@ -85,6 +90,8 @@ class GatewayStats:
         calls: attempts that reached a transport (retries included).
         retries: attempts after the first.
         failures: results returned with ``ok=False``.
+        not_sent: failed results whose request was never sent (the cost ceiling,
+            :mod:`prescient.llm.ceiling`); nothing of them is in the ledger.
         prompt_tokens: prompt tokens of the sent requests, as the provider counted them.
         completion_tokens: completion tokens of the sent requests.
         cost_usd: USD of the sent requests where the price is known.
@@ -101,6 +108,7 @@ class GatewayStats:
     calls: int = 0
     retries: int = 0
     failures: int = 0
+    not_sent: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
@@ -116,6 +124,7 @@ class GatewayStats:
         if not result.ok:
             self.failures += 1
             self.failures_by_model[result.request.model] += 1
+            self.not_sent += str(result.error).startswith(NOT_SENT)
             text = f"{result.request.model}: {result.error}"
             if len(self.first_errors) < FIRST_ERRORS and text not in self.first_errors:
                 self.first_errors.append(text)
@@ -147,6 +156,7 @@ class GatewayStats:
             "completion_tokens": self.completion_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "unpriced": self.unpriced,
+            "not_sent": self.not_sent,
         }
 
     def describe(self) -> str:
@@ -163,12 +173,8 @@ class GatewayStats:
             f"{self.requests} results: {self.ledger_hits} served without a call, "
             f"{self.sent} sent to models ({self.sent_failed} failed, {self.retries} retries), "
             f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens, "
-            f"{cost}"
+            f"{cost}" + (f", {self.not_sent} not sent (cost ceiling)" if self.not_sent else "")
         )
-
-
-Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
-"""A request, its model entry, its generation params and its ledger key."""
 
 
 @dataclass(frozen=True)
@@ -237,6 +243,7 @@ class Gateway:
         )
         self.endpoints = EndpointPools(self.clock, settings.endpoint_cooldown_s)
         self.stats = GatewayStats()
+        self.ceiling = CostCeiling(settings.max_cost_usd)
         self._closed = False
 
     @classmethod
@@ -295,6 +302,8 @@ class Gateway:
             self.cache.close()
             self.endpoints.log()
             logger.info("%s: %s", self.stage, self.stats.describe())
+            if self.ceiling.limit_usd is not None:
+                logger.info("%s: %s", self.stage, self.ceiling.describe(self.stats.not_sent))
             if isinstance(self.ledger, StageLedger) and self.stats.requests:
                 self.ledger.log_run(self.stage, self.stats.run_record())
 
@@ -326,7 +335,7 @@ class Gateway:
         """
         for name in dict.fromkeys(models):
             spec = self.spec(name)
-            reason = refusal(spec, kind)
+            reason = refusal(spec, kind) or batch_refusal(spec)
             if reason is not None:
                 raise ModelConfigError(
                     f"model {spec.name!r} ({spec.litellm_model}) cannot answer {kind} "
@@ -337,6 +346,7 @@ class Gateway:
                     f"model {spec.name!r} needs an API key: set the environment variable "
                     f"{spec.api_key_env}"
                 )
+            self.ceiling.check_priced(spec)
 
     def failure_report(self) -> FailureReport:
         """The failed calls so far against ``llm.max_failed_share``."""
@@ -347,6 +357,8 @@ class Gateway:
             max_failed_share=self.settings.max_failed_share,
             failed_by_model=dict(sorted(s.failures_by_model.items())),
             first_errors=tuple(s.first_errors),
+            not_sent=s.not_sent,
+            spending=self.ceiling.describe(s.not_sent),
         )
 
     def complete_many(self, requests: Sequence[LLMRequest], desc: str = "") -> list[LLMResult]:
@@ -397,19 +409,33 @@ class Gateway:
         est = estimate_planned(self, planned)
         if est.to_send:
             logger.info("%s: %s", desc or self.stage, est.describe())
+        route = BatchRoute(  # the requests of models whose entry sets batch: true
+            self,
+            planned,
+            scrub,
+            lambda p, reply, error: self._entry(
+                p[3], p[0], p[1], p[2], Outcome(reply, error, 1, None)
+            ),
+        )
 
         async def one(p: Planned) -> LLMResult:
             req, spec, gen, key = p
 
             async def call() -> Entry:
                 transport = transports.for_model(spec, req.kind)
-                outcome = await self._attempts(spec, req, gen, transport, scrub)
+                outcome = await self._attempts(spec, req, gen, transport, scrub, key)
                 entry = self._entry(key, req, spec, gen, outcome)
+                entry["cost"] = reply_cost(spec, entry["usage"], entry["cost"])
                 self.stats.paid(entry)
+                self.ceiling.settle(key, entry)
                 return entry
 
-            entry, hit = await self.cache.fetch(key, call, inflight)
-            result = result_from_entry(req, key, entry, from_ledger=hit)
+            try:
+                entry, hit = await route.fetch(key) or await self.cache.fetch(key, call, inflight)
+            except NotSent as exc:  # held back before sending: nothing in the ledger
+                result = LLMResult(req, key, ok=False, text=None, error=str(exc))
+            else:
+                result = result_from_entry(req, key, entry, from_ledger=hit)
             self.stats.record(result)
             bar.update(1)
             bar.set_postfix(
@@ -423,6 +449,7 @@ class Gateway:
             results = list(await asyncio.gather(*(one(p) for p in planned)))
         finally:
             bar.close()
+            await route.aclose()
             await transports.aclose()
         failed = self.stats.failures - failures_before
         if failed:
@@ -448,11 +475,13 @@ class Gateway:
         gen: Mapping[str, Any],
         transport: Transport,
         scrub: Scrubber,
+        key: str = "",
     ) -> Outcome:
         """Try the request until it succeeds, fails for good, or runs out of attempts.
 
         The concurrency slot is held through backoff waits (under rate limiting, fewer
         requests in flight is what the server asks for) but not through the ledger write.
+        Holding the slot, the request is admitted by the cost ceiling or NotSent raised.
         """
         api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
         timeout_s = spec.timeout_s or self.settings.timeout_s
@@ -470,6 +499,7 @@ class Gateway:
         tries = self.retry.max_tries if transport.retries else 1
         error, attempt = "not attempted", 0
         async with self.limits.slot(spec.name, spec.concurrency):
+            self.ceiling.admit(key, spec, req, gen)
             for attempt in range(1, tries + 1):
                 await self.limits.pace(spec.name, spec.rpm)
                 self.stats.calls += 1
@@ -539,8 +569,9 @@ class Estimate:
         to_send: distinct requests neither the stage's ledger nor the store answers.
         prompt_tokens: their prompt tokens, estimated (:func:`prescient.llm.fit.estimate_tokens`).
         max_completion_tokens: their ``max_tokens`` summed (None when one has no limit).
-        max_cost_usd: the most they can cost at litellm's prices (None when a model's
-            price is unknown).
+        max_cost_usd: the most they can cost at the models' prices (the entry's
+            ``price``, else litellm's; :func:`prescient.llm.ceiling.rates`), None when a
+            model's price is unknown.
         paid: how many of them go to a provider (the others are answered in process,
             at no cost).
     """
@@ -563,7 +594,7 @@ class Estimate:
         elif self.max_cost_usd is None:
             cost = "price unknown"
         else:
-            cost = f"at most ${self.max_cost_usd:.4f} at litellm's prices"
+            cost = f"at most ${self.max_cost_usd:.4f}"
         return (
             f"{self.to_send} of {self.requests} requests to send "
             f"(about {self.prompt_tokens:,} prompt tokens, {completion}, {cost})"
@@ -596,11 +627,11 @@ def estimate_planned(gateway: Gateway, planned: Sequence[Planned]) -> Estimate:
         if spec.in_process:
             continue
         paid += 1
-        rates = price(spec.litellm_model)
-        if cost is None or rates is None or limit is None:
+        found = rates(spec, spec.batch and req.kind == CHAT)
+        if cost is None or found is None or limit is None:
             cost = None
         else:
-            cost += rates[0] * tokens + rates[1] * int(limit)
+            cost += found[0] * tokens + found[1] * int(limit)
     return Estimate(len(planned), len(todo), prompt, completion, cost if paid else None, paid)
 
 

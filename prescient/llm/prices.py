@@ -1,7 +1,9 @@
 """Model prices from the table litellm ships, read without importing litellm.
 
 The same numbers litellm's own cost tracking uses; the direct transport prices its
-replies with them and the gateway's estimate bounds a batch's cost with them.
+replies with them, and the gateway's estimate and cost ceiling bound what a batch can
+cost with them (:mod:`prescient.llm.ceiling`, where a model entry's own ``price`` comes
+first). The table's Batch API rates price requests sent as a batch.
 """
 
 from __future__ import annotations
@@ -35,3 +37,17 @@ def price(model: str) -> tuple[float, float] | None:
     if not isinstance(info, dict) or info.get("input_cost_per_token") is None:
         return None
     return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token") or 0.0)
+
+
+def batch_price(model: str) -> tuple[float, float] | None:
+    """USD per (prompt, completion) token of requests sent through a provider's Batch
+    API, from litellm's price table (``*_cost_per_token_batches``); None when the table
+    has no batch price for the model."""
+    table = _price_table()
+    info = table.get(model) or table.get(model.split("/", 1)[-1])
+    if not isinstance(info, dict) or info.get("input_cost_per_token_batches") is None:
+        return None
+    return (
+        float(info["input_cost_per_token_batches"]),
+        float(info.get("output_cost_per_token_batches") or 0.0),
+    )

@@ -5,8 +5,9 @@ string that is, where it is served, which environment variable holds its key, it
 default generation parameters, its limits, and the dates the analysis needs
 (``knowledge_cutoff``, ``release_date``). Entries are typed settings
 (:class:`prescient.settings.Settings`): every field is stated in the entry's file, none
-is defaulted here, and an entry is validated when a stage first uses its model, so a
-broken entry of a model the stage never calls does not stop it.
+is defaulted here except the two optional ones (``batch``, ``price``: absent means off
+and litellm's price table), and an entry is validated when a stage first uses its
+model, so a broken entry of a model the stage never calls does not stop it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,23 @@ no key, no price). ``scripted`` is for tests only and never appears in conf/mode
 
 class ModelConfigError(ParamsError):
     """A model entry is missing, malformed, or needs a key that is not in the environment."""
+
+
+class Price(Settings):
+    """A model's price in USD per million tokens, where litellm's price table has none
+    (a self-hosted server: 0) or has another (a negotiated rate).
+
+    Attributes:
+        prompt_usd_per_mtok: USD per million prompt tokens.
+        completion_usd_per_mtok: USD per million completion tokens.
+        batch_discount: the share taken off both rates for requests sent through the
+            Batch API (``batch: true``; OpenAI's is 0.5); 0 prices a batch as the
+            requests sent one by one.
+    """
+
+    prompt_usd_per_mtok: float = Field(ge=0)
+    completion_usd_per_mtok: float = Field(ge=0)
+    batch_discount: float = Field(default=0.0, ge=0, lt=1)
 
 
 class ModelSpec(Settings):
@@ -48,6 +66,12 @@ class ModelSpec(Settings):
         concurrency: requests in flight at once for this model.
         rpm: requests per minute (None: unlimited).
         timeout_s: per-attempt timeout (None: the gateway's ``llm.timeout_s``).
+        batch: send the chat requests neither the ledger nor the store answers as one
+            job of the provider's OpenAI-style Batch API (:mod:`prescient.llm.batch_route`);
+            optional, absent means false.
+        price: the model's price (:class:`Price`), which the ledger's cost and
+            ``llm.max_cost_usd`` use instead of litellm's price table; optional, absent
+            means litellm's table.
     """
 
     name: str = Field(min_length=1)
@@ -62,6 +86,8 @@ class ModelSpec(Settings):
     concurrency: int = Field(ge=1)
     rpm: float | None = Field(gt=0)
     timeout_s: float | None = Field(gt=0)
+    batch: bool = False
+    price: Price | None = None
 
     @field_validator("litellm_model")
     @classmethod

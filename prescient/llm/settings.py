@@ -4,7 +4,9 @@ Every value lives in ``conf/config.yaml``; this module states types and bounds o
 Most keys change how a request travels (attempts, waits, timeouts, transport, progress
 bar), never what a model is asked, so stages do not declare them in dvc.yaml and
 changing them re-runs nothing. ``max_failed_share`` decides whether a stage with failed
-calls counts as done, so the stages that call models declare it.
+calls counts as done, so the stages that call models declare it. ``max_cost_usd`` is not
+declared: a stage it stops writes no outputs (:mod:`prescient.llm.ceiling`), so raising
+it reruns that stage anyway and nothing else.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ class GatewaySettings(Settings):
             stage still counting as done (0: any failure makes it exit non-zero).
         endpoint_cooldown_s: how long an endpoint of a model served at several is
             passed over after a failed attempt.
+        max_cost_usd: the most one stage run's gateway may spend in USD, worst cases of
+            the requests in flight included (:mod:`prescient.llm.ceiling`); None: no
+            ceiling.
+        batch_poll_s: seconds between status reads of a submitted Batch API job
+            (models with ``batch: true``, :mod:`prescient.llm.batch_route`).
     """
 
     max_tries: int = Field(ge=1)
@@ -45,6 +52,8 @@ class GatewaySettings(Settings):
     transport: Literal["auto", "litellm"]
     max_failed_share: float = Field(ge=0, le=1)
     endpoint_cooldown_s: float = Field(ge=0)
+    max_cost_usd: float | None = Field(ge=0)
+    batch_poll_s: float = Field(gt=0)
 
     @model_validator(mode="after")
     def _cap_covers_base(self) -> GatewaySettings:

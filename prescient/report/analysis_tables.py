@@ -5,6 +5,7 @@ the benchmarks' folders."""
 from __future__ import annotations
 
 from prescient.benchmarks.daily_oracle.analysis.proper_report import PROPER_REPORT_TABLES
+from prescient.benchmarks.daily_oracle.analysis.reading_report import READING_REPORT_TABLES
 from prescient.benchmarks.daily_oracle.analysis.report_tables import DAILY_ORACLE_TABLES
 from prescient.benchmarks.freshbench.report_tables import FRESHBENCH_TABLES
 from prescient.report.tables import ReportTable
@@ -12,6 +13,7 @@ from prescient.report.tables import ReportTable
 ANALYSIS_TABLES: tuple[ReportTable, ...] = (
     *DAILY_ORACLE_TABLES,
     *PROPER_REPORT_TABLES,
+    *READING_REPORT_TABLES,
     *FRESHBENCH_TABLES,
 )
 """Every analysis table of the report (each part shows its own in this order)."""

@@ -15,6 +15,10 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.benchmarks.daily_oracle.analysis.reading_report import (
+    coverage_note,
+    failures_line,
+)
 from prescient.benchmarks.daily_oracle.analysis.sources import UNNAMED
 from prescient.report import tables as fmt
 from prescient.report.contents import (
@@ -119,7 +123,8 @@ def series_title(title: str, sources: str) -> str:
 def _table_section(spec: fmt.ReportTable, tables: Mapping[str, pd.DataFrame]) -> TableSection:
     df = tables.get(spec.name, pd.DataFrame())
     frame = spec.display(df) if not df.empty else pd.DataFrame()
-    return TableSection(spec.section_id, spec.title, frame, spec.note, spec.scroll, spec.empty)
+    note = spec.full_note(tables)
+    return TableSection(spec.section_id, spec.title, frame, note, spec.scroll, spec.empty)
 
 
 def _part_section(
@@ -190,6 +195,8 @@ def _headline(tables: Mapping[str, pd.DataFrame]) -> TableSection:
     sources = _kv(tables.get("provenance")).get("time_series_sources", "")
     note = HEADLINE_NOTE + (f" Question sources: {sources}." if sources else "")
     note += fitted_line(tables.get("cells"))
+    for line in (failures_line(tables), coverage_note(tables)):
+        note += f" {line}" if line else ""
     return TableSection(
         "headline",
         "Accuracy per model and setting",

@@ -14,8 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from prescient.benchmarks.daily_oracle.analysis.schema import cell_order
-from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK, GOLD, RAG
+from prescient.benchmarks.daily_oracle.analysis.schema import cell_order, setting_label
+from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK
 from prescient.benchmarks.freshbench.report import BPC_PART
 from prescient.benchmarks.openforecast.figures import CLOSED_TABLE, OPEN_TABLE
 from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
@@ -55,17 +55,6 @@ def is_demo(tables: Mapping[str, pd.DataFrame], params: Mapping[str, Any]) -> bo
     corpus = params.get("corpus")
     name = corpus.get("name") if isinstance(corpus, Mapping) else None
     return has_corpus(tables) and name == DEMO_CORPUS
-
-
-def setting_label(setting: str, rag_cutoff: str) -> str:
-    """A cell as a reader names it: closed book, gold article, RAG (dynamic or a cutoff)."""
-    if setting == CLOSED_BOOK:
-        return "closed book"
-    if setting == GOLD:
-        return "gold article"
-    if setting == RAG:
-        return f"RAG cutoff {rag_cutoff}" if rag_cutoff != "dynamic" else "RAG dynamic"
-    return setting
 
 
 def _settings(acc: pd.DataFrame) -> pd.DataFrame:

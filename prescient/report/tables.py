@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +109,19 @@ TEXT_COLUMNS = (
     "model_b",
     "accuracy_better",
     "brier_better",
+    # construction funnel, leakage audit and examples
+    # (prescient/benchmarks/daily_oracle/analysis/reading.py)
+    "stage",
+    "what",
+    "step",
+    "example",
+    "flag",
+    "question_id",
+    "question",
+    "options",
+    "answer",
+    "row",
+    "shown",
 )
 
 
@@ -359,6 +372,8 @@ class ReportTable:
         render: a custom display (Table 3 joins values with their intervals).
         part: the id of the report part it belongs to (:mod:`prescient.report.outline`).
         empty: one line saying why the table can have no rows, shown in its place.
+        context_note: a sentence the report adds to ``note`` from the tables of the run
+            (which rows cover different questions); "" when there is nothing to add.
     """
 
     name: str
@@ -371,6 +386,14 @@ class ReportTable:
     render: Callable[[pd.DataFrame], pd.DataFrame] | None = None
     part: str = field(kw_only=True)
     empty: str = NO_ROWS
+    context_note: Callable[[Mapping[str, pd.DataFrame]], str] | None = field(
+        default=None, kw_only=True
+    )
+
+    def full_note(self, tables: Mapping[str, pd.DataFrame]) -> str:
+        """``note`` and, after it, the :attr:`context_note` of these tables."""
+        extra = self.context_note(tables) if self.context_note is not None else ""
+        return " ".join(t for t in (self.note, extra) if t)
 
     def display(self, df: pd.DataFrame) -> pd.DataFrame:
         return self.render(df) if self.render is not None else display_frame(df, self.columns)

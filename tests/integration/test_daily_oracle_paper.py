@@ -170,7 +170,7 @@ def _run_stages(root: Path) -> PaperRun:
     p = params_mod.compose(ROOT, [*PRESET, f"analysis.scores={scores_path}"])
     (root / "params.yaml").write_text(yaml.safe_dump(p, sort_keys=False))
     a = p["analysis"]
-    assert a["questions"] == a["articles"] == str(scores_path)
+    assert a["questions"] == a["articles"] == a["candidates"] == str(scores_path)
     tables, figures = root / "tables", root / "figures"
     assert (
         analyze.main(
@@ -183,6 +183,8 @@ def _run_stages(root: Path) -> PaperRun:
                 a["questions"],
                 "--articles",
                 a["articles"],
+                "--candidates",
+                a["candidates"],
                 "--tables",
                 str(tables),
                 "--metrics",

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,7 +20,7 @@ import yaml
 
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import register_script
+from prescient.llm.providers import register_answer_script, register_script
 from prescient.plumbing import params
 from stages import evaluate as evaluate_stage
 from stages import questions as questions_stage
@@ -61,6 +62,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     p["questions"]["sources"]["daily_oracle"]["path"] = "questions.parquet"
     p["eval"]["models"] = MODELS
     p["eval"]["settings"] = SETTINGS
+    p["eval"]["elicitation"] = ["label"]  # the papers' grid; every elicitation: below
     p["models"]["oracle"] = model_entry(
         "oracle",
         register_script("eval_oracle", oracle),
@@ -199,8 +201,9 @@ def test_retrieve_evaluate_score(project: Path) -> None:
         files = sorted(p.name for p in Path(f"data/processed/predictions/{model}").iterdir())
         assert files == sorted(f"{s}.parquet" for s in SETTINGS)
     pred = pd.read_parquet("data/processed/predictions/oracle/rag_2024-03-06.parquet")
-    assert list(pred.columns[:8]) == [
+    assert list(pred.columns[:9]) == [
         "model",
+        "elicitation",
         "setting",
         "rag_cutoff",
         "question_id",
@@ -638,3 +641,89 @@ def test_an_empty_settings_list_stops_retrieve(
     caplog.set_level(logging.ERROR)
     assert run_retrieve() == 2
     assert "eval.settings: is empty: list at least one setting" in caplog.text
+
+
+STATED = {
+    "approve the river bridge": "P(Yes) = 80%",
+    "fully repaired": "P(Yes) = 120%",
+    "bakery will merge": "(a) 50%\n(b) 30%\n(c) 10%",
+    "How much will repairing": "No idea.",
+}
+
+
+def test_every_elicitation_is_asked_read_as_a_forecast_and_scored(project: Path) -> None:
+    """Label, stated probabilities and answer-token probabilities, in one grid: each
+    asked once per question and setting, read as a forecast, scored, and a label derived
+    from it; the random baseline draws once per question, whatever the setting."""
+
+    def stated(messages: Sequence[Mapping[str, str]], _params: Mapping[str, Any]) -> str:
+        text = messages[-1]["content"]
+        CALLS.append(text)
+        table = STATED if "P(Yes) = NN%" in text or "(a) NN%" in text else ANSWERS
+        return next(a for k, a in table.items() if k in text)
+
+    def tokens(messages: Sequence[Mapping[str, str]], answers: Sequence[str]) -> list[float]:
+        # Yes/No: 0.9 on Yes; options: 0.7 on the second.
+        if list(answers) == ["Yes", "No"]:
+            return [math.log(0.9), math.log(0.1)]
+        return [math.log(0.1), math.log(0.7), math.log(0.1), math.log(0.1)]
+
+    p = yaml.safe_load(Path("params.yaml").read_text())
+    p["eval"]["elicitation"] = ["label", "verbal_probability", "token_logprobs"]
+    p["eval"]["settings"] = ["closed_book", "rag_dynamic"]
+    register_script("eval_oracle", stated)
+    register_answer_script("eval_oracle", tokens)
+    Path("params.yaml").write_text(yaml.safe_dump(p))
+    assert run_retrieve() == 0
+    for model in MODELS:
+        assert run_model(model) == 0
+    assert run_score() == 0
+    scores = pd.read_parquet("data/processed/scores.parquet")
+    oracle = scores.loc[scores["model"] == "oracle"].set_index(
+        ["elicitation", "setting", "question_id"]
+    )
+    verbal = oracle.loc[("verbal_probability", "closed_book")]
+    assert list(verbal.loc["q_tf_bridge", "probs"]) == pytest.approx([0.8, 0.2])
+    # 120% is clamped: P(Yes) = 1, and said so.
+    assert list(verbal.loc["q_tf_harbour", "probs"]) == pytest.approx([1.0, 0.0])
+    assert verbal.loc["q_tf_harbour", "prob_adjusted"] == "clamped"
+    assert verbal.loc["q_tf_harbour", "brier"] == pytest.approx(1.0)  # the answer is No
+    # (d) left out gets what the others leave: 10%.
+    assert list(verbal.loc["q_mc_merger", "probs"]) == pytest.approx([0.5, 0.3, 0.1, 0.1])
+    assert verbal.loc["q_mc_cost", "prob_source"] == "uniform_fill"
+    assert bool(verbal.loc["q_mc_cost", "parse_failed"])
+    token = oracle.loc[("token_logprobs", "rag")]
+    assert list(token.loc["q_tf_bridge", "probs"]) == pytest.approx([0.9, 0.1])
+    assert token.loc["q_tf_bridge", "brier"] == pytest.approx(0.01)
+    assert list(token.loc["q_mc_cost", "probs"]) == pytest.approx([0.1 / 1.0, 0.7, 0.1, 0.1])
+    # The label of a forecast is its most probable answer.
+    assert token["parsed_answer"].to_dict() == {
+        "q_mc_cost": 1,
+        "q_mc_merger": 1,
+        "q_tf_bridge": 0,
+        "q_tf_harbour": 0,
+    }
+    assert token["correct"].to_dict() == {
+        "q_mc_cost": True,
+        "q_mc_merger": False,
+        "q_tf_bridge": True,
+        "q_tf_harbour": False,
+    }
+    # The random baseline: one draw per question, the same in every setting, and a
+    # uniform forecast when asked for token probabilities.
+    rand = scores.loc[(scores["model"] == "baseline_random") & (scores["elicitation"] == "label")]
+    picks = rand.groupby("question_id")["parsed_answer"].nunique()
+    assert (picks == 1).all()
+    rtok = scores.loc[
+        (scores["model"] == "baseline_random") & (scores["elicitation"] == "token_logprobs")
+    ]
+    for probs in rtok["probs"]:
+        assert list(probs) == pytest.approx([1 / len(probs)] * len(probs))
+    metrics = json.loads(Path("reports/metrics/evaluate.json").read_text())
+    # The papers' cells read the label rows alone.
+    assert metrics["cells"]["oracle"]["closed_book"]["all"]["n"] == 4
+    cell = metrics["elicitations"]["verbal_probability"]["oracle"]["closed_book"]["all"]
+    assert cell["n"] == 4 and cell["n_uniform_fill"] == 1
+    # A rerun asks nothing: every elicitation's answers are in the ledger.
+    n = len(CALLS)
+    assert run_model("oracle") == 0 and len(CALLS) == n

@@ -9,6 +9,7 @@ recovers, `dvc repro` succeeds, and the server sees exactly the requests that fa
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -53,10 +54,12 @@ def questions_asked(bodies: list[dict[str, Any]]) -> list[str]:
     return sorted(out)
 
 
-def write_params(root: Path, url: str, **llm: Any) -> None:
+def write_params(root: Path, url: str, price: dict[str, float] | None = None, **llm: Any) -> None:
     p = composed()
     p["questions"] = params.compose(ROOT, ["questions=daily_oracle"])["questions"]
-    p["models"]["flaky"] = model_entry("flaky", "hosted_vllm/flaky", api_base=url, concurrency=2)
+    p["models"]["flaky"] = model_entry(
+        "flaky", "hosted_vllm/flaky", api_base=url, concurrency=2, price=price
+    )
     p["eval"]["models"] = ["flaky"]
     p["eval"]["settings"] = ["closed_book"]
     # Travel keys: fewer, faster retries (no stage declares them).
@@ -131,14 +134,9 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
         assert len(server.bodies) == seen
 
 
-def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With llm.max_failed_share 0.5 the same outage is accepted: the stage succeeds, its
-    failed rows carry their error, and the score metrics show the share and tolerance."""
-    from stages import questions as questions_stage
-    from stages import retrieve as retrieve_stage
-
+def prepare_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The fixture articles and questions in ``tmp_path`` (the working directory); the
+    evaluate stage's command line for model ``flaky``."""
     monkeypatch.chdir(tmp_path)
     Path("data/interim").mkdir(parents=True)
     Path("data/processed").mkdir(parents=True)
@@ -149,19 +147,35 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
     argv += ["--prompts", str(ROOT / "conf/prompts/eval")]
     argv += ["--out", "data/processed/predictions/flaky"]
     argv += ["--ledger", "data/llm/evaluate/flaky.jsonl"]
+    return argv
+
+
+def run_questions_and_retrieve() -> None:
+    from stages import questions as questions_stage
+    from stages import retrieve as retrieve_stage
+
+    questions_argv = ["--source", "daily_oracle"]
+    questions_argv += ["--out", "data/interim/questions/daily_oracle.parquet"]
+    assert questions_stage.main(questions_argv) == 0
+    retrieve_argv = ["--articles", "data/interim/articles.parquet"]
+    retrieve_argv += ["--questions", "data/interim/questions"]
+    retrieve_argv += ["--questions-out", "data/interim/eval_questions.parquet"]
+    retrieve_argv += ["--retrieval", "data/interim/retrieval.parquet"]
+    retrieve_argv += ["--contexts", "data/interim/contexts"]
+    retrieve_argv += ["--metrics", "reports/metrics/retrieve.json"]
+    assert retrieve_stage.main(retrieve_argv) == 0
+
+
+def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With llm.max_failed_share 0.5 the same outage is accepted: the stage succeeds, its
+    failed rows carry their error, and the score metrics show the share and tolerance."""
+    argv = prepare_evaluation(tmp_path, monkeypatch)
     with FakeOpenAI() as server:
         server.fail_when = fail_some
         write_params(tmp_path, server.url, max_failed_share=0.4)
-        questions_argv = ["--source", "daily_oracle"]
-        questions_argv += ["--out", "data/interim/questions/daily_oracle.parquet"]
-        assert questions_stage.main(questions_argv) == 0
-        retrieve_argv = ["--articles", "data/interim/articles.parquet"]
-        retrieve_argv += ["--questions", "data/interim/questions"]
-        retrieve_argv += ["--questions-out", "data/interim/eval_questions.parquet"]
-        retrieve_argv += ["--retrieval", "data/interim/retrieval.parquet"]
-        retrieve_argv += ["--contexts", "data/interim/contexts"]
-        retrieve_argv += ["--metrics", "reports/metrics/retrieve.json"]
-        assert retrieve_stage.main(retrieve_argv) == 0
+        run_questions_and_retrieve()
         assert evaluate_stage.main(argv) == FAILED_CALLS_EXIT  # 50% > 40%
         assert not Path("data/processed/predictions/flaky").exists()
         write_params(tmp_path, server.url, max_failed_share=0.5)
@@ -180,3 +194,29 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
     cell = metrics["model_calls"]["cells"]["flaky"]["closed_book"]
     assert (cell["requests"], cell["failed"], cell["failed_share"]) == (4, 2, 0.5)
     assert (cell["prompt_tokens"], cell["completion_tokens"], cell["unpriced"]) == (20, 6, 2)
+
+
+def test_requests_held_back_by_the_cost_ceiling_fail_the_stage_until_it_is_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Whatever the tolerance, a stage whose requests the cost ceiling held back exits 3
+    without its predictions and says how to raise the ceiling; raised, the stage sends
+    only what it had not sent (here: everything, as the ceiling of 0 sent nothing)."""
+    argv = prepare_evaluation(tmp_path, monkeypatch)
+    free = {"prompt_usd_per_mtok": 0.0, "completion_usd_per_mtok": 1.0}
+    with FakeOpenAI() as server:
+        write_params(tmp_path, server.url, price=free, max_failed_share=1.0, max_cost_usd=0.0)
+        run_questions_and_retrieve()
+        with caplog.at_level(logging.INFO):
+            assert evaluate_stage.main(argv) == FAILED_CALLS_EXIT
+        assert server.requests == 0
+        assert not Path("data/processed/predictions/flaky").exists()
+        assert "4 of 4 requests were not sent (cost ceiling)" in caplog.text
+        assert "$0.0000 spent of llm.max_cost_usd=0" in caplog.text
+        write_params(tmp_path, server.url, price=free, max_failed_share=1.0, max_cost_usd=1.0)
+        assert evaluate_stage.main(argv) == 0
+        assert server.requests == 4
+    pred = pd.read_parquet("data/processed/predictions/flaky/closed_book.parquet")
+    assert pred["error"].isna().all()
+    # 3 completion tokens a reply at $1 per million.
+    assert pred["cost_usd"].tolist() == pytest.approx([3e-6] * 4)

@@ -38,6 +38,7 @@ def test_analyze_writes_one_directory_of_tables_tracked_by_git() -> None:
         "${analysis.scores}",
         "${analysis.questions}",
         "${analysis.articles}",
+        "${analysis.candidates}",
     }
     assert stage["params"] == ["base.seed", "analysis", "models"]
     assert stage["outs"] == [{"reports/tables": {"cache": False}}]
@@ -111,3 +112,19 @@ def test_the_presets_name_the_bpc_and_openforecast_directories() -> None:
     ):
         chosen = composed(*overrides)["analysis"]
         assert {chosen["bpc"], chosen["openforecast"]} == analysis_tables, overrides
+
+
+def test_the_construction_funnel_reads_the_construct_stages_candidates() -> None:
+    """The pipeline's preset names the candidates table stage construct writes; the
+    presets of an imported benchmark and of a scores table analysed alone name the scores
+    file, which the analysis does not read again (no funnel: the questions were made
+    elsewhere)."""
+    stages = _stages()
+    assert composed()["analysis"]["candidates"] in _outs(stages["construct"])
+    assert "--candidates ${analysis.candidates}" in " ".join(str(stages["analyze"]["cmd"]).split())
+    for overrides in (
+        ("questions=file",),
+        ("analysis_inputs=scores_file", "analysis.scores=results/s.parquet"),
+    ):
+        chosen = composed(*overrides)["analysis"]
+        assert chosen["candidates"] == chosen["scores"], overrides

@@ -17,7 +17,7 @@ from prescient.report.contents import REPORT_FIGURES, REPORT_TABLES
 from prescient.report.summary import DEMO_LINE, headline
 from prescient.report.tables import read_tables
 from stages import report
-from tests.fixtures.analysis.frames import sparse_demo
+from tests.fixtures.analysis.frames import candidates_for, sparse_demo
 from tests.fixtures.analysis.page import Page, read_page
 from tests.fixtures.analysis.results import bpc_tables, openforecast_tables
 from tests.fixtures.analysis.run import Run, run_stages
@@ -41,6 +41,7 @@ CHILDREN = {
         "decline-slopes",
         "refusals",
         "horizon",
+        "examples",
     ],
     "beyond-the-papers": [
         "proper-scores",
@@ -49,7 +50,7 @@ CHILDREN = {
         "model-comparisons",
     ],
     "freshbench": ["bias-tests", "bpc"],
-    "dataset": ["sources", "categories", "anderson-schooler"],
+    "dataset": ["construction", "sources", "categories", "anderson-schooler"],
 }
 
 
@@ -58,6 +59,7 @@ def whole(tmp_path_factory: pytest.TempPathFactory) -> Run:
     """The sparse demo with the BPC and OpenForecast tables."""
     root = tmp_path_factory.mktemp("whole")
     scores, questions, articles = sparse_demo()
+    questions.loc[0, "question"] = "Will the <b>harbour</b> & board agree?"
     return run_stages(
         root / "run",
         scores,
@@ -66,6 +68,7 @@ def whole(tmp_path_factory: pytest.TempPathFactory) -> Run:
         REGISTRY,
         bpc=bpc_tables(root / "bpc"),
         openforecast=openforecast_tables(root / "openforecast"),
+        candidates=candidates_for(questions),
     )
 
 
@@ -170,6 +173,30 @@ def test_a_run_without_bpc_or_openforecast_says_so_in_one_line(imported: Run) ->
     assert page.text["contents"].count("(not part of this run)") == 2
 
 
+def test_the_reader_sees_failures_construction_and_examples(whole: Run) -> None:
+    page = _page(whole)
+    # closed book TF c w | c r | c c (frames.sparse_demo): one refusal in six, counted wrong
+    failures = page.tables["answer-failures"]
+    row = next(r for r in failures[1:] if r[:3] == ["smollm2_135m", "closed book", "TF"])
+    assert row[3:] == ["6", "0", "0.00", "1", "16.67", "16.67"]
+    assert "both count as wrong" in page.text["refusals"]
+    assert "Unparseable replies and refusals, counted as wrong" in page.text["headline-block"]
+    funnel = {r[0]: r[3:] for r in page.tables["construction-funnel"][1:]}
+    # sparse_demo asks 6 TF and 4 MC questions; candidates_for adds two rejected TF ones
+    assert funnel["candidate questions generated"] == ["12", "8", "4"]
+    assert funnel["published questions"] == ["10", "6", "4"]
+    assert funnel["of them evaluated"] == ["10", "6", "4"]
+    leak = {r[0]: r[2] for r in page.tables["leakage-audit"][1:]}
+    assert leak["near_duplicate"] == "1" and leak["any"] == "1"
+    examples = page.tables["example-questions"]
+    assert examples[0][:2] == ["Question", "Model"]
+    assert sum(1 for r in examples if r[1] == "articles in the prompt") == 6
+    html = whole.html.read_text()
+    assert "<b>harbour</b>" not in html and "&lt;b&gt;harbour&lt;/b&gt; &amp; board" in html
+    # every row of a type holds the same questions (the failed call is left out): no note
+    assert "cover different questions" not in page.text["headline-block"]
+
+
 def _cell(text: str) -> tuple[float, float, float, int]:
     m = re.fullmatch(r"([\d.]+) \[([\d.]+), ([\d.]+)\] n=(\d+)", text)
     assert m, text
@@ -219,6 +246,9 @@ def test_an_empty_figure_or_part_says_why_in_one_line(imported: Run) -> None:
     )
     assert page.text["horizon"].endswith("No evaluated question has a forecast date "
                                          "(map a source's forecast_date column).")  # fmt: skip
+    assert page.text["construction"].endswith(
+        "No candidates table: the questions were not made by this run's construct stage."
+    )
     # Anderson-Schooler: a figure without points is one line, its fit table stays
     assert page.text["fig2_anderson_schooler"].startswith("Fig. 2: Not computed (article titles:")
     assert len(page.tables["anderson-schooler-fit"]) == 4

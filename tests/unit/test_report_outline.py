@@ -24,9 +24,10 @@ def test_the_shipped_outline_in_page_order() -> None:
     ]
     assert shipped.ids() == [
         "daily-oracle", "accuracy-over-time", "rag-cutoffs", "yearly", "decline-slopes",
-        "refusals", "horizon", "beyond-the-papers", "proper-scores", "brier-over-time",
-        "calibration", "model-comparisons", "freshbench", "bias-tests", "bpc", "open-forecast", "dataset", "sources",
-        "categories", "anderson-schooler", "provenance",
+        "refusals", "horizon", "examples", "beyond-the-papers", "proper-scores",
+        "brier-over-time", "calibration", "model-comparisons", "freshbench", "bias-tests", "bpc",
+        "open-forecast", "dataset", "construction", "sources", "categories", "anderson-schooler",
+        "provenance",
     ]  # fmt: skip
     # every top-level part but provenance says what its numbers are worth on the demo
     assert [p.id for p in shipped.parts if p.demo] == [

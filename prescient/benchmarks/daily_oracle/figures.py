@@ -6,7 +6,9 @@ Wilson intervals and the bounds of months are columns there. Conventions, beside
 report's (:mod:`prescient.report.figures`): monthly points with Wilson 95% bars and a
 shaded band, the moving average as the bold line; a model's knowledge cutoff as a dashed
 vertical line in its colour; months where no series of a panel has questions shaded grey
-and labelled "no questions".
+and labelled "no questions"; the chance accuracy of the panel's question type (a
+uniform guess among the options, table ``chance_levels``) as a labelled dash-dot
+horizontal line on every accuracy panel.
 """
 
 from __future__ import annotations
@@ -60,6 +62,30 @@ from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 DYNAMIC_COLOUR = "#c51b7d"
 # Series with at most this many months show their Wilson intervals as error bars.
 FEW_MONTHS = 6
+# The chance level: a uniform guess among a question's options (table chance_levels).
+CHANCE_COLOUR = "#4d4d4d"
+CHANCE_STYLE = (0, (7, 3, 1, 3))
+
+
+def _pct(value: float) -> str:
+    """A percentage with at most one decimal, no trailing zero (50, 25, 33.3)."""
+    return f"{100.0 * value:.1f}".rstrip("0").rstrip(".")
+
+
+def chance_level(tables: Tables, qtype: str) -> tuple[float, str] | None:
+    """The chance accuracy of a question type (the ``chance_levels`` table) and its
+    legend label; None when the table has none (options unknown, no such questions)."""
+    levels = tables.get("chance_levels", pd.DataFrame())
+    if levels.empty:
+        return None
+    row = levels.loc[levels["qtype"] == qtype]
+    if row.empty or pd.isna(row["chance"].iloc[0]):
+        return None
+    value = float(row["chance"].iloc[0])
+    low, high = int(row["min_options"].iloc[0]), int(row["max_options"].iloc[0])
+    if low == high:
+        return value, f"chance {_pct(value)}% (a guess among {low} options)"
+    return value, f"chance {_pct(value)}% (a guess among {low}-{high} options, mean)"
 
 
 class TimePanel:
@@ -74,6 +100,7 @@ class TimePanel:
         self.cutoff_drawn = False
         self.cutoff_outside: list[str] = []
         self.empty_series: list[str] = []
+        self.chance_label = ""
         self.gaps = self._shade_gaps(panel)
 
     def _shade_gaps(self, panel: pd.DataFrame) -> bool:
@@ -157,6 +184,14 @@ class TimePanel:
         elif style == "--":
             self.cutoff_outside.append(f"{name}: {date:%Y-%m-%d}")
 
+    def chance(self, level: tuple[float, str] | None) -> None:
+        """A labelled horizontal line at the chance accuracy (in percent)."""
+        if level is None:
+            return
+        value, label = level
+        self.ax.axhline(100.0 * value, color=CHANCE_COLOUR, ls=CHANCE_STYLE, lw=1.1, zorder=1.5)
+        self.chance_label = label
+
     def finish(self, ylabel: str, top: float | None = None) -> None:
         ax = self.ax
         ax.set_ylabel(ylabel)
@@ -164,6 +199,9 @@ class TimePanel:
         ax.set_ylim(-2 if top is None else -0.02 * top, 102 if top is None else top)
         ax.grid(alpha=0.3)
         handles, labels = ax.get_legend_handles_labels()
+        if self.chance_label:
+            handles.append(Line2D([], [], color=CHANCE_COLOUR, ls=CHANCE_STYLE, lw=1.1))
+            labels.append(self.chance_label)
         if self.cutoff_drawn:
             handles.append(Line2D([], [], color="black", ls="--", lw=1.3))
             labels.append("knowledge cutoff")
@@ -212,6 +250,7 @@ def _curve_panels(tables: Tables, setting: str, title: str) -> Figure:
             tp.series(series, colours.get(str(model), "black"), _model_label(str(model), cutoffs))
         for model in panel["model"].unique():
             tp.cutoff(cutoffs.get(str(model)), colours.get(str(model), "black"), str(model))
+        tp.chance(chance_level(tables, qtype))
         tp.finish("Accuracy (%)")
     fig.suptitle(title + "\n" + _ma_window_note(tables), fontsize=11)
     return fig
@@ -304,6 +343,7 @@ def fig4_rag_cutoffs(tables: Tables) -> Figure:
                 if day is not None:
                     tp.cutoff(pd.Timestamp(day), shade[cut], f"RAG {cut}", ":")
             tp.cutoff(cutoffs.get(model), colours.get(model, "black"), f"{model} K")
+            tp.chance(chance_level(tables, qtype))
             tp.finish("Accuracy (%)")
     fig.suptitle(title)
     return fig
@@ -397,6 +437,8 @@ def _refusal_figure(tables: Tables, setting: str, title: str) -> Figure:
                 )
             for model in panel["model"].unique():
                 tp.cutoff(cutoffs.get(str(model)), colours.get(str(model), "black"), str(model))
+            if value == "accuracy_excl_refusals":
+                tp.chance(chance_level(tables, qtype))
             top = None
             if value == "refusal_rate":  # rates are small: do not waste the panel on 0-100
                 peak = 100.0 * float(np.nanmax(panel[high].to_numpy(dtype=float), initial=0.0))
@@ -463,21 +505,22 @@ FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "fig3_closed_book",
         "Fig. 3: closed-book accuracy per resolution month, moving average, Wilson 95% "
-        "intervals and knowledge cutoffs.",
+        "intervals, knowledge cutoffs and the chance level.",
         fig3_closed_book,
         part="accuracy-over-time",
         empty=_no_scores(CLOSED_BOOK, NO_CLOSED_BOOK),
     ),
     FigureSpec(
         "fig4_rag_cutoffs",
-        "Fig. 4: RAG accuracy per RAG cutoff against closed-book, with RAG and knowledge cutoffs.",
+        "Fig. 4: RAG accuracy per RAG cutoff against closed-book, with RAG and knowledge "
+        "cutoffs and the chance level.",
         fig4_rag_cutoffs,
         part="accuracy-over-time",
         empty=_no_scores(RAG, NO_RAG),
     ),
     FigureSpec(
         "fig5_gold",
-        "Fig. 5: gold-article accuracy per resolution month.",
+        "Fig. 5: gold-article accuracy per resolution month, with the chance level.",
         fig5_gold,
         part="accuracy-over-time",
         empty=_no_scores(GOLD, NO_GOLD),
@@ -499,21 +542,22 @@ FIGURES: tuple[FigureSpec, ...] = (
     ),
     FigureSpec(
         "fig9_refusals_closed_book",
-        "Fig. 9: closed-book accuracy excluding refusals and refusal rate.",
+        "Fig. 9: closed-book accuracy excluding refusals (with the chance level) and refusal rate.",
         fig9_refusals_closed_book,
         part="refusals",
         empty=_no_scores(CLOSED_BOOK, NO_CLOSED_BOOK),
     ),
     FigureSpec(
         "fig10_refusals_rag",
-        "Fig. 10: RAG accuracy excluding refusals and refusal rate.",
+        "Fig. 10: RAG accuracy excluding refusals (with the chance level) and refusal rate.",
         fig10_refusals_rag,
         part="refusals",
         empty=_no_scores(RAG, NO_RAG),
     ),
     FigureSpec(
         "fig11_refusals_gold",
-        "Fig. 11: gold-article accuracy excluding refusals and refusal rate.",
+        "Fig. 11: gold-article accuracy excluding refusals (with the chance level) and "
+        "refusal rate.",
         fig11_refusals_gold,
         part="refusals",
         empty=_no_scores(GOLD, NO_GOLD),

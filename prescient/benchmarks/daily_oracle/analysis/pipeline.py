@@ -28,6 +28,11 @@ from prescient.benchmarks.daily_oracle.analysis.notes import (
     table3_notes,
 )
 from prescient.benchmarks.daily_oracle.analysis.proper_tables import PROPER_TABLES, proper_tables
+from prescient.benchmarks.daily_oracle.analysis.reading import (
+    READING_TABLES,
+    reading_notes,
+    reading_tables,
+)
 from prescient.benchmarks.daily_oracle.analysis.schema import (
     CELL_KEYS,
     ModelInfo,
@@ -86,6 +91,7 @@ TABLE_NAMES: tuple[str, ...] = (
     "anderson_schooler",
     "anderson_schooler_fit",
     *PROPER_TABLES,
+    *READING_TABLES,
     "notes",
     "provenance",
 )
@@ -216,6 +222,7 @@ def run_analysis(
     registry: Mapping[str, Mapping[str, Any]] | None,
     settings: AnalysisSettings,
     seed: int,
+    candidates: pd.DataFrame | None = None,
 ) -> AnalysisResult:
     """Compute every table of the analysis stage.
 
@@ -229,7 +236,9 @@ def run_analysis(
         registry: ``params["models"]``: model name -> entry with ``knowledge_cutoff`` and
             ``release_date``.
         settings: the analysis settings.
-        seed: ``base.seed`` (the bootstrap's seeds derive from it).
+        seed: ``base.seed`` (the bootstrap's and the examples' seeds derive from it).
+        candidates: the construct stage's candidates table (the construction funnel
+            and the leakage audit), or None when the questions were made elsewhere.
     """
     labels, elicited = label_rows(raw_scores)
     inputs = prepare_inputs(labels, questions, settings)
@@ -294,6 +303,8 @@ def run_analysis(
     proper = proper_tables(raw_scores, questions, inputs, settings, seed)
     tables.update(proper.tables)
     notes += proper.notes
+    tables.update(reading_tables(inputs, questions, articles, candidates, settings, seed))
+    notes += reading_notes(tables)
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
     n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
     metrics = analysis_metrics(scores, n_errors, cells, pooled, t3, slopes, fresh.decline, tables)

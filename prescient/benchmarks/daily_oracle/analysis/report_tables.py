@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from prescient.benchmarks.daily_oracle.analysis.reading_report import coverage_note
 from prescient.report import tables as fmt
 
 
@@ -128,6 +129,7 @@ DAILY_ORACLE_TABLES: tuple[fmt.ReportTable, ...] = (
         ),
         part="rag-cutoffs",
         empty="No RAG setting in this run (eval.settings lists no rag_dynamic or rag_YYYY-MM-DD).",
+        context_note=coverage_note,
     ),
     fmt.ReportTable(
         "table3",

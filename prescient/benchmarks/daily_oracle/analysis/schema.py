@@ -22,6 +22,8 @@ import pandas as pd
 
 from prescient import dates
 from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    CLOSED_BOOK,
+    GOLD,
     KINDS,
     NO_GOLD_ARTICLE,
     RAG,
@@ -317,6 +319,17 @@ def cell_order(cells: pd.DataFrame) -> pd.DataFrame:
         .drop(columns="_rank")
         .reset_index(drop=True)
     )
+
+
+def setting_label(setting: str, rag_cutoff: str) -> str:
+    """A cell as a reader names it (the report's headers): closed book, gold article, RAG (dynamic or a cutoff)."""
+    if setting == CLOSED_BOOK:
+        return "closed book"
+    if setting == GOLD:
+        return "gold article"
+    if setting == RAG:
+        return f"RAG cutoff {rag_cutoff}" if rag_cutoff != "dynamic" else "RAG dynamic"
+    return setting
 
 
 def cells_of(scores: pd.DataFrame) -> pd.DataFrame:

@@ -338,6 +338,16 @@ class ProperSettings(Settings):
     bootstrap: Bootstrap
 
 
+class ExampleSettings(Settings):
+    """The example questions of the report (:mod:`.examples`).
+
+    Attributes:
+        per_type: questions of each type shown whole (0: none).
+    """
+
+    per_type: NonNegativeInt
+
+
 class AnalysisSettings(Settings):
     """Params section ``analysis``.
 
@@ -351,6 +361,9 @@ class AnalysisSettings(Settings):
         bpc: the directory of the BPC tables that ``plot`` and ``report`` read (a
             directory without them leaves the section out of the run).
         openforecast: the directory of OpenForecast's results tables, likewise.
+        candidates: the construct stage's candidates table (``--candidates``; the
+            construction funnel and the leakage audit), or the scores table itself when
+            the questions were not made by this pipeline.
         exclude_sources: question sources left out of the time-series analyses (monthly
             accuracy, Table 3, Fig. 3-6, FreshBench); they stay in the per-source cells,
             horizon and dataset tables.
@@ -364,6 +377,7 @@ class AnalysisSettings(Settings):
             calendar of the monthly series, so its months without questions are gaps.
         duplicate_questions: repeated questions across the evaluated set.
         proper: the proper scores of probabilistic forecasts (:class:`ProperSettings`).
+        examples: the example questions of the report.
     """
 
     scores: Annotated[str, Field(min_length=1)]
@@ -371,6 +385,7 @@ class AnalysisSettings(Settings):
     articles: Annotated[str, Field(min_length=1)]
     bpc: Annotated[str, Field(min_length=1)]
     openforecast: Annotated[str, Field(min_length=1)]
+    candidates: Annotated[str, Field(min_length=1)]
     exclude_sources: tuple[str, ...]
     duplicates: Literal["error", "keep_first", "keep_last"]
     exclude_errors: bool
@@ -386,6 +401,7 @@ class AnalysisSettings(Settings):
     freshbench: FreshBenchSettings
     anderson_schooler: AndersonSchoolerSettings
     proper: ProperSettings
+    examples: ExampleSettings
 
 
 def load_analysis(params: Mapping[str, Any]) -> tuple[AnalysisSettings, int]:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from prescient.benchmarks.daily_oracle.evaluation.parsing import parse_answer
 from prescient.benchmarks.daily_oracle.evaluation.probability import parse_probability
 from prescient.benchmarks.daily_oracle.evaluation.settings import LABEL, TOKENS, VERBAL
-from prescient.llm.answer_logprobs import answer_distribution
+from prescient.llm.answer_logprobs import AnswerLogprobsError, answer_distribution
 from prescient.proper_scores import LOG_CLIP
 from prescient.vocab import TF
 
@@ -127,7 +127,7 @@ def read_forecast(
     if elicitation == TOKENS:
         try:
             dist = answer_distribution(text or "")
-        except ValueError:
+        except AnswerLogprobsError:
             dist = []
         if len(dist) != n:
             return Forecast(uniform(n), None, False, True, NO_ANSWER_LOGPROBS, UNIFORM_FILL)

@@ -1,0 +1,299 @@
+"""Batch mode: a model whose entry sets ``batch: true`` is asked through its provider's
+OpenAI-style Batch API (:mod:`prescient.llm.batch`) instead of one request at a time.
+
+Within one ``Gateway.complete_many`` call, the model's chat requests that neither the
+stage's ledger nor the response store answers go out as one batch (``custom_id``: the
+ledger key; identical requests are one line), while the gateway's other requests travel
+as usual. The batch is polled every ``llm.batch_poll_s`` seconds; each answer is written
+to the ledger as soon as it is collected (a failed line as a failed call, which a rerun
+asks again), and the requests get their results like any other: an answered request is
+served from the ledger on every later run. Log-probability requests never go in a batch.
+
+**Never submitted twice.** The batch journal (:class:`prescient.llm.batch.BatchJournal`)
+is kept beside the file the ledger appends to, as ``<that file>.batches``: in a DVC
+project beside the response store under DVC's cache (:mod:`prescient.llm.store`), which
+no DVC command restores or commits, else beside the ledger. A stage killed while its
+batch is pending finds the batch there when rerun and polls it; the requests of that
+batch are not sent again (nor held back by the cost ceiling: they are already paid for).
+The journal is not a ledger (no ``.jsonl`` suffix, so the ledger tools never read it);
+once a batch is collected its answers live in the ledger and its lines are history.
+
+**Where.** The batch goes to the entry's first ``api_base`` (the files and batches
+endpoints of an OpenAI-compatible server), or OpenAI's API for ``openai/`` models without
+one; other providers need their OpenAI-compatible base URL as ``api_base``.
+
+**Cost.** A batched reply is priced at the Batch API's rates: the entry's ``price`` less
+its ``batch_discount``, else litellm's table's batch rates (OpenAI's models have them,
+half the standard price), else the standard rates. The cost ceiling
+(:mod:`prescient.llm.ceiling`) admits the batch's requests in key order before it is
+submitted, at the same rates; those that do not fit are not sent.
+
+Status reads that fail for a passing reason (a connection error, a timeout, a 429 or
+5xx) are retried under the gateway's retry policy; if the batch cannot be submitted or
+read, its requests are recorded as failed calls and the journal keeps an already
+submitted batch for the rerun to poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from prescient.llm.batch import BatchAPI, BatchJournal, chat_reply_fields, run_batch
+from prescient.llm.batch import Outcome as BatchOutcome
+from prescient.llm.cache import Entry, LedgerCache
+from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
+from prescient.llm.direct import DIRECT_BASES
+from prescient.llm.limits import Clock
+from prescient.llm.logprobs import CHAT
+from prescient.llm.registry import ModelSpec
+from prescient.llm.retry import RetryPolicy, describe, is_retryable
+from prescient.llm.scrub import Scrubber
+from prescient.llm.settings import GatewaySettings
+from prescient.llm.transport_base import USAGE_FIELDS
+from prescient.llm.types import LLMRequest, Reply
+
+logger = logging.getLogger(__name__)
+
+Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
+"""A request, its model entry, its generation params and its ledger key."""
+
+MakeEntry = Callable[[Planned, Reply | None, str | None], Entry]
+"""The ledger entry of a request's reply (one attempt), or of its error."""
+
+
+class Stats(Protocol):
+    """What a batch route counts in its gateway's stats."""
+
+    calls: int
+
+    def paid(self, entry: Mapping[str, Any]) -> None: ...
+
+
+class Host(Protocol):
+    """What a batch route uses of its gateway."""
+
+    cache: LedgerCache
+    ceiling: CostCeiling
+    settings: GatewaySettings
+    clock: Clock
+    retry: RetryPolicy
+
+    @property
+    def stats(self) -> Stats: ...
+
+
+JOURNAL_SUFFIX = ".batches"
+"""The batch journal's name: the ledger's append file's name with this added."""
+
+
+def journal_path(ledger_file: str | Path) -> Path:
+    """The batch journal beside the file a ledger appends to (module doc)."""
+    path = Path(ledger_file)
+    return path.with_name(path.name + JOURNAL_SUFFIX)
+
+
+def batch_base(spec: ModelSpec) -> str | None:
+    """Where ``spec``'s batches go: its first endpoint, else the provider's default (None:
+    unknown)."""
+    return spec.endpoints[0] or DIRECT_BASES.get(spec.provider)
+
+
+def batch_refusal(spec: ModelSpec) -> str | None:
+    """Why ``spec``'s entry cannot set ``batch: true`` (None: it can, or it does not)."""
+    if not spec.batch:
+        return None
+    if spec.in_process:
+        return "an in-process model answers at once: batch: true is for remote providers"
+    if batch_base(spec) is None:
+        return (
+            f"no Batch API endpoint is known for provider {spec.provider!r}: set api_base to "
+            "its OpenAI-compatible base URL (the one serving /files and /batches)"
+        )
+    return None
+
+
+def request_body(spec: ModelSpec, req: LLMRequest, gen: Mapping[str, Any]) -> dict[str, Any]:
+    """The chat-completion body of a batch line (what the direct client posts)."""
+    return {
+        "model": spec.litellm_model.split("/", 1)[1],
+        "messages": [dict(m) for m in req.messages],
+        **gen,
+    }
+
+
+class PatientBatchAPI(BatchAPI):
+    """:class:`~prescient.llm.batch.BatchAPI` whose reads are retried when they fail for a
+    passing reason (a status poll runs for hours); uploads and creations are not retried
+    (a repeated creation could pay twice: the journal covers a lost one on the rerun)."""
+
+    def __init__(
+        self,
+        api_base: str,
+        api_key: str | None,
+        timeout_s: float,
+        retry: RetryPolicy,
+        clock: Clock,
+    ) -> None:
+        super().__init__(api_base, api_key, timeout_s)
+        self.retry = retry
+        self.clock = clock
+
+    async def _request(self, method: str, path: str, **kw: Any) -> bytes:
+        import aiohttp
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await super()._request(method, path, **kw)
+            except Exception as exc:
+                passing = isinstance(exc, aiohttp.ClientError) or is_retryable(exc)
+                if method != "GET" or not passing or attempt >= self.retry.max_tries:
+                    raise
+                delay = self.retry.delay(attempt, exc, self.clock.now())
+                logger.debug("batch %s %s: retry in %.2fs after %s", method, path, delay, exc)
+                await self.clock.sleep(delay)
+
+
+class BatchRoute:
+    """The batch-mode requests of one ``complete_many`` call, sent when it starts.
+
+    Args:
+        gateway: the gateway (its cache, ceiling, stats, settings, clock, retry policy).
+        planned: the call's requests (``Gateway.plan``).
+        scrub: removes key values from error texts.
+        make_entry: the gateway's ledger entry of a reply or an error.
+
+    The requests it takes are claimed (:mod:`prescient.llm.claims`) until their answers
+    are in the ledger; one another process is working on is left to the usual path,
+    which waits for it.
+    """
+
+    def __init__(
+        self, gateway: Host, planned: Sequence[Planned], scrub: Scrubber, make_entry: MakeEntry
+    ) -> None:
+        self.gateway = gateway
+        self.scrub = scrub
+        self.make_entry = make_entry
+        self._entries: dict[str, Entry] = {}
+        self._held: dict[str, str] = {}
+        self._model_of: dict[str, str] = {}
+        self._tasks: dict[str, asyncio.Future[None]] = {}
+        groups = self._select(planned)
+        for name, group in groups.items():
+            self._tasks[name] = asyncio.ensure_future(self._run(group))
+
+    def _select(self, planned: Sequence[Planned]) -> dict[str, dict[str, Planned]]:
+        cache = self.gateway.cache
+        claimed: dict[str, Planned] = {}
+        for p in planned:
+            req, spec, _, key = p
+            if not spec.batch or req.kind != CHAT or key in claimed:
+                continue
+            if cache.get(key) is not None or key in cache.failed_here:
+                continue
+            if cache.claims.try_claim(key):
+                claimed[key] = p
+        if not claimed:
+            return {}
+        cache.ledger.refresh()  # another process may have answered some meanwhile
+        journal = BatchJournal(journal_path(cache.ledger.path))
+        pending = {k for b in journal.batches().values() if not b.collected for k in b.keys}
+        groups: dict[str, dict[str, Planned]] = {}
+        for key in sorted(claimed, key=lambda k: (k not in pending, k)):
+            req, spec, gen, _ = claimed[key]
+            if cache.get(key) is not None:
+                cache.claims.release(key)
+                continue
+            try:
+                self.gateway.ceiling.admit(key, spec, req, gen, batch=True, sent=key in pending)
+            except NotSent as exc:
+                self._held[key] = str(exc)
+                cache.claims.release(key)
+                continue
+            groups.setdefault(spec.name, {})[key] = claimed[key]
+            self._model_of[key] = spec.name
+        return groups
+
+    async def fetch(self, key: str) -> tuple[Entry, bool] | None:
+        """``(entry, False)`` for a request this route answers, once its batch is read;
+        None for one it does not take.
+
+        Raises:
+            NotSent: the cost ceiling held the request back.
+        """
+        if key in self._held:
+            raise NotSent(self._held[key])
+        name = self._model_of.get(key)
+        if name is None:
+            return None
+        await asyncio.shield(self._tasks[name])
+        return self._entries[key], False
+
+    async def aclose(self) -> None:
+        """Wait for the batches still being read (a caller that failed early)."""
+        for task in self._tasks.values():
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def _run(self, group: Mapping[str, Planned]) -> None:
+        gw = self.gateway
+        spec = next(iter(group.values()))[1]
+        api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
+        base = batch_base(spec)
+        assert base is not None  # Gateway.check refused the entry otherwise
+        timeout_s = spec.timeout_s or gw.settings.timeout_s
+        api = PatientBatchAPI(base, api_key, timeout_s, gw.retry, gw.clock)
+        journal = BatchJournal(journal_path(gw.cache.ledger.path))
+        bodies = {key: request_body(spec, p[0], p[2]) for key, p in group.items()}
+
+        async def record(outcomes: Mapping[str, BatchOutcome]) -> None:
+            for key in sorted(outcomes):
+                if key in group and key not in self._entries:
+                    await self._record(group[key], outcomes[key].body, outcomes[key].error)
+
+        try:
+            await run_batch(
+                spec.name, bodies, api, journal, record, gw.settings.batch_poll_s, gw.clock.sleep
+            )
+        except Exception as exc:  # a failed batch is recorded, not raised
+            error = f"batch: {self.scrub(describe(exc))}"
+            logger.warning("%s: %s", spec.name, error)
+            for key in sorted(set(group) - set(self._entries)):
+                await self._record(group[key], None, error)
+        finally:
+            await api.aclose()
+            for key in group:
+                gw.cache.claims.release(key)
+
+    async def _record(
+        self, planned: Planned, body: Mapping[str, Any] | None, error: str | None
+    ) -> None:
+        gw = self.gateway
+        req, spec, gen, key = planned
+        reply = None
+        if body is not None:
+            try:
+                text, finish, counts = chat_reply_fields(body)
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                error = f"batch reply unusable ({type(exc).__name__}): {str(body)[:120]}"
+            else:
+                usage = {**counts, USAGE_FIELDS[2]: sum(counts.values())}
+                cost = reply_cost(spec, usage, None, batch=True)
+                reply = Reply(text, finish, usage, cost)
+        if reply is None:
+            error = self.scrub(error or "batch: no answer")
+        gw.stats.calls += 1
+        entry = self.make_entry(planned, reply, error)
+        await gw.cache.ledger.append_async(entry, keyed_here=True)
+        gw.stats.paid(entry)
+        gw.ceiling.settle(key, entry)
+        if error is not None:
+            gw.cache.failed_here[key] = entry
+        self._entries[key] = entry
