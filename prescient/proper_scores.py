@@ -184,7 +184,9 @@ def mcnemar(a_correct: npt.ArrayLike, b_correct: npt.ArrayLike) -> McNemar:
         raise ValueError(f"paired arrays differ in length: {a.size} and {b.size}")
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     n, k = only_a + only_b, min(only_a, only_b)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2.0**n
+    # integer arithmetic: 2.0**n overflows a float from 1024 discordant pairs on, and
+    # int / int division rounds the exact ratio once
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return McNemar(only_a, only_b, min(1.0, 2.0 * tail))
 
 

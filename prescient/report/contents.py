@@ -19,6 +19,7 @@ import pandas as pd
 
 from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
 from prescient.benchmarks.daily_oracle.figures import FIGURES as DAILY_ORACLE_FIGURES
+from prescient.benchmarks.daily_oracle.proper_figures import PROPER_FIGURES
 from prescient.benchmarks.freshbench.bpc.tables import REPORT_TABLES as BPC_SCHEMAS
 from prescient.benchmarks.freshbench.report import (
     BPC_FIGURE,
@@ -120,7 +121,7 @@ def read_inputs(tables_dir: str | Path, optional: Mapping[str, str | Path]) -> R
     return ReportInputs(tables, absent)
 
 
-ANALYSIS_FIGURES: tuple[FigureSpec, ...] = (*DAILY_ORACLE_FIGURES, PERIODS_FIGURE)
+ANALYSIS_FIGURES: tuple[FigureSpec, ...] = (*DAILY_ORACLE_FIGURES, *PROPER_FIGURES, PERIODS_FIGURE)
 """The figures drawn from the analysis tables (every run has them)."""
 REPORT_FIGURES: tuple[FigureSpec, ...] = (*ANALYSIS_FIGURES, BPC_FIGURE, OPENFORECAST_FIGURE)
 """Every figure ``plot`` draws and the report shows, each in its part."""

@@ -101,6 +101,14 @@ TEXT_COLUMNS = (
     "task",
     "metric",
     "interval",
+    # proper scores (prescient/benchmarks/daily_oracle/analysis/proper.py)
+    "elicitation",
+    "calibration",
+    "strategy",
+    "model_a",
+    "model_b",
+    "accuracy_better",
+    "brier_better",
     # construction funnel, leakage audit and examples
     # (prescient/benchmarks/daily_oracle/analysis/reading.py)
     "stage",

@@ -23,7 +23,16 @@ from tests.fixtures.analysis.results import bpc_tables, openforecast_tables
 from tests.fixtures.analysis.run import Run, run_stages
 
 REGISTRY = {"smollm2_135m": {"knowledge_cutoff": None, "release_date": "2024-11-01"}}
-TOP = ["run", "daily-oracle", "freshbench", "open-forecast", "dataset", "provenance", "notes"]
+TOP = [
+    "run",
+    "daily-oracle",
+    "beyond-the-papers",
+    "freshbench",
+    "open-forecast",
+    "dataset",
+    "provenance",
+    "notes",
+]
 CHILDREN = {
     "daily-oracle": [
         "accuracy-over-time",
@@ -33,6 +42,12 @@ CHILDREN = {
         "refusals",
         "horizon",
         "examples",
+    ],
+    "beyond-the-papers": [
+        "proper-scores",
+        "brier-over-time",
+        "calibration",
+        "model-comparisons",
     ],
     "freshbench": ["bias-tests", "bpc"],
     "dataset": ["construction", "sources", "categories", "anderson-schooler"],

@@ -109,6 +109,14 @@ def test_mcnemar_exact_matches_statsmodels() -> None:
     assert mcnemar(a, a).p == 1.0
 
 
+def test_mcnemar_counts_thousands_of_discordant_pairs() -> None:
+    # 1,500 questions only A got right, 1,400 only B: beyond a float's 2**1023
+    a = np.array([True] * 1500 + [False] * 1400)
+    got = mcnemar(a, ~a)
+    assert got.p == pytest.approx(sm_mcnemar([[0, 1500], [1400, 0]], exact=True).pvalue)
+    assert 0.0 < got.p < 0.1
+
+
 def test_holm_matches_statsmodels() -> None:
     p = np.array([0.01, 0.04, 0.03, 0.005, 0.5])
     assert holm(p) == pytest.approx(multipletests(p, method="holm")[1])

@@ -16,6 +16,7 @@ def test_the_shipped_outline_in_page_order() -> None:
     shipped = outline()
     assert [p.title for p in shipped.parts] == [
         "Daily Oracle",
+        "Beyond the papers: probabilistic forecasts and proper scores",
         "FreshBench",
         "OpenForecast",
         "Dataset",
@@ -23,12 +24,14 @@ def test_the_shipped_outline_in_page_order() -> None:
     ]
     assert shipped.ids() == [
         "daily-oracle", "accuracy-over-time", "rag-cutoffs", "yearly", "decline-slopes",
-        "refusals", "horizon", "examples", "freshbench", "bias-tests", "bpc", "open-forecast",
-        "dataset", "construction", "sources", "categories", "anderson-schooler", "provenance",
+        "refusals", "horizon", "examples", "beyond-the-papers", "proper-scores",
+        "brier-over-time", "calibration", "model-comparisons", "freshbench", "bias-tests", "bpc",
+        "open-forecast", "dataset", "construction", "sources", "categories", "anderson-schooler",
+        "provenance",
     ]  # fmt: skip
     # every top-level part but provenance says what its numbers are worth on the demo
     assert [p.id for p in shipped.parts if p.demo] == [
-        "daily-oracle", "freshbench", "open-forecast", "dataset",
+        "daily-oracle", "beyond-the-papers", "freshbench", "open-forecast", "dataset",
     ]  # fmt: skip
 
 

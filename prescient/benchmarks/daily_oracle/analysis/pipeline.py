@@ -27,6 +27,7 @@ from prescient.benchmarks.daily_oracle.analysis.notes import (
     series_notes,
     table3_notes,
 )
+from prescient.benchmarks.daily_oracle.analysis.proper_tables import PROPER_TABLES, proper_tables
 from prescient.benchmarks.daily_oracle.analysis.reading import (
     READING_TABLES,
     reading_notes,
@@ -89,6 +90,7 @@ TABLE_NAMES: tuple[str, ...] = (
     "dataset_categories_by_month",
     "anderson_schooler",
     "anderson_schooler_fit",
+    *PROPER_TABLES,
     *READING_TABLES,
     "notes",
     "provenance",
@@ -238,8 +240,8 @@ def run_analysis(
         candidates: the construct stage's candidates table (the construction funnel
             and the leakage audit), or None when the questions were made elsewhere.
     """
-    raw_scores, elicited = label_rows(raw_scores)
-    inputs = prepare_inputs(raw_scores, questions, settings)
+    labels, elicited = label_rows(raw_scores)
+    inputs = prepare_inputs(labels, questions, settings)
     notes = list(inputs.notes)
     if elicited:
         notes.append(
@@ -298,6 +300,9 @@ def run_analysis(
         "dataset_duplicates": inputs.repeated,
     }
     tables.update(_dataset_tables(info, articles, settings, notes))
+    proper = proper_tables(raw_scores, questions, inputs, settings, seed)
+    tables.update(proper.tables)
+    notes += proper.notes
     tables.update(reading_tables(inputs, questions, articles, candidates, settings, seed))
     notes += reading_notes(tables)
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
@@ -307,6 +312,7 @@ def run_analysis(
     metrics["duplicates_dropped"] = inputs.n_duplicates
     metrics["no_gold_article"] = inputs.n_no_gold
     metrics["question_duplicates"] = inputs.repeat_counts
+    metrics["proper_scores"] = proper.metrics
     for note in notes:
         logger.info("note: %s", note)
     summary = summary_metrics(accuracy)

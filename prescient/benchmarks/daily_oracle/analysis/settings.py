@@ -321,6 +321,23 @@ class DuplicateQuestionSettings(Settings):
     handling: Literal["flag", "drop_repeats", "drop_contradictory"]
 
 
+class ProperSettings(Settings):
+    """Proper scores of probabilistic forecasts (beyond the three papers, which score
+    the label a model picks): :mod:`prescient.benchmarks.daily_oracle.analysis.proper`.
+
+    Attributes:
+        bins: bins of the reliability diagrams, ECE and Murphy's decomposition (equal
+            width on [0, 1], and as many equal-mass bins).
+        bootstrap: questions resampled per table row (percentile intervals of the Brier
+            and log scores, skills and equal-width ECE; the paired differences and their
+            p-values); 0 reps: no intervals and no bootstrap p-values (McNemar's test
+            stays).
+    """
+
+    bins: Annotated[int, Field(ge=2)]
+    bootstrap: Bootstrap
+
+
 class ExampleSettings(Settings):
     """The example questions of the report (:mod:`.examples`).
 
@@ -359,6 +376,7 @@ class AnalysisSettings(Settings):
         date_end: the last such day; null: to the last scored day. The period sets the
             calendar of the monthly series, so its months without questions are gaps.
         duplicate_questions: repeated questions across the evaluated set.
+        proper: the proper scores of probabilistic forecasts (:class:`ProperSettings`).
         examples: the example questions of the report.
     """
 
@@ -382,6 +400,7 @@ class AnalysisSettings(Settings):
     horizon: HorizonSettings
     freshbench: FreshBenchSettings
     anderson_schooler: AndersonSchoolerSettings
+    proper: ProperSettings
     examples: ExampleSettings
 
 

@@ -1,0 +1,126 @@
+"""How the report shows the proper-score tables (beyond the three papers): the scores
+per model, setting, elicitation and question type, and the paired model comparisons.
+``proper_monthly`` and ``proper_reliability`` are drawn (:mod:`..proper_figures`) and
+stay CSV tables beside them."""
+
+from __future__ import annotations
+
+from prescient.report import tables as fmt
+
+PART_SCORES = "proper-scores"
+PART_PAIRED = "model-comparisons"
+
+SCORES_COLUMNS: tuple[fmt.Column, ...] = (
+    ("model", "Model", fmt.fmt_text),
+    ("cell", "Setting", fmt.fmt_text),
+    ("elicitation", "Elicitation", fmt.fmt_text),
+    ("qtype", "Type", fmt.upper),
+    ("n", "n", fmt.fmt_int),
+    ("accuracy", "Accuracy (%)", fmt.fmt_text),
+    ("brier", "Brier", fmt.fmt_text),
+    ("log_score", "Log score", fmt.fmt_text),
+    ("skill_uniform", "Skill vs uninformed", fmt.fmt_text),
+    ("skill_base", "Skill vs base rate", fmt.fmt_text),
+    ("calibration", "Calibration of", fmt.fmt_text),
+    ("ece", "ECE (equal width)", fmt.fmt_text),
+    ("ece_mass", "ECE (equal mass)", fmt.digits(3)),
+    ("murphy_brier", "Binary Brier (Murphy)", fmt.digits(3)),
+    ("reliability", "Reliability", fmt.digits(3)),
+    ("resolution", "Resolution", fmt.digits(3)),
+    ("uncertainty", "Uncertainty", fmt.digits(3)),
+    ("within_bin", "Within bins", fmt.digits(3)),
+    ("n_uniform_fill", "Uniform fills", fmt.fmt_int),
+)
+SCORES_INTERVALS: dict[str, fmt.Interval] = {
+    "accuracy": ("accuracy", "accuracy_low", "accuracy_high", 2, 100.0, "n"),
+    "brier": ("brier", "brier_low", "brier_high", 3, 1.0, "n"),
+    "log_score": ("log_score", "log_low", "log_high", 3, 1.0, "n"),
+    "skill_uniform": ("skill_uniform", "skill_uniform_low", "skill_uniform_high", 3, 1.0, "n"),
+    "skill_base": ("skill_base", "skill_base_low", "skill_base_high", 3, 1.0, "n"),
+    "ece": ("ece", "ece_low", "ece_high", 3, 1.0, "n"),
+}
+SCORES_NOTE = (
+    "Lower is better for every score but the skills. Brier: on TF questions (p - y)^2 on "
+    "P(Yes), from 0 to 1, 0.25 for always saying 0.5; on MC questions the sum over the "
+    "options of (p - 1 if the option resolved, else p)^2, from 0 to 2, 0.75 for the "
+    "uniform forecast over four options; 'all' averages both. Log score: -ln of the "
+    "probability given to the answer that resolved, clipped at 1e-6 (at most 13.8); 0.693 "
+    "for always 0.5, 1.386 for uniform over four options. Skill: 1 - Brier / the Brier of "
+    "a reference forecast, the uninformed one (0.5, uniform over the options) or the base "
+    "rate of the row's own questions (TF: the share of Yes; MC: each position's share of "
+    "answers); 0 is no better than the reference, 1 a perfect forecast. ECE: the "
+    "question-weighted mean of |observed frequency - mean forecast| over bins "
+    "(analysis.proper.bins) of equal width or of equal mass. Murphy: Brier = reliability "
+    "- resolution + uncertainty + the within-bin remainder, over the equal-width bins. "
+    "Calibration of TF rows is P(Yes) against the answer being Yes; of MC and 'all' rows "
+    "the chosen answer's probability against it being correct (top-label), whose Brier "
+    "the Murphy parts add up to. A label elicitation forecasts the one-hot of its label; "
+    "a reply without a readable forecast is scored as the uniform forecast (uniform "
+    "fills). Intervals: Wilson 95% for accuracy, percentile bootstrap over questions "
+    "(analysis.proper.bootstrap) for the scores, skills and equal-width ECE. n is each row's own question set: rows "
+    "differ where models answered different questions."
+)
+
+PAIRED_COLUMNS: tuple[fmt.Column, ...] = (
+    ("cell", "Setting", fmt.fmt_text),
+    ("elicitation", "Elicitation", fmt.fmt_text),
+    ("model_a", "Model A", fmt.fmt_text),
+    ("model_b", "Model B", fmt.fmt_text),
+    ("n", "Questions both answered", fmt.fmt_int),
+    ("accuracy_a", "Accuracy A (%)", fmt.fmt_pct),
+    ("accuracy_b", "Accuracy B (%)", fmt.fmt_pct),
+    ("accuracy_diff", "A - B (pp)", fmt.fmt_text),
+    ("only_a", "Only A right", fmt.fmt_int),
+    ("only_b", "Only B right", fmt.fmt_int),
+    ("mcnemar_p", "McNemar p", fmt.fmt_p),
+    ("mcnemar_p_holm", "McNemar Holm p", fmt.fmt_p),
+    ("accuracy_better", "More accurate", fmt.fmt_text),
+    ("brier_a", "Brier A", fmt.digits(3)),
+    ("brier_b", "Brier B", fmt.digits(3)),
+    ("brier_diff", "Brier A - B", fmt.fmt_text),
+    ("brier_p", "Bootstrap p", fmt.fmt_p),
+    ("brier_p_holm", "Brier Holm p", fmt.fmt_p),
+    ("brier_better", "Lower Brier", fmt.fmt_text),
+)
+PAIRED_INTERVALS: dict[str, fmt.Interval] = {
+    "accuracy_diff": ("accuracy_diff", "accuracy_diff_low", "accuracy_diff_high", 2, 100.0, "n"),
+    "brier_diff": ("brier_diff", "brier_diff_low", "brier_diff_high", 3, 1.0, "n"),
+}
+PAIRED_NOTE = (
+    "Is model A better than model B on this question set? Each pair of models in the "
+    "same setting and elicitation, on the questions both answered (all types). "
+    "Correctness: McNemar's exact test on the questions only one of them got right. "
+    "Accuracy and Brier differences: paired bootstrap over those questions (the same "
+    "draws for both models) with percentile intervals and a two-sided p-value, at least "
+    "1 / the replicates (no replicate across 0 bounds p, it does not make it 0). Holm's "
+    "adjustment runs over all the table's comparisons, McNemar's and the Brier p-values "
+    "each as one family; 'More accurate' and 'Lower Brier' name the model ahead where "
+    "the Holm p is below 1 - analysis.proper.bootstrap.confidence. The crowd forecast of "
+    "an imported question set, where there is one, is model B of every pair it is in."
+)
+
+PROPER_REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
+    fmt.ReportTable(
+        "proper_scores",
+        "proper-scores-table",
+        "Proper scores per model, setting, elicitation and question type",
+        SCORES_COLUMNS,
+        SCORES_NOTE,
+        scroll=True,
+        render=fmt.interval_columns(SCORES_COLUMNS, SCORES_INTERVALS),
+        part=PART_SCORES,
+        empty="No scored forecasts: the proper scores are empty.",
+    ),
+    fmt.ReportTable(
+        "proper_paired",
+        "proper-paired",
+        "Paired model comparisons",
+        PAIRED_COLUMNS,
+        PAIRED_NOTE,
+        scroll=True,
+        render=fmt.interval_columns(PAIRED_COLUMNS, PAIRED_INTERVALS),
+        part=PART_PAIRED,
+        empty="Fewer than two models (the crowd forecast included) in any setting: nothing to compare.",
+    ),
+)
+"""The proper-score tables of the report, in page order."""

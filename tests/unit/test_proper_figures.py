@@ -1,0 +1,75 @@
+"""The proper scores' figures and report tables: drawn from the analysis tables (read
+back from CSV as plot and report read them), the same bytes every time, and a line in
+place of an empty figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from prescient.benchmarks.daily_oracle.analysis.proper import (
+    monthly_brier,
+    paired_table,
+    proper_scores_table,
+    reliability_table,
+)
+from prescient.benchmarks.daily_oracle.analysis.proper_report import PROPER_REPORT_TABLES
+from prescient.benchmarks.daily_oracle.proper_figures import PROPER_FIGURES
+from prescient.report.tables import read_tables
+from prescient.settings import Bootstrap
+from tests.fixtures.analysis.forecasts import frame_of, paired_rows, row
+from tests.fixtures.analysis.settings import SEED, shipped
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def written_tables(tmp_path: Path) -> dict[str, pd.DataFrame]:
+    rows, outcomes = paired_rows()
+    rows += [
+        row("m0", "mc", [0.7, 0.1, 0.1, 0.1], 0, "a", "label", day="2024-03-02"),
+        row("m0", "mc", [0.4, 0.3, 0.2, 0.1], 2, "a", "verbal_probability", day="2024-03-02"),
+    ]
+    f = frame_of(rows, {**outcomes, "m0": 0})
+    reps = Bootstrap(reps=50, confidence=0.95)
+    ma = shipped("moving_average")
+    months = (int(f["month"].min()), int(f["month"].max()))
+    tables = {
+        "proper_scores": proper_scores_table(f, 10, reps, SEED),
+        "proper_monthly": monthly_brier(f, ma, months, reps, SEED),
+        "proper_reliability": reliability_table(f, 10),
+        "proper_paired": paired_table(f, reps, SEED, 0.05),
+    }
+    for name, table in tables.items():
+        table.to_csv(tmp_path / f"{name}.csv", index=False, float_format="%.10g")
+    return read_tables(tmp_path)
+
+
+def test_every_figure_draws_the_same_bytes_twice(tmp_path: Path) -> None:
+    tables = written_tables(tmp_path)
+    for spec in PROPER_FIGURES:
+        assert spec.drawable(tables)
+        assert spec.why_empty(tables) == ""
+        first = spec.png(tables)
+        assert first.startswith(PNG)
+        assert spec.png(tables) == first
+
+
+def test_empty_tables_say_why_instead_of_drawing() -> None:
+    for spec in PROPER_FIGURES:
+        assert spec.why_empty({}) != ""
+
+
+def test_the_report_tables_join_values_with_their_intervals(tmp_path: Path) -> None:
+    tables = written_tables(tmp_path)
+    assert tables["proper_scores"]["elicitation"].iloc[0] == "label"  # text, as written
+    shown = {spec.name: spec.display(tables[spec.name]) for spec in PROPER_REPORT_TABLES}
+    scores = shown["proper_scores"]
+    crowd_tf = scores.loc[(scores["Model"] == "crowd") & (scores["Type"] == "TF")]
+    # the crowd's P(Yes) = 0.6 on ten Yes questions: Brier 0.16 every time, so the
+    # bootstrap interval is the value itself
+    assert crowd_tf["Brier"].iloc[0] == "0.160 [0.160, 0.160]"
+    paired = shown["proper_paired"].set_index(["Model A", "Model B"])
+    assert paired.loc[("b", "crowd"), "More accurate"] == "crowd"
+    assert paired.loc[("a", "b"), "Questions both answered"] == "10"
+    assert paired.loc[("a", "b"), "McNemar p"] == "0.125"
