@@ -46,6 +46,12 @@ same ledger key share one answer, as for any model.) Its answer log-probability 
 keeps that pick beside the uniform distribution (``pick``), so one draw serves both. ``always-yes`` answers Yes to a
 true/false question and the first option otherwise; ``first-choice`` answers the first
 offered choice (Yes for true/false, (a) for multiple choice).
+
+A request tagged ``elicitation: verbal_probability`` (a prompt asking for a probability
+rather than a label) gets each baseline's forecast stated as probabilities: ``random``
+the uniform one (``P(Yes) = 50%``, or ``(a) 25%`` on a line per option), ``always-yes``
+and ``first-choice`` all of it on their answer; so a baseline is the same forecaster
+whichever way it is asked.
 """
 
 from __future__ import annotations
@@ -490,6 +496,8 @@ def baseline_answer(
 ) -> str:
     """A reference answer without a model (see the module docstring)."""
     choices = offered_choices(messages)
+    if (tags or {}).get("elicitation") == STATED:
+        return _stated(baseline_answer_logprobs(kind, choices, messages, seed, tags, draw))
     if kind == "random":
         return choices[random_draw(len(choices), messages, seed, tags, draw)]
     if kind == "always-yes":
@@ -523,6 +531,19 @@ def baseline_answer_logprobs(
         raise _unknown_baseline(kind)
     logprobs = tuple(0.0 if i == chosen else None for i in range(n))
     return AnswerLogprobs(tuple(answers), logprobs, BASELINE, {"pick": answers[chosen]})
+
+
+STATED = "verbal_probability"
+"""The ``elicitation`` tag of requests that ask for a stated probability."""
+
+
+def _stated(forecast: AnswerLogprobs) -> str:
+    """A baseline's forecast written as a reply to a stated-probability prompt:
+    ``P(Yes) = 50%``, or one ``(a) 25%`` line per option."""
+    percent = [0.0 if lp is None else round(100.0 * math.exp(lp), 4) for lp in forecast.logprobs]
+    if list(forecast.answers) == ["Yes", "No"]:
+        return f"P(Yes) = {percent[0]:g}%"
+    return "\n".join(f"{a} {p:g}%" for a, p in zip(forecast.answers, percent, strict=True))
 
 
 # Test-only scripts: name -> function(messages, params) -> response text.

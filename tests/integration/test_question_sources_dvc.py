@@ -36,10 +36,10 @@ DVC_CONFIG = (
     "[core]\n    analytics = false\n    check_update = false\n[hydra]\n    enabled = true\n"
 )
 IMP = "questions.sources.imported"
-MARKETS_CSV = """id,question,outcome,opened,closed,topic
-m1,Will the Aldmark Reserve Bank raise rates in July 2024?,1,2024-05-01,2024-07-20,Economics & Business
-m2,Will the Lyra-2 satellite launch before September 2024?,0,2024-06-01,2024-09-01,Science & Technology
-m3,Will the Port Velden tram open in 2024?,1,2024-01-15,2024-11-30,Transport
+MARKETS_CSV = """id,question,outcome,opened,closed,topic,market
+m1,Will the Aldmark Reserve Bank raise rates in July 2024?,1,2024-05-01,2024-07-20,Economics & Business,0.8
+m2,Will the Lyra-2 satellite launch before September 2024?,0,2024-06-01,2024-09-01,Science & Technology,0.4
+m3,Will the Port Velden tram open in 2024?,1,2024-01-15,2024-11-30,Transport,
 """
 NOT_BPC = "Not part of this run: reports/tables (analysis.bpc) holds no BPC tables."
 NOT_OPENFORECAST = (
@@ -116,6 +116,7 @@ def test_an_imported_file_runs_retrieval_evaluation_and_the_report_only(tmp_path
         f"{IMP}.columns.resolution_date=closed",
         f"{IMP}.columns.forecast_date=opened",
         f"{IMP}.columns.category=topic",
+        f"{IMP}.columns.crowd_prob=market",
         *GRID,
     ]
     out = _run(root, str(DVC), "exp", "run", "report", *(f"-S{o}" for o in overrides))
@@ -164,6 +165,18 @@ def test_an_imported_file_runs_retrieval_evaluation_and_the_report_only(tmp_path
     asked = retrieval["question_id"].map(questions.set_index("question_id")["forecast_date"])
     assert len(retrieval) and (retrieval["article_date"] < asked).all()
     assert not (root / "data/processed/questions.parquet").exists()  # no construction
+    # The market's forecast is the model `crowd`, scored by the same rules in every cell:
+    # m1 P(Yes) 0.8 resolved Yes, Brier 0.04; m2 P(Yes) 0.4 resolved No, Brier 0.16; m3 has
+    # none.
+    proper = pd.read_csv(root / "reports/tables/proper_scores.csv")
+    crowd = proper.query("model == 'crowd' and qtype == 'all'")
+    assert len(crowd) and set(crowd["n"]) == {2}
+    assert crowd["brier"].tolist() == pytest.approx([0.1] * len(crowd))
+    assert crowd["accuracy"].tolist() == pytest.approx([1.0] * len(crowd))
+    paired = pd.read_csv(root / "reports/tables/proper_paired.csv")
+    assert {"crowd"} <= set(paired["model_b"])
+    assert "crowd" in set(horizon["model"])
+    assert "crowd" in page
 
 
 @needs_dvc

@@ -329,3 +329,19 @@ def test_random_baseline_gives_one_question_the_same_answer_in_every_setting(
         baseline_answer("random", prompt, seed=s, tags={"question_id": "q"}) for s in range(40)
     }
     assert by_seed == set(ABCD)
+
+
+def test_baselines_state_their_forecast_when_asked_for_a_probability() -> None:
+    from prescient.benchmarks.daily_oracle.evaluation.probability import parse_probability
+    from prescient.llm.providers import baseline_answer
+
+    mc = [{"role": "user", "content": "Which?\n(a) x\n(b) y\n(c) z\n(d) w"}]
+    tf = [{"role": "user", "content": "Will it?"}]
+    asked = {"elicitation": "verbal_probability", "question_id": "q1"}
+    assert baseline_answer("random", tf, 0, asked) == "P(Yes) = 50%"
+    assert baseline_answer("random", mc, 0, asked) == "(a) 25%\n(b) 25%\n(c) 25%\n(d) 25%"
+    assert baseline_answer("always-yes", tf, 0, asked) == "P(Yes) = 100%"
+    stated = baseline_answer("first-choice", mc, 0, asked)
+    assert parse_probability(stated, "mc", ["x", "y", "z", "w"]).probs == (1.0, 0.0, 0.0, 0.0)
+    # Asked for a label, the same baselines answer with one.
+    assert baseline_answer("first-choice", mc, 0, {"question_id": "q1"}) == "(a)"
