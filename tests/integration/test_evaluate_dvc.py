@@ -31,6 +31,7 @@ def write_params(root: Path, models: list[str], settings: list[str]) -> None:
     p: dict[str, Any] = params.compose(ROOT, ["questions=daily_oracle"])
     p["eval"]["models"] = models
     p["eval"]["settings"] = settings
+    p["eval"]["elicitation"] = ["label"]  # one request per question and setting
     p["llm"]["progress"] = False
     (root / "params.yaml").write_text(yaml.safe_dump(p))
 

@@ -62,6 +62,7 @@ def write_params(root: Path, url: str, price: dict[str, float] | None = None, **
     )
     p["eval"]["models"] = ["flaky"]
     p["eval"]["settings"] = ["closed_book"]
+    p["eval"]["elicitation"] = ["label"]  # one request per question and setting
     # Travel keys: fewer, faster retries (no stage declares them).
     p["llm"].update(progress=False, max_tries=2, backoff_base_s=0.01, backoff_max_s=0.05)
     p["llm"].update(llm)

@@ -66,6 +66,7 @@ def write_params(root: Path, url: str) -> None:
     p["models"][MODEL] = entry
     p["eval"]["models"] = [MODEL]
     p["eval"]["settings"] = ["closed_book"]
+    p["eval"]["elicitation"] = ["label"]  # one request per question and setting
     p["llm"]["progress"] = False
     (root / "params.yaml").write_text(yaml.safe_dump(p))
 

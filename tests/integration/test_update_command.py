@@ -64,6 +64,12 @@ def scratch_project(root: Path, server: FakeOpenAI) -> None:
     evaluation = yaml.safe_load((root / "conf/eval/default.yaml").read_text())
     evaluation.update(models=["fake_vllm"], settings=["closed_book"])
     (root / "conf/eval/default.yaml").write_text(yaml.safe_dump(evaluation, sort_keys=False))
+    # One request per question and setting: the label elicitation alone.
+    budget = yaml.safe_load((root / "conf/budget/demo.yaml").read_text())
+    budget["eval"]["elicitation"] = ["label"]
+    (root / "conf/budget/demo.yaml").write_text(
+        "# @package _global_\n" + yaml.safe_dump(budget, sort_keys=False)
+    )
 
 
 def update(root: Path, day: dt.date) -> str:

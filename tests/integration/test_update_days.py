@@ -78,6 +78,7 @@ def write_params(work: Path, through: dt.date) -> Path:
     p["questions"]["sources"]["daily_oracle"]["path"] = str(work / "questions.parquet")
     p["eval"]["models"] = [MODEL]
     p["eval"]["settings"] = list(SETTINGS)
+    p["eval"]["elicitation"] = ["label"]  # one request per question and setting
     p["llm"]["progress"] = False
     work.mkdir(parents=True, exist_ok=True)
     out = work / "params.yaml"
