@@ -143,7 +143,7 @@ def reference(server: RemoteServer, concurrency: int, cpu_ms: float) -> None:
 
     async def run(n: int) -> float:
         sem = asyncio.Semaphore(concurrency)
-        async with aiohttp.ClientSession() as session:
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
 
             async def one(i: int) -> None:
                 async with sem:

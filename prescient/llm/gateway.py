@@ -388,6 +388,7 @@ class Gateway:
             disable=not self.settings.progress,
             mininterval=0.5,
             dynamic_ncols=True,
+            postfix={"hits": 0, "failed": 0},
         )
         transports = TransportSet(self.settings.transport, self.endpoints)
         scrub = Scrubber.from_env(self.registry.key_variables())
@@ -408,15 +409,16 @@ class Gateway:
                 self.stats.paid(entry)
                 return entry
 
-            entry, hit = await self.cache.fetch(key, call, inflight)
+            entry, hit = await self.cache.fetch(key, call, inflight, (spec.name, spec.concurrency))
             result = result_from_entry(req, key, entry, from_ledger=hit)
             self.stats.record(result)
             bar.update(1)
-            bar.set_postfix(
-                hits=self.stats.ledger_hits - hits_before,
-                failed=self.stats.failures - failures_before,
-                refresh=False,
-            )
+            if hit or not result.ok:  # the counts shown change only then
+                bar.set_postfix(
+                    hits=self.stats.ledger_hits - hits_before,
+                    failed=self.stats.failures - failures_before,
+                    refresh=False,
+                )
             return result
 
         try:
