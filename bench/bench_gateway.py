@@ -1,10 +1,10 @@
 """Benchmark: gateway throughput against a loopback server, ledger replay, local model speed.
 
-Each batch is 10 x concurrency requests to a server that answers after 200 ms, so the
-ideal rate is concurrency / 0.2 s. Beside every gateway batch, a bare aiohttp client
-sends the same batch to the same server (a fresh session, as the gateway opens one per
-batch): the rate it reaches is what this machine allows, and the gateway's rate over it
-is the number that does not move with other work on the machine. Targets, at
+Each batch is 10 x concurrency requests (``--rounds``) to a server that answers after
+200 ms, so the ideal rate is concurrency / 0.2 s. Beside every gateway batch, a bare
+aiohttp client sends the same batch to the same server (a fresh session, as the gateway
+opens one per batch): the rate it reaches is what this machine allows, and the gateway's
+rate over it is the number that does not move with other work on the machine. Targets, at
 concurrency 32, 128 and 256: at least 95% of the ideal rate, and of the bare client's;
 a second run of the same batch is 100% ledger hits with zero requests reaching the
 server. The table gives medians over ``--runs`` runs, and the CPU milliseconds per call
@@ -80,6 +80,7 @@ class RemoteServer:
 
 
 TRANSPORT = ["auto"]
+ROUNDS = [10]
 
 
 def gateway(spec: ModelSpec, ledger: Path) -> Gateway:
@@ -90,8 +91,8 @@ def gateway(spec: ModelSpec, ledger: Path) -> Gateway:
 def throughput(
     server: RemoteServer, provider: str, concurrency: int, tmp: Path, run: int
 ) -> dict[str, float]:
-    """One batch of 10 x concurrency requests (at least 20), then the same batch again."""
-    n = max(20, concurrency * 10)
+    """One batch of ROUNDS x concurrency requests (at least 20), then the same batch again."""
+    n = max(20, concurrency * ROUNDS[0])
     # gpt-4o-mini: a model litellm can price, so its cost path is the one an API run takes.
     model = "gpt-4o-mini" if provider == "openai" else "bench-model"
     spec = model_spec(
@@ -130,7 +131,7 @@ def bare(server: RemoteServer, concurrency: int) -> dict[str, float]:
     """The reference: a bare aiohttp client sending the same batch to the same server.
 
     As the gateway does for a batch, it opens a fresh session (no connection cap: the
-    semaphore is the limit) and sends 10 x concurrency requests, at most ``concurrency``
+    semaphore is the limit) and sends ROUNDS x concurrency requests, at most ``concurrency``
     at a time, posting the JSON body and parsing the JSON reply; nothing else. What it
     reaches is what this machine and server allow at that concurrency.
     """
@@ -138,7 +139,7 @@ def bare(server: RemoteServer, concurrency: int) -> dict[str, float]:
 
     import aiohttp
 
-    n = max(20, concurrency * 10)
+    n = max(20, concurrency * ROUNDS[0])
     url = server.url + "/chat/completions"
     headers = {"Content-Type": "application/json"}
 
@@ -237,6 +238,12 @@ def main() -> int:
         "--runs", type=int, default=3, help="runs of each concurrency (medians are reported)"
     )
     ap.add_argument(
+        "--rounds",
+        type=int,
+        default=10,
+        help="a batch is this many times the concurrency (requests each slot sends in turn)",
+    )
+    ap.add_argument(
         "--transport",
         choices=["auto", "litellm"],
         default="auto",
@@ -244,6 +251,7 @@ def main() -> int:
     )
     args = ap.parse_args()
     TRANSPORT[0] = args.transport
+    ROUNDS[0] = args.rounds
     os.environ.setdefault("OPENAI_API_KEY", "bench-unused")
     print(
         f"loopback server latency {1000 * LATENCY:.0f} ms; transport {args.transport}; "
