@@ -34,8 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
-import gc
 import logging
 import os
 import time
@@ -52,6 +50,7 @@ from prescient.llm.ceiling import NOT_SENT, CostCeiling, NotSent, rates, reply_c
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
 from prescient.llm.fit import estimate_tokens
+from prescient.llm.heap import freeze_imports
 from prescient.llm.ledger import (
     TRANSPORT_PARAMS,
     Ledger,
@@ -187,15 +186,6 @@ class Outcome:
     latency_s: float | None
 
 
-@functools.cache
-def _freeze_imports() -> None:
-    """Move everything allocated so far (litellm's import alone is ~1M objects) out of
-    the garbage collector's reach, once per process: otherwise each full collection
-    during a batch rescans them, which costs about 0.5 ms per call in a batch of 320."""
-    gc.collect()
-    gc.freeze()
-
-
 class Gateway:
     """Calls models for one stage, through that stage's ledger.
 
@@ -229,7 +219,7 @@ class Gateway:
         clock: Clock | None = None,
         ledger: Ledger | StageLedger | None = None,
     ) -> None:
-        _freeze_imports()
+        freeze_imports()
         self.registry = models if isinstance(models, ModelRegistry) else ModelRegistry(models)
         self.stage = stage
         self.settings = settings
@@ -400,6 +390,7 @@ class Gateway:
             disable=not self.settings.progress,
             mininterval=0.5,
             dynamic_ncols=True,
+            postfix={"hits": 0, "failed": 0},
         )
         transports = TransportSet(self.settings.transport, self.endpoints)
         scrub = Scrubber.from_env(self.registry.key_variables())
@@ -431,18 +422,21 @@ class Gateway:
                 return entry
 
             try:
-                entry, hit = await route.fetch(key) or await self.cache.fetch(key, call, inflight)
+                entry, hit = await route.fetch(key) or await self.cache.fetch(
+                    key, call, inflight, (spec.name, spec.concurrency)
+                )
             except NotSent as exc:  # held back before sending: nothing in the ledger
                 result = LLMResult(req, key, ok=False, text=None, error=str(exc))
             else:
                 result = result_from_entry(req, key, entry, from_ledger=hit)
             self.stats.record(result)
             bar.update(1)
-            bar.set_postfix(
-                hits=self.stats.ledger_hits - hits_before,
-                failed=self.stats.failures - failures_before,
-                refresh=False,
-            )
+            if hit or not result.ok:  # the counts shown change only then
+                bar.set_postfix(
+                    hits=self.stats.ledger_hits - hits_before,
+                    failed=self.stats.failures - failures_before,
+                    refresh=False,
+                )
             return result
 
         try:

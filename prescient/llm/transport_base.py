@@ -89,11 +89,14 @@ class Transport(Protocol):
 
 
 class HTTPSession:
-    """The aiohttp session of an HTTP transport, opened on first use (aiohttp is imported
-    only then) and closed with the transport. No connection cap of its own: the
-    gateway's per-model semaphore is the limit."""
+    """The aiohttp session of an HTTP transport, opened on first use and closed with the
+    transport; aiohttp is imported when the transport is made, which a batch does only
+    when it needs one. No connection cap of its own: the gateway's per-model semaphore
+    is the limit."""
 
     def __init__(self) -> None:
+        import aiohttp  # noqa: F401  (loaded with the transport, frozen with it)
+
         self._session: Any = None
 
     async def get(self) -> Any:

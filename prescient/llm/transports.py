@@ -41,6 +41,7 @@ from prescient.llm.answer_logprobs import ANSWER_LOGPROBS
 from prescient.llm.completions import COMPLETIONS_PROVIDERS, completions_supported
 from prescient.llm.direct import direct_supported
 from prescient.llm.endpoints import EndpointPools, SpreadTransport
+from prescient.llm.heap import freeze_imports
 from prescient.llm.logprobs import CHAT, KINDS, LOGPROBS
 from prescient.llm.registry import ModelSpec
 from prescient.llm.transport_base import Transport
@@ -106,12 +107,15 @@ def transport_kind(spec: ModelSpec, mode: str, kind: str = CHAT) -> str:
 
 
 def make_transport(kind: str) -> Transport:
-    """A new transport of ``kind`` (a key of :data:`TRANSPORT_MODULES`)."""
+    """A new transport of ``kind`` (a key of :data:`TRANSPORT_MODULES`); what its import
+    loaded is then frozen out of the garbage collector's scans
+    (:func:`prescient.llm.heap.freeze_imports`)."""
     if kind not in TRANSPORT_MODULES:
         raise ValueError(f"unknown transport {kind!r}; known: {', '.join(TRANSPORT_MODULES)}")
     module, _, name = TRANSPORT_MODULES[kind].partition(":")
     cls = getattr(importlib.import_module(module), name)
     transport: Transport = cls()
+    freeze_imports()  # the client it just imported stays out of the collector's way
     return transport
 
 

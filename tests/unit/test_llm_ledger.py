@@ -86,6 +86,39 @@ def test_key_ignores_transport_fields_and_param_order_but_not_what_is_asked() ->
     assert len({base, *different}) == len(different) + 1
 
 
+def test_values_of_other_types_key_as_the_json_they_equal() -> None:
+    """Subclasses and other mappings and sequences key as the plain JSON values they equal
+    (exact types take a fast path; everything else the general one)."""
+    from collections import OrderedDict
+    from enum import IntEnum
+
+    class Text(str):
+        pass
+
+    class Level(IntEnum):
+        HIGH = 3
+
+    class Ratio(float):
+        pass
+
+    msgs = [OrderedDict(role=Text("user"), content="Will it rain?")]
+    params = {
+        "temperature": Ratio(1.0),
+        "top_p": -0.0,
+        "stop": ("a", Text("b")),
+        "logit_bias": {5: -1.0, Text("7"): 2.5},
+        "n": Level.HIGH,
+        "flag": True,
+        "extra": [1.0, (2.0, {"x": 0.5})],
+    }
+    text = (
+        '{"messages":[{"content":"Will it rain?","role":"user"}],"model":"openai/x",'
+        '"params":{"extra":[1,[2,{"x":0.5}]],"flag":true,"logit_bias":{"5":-1,"7":2.5},'
+        '"n":3,"stop":["a","b"],"temperature":1,"top_p":0}}'
+    )
+    assert request_key("openai/x", msgs, params) == hashlib.sha256(text.encode()).hexdigest()
+
+
 def test_only_successes_are_served_and_entries_survive_a_reopen(tmp_path: Path) -> None:
     path = tmp_path / "l.jsonl"
     led = Ledger(path)
