@@ -431,7 +431,7 @@ class Gateway:
                 result = result_from_entry(req, key, entry, from_ledger=hit)
             self.stats.record(result)
             bar.update(1)
-            if hit or not result.ok:  # the counts shown change only then
+            if result.from_ledger or not result.ok:  # the counts shown change only then
                 bar.set_postfix(
                     hits=self.stats.ledger_hits - hits_before,
                     failed=self.stats.failures - failures_before,
