@@ -56,7 +56,9 @@ SCORES_NOTE = (
     "the chosen answer's probability against it being correct (top-label), whose Brier "
     "the Murphy parts add up to. A label elicitation forecasts the one-hot of its label; "
     "a reply without a readable forecast is scored as the uniform forecast (uniform "
-    "fills). Intervals: Wilson 95% for accuracy, percentile bootstrap over questions "
+    "fills) and counts as wrong for accuracy, as in the papers. Accuracy reads a "
+    "forecast's most probable answer, the first on a tie: a uniform forecast (the random "
+    "baseline's stated and token forecasts) answers the first option. Intervals: Wilson 95% for accuracy, percentile bootstrap over questions "
     "(analysis.proper.bootstrap) for the scores, skills and equal-width ECE. n is each row's own question set: rows "
     "differ where models answered different questions."
 )

@@ -56,22 +56,6 @@ QUESTION_INFO: dict[str, str] = {
     "forecast_date": "date32[pyarrow]",
 }
 """Columns of the evaluated question table carried into the scores (name -> dtype)."""
-SCORE_COLUMNS = (
-    *PREDICTION_COLUMNS,
-    "parsed_answer",
-    "correct",
-    "refused",
-    "parse_failed",
-    "parse_rule",
-    "probs",
-    "prob_source",
-    "prob_adjusted",
-    "brier",
-    "log_score",
-    *QUESTION_INFO,
-)
-
-
 SCORED_TYPES: dict[str, Any] = {
     "parsed_answer": "Int64",
     "correct": "bool",
@@ -85,6 +69,7 @@ SCORED_TYPES: dict[str, Any] = {
     "log_score": "Float64",
 }
 """The columns scoring adds to the predictions (name -> dtype)."""
+SCORE_COLUMNS = (*PREDICTION_COLUMNS, *SCORED_TYPES, *QUESTION_INFO)
 
 
 class ScoringError(ValueError):
@@ -117,21 +102,7 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
         if "elicitation" in predictions.columns
         else pd.Series(LABEL, index=predictions.index)
     )
-    cols: dict[str, list[Any]] = {
-        c: []
-        for c in (
-            "parsed_answer",
-            "correct",
-            "refused",
-            "parse_failed",
-            "parse_rule",
-            "probs",
-            "prob_source",
-            "prob_adjusted",
-            "brier",
-            "log_score",
-        )
-    }
+    cols: dict[str, list[Any]] = {c: [] for c in SCORED_TYPES}
     for qid, qtype, text, err, elicitation in zip(
         predictions["question_id"].astype(str),
         predictions["qtype"].astype(str),
