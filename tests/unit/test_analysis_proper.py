@@ -258,6 +258,15 @@ def test_the_papers_analyses_read_the_label_rows() -> None:
     scores = result.tables["proper_scores"]
     assert list(dict.fromkeys(scores["elicitation"])) == ["label", "verbal_probability"]
     assert any("read the label answers" in n for n in result.notes)
+    # The first screen's model calls count every elicitation's requests.
+    keyed = [
+        {**r, "ledger_key": f"k{i}", "prompt_tokens": 10, "completion_tokens": 1, "cost_usd": None}
+        for i, r in enumerate(rows + labels)
+    ]
+    calls = run_analysis(
+        pd.DataFrame(keyed), questions_of(rows, outcomes), None, None, analysis_settings(), SEED
+    ).tables["model_calls"]
+    assert calls.set_index("model").at["m", "distinct_requests"] == len(keyed)
     assert result.metrics["proper_scores"]["models"]["m"]["closed_book"]["verbal_probability"][
         "brier"
     ] == pytest.approx(0.24)

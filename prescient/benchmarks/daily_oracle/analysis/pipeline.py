@@ -291,7 +291,8 @@ def run_analysis(
         "freshbench_decline": fresh.decline,
         "freshbench_skipped": fresh.skipped,
         "models": models_frame(infos),
-        "model_calls": model_costs(inputs.raw),
+        # Every elicitation's requests: the first screen's model calls.
+        "model_calls": model_costs(raw_scores),
         "cells": cells,
         "horizon_accuracy": horizon,
         "dataset_sources": source_table(info),
