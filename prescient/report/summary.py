@@ -147,6 +147,11 @@ def _setting_lines(
     generation = params.get("eval", {}).get("generation") if has_corpus(tables) else None
     if isinstance(generation, Mapping) and generation:
         line += " (generation: " + ", ".join(f"{k} {v}" for k, v in generation.items()) + ")"
+    proper = tables.get("proper_scores", pd.DataFrame())
+    if not proper.empty and "elicitation" in proper.columns:
+        asked = list(dict.fromkeys(str(e) for e in proper["elicitation"]))
+        if asked != ["label"]:
+            line += "; elicitations: " + ", ".join(e.replace("_", " ") for e in asked)
     return (line,)
 
 

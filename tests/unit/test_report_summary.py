@@ -11,7 +11,13 @@ from prescient.benchmarks.freshbench.report import BPC_PART
 from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
 from prescient.report.build import fitted_line
 from prescient.report.contents import ReportInputs
-from prescient.report.summary import headline, is_demo, run_facts, setting_label
+from prescient.report.summary import (
+    _setting_lines,
+    headline,
+    is_demo,
+    run_facts,
+    setting_label,
+)
 
 COLUMNS = ["model", "setting", "rag_cutoff", "cell", "qtype", "n", "n_correct", "accuracy",
            "ci_low", "ci_high"]  # fmt: skip
@@ -158,3 +164,21 @@ def test_the_model_calls_line_says_what_the_replies_cost() -> None:
         "smol: 10 requests, 0 failed; 900 prompt + 40 completion tokens; no price",
     )
     assert call_lines({}) == ("not recorded in the scores table",)
+
+
+def test_the_settings_line_names_the_elicitations_beyond_labels() -> None:
+    accuracy = pd.DataFrame(
+        {
+            "setting": ["closed_book"],
+            "rag_cutoff": [""],
+            "cell": ["closed_book"],
+            "model": ["m"],
+            "qtype": ["all"],
+        }
+    )
+    proper = pd.DataFrame({"elicitation": ["label", "verbal_probability", "token_logprobs"]})
+    params = {"eval": {"generation": {"max_tokens": 16}}}
+    (line,) = _setting_lines({"accuracy": accuracy, "proper_scores": proper}, params)
+    assert line.endswith("; elicitations: label, verbal probability, token logprobs")
+    (line,) = _setting_lines({"accuracy": accuracy, "proper_scores": proper.iloc[:1]}, params)
+    assert "elicitations" not in line
