@@ -23,7 +23,9 @@ def run_queue(sh: Callable[..., str], root: Path, jobs: int, timeout_s: float = 
         The last ``dvc queue status`` (one line per experiment: ``Success``, ``Failed``).
     """
     try:
-        sh(root, DVC, "queue", "start", "-j", str(jobs))
+        # The workers outlive the command: they get /dev/null, never the pipes ``sh``
+        # reads its output from, or ``sh`` would wait for them as well.
+        sh(root, "sh", "-c", f'"{DVC}" queue start -j {jobs} >/dev/null 2>&1 </dev/null')
         deadline = time.monotonic() + timeout_s
         while True:
             status = sh(root, DVC, "queue", "status")
