@@ -34,7 +34,11 @@ from prescient.benchmarks.daily_oracle.evaluation.scoring import (
     score_predictions,
     with_crowd,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings, setting_file
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    EvalSettings,
+    elicitation_of,
+    setting_file,
+)
 from prescient.llm.settings import max_failed_share
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
 from prescient.settings import load_settings
@@ -70,11 +74,7 @@ def work(run: StageRun) -> int:
     predictions = pd.concat(
         [pd.read_parquet(x) for xs in paths.values() for x in xs], ignore_index=True
     )
-    how = (
-        predictions["elicitation"].fillna("label").astype(str)
-        if "elicitation" in predictions.columns
-        else pd.Series("label", index=predictions.index)
-    )
+    how = elicitation_of(predictions)
     lacking = sorted(
         f"{m} {e}"
         for m in grid.models

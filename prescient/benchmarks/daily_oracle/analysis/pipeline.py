@@ -56,6 +56,7 @@ from prescient.benchmarks.daily_oracle.analysis.yearly import (
     yearly_averages,
 )
 from prescient.benchmarks.daily_oracle.evaluation.costs import model_costs
+from prescient.benchmarks.daily_oracle.evaluation.settings import LABEL, elicitation_of
 from prescient.benchmarks.freshbench.analysis import ALL, freshbench
 from prescient.stats import wilson_interval
 from prescient.vocab import MC, TF
@@ -211,7 +212,7 @@ def label_rows(scores: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     set aside."""
     if "elicitation" not in scores.columns:
         return scores, 0
-    keep = scores["elicitation"].fillna("label").astype(str).eq("label").to_numpy(bool)
+    keep = elicitation_of(scores).eq(LABEL).to_numpy(bool)
     return scores.loc[keep].reset_index(drop=True), int((~keep).sum())
 
 

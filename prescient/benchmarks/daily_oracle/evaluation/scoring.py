@@ -37,6 +37,7 @@ from prescient.benchmarks.daily_oracle.evaluation.costs import model_costs, paid
 from prescient.benchmarks.daily_oracle.evaluation.forecasts import (
     CROWD,
     crowd_probs,
+    most_probable,
     read_forecast,
     row_scores,
 )
@@ -45,7 +46,11 @@ from prescient.benchmarks.daily_oracle.evaluation.run import (
     PREDICTION_COLUMNS,
     PREDICTION_SCHEMA,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import LABEL, NO_GOLD_ARTICLE
+from prescient.benchmarks.daily_oracle.evaluation.settings import (
+    LABEL,
+    NO_GOLD_ARTICLE,
+    elicitation_of,
+)
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED
 from prescient.vocab import QTYPES
 
@@ -97,11 +102,7 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
             f"{len(unknown)} predicted question ids are not in the question table, "
             f"e.g. {unknown[:5]}: re-run the evaluation on the current questions"
         )
-    elicitations = (
-        predictions["elicitation"].fillna(LABEL).astype(str)
-        if "elicitation" in predictions.columns
-        else pd.Series(LABEL, index=predictions.index)
-    )
+    elicitations = elicitation_of(predictions)
     cols: dict[str, list[Any]] = {c: [] for c in SCORED_TYPES}
     for qid, qtype, text, err, elicitation in zip(
         predictions["question_id"].astype(str),
@@ -187,7 +188,7 @@ def crowd_rows(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
         probs = forecasts[qid]
         answer = int(str(by_id.at[qid, "answer_index"]))
         brier, log_score = row_scores(probs, answer, str(row.qtype))
-        index = max(range(len(probs)), key=lambda i: (probs[i], -i))
+        index = most_probable(probs)
         rows.append(
             {
                 "model": CROWD,
@@ -291,17 +292,11 @@ def _cells(scores: pd.DataFrame, proper: bool) -> dict[str, Any]:
     return cells
 
 
-def _elicitation(scores: pd.DataFrame) -> pd.Series:
-    if "elicitation" not in scores.columns:
-        return pd.Series(LABEL, index=scores.index, dtype="string")
-    return scores["elicitation"].fillna(LABEL).astype(str)
-
-
 def cell_metrics(scores: pd.DataFrame) -> dict[str, Any]:
     """``{model: {cell: {all|tf|mc: summary}}}`` of the ``label`` rows plus grid totals
     (DVC metrics), and ``elicitations``: ``{elicitation: {model: {cell: ...}}}`` with the
     mean Brier and log scores, for every elicitation scored."""
-    how = _elicitation(scores)
+    how = elicitation_of(scores)
     labels = scores.loc[how.eq(LABEL).to_numpy(bool)]
     out: dict[str, Any] = {"cells": _cells(labels, False), "total": summarize(labels)}
     if "brier" in scores.columns:
@@ -316,7 +311,7 @@ def parse_rule_counts(scores: pd.DataFrame) -> Mapping[str, Mapping[str, int]]:
     """How each model's label answers were read (``lead``, ``marker``, ...,
     ``unparsed``)."""
     out: dict[str, dict[str, int]] = {}
-    labels = scores.loc[_elicitation(scores).eq(LABEL).to_numpy(bool)]
+    labels = scores.loc[elicitation_of(scores).eq(LABEL).to_numpy(bool)]
     counts = labels.groupby(["model", "parse_rule"]).size()
     for key, n in counts.items():
         model, rule = key if isinstance(key, tuple) else (key, "")

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import pandas as pd
 from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo, field_validator
 
 from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
@@ -118,6 +119,14 @@ def _grid_settings(values: Any) -> tuple[Setting, ...]:
     if dup:
         raise ValueError(f"lists {dup} more than once")
     return tuple(parsed)
+
+
+def elicitation_of(rows: pd.DataFrame) -> pd.Series:
+    """Each prediction or scores row's elicitation: a table without the column, or a
+    null in it, was written before there were others, so it is ``label``."""
+    if "elicitation" not in rows.columns:
+        return pd.Series(LABEL, index=rows.index, dtype="string")
+    return rows["elicitation"].fillna(LABEL).astype(str)
 
 
 def _elicitations(values: Any) -> tuple[str, ...]:

@@ -36,6 +36,7 @@ from prescient.benchmarks.daily_oracle.evaluation.settings import (
     ELICITATIONS,
     LABEL,
     Setting,
+    elicitation_of,
     parse_setting,
 )
 from prescient.llm.ledger import is_success, key_problem, read_entries, readable_text
@@ -157,11 +158,7 @@ def cell_rows(scores: pd.DataFrame, cell: Cell, count_errors: bool = False) -> p
             it has).
     """
     raw = scores.reset_index(drop=True)
-    if "elicitation" in raw.columns:
-        how = raw["elicitation"].fillna(LABEL).astype(str)
-        raw = raw.loc[how.eq(cell.elicitation).to_numpy(bool)].reset_index(drop=True)
-    elif cell.elicitation != LABEL:
-        raw = raw.iloc[0:0]
+    raw = raw.loc[elicitation_of(raw).eq(cell.elicitation).to_numpy(bool)].reset_index(drop=True)
     mine = raw.loc[raw["model"].astype(str) == cell.model]
     if mine.empty:
         models = sorted(set(raw["model"].astype(str)))
