@@ -47,12 +47,15 @@ from prescient.benchmarks.daily_oracle.evaluation.forecasts import (
     STATED,
     TOKEN_SOURCE,
     UNIFORM_FILL,
+    one_hot,
+    uniform,
 )
 from prescient.benchmarks.daily_oracle.evaluation.settings import (
     ELICITATIONS,
     LABEL,
     TOKENS,
     VERBAL,
+    elicitation_of,
 )
 from prescient.vocab import MC, N_MC_CHOICES, QTYPES, TF
 
@@ -108,11 +111,8 @@ def elicitations_of(raw: pd.DataFrame) -> pd.Series:
     Raises:
         ScoresSchemaError: a value that is none of :data:`ELICITATIONS`, naming rows.
     """
-    if "elicitation" not in raw.columns:
-        return pd.Series(LABEL, index=raw.index, dtype=object)
-    values = raw["elicitation"].astype(object)
-    blank = values.isna() | (values.astype(str).str.strip() == "")
-    out = values.where(~blank, LABEL).astype(str).str.strip()
+    values = elicitation_of(raw).str.strip()
+    out = values.where(values != "", LABEL)
     bad = ~out.isin(ELICITATIONS)
     if bad.any():
         rows = list(out.index[bad][:3])
@@ -187,11 +187,11 @@ def _probs(row: int, value: Any, k: int | None, qid: str) -> tuple[float, ...]:
 def _label_probs(parsed: Any, k: int) -> tuple[tuple[float, ...], bool]:
     """The one-hot of a parsed label, or the uniform forecast (True) when none was read."""
     if parsed is None or (isinstance(parsed, float) and math.isnan(parsed)) or pd.isna(parsed):
-        return tuple([1.0 / k] * k), True
+        return uniform(k), True
     i = int(parsed)
     if not 0 <= i < k:
-        return tuple([1.0 / k] * k), True
-    return tuple(1.0 if j == i else 0.0 for j in range(k)), False
+        return uniform(k), True
+    return one_hot(i, k), False
 
 
 def forecast_frame(
