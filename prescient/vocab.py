@@ -10,7 +10,9 @@ question types), Table 4 (human evaluation).
 
 from __future__ import annotations
 
+import re
 import string
+from collections.abc import Mapping
 
 # --- question types and choices ---------------------------------------------------
 
@@ -94,6 +96,27 @@ MC_TYPES: tuple[str, ...] = ("What", "Who", "Which", "Where", "How much", "How m
 """MC question types by leading phrase (What will, Who will, Which ... will, How many,
 How much, Where); ``Other`` for anything else (When, How, a statement)."""
 
+_MC_LEAD = re.compile(r"(?i)\b(how\s+many|how\s+much|what|which|who|whom|whose|where)\b")
+_OTHER_MC_TYPE = MC_TYPES[-1]
+_MC_TYPE_OF: Mapping[str, str] = {
+    **{t.lower(): t for t in MC_TYPES if t != _OTHER_MC_TYPE},
+    "whom": "Who",
+    "whose": "Who",
+}
+
+
+def mc_type(question: str) -> str:
+    """The MC question type from its leading question word (paper Fig. 1a).
+
+    The first question word counts, so a leading time clause ("By May 2024, which ...")
+    does not hide it; a question without one is ``Other``.
+    """
+    m = _MC_LEAD.search(question)
+    if not m:
+        return _OTHER_MC_TYPE
+    return _MC_TYPE_OF[" ".join(m.group(1).lower().split())]
+
+
 # --- construction candidates -------------------------------------------------------------
 
 # Article statuses.
@@ -108,3 +131,22 @@ LEAKAGE_DROPPED = "leakage_dropped"
 PARSE_ERROR = "parse_error"
 LLM_ERROR = "llm_error"
 MISSING_ARTICLE = "missing_article"
+
+# --- the leakage audit of generated questions (an addition to the paper's method) ---
+
+FLAG_ANSWER_IN_ARTICLE_SIBLING = "answer_in_article_sibling"
+FLAG_ANSWER_IN_DAY_SIBLING = "answer_in_day_sibling"
+FLAG_NEAR_DUPLICATE = "near_duplicate"
+FLAG_EXACT_DUPLICATE = "exact_duplicate"
+FLAG_CONTRADICTORY = "contradictory_duplicate"
+FLAG_PHRASE = "source_phrase"
+FLAGS: tuple[str, ...] = (
+    FLAG_ANSWER_IN_ARTICLE_SIBLING,
+    FLAG_ANSWER_IN_DAY_SIBLING,
+    FLAG_NEAR_DUPLICATE,
+    FLAG_EXACT_DUPLICATE,
+    FLAG_CONTRADICTORY,
+    FLAG_PHRASE,
+)
+"""Leakage flag names, as they appear in a candidate's ``leakage_flags`` and the metrics
+(:mod:`prescient.benchmarks.daily_oracle.leakage` sets them)."""

@@ -1,5 +1,7 @@
-"""Stage ``analyze``: accuracy over time, Table 3, Fig. 6 slopes, FreshBench tests,
-accuracy by forecast horizon and dataset statistics, from a scores table.
+"""Stage ``analyze``: the shared analysis of a scores table (accuracy per cell and over
+time, proper scores, accuracy by forecast horizon, dataset statistics) and each
+benchmark's own (found through :mod:`prescient.benchmarks.registry`: Daily Oracle's
+Table 3, headline and Fig. 6 slopes, FreshBench's tests, ...).
 
 Params: ``base.seed``, ``analysis`` and ``models`` (knowledge cutoffs and release dates).
 dvc.yaml passes ``analysis.scores``, ``analysis.questions``, ``analysis.articles`` and
@@ -11,8 +13,8 @@ naming the scores file itself is not read again (the scores table's own columns 
 its questions; there is no corpus), so DVC runs nothing upstream. Writes one directory
 of tables (CSV, plus Markdown copies of the paper's tables), the metrics file (keyed by
 model and cell) and the summary (``--summary``: each model's accuracy per setting under
-keys that hold no swept value, :mod:`prescient.benchmarks.daily_oracle.analysis.compare`, so experiments line
-up in ``dvc exp show``).
+keys that hold no swept value, :mod:`prescient.analysis.compare`, so experiments line
+up in ``dvc exp show``). Each benchmark validates its own sections of ``analysis``.
 """
 
 from __future__ import annotations
@@ -25,14 +27,11 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.analysis.pipeline import (
-    TABLE_NAMES,
-    AnalysisResult,
-    run_analysis,
-)
-from prescient.benchmarks.daily_oracle.analysis.settings import load_analysis
+from prescient.analysis.parts import BenchmarkAnalysis
+from prescient.analysis.pipeline import AnalysisResult, load_all, run_analysis, table_names
+from prescient.benchmarks import registry
+from prescient.page.contents import markdown_tables
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry, reworded
-from prescient.report.analysis_tables import MARKDOWN_TABLES
 from prescient.report.tables import markdown_document
 
 logger = logging.getLogger("stages.analyze")
@@ -50,17 +49,24 @@ def _read_optional(path: Path, scores: Path, what: str) -> pd.DataFrame | None:
     return None
 
 
-def _write_tables(out_dir: Path, result: AnalysisResult, provenance: dict[str, str]) -> None:
+def _write_tables(
+    out_dir: Path,
+    result: AnalysisResult,
+    provenance: dict[str, str],
+    parts: tuple[BenchmarkAnalysis, ...],
+) -> None:
     tables = dict(result.tables)
     tables["notes"] = pd.DataFrame({"note": result.notes}, columns=["note"])
     tables["provenance"] = pd.DataFrame(
         {"key": list(provenance), "value": list(provenance.values())}
     )
     with io.atomic_dir(out_dir) as tmp:
-        for name in TABLE_NAMES:
+        for name in table_names(parts):
             with io.atomic_open(tmp / f"{name}.csv") as fh:
                 tables[name].to_csv(fh, index=False, float_format="%.10g", lineterminator="\n")
-        for spec in MARKDOWN_TABLES:
+        for spec in markdown_tables():
+            if spec.name not in tables:
+                continue
             with io.atomic_open(tmp / f"{spec.name}.md") as fh:
                 fh.write(markdown_document(spec, tables[spec.name]))
 
@@ -81,7 +87,8 @@ def options(ap: argparse.ArgumentParser) -> None:
 
 def work(run: StageRun) -> int:
     args, p = run.args, run.params
-    settings, seed = load_analysis(p)
+    parts = registry.analyses()
+    settings, seed, _ = load_all(p, parts)  # before any input is read
     scores_path = Path(args.scores)
     if not scores_path.exists():
         logger.error("scores table %s not found (set analysis.scores)", scores_path)
@@ -91,7 +98,7 @@ def work(run: StageRun) -> int:
     articles = _read_optional(Path(args.articles), scores_path, "articles table")
     candidates = _read_optional(Path(args.candidates), scores_path, "candidates table")
     with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
-        result = run_analysis(raw, questions, articles, p.get("models"), settings, seed, candidates)
+        result = run_analysis(raw, questions, articles, p, settings, seed, candidates, parts)
     provenance = {
         "scores_path": str(scores_path),
         "scores_checksum": io.frame_checksum(raw),
@@ -102,14 +109,14 @@ def work(run: StageRun) -> int:
         "articles": str(len(articles)) if articles is not None else "",
         **result.provenance,
     }
-    _write_tables(Path(args.tables), result, provenance)
+    _write_tables(Path(args.tables), result, provenance, parts)
     io.write_json(args.metrics, result.metrics)
     io.write_json(args.summary, result.summary)
     logger.info(
         "analysed %d scored rows of %d models; %d tables in %s",
         result.metrics["scored_rows"],
         result.metrics["models"],
-        len(TABLE_NAMES),
+        len(table_names(parts)),
         args.tables,
     )
     return DONE

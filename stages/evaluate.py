@@ -15,7 +15,7 @@ setting, written by ``retrieve``) and the prompts (the label prompts, and those 
 
 Output: the model's predictions directory (``--out``), one ``<setting>.parquet`` per
 setting (raw responses, one row per question and elicitation; columns in
-prescient.benchmarks.daily_oracle.evaluation.run.PREDICTION_COLUMNS; a failed call is a
+prescient.evaluation.run.PREDICTION_COLUMNS; a failed call is a
 row with ``error`` set), written as a whole; and the model's gateway ledger
 (``--ledger``: persisted). All settings go through the one ledger, so a request two
 settings share (the same prompt: a question resolved before a RAG cutoff, under that
@@ -42,9 +42,9 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.prompts import elicitation_prompts
-from prescient.benchmarks.daily_oracle.evaluation.run import Ask, model_sample, run_model
-from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings, setting_file
+from prescient.evaluation.prompts import elicitation_prompts
+from prescient.evaluation.run import Ask, model_sample, run_model
+from prescient.evaluation.settings import EvalSettings, setting_file
 from prescient.llm.fit import reply_budget
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import context_window

@@ -13,8 +13,8 @@ import logging
 import sys
 
 from prescient import io
+from prescient.page.contents import input_options, read_stage_inputs, report_figures
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
-from prescient.report.contents import REPORT_FIGURES, input_options, read_stage_inputs
 
 logger = logging.getLogger("stages.plot")
 
@@ -34,7 +34,7 @@ def work(run: StageRun) -> int:
         logger.info("%s", line)
     drawn = 0
     with io.atomic_dir(args.out) as tmp:
-        for spec in REPORT_FIGURES:
+        for spec in report_figures():
             if spec.part in inputs.absent or not spec.drawable(inputs.tables):
                 continue
             (tmp / f"{spec.name}.png").write_bytes(spec.png(inputs.tables))

@@ -6,7 +6,7 @@ that source. dvc.yaml names the source's file as the stage's dependency, which i
 makes the stage that writes it (``construct`` for Daily Oracle's questions) run first,
 and nothing else: importing a benchmark file runs no construction.
 
-Output: ``--out``, the normalised table (prescient.benchmarks.daily_oracle.evaluation.question_sources.SOURCE_SCHEMA).
+Output: ``--out``, the normalised table (prescient.evaluation.question_sources.SOURCE_SCHEMA).
 A bad mapping or bad rows stop the stage (exit 2) with one message listing every
 offending row.
 """
@@ -18,8 +18,8 @@ import logging
 import sys
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.question_sources import load_source_settings
-from prescient.benchmarks.daily_oracle.evaluation.questions import load_source
+from prescient.evaluation.question_sources import load_source_settings
+from prescient.evaluation.questions import load_source
 from prescient.plumbing.locations import resolve
 from prescient.plumbing.stage import DONE, StageRun, entry
 

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 from prescient import io
+from prescient.page.build import build_report
+from prescient.page.contents import input_options, read_stage_inputs, report_figures
 from prescient.plumbing.stage import DONE, StageRun, entry
-from prescient.report.build import build_report
-from prescient.report.contents import REPORT_FIGURES, input_options, read_stage_inputs
 
 logger = logging.getLogger("stages.report")
 
@@ -27,7 +27,7 @@ def work(run: StageRun) -> int:
     args, p = run.args, run.params
     inputs = read_stage_inputs(args)
     figures: dict[str, bytes | None] = {}
-    for spec in REPORT_FIGURES:
+    for spec in report_figures():
         if spec.part in inputs.absent:
             continue
         path = Path(args.figures) / f"{spec.name}.png"

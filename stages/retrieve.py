@@ -34,13 +34,13 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.prepare import prepare_contexts
-from prescient.benchmarks.daily_oracle.evaluation.question_sources import (
+from prescient.evaluation.prepare import prepare_contexts
+from prescient.evaluation.question_sources import (
     QuestionTableError,
     load_questions_settings,
 )
-from prescient.benchmarks.daily_oracle.evaluation.questions import evaluated_table
-from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
+from prescient.evaluation.questions import evaluated_table
+from prescient.evaluation.settings import EvalSettings
 from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.retrieval.search import RetrievalSettings
 from prescient.settings import load_settings

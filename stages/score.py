@@ -27,14 +27,14 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.scoring import (
+from prescient.evaluation.scoring import (
     call_failures,
     context_fits,
     score_metrics,
     score_predictions,
     with_crowd,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import (
+from prescient.evaluation.settings import (
     EvalSettings,
     elicitation_of,
     setting_file,

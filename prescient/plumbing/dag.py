@@ -8,15 +8,19 @@ names written as strings (lazy registries) included, plus the package ``__init__
 files Python executes on the way and the data files that live inside those packages
 (templates, page assets, story data).
 
-A stage depends on each library home it runs code of as a whole: a benchmark's folder
-(``prescient/benchmarks/<name>``) and a shared package (``prescient/llm``,
-``prescient/retrieval``, ...) are named as one folder as soon as the stage imports any
-module of it (:func:`widen`), so dvc.yaml names a handful of folders instead of every
-file, and a file added to a home is covered without a sync. The price is a rerun of the
-home's stages when any file of the home changes. Modules at the package root (the
-foundation: ``prescient/dates.py``, ``prescient/io.py``, ...) and the plumbing's stage
-harness stay listed file by file: every stage runs some of them, and a folder would make
-every stage depend on all of them.
+A stage depends on each library home it runs code of as a whole: a shared package
+(``prescient/llm``, ``prescient/evaluation``, ...) and a package inside a benchmark's
+folder (``prescient/benchmarks/freshbench/bpc``) are named as one folder as soon as the
+stage imports any module of it (:func:`widen`), so dvc.yaml names a handful of folders
+instead of every file, and a file added to a home is covered without a sync. The price
+is a rerun of the home's stages when any file of the home changes. Modules at the
+package root (the foundation: ``prescient/dates.py``, ``prescient/io.py``, ...), at a
+benchmark's top level (``prescient/benchmarks/daily_oracle/construct.py``) and the
+plumbing's stage harness stay listed file by file: every stage runs some of them, and a
+folder would make a stage depend on code it never runs (Daily Oracle's construction
+would rerun its analysis). A string naming modules with ``*``
+(``"prescient.benchmarks.*.contract"``, a registry that finds modules by folder) makes
+every module it matches a dependency.
 
 ``prescient dag check`` compares each stage's code ``deps`` in dvc.yaml (entries under
 ``prescient/`` and ``stages/``) with the derived set, strictly: every file a stage may
@@ -27,6 +31,7 @@ run must be covered, and nothing else declared; ``prescient dag sync`` rewrites 
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -38,13 +43,20 @@ CODE_ROOTS = ("prescient", "stages")
 
 _STAGE_CMD = re.compile(r"\bpython\s+-m\s+(stages\.[A-Za-z_][\w.]*)")
 _MODULE_STRING = re.compile(r"^(?:prescient|stages)(?:\.[A-Za-z_]\w*)+$")
+_MODULE_PATTERN = re.compile(r"^(?:prescient|stages)(?:\.(?:[A-Za-z_]\w*|\*))+$")
+"""A module name with ``*`` for one part (``prescient.benchmarks.*.contract``): a
+registry that finds modules by folder names every module it can find."""
 _SKIP_PARTS = {"__pycache__"}
 
-HOME_ROOTS = ("prescient", "prescient/benchmarks")
-"""Folders whose packages are homes: a stage that runs a file of one depends on all of it."""
+HOME_ROOTS = ("prescient", "prescient/benchmarks/*")
+"""Folders whose packages are homes: a stage that runs a file of one depends on all of
+it. A shared package (``prescient/llm``) is a home; so is each package inside a
+benchmark's folder (``prescient/benchmarks/freshbench/bpc``), so a stage that runs a
+benchmark's analysis does not depend on its other stages' code."""
 NOT_HOMES = ("prescient/plumbing", "prescient/benchmarks")
 """Packages below a home root that are no home: the plumbing (a stage runs only its
-harness) and the folder of the benchmarks."""
+harness) and the folder of the benchmarks, whose modules at a benchmark's top level
+are listed file by file."""
 
 
 def module_path(root: Path, module: str) -> Path | None:
@@ -56,6 +68,19 @@ def module_path(root: Path, module: str) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def pattern_modules(root: Path, pattern: str) -> set[str]:
+    """The project modules a ``*`` pattern names (``*`` stands for one name part)."""
+    rel = "/".join(pattern.split("."))
+    out: set[str] = set()
+    for path in [*root.glob(rel + ".py"), *root.glob(rel + "/__init__.py")]:
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        if not _SKIP_PARTS & set(parts):
+            out.add(".".join(parts))
+    return out
 
 
 def _package_of(root: Path, path: Path) -> str:
@@ -106,6 +131,8 @@ def imported_modules(root: Path, path: Path) -> set[str]:
             text = node.value.split(":", 1)[0]
             if _MODULE_STRING.match(text) and module_path(root, text) is not None:
                 found.add(text)
+            elif "*" in text and _MODULE_PATTERN.match(text):
+                found.update(pattern_modules(root, text))
     # Importing a.b.c runs a/__init__.py and a/b/__init__.py first.
     with_parents = set(found)
     for name in found:
@@ -165,9 +192,12 @@ def home_of(root: Path, path: Path) -> Path | None:
     """The home (a package directly under one of :data:`HOME_ROOTS`, not one of
     :data:`NOT_HOMES`) that ``path`` lies in, or None."""
     rel = path.relative_to(root)
-    for base in sorted(HOME_ROOTS, key=len, reverse=True):
-        depth = len(Path(base).parts)
-        if not rel.is_relative_to(base) or len(rel.parts) <= depth + 1:
+    for base in sorted(HOME_ROOTS, key=lambda b: len(Path(b).parts), reverse=True):
+        pattern = Path(base).parts
+        depth = len(pattern)
+        if len(rel.parts) <= depth + 1 or not all(
+            fnmatch.fnmatchcase(part, want) for part, want in zip(rel.parts, pattern, strict=False)
+        ):
             continue
         folder = Path(*rel.parts[: depth + 1])
         if folder.as_posix() in NOT_HOMES:

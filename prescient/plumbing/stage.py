@@ -80,7 +80,7 @@ EXIT_CODES: tuple[ExitRow, ...] = (
     ExitRow(
         REFUSED,
         "refused to write an output",
-        ("prescient.benchmarks.daily_oracle.evaluation.prepare.VisibilityError",),
+        ("prescient.evaluation.prepare.VisibilityError",),
     ),
 )
 

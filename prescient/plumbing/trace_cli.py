@@ -1,5 +1,5 @@
 """``prescient trace MODEL SETTING [--type tf|mc] [--month YYYY-MM|YYYY]``: a report
-cell's questions, prompts and raw responses (:mod:`prescient.benchmarks.daily_oracle.evaluation.trace`).
+cell's questions, prompts and raw responses (:mod:`prescient.analysis.trace`).
 
 Prints the cell's count as the report gives it (``19/35 correct``), then one block per
 question: id, question, gold and parsed answer, correct, ledger key, the prompt's
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.benchmarks.daily_oracle.evaluation.trace import (
+from prescient.analysis.trace import (
     TraceError,
     cell_rows,
     of_sources,

@@ -1,2 +1,3 @@
-"""The figures, Markdown tables and the self-contained HTML report drawn from the
-analysis tables."""
+"""The report toolkit: table specifications and number formats, figure drawing, the
+outline and the HTML rendering that benchmarks and the page draw with. It imports no
+benchmark; the page that gathers every part is :mod:`prescient.page`."""

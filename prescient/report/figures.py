@@ -3,7 +3,7 @@
 Every figure is a pure function ``tables -> Figure`` described by a :class:`FigureSpec`
 under its file stem; each benchmark lists its own (Daily Oracle's in
 :mod:`prescient.benchmarks.daily_oracle.figures`, FreshBench's and OpenForecast's in
-their folders) and :mod:`prescient.report.contents` gathers them, so the ``plot`` stage
+their folders) and :mod:`prescient.page.contents` gathers them, so the ``plot`` stage
 and the report agree on one list. Figures draw the columns of the tables and compute
 nothing. Shared conventions: one colour per model everywhere (:func:`model_colours`);
 months where no series of a panel has questions shaded grey (:data:`GAP_COLOUR`); a panel

@@ -29,14 +29,13 @@ import pandas as pd
 from prescient.report import tables as fmt
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-STYLE_FILE = "style.css"
-PAGE_PACKAGE = "prescient.report.page"
+STYLE_FILE = "assets/style.css"
 
 
 @functools.cache
 def style() -> str:
-    """The page's style sheet (``prescient/report/page/style.css``)."""
-    return resources.files(PAGE_PACKAGE).joinpath(STYLE_FILE).read_text(encoding="utf-8")
+    """The page's style sheet (``prescient/report/assets/style.css``)."""
+    return resources.files("prescient.report").joinpath(STYLE_FILE).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)

@@ -1,25 +1,26 @@
-"""The report's outline: its parts in page order, read from ``page/outline.yaml``.
+"""The report's outline: its parts in page order, from YAML data files.
 
-The outline is content, so it lives in a data file; this module validates it once on
-load (unique ids that are valid anchors, text in every title and explanation) so a typo
-fails the report's tests rather than producing a page with a dead link. Figures and
-tables name the part they belong to; :func:`check_parts` verifies each name exists.
+The outline is content, so it lives in data files: the page's own
+(``prescient/page/outline.yaml``) and each benchmark's fragment, whose parts say where
+they go (:class:`PlacedPart`: after or before a part, or last under one). This module
+validates them on load (unique ids that are valid anchors, text in every title and
+explanation, places that exist), so a typo fails the report's tests rather than
+producing a page with a dead link. Figures and tables name the part they belong to;
+:func:`check_parts` verifies each name exists.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable, Iterator
-from importlib import resources
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Annotated
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-PAGE_PACKAGE = "prescient.report.page"
 OUTLINE_FILE = "outline.yaml"
 
 Text = Annotated[str, Field(min_length=1)]
+PartId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
 
 
 class Part(BaseModel):
@@ -35,15 +36,30 @@ class Part(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
+    id: PartId
     title: Text
     about: Text
     demo: str | None = None
     children: tuple[Part, ...] = ()
 
 
+class PlacedPart(Part):
+    """A part of a benchmark's outline fragment and where it goes on the page.
+
+    Attributes:
+        after: the id of the part it follows (its sibling).
+        before: the id of the part it precedes (its sibling).
+        under: the id of the part it ends (its last child). With none of the three, it
+            ends the page's top level.
+    """
+
+    after: PartId | None = None
+    before: PartId | None = None
+    under: PartId | None = None
+
+
 class Outline(BaseModel):
-    """The whole outline file."""
+    """The whole outline."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -63,30 +79,87 @@ class Outline(BaseModel):
         return [part.id for part, _ in self.walk()]
 
 
-def parse_outline(text: str) -> Outline:
-    """An outline from YAML text; ids must be unique across the page."""
-    outline = Outline.model_validate(yaml.safe_load(text))
+class Fragment(BaseModel):
+    """A benchmark's outline fragment file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    parts: tuple[PlacedPart, ...] = Field(min_length=1)
+
+
+def _unique(outline: Outline, where: str) -> Outline:
     ids = outline.ids()
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
-        raise ValueError(f"{OUTLINE_FILE}: part ids must be unique, repeated: {repeated}")
+        raise ValueError(f"{where}: part ids must be unique, repeated: {repeated}")
     return outline
 
 
-@functools.cache
-def outline() -> Outline:
-    """The shipped outline (``prescient/report/page/outline.yaml``)."""
-    text = resources.files(PAGE_PACKAGE).joinpath(OUTLINE_FILE).read_text(encoding="utf-8")
-    return parse_outline(text)
+def parse_outline(text: str) -> Outline:
+    """An outline from YAML text; ids must be unique across the page."""
+    return _unique(Outline.model_validate(yaml.safe_load(text)), OUTLINE_FILE)
 
 
-def check_parts(named: Iterable[tuple[str, str]]) -> None:
+def parse_fragment(text: str) -> tuple[PlacedPart, ...]:
+    """A benchmark's outline fragment from YAML text."""
+    return Fragment.model_validate(yaml.safe_load(text)).parts
+
+
+def _plain(part: PlacedPart) -> Part:
+    return Part.model_validate(part.model_dump(exclude={"after", "before", "under"}))
+
+
+def _insert(parts: tuple[Part, ...], placed: PlacedPart) -> tuple[tuple[Part, ...], bool]:
+    """``parts`` with ``placed`` inserted where it says, searched depth-first."""
+    part = _plain(placed)
+    for i, sibling in enumerate(parts):
+        if sibling.id == placed.after:
+            return (*parts[: i + 1], part, *parts[i + 1 :]), True
+        if sibling.id == placed.before:
+            return (*parts[:i], part, *parts[i:]), True
+        if sibling.id == placed.under:
+            grown = sibling.model_copy(update={"children": (*sibling.children, part)})
+            return (*parts[:i], grown, *parts[i + 1 :]), True
+        children, done = _insert(sibling.children, placed)
+        if done:
+            grown = sibling.model_copy(update={"children": children})
+            return (*parts[:i], grown, *parts[i + 1 :]), True
+    return parts, False
+
+
+def merge(base: Outline, fragments: Sequence[tuple[str, Sequence[PlacedPart]]]) -> Outline:
+    """``base`` with every fragment's parts placed, fragment by fragment, in order.
+
+    Args:
+        base: the page's own outline.
+        fragments: (whose fragment, its parts) pairs, for the error messages.
+    """
+    parts = base.parts
+    for owner, placed_parts in fragments:
+        for placed in placed_parts:
+            anchors = [a for a in (placed.after, placed.before, placed.under) if a]
+            if len(anchors) > 1:
+                raise ValueError(f"{owner}: part {placed.id} names more than one place")
+            if not anchors:
+                parts = (*parts, _plain(placed))
+                continue
+            parts, done = _insert(parts, placed)
+            if not done:
+                raise ValueError(
+                    f"{owner}: part {placed.id} is placed at {anchors[0]!r}, "
+                    "which the outline lacks"
+                )
+    return _unique(Outline(parts=parts), "the merged outline")
+
+
+def check_parts(outline: Outline, named: Iterable[tuple[str, str]]) -> None:
     """Fail when a figure or table names a part the outline lacks.
 
     Args:
+        outline: the page's outline.
         named: (figure or table name, part id) pairs.
     """
-    known = set(outline().ids())
+    known = set(outline.ids())
     unknown = sorted(f"{name} -> {part}" for name, part in named if part not in known)
     if unknown:
-        raise ValueError(f"parts missing from {OUTLINE_FILE}: {unknown}")
+        raise ValueError(f"parts missing from the outline: {unknown}")

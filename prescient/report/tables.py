@@ -6,9 +6,9 @@ Formatting rules live here once: percentages with two decimals, p-values in scie
 notation when small, and an en dash for a missing value (a labelled gap). So does the
 display of a table (:class:`ReportTable`): the HTML report and the Markdown copies
 render the same specification. Each benchmark describes its own tables with these
-(Daily Oracle's in :mod:`prescient.benchmarks.daily_oracle.analysis.report_tables`,
-FreshBench's and OpenForecast's in their folders); :mod:`prescient.report.analysis_tables`
-and :mod:`prescient.report.contents` gather them.
+(Daily Oracle's in :mod:`prescient.analysis.report_tables`,
+FreshBench's and OpenForecast's in their folders); :mod:`prescient.page.analysis_tables`
+and :mod:`prescient.page.contents` gather them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-
-from prescient.benchmarks.daily_oracle.analysis.schema import fmt_count
 
 MISSING = "–"
 NO_ROWS = "No rows: nothing to report."
@@ -101,7 +99,7 @@ TEXT_COLUMNS = (
     "task",
     "metric",
     "interval",
-    # proper scores (prescient/benchmarks/daily_oracle/analysis/proper.py)
+    # proper scores (prescient/analysis/proper.py)
     "elicitation",
     "calibration",
     "strategy",
@@ -110,7 +108,7 @@ TEXT_COLUMNS = (
     "accuracy_better",
     "brier_better",
     # construction funnel, leakage audit and examples
-    # (prescient/benchmarks/daily_oracle/analysis/reading.py)
+    # (prescient/analysis/reading.py)
     "stage",
     "what",
     "step",
@@ -123,6 +121,12 @@ TEXT_COLUMNS = (
     "row",
     "shown",
 )
+
+
+def fmt_count(n: object) -> str:
+    """A count as people read it, the one rule of the report and its notes: thousands
+    separated by commas (``8,370``)."""
+    return f"{int(n):,}"  # type: ignore[call-overload]
 
 
 def read_tables(

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
-from prescient.report.summary import DEMO_LINE
+from prescient.page.contents import analysis_figures
+from prescient.page.summary import DEMO_LINE
 from tests.fixtures.analysis.frames import MULTI_YEAR_REGISTRY, multi_year, sparse_demo
 from tests.fixtures.analysis.results import bpc_tables, openforecast_tables
 from tests.fixtures.analysis.run import run_stages
@@ -60,7 +60,7 @@ def test_report_renders_in_chromium(tmp_path: Path) -> None:
     assert seen["external"] == []
     assert seen["requests"] == [run.html.as_uri()]
     assert seen["title"] == "Prescient report"
-    assert len(seen["img_widths"]) == len(FIGURES)
+    assert len(seen["img_widths"]) == len(analysis_figures())
     assert all(w >= 600 for w in seen["img_widths"]), seen["img_widths"]
     rows = seen["table_rows"]
     assert rows["models"] == 3

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import yaml
 
-from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
-from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
+from prescient.analysis.pipeline import table_names
+from prescient.benchmarks import registry
+from prescient.page.contents import analysis_figures
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import sparse_demo
 from tests.fixtures.analysis.run import run_stages
@@ -80,7 +81,7 @@ def test_switching_a_rag_cutoff_changes_metrics_and_figures(tmp_path: Path) -> N
     assert "rag_2024-03-01" in ma and "rag_2024-04-01" in mb and "rag_2024-03-01" not in mb
     changed = {
         f.name
-        for f in FIGURES
+        for f in analysis_figures()
         if (a.figures / f"{f.name}.png").read_bytes() != (b.figures / f"{f.name}.png").read_bytes()
     }
     assert {"fig4_rag_cutoffs", "fig10_refusals_rag"} <= changed
@@ -104,7 +105,7 @@ def test_the_presets_name_the_bpc_and_openforecast_directories() -> None:
     assert of_outs == {pipeline["openforecast"]} == {"reports/openforecast"}
     analysis_tables = {"reports/tables"}
     assert _outs(stages["analyze"]) == analysis_tables
-    stems = {f"{n}.csv" for n in TABLE_NAMES}
+    stems = {f"{n}.csv" for n in table_names(registry.analyses())}
     assert not stems & {Path(o).name for o in _outs(stages["bpc"]) | _outs(stages["of_tables"])}
     for overrides in (
         ("questions=file",),

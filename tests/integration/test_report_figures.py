@@ -10,13 +10,12 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
 from prescient.benchmarks.daily_oracle.dataset_figures import fig1_dataset_pies
 from prescient.benchmarks.freshbench.figures import freshbench_points
-from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
+from prescient.page.contents import analysis_figures
 from prescient.report.figures import literal_text
 from tests.fixtures.analysis.frames import sparse_demo
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 DOLLAR_MODEL = "acme$_$7b"  # "_" between two `$` is invalid mathtext: a crash
 DOLLAR_CATEGORY = "$5 bills & $10 coins"  # "5 bills & " would silently be set as math
@@ -32,7 +31,7 @@ def dollar_tables() -> dict[str, pd.DataFrame]:
 
 
 def test_every_figure_draws_names_with_dollar_signs(dollar_tables: dict[str, pd.DataFrame]) -> None:
-    for spec in FIGURES:
+    for spec in analysis_figures():
         png = spec.png(dollar_tables)
         assert png.startswith(b"\x89PNG"), spec.name
 
@@ -48,7 +47,7 @@ def test_dollar_signs_are_drawn_literally(dollar_tables: dict[str, pd.DataFrame]
 
 def test_without_the_helper_mathtext_breaks(dollar_tables: dict[str, pd.DataFrame]) -> None:
     """Negative control: the same figure under matplotlib's defaults fails to render."""
-    spec = next(s for s in FIGURES if s.name == "fig3_closed_book")
+    spec = next(s for s in analysis_figures() if s.name == "fig3_closed_book")
     fig = spec.draw(dollar_tables)
     with pytest.raises(ValueError, match="ParseSyntaxException"):
         fig.savefig(BytesIO(), format="png")
@@ -81,9 +80,11 @@ def test_freshbench_points_are_the_tables_columns(dollar_tables: dict[str, pd.Da
 def test_the_freshbench_figure_under_the_preset() -> None:
     scores, questions, articles = sparse_demo()
     registry = {"smollm2_135m": {"knowledge_cutoff": "2024-03-15", "release_date": "2024-03-20"}}
-    preset = analysis_settings("analysis=freshbench")
-    tables = run_analysis(scores, questions, articles, registry, preset, SEED).tables
-    spec = next(s for s in FIGURES if s.name == "freshbench_periods")
+    preset = ("analysis=freshbench",)
+    tables = run_analysis(
+        scores, questions, articles, registry, analysis_settings(*preset), SEED, overrides=preset
+    ).tables
+    spec = next(s for s in analysis_figures() if s.name == "freshbench_periods")
     with literal_text():
         fig = spec.draw(tables)
     ax = fig.axes[0]

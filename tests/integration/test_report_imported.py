@@ -11,7 +11,7 @@ import re
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE
+from prescient.evaluation.settings import NO_GOLD_ARTICLE
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.page import read_page
 from tests.fixtures.analysis.run import Run, run_stages

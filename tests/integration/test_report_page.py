@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from prescient.report.contents import REPORT_FIGURES, REPORT_TABLES
-from prescient.report.summary import DEMO_LINE, headline
+from prescient.page.contents import report_figures, report_tables
+from prescient.page.summary import DEMO_LINE, headline
 from prescient.report.tables import read_tables
 from stages import report
 from tests.fixtures.analysis.frames import candidates_for, sparse_demo
@@ -120,8 +120,8 @@ def test_figures_and_tables_sit_in_their_parts(whole: Run) -> None:
     shown = set(page.inside.values())
     # parts with nothing to show are one line (the next tests); the others hold their own
     assert {s for s in page.sections if s not in shown} == {"decline-slopes", "horizon", "notes"}
-    items = [(f.name, f.part) for f in REPORT_FIGURES]
-    items += [(t.section_id, t.part) for t in REPORT_TABLES]
+    items = [(f.name, f.part) for f in report_figures()]
+    items += [(t.section_id, t.part) for t in report_tables()]
     for ident, part in items:
         assert page.inside.get(ident, "") == (part if part in shown else ""), ident
     assert page.inside["bpc-tbi"] == "bpc" and page.parent["bpc"] == "freshbench"
@@ -164,7 +164,7 @@ def test_a_run_without_bpc_or_openforecast_says_so_in_one_line(imported: Run) ->
         assert page.text[part] == f"{heading}Not part of this run: {tables} ({what}"
     assert not (imported.figures / "bpc_over_time.png").exists()
     assert not (imported.figures / "openforecast.png").exists()
-    assert not {s.name for s in REPORT_FIGURES if s.part in ("bpc", "open-forecast")} & set(
+    assert not {s.name for s in report_figures() if s.part in ("bpc", "open-forecast")} & set(
         page.inside
     )
     summary = page.text["run-summary"]

@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES
+from prescient.analysis.pipeline import table_names
+from prescient.benchmarks import registry
 from prescient.io import frame_checksum
-from prescient.report.analysis_tables import MARKDOWN_TABLES
-from prescient.report.contents import ANALYSIS_FIGURES as FIGURES
+from prescient.page.contents import analysis_figures, markdown_tables
 from prescient.report.provenance import params_digest
 from prescient.report.tables import read_tables
 from stages import analyze
@@ -48,12 +48,12 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def test_every_table_and_figure_is_written(multi: Run) -> None:
-    for name in TABLE_NAMES:
+    for name in table_names(registry.analyses()):
         assert (multi.tables / f"{name}.csv").is_file(), name
-    for spec in MARKDOWN_TABLES:
+    for spec in markdown_tables():
         text = (multi.tables / f"{spec.name}.md").read_text()
         assert text.startswith("# ") and "| --- |" in text
-    for spec in FIGURES:
+    for spec in analysis_figures():
         width, height = _png_size(multi.figures / f"{spec.name}.png")
         assert width >= 600 and height >= 300, spec.name
 
@@ -106,8 +106,8 @@ def test_report_is_self_contained_and_complete(multi: Run) -> None:
     page = multi.html.read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<script" not in page
-    assert page.count('src="data:image/png;base64,') == len(FIGURES)
-    for spec in FIGURES:
+    assert page.count('src="data:image/png;base64,') == len(analysis_figures())
+    for spec in analysis_figures():
         assert f'id="{spec.name}"' in page
     for table_id in ("table3", "freshbench-bias", "freshbench-degeneration", "freshbench-decline",
                      "freshbench-skipped", "slopes", "monthly-accuracy", "models", "cells",
@@ -123,14 +123,14 @@ def test_report_is_self_contained_and_complete(multi: Run) -> None:
 def test_reruns_are_byte_identical(multi: Run, tmp_path: Path) -> None:
     scores, questions, articles = multi_year()
     again = run_stages(tmp_path / "again", scores, questions, articles, MULTI_YEAR_REGISTRY)
-    for name in TABLE_NAMES:
+    for name in table_names(registry.analyses()):
         if name == "provenance":  # holds the scratch path of the scores file
             continue
         assert (again.tables / f"{name}.csv").read_bytes() == (
             multi.tables / f"{name}.csv"
         ).read_bytes(), name
     assert again.metrics.read_bytes() == multi.metrics.read_bytes()
-    for spec in FIGURES:
+    for spec in analysis_figures():
         assert (again.figures / f"{spec.name}.png").read_bytes() == (
             multi.figures / f"{spec.name}.png"
         ).read_bytes(), spec.name
@@ -226,7 +226,10 @@ def test_a_rerun_replaces_the_table_and_figure_directories_whole(tmp_path: Path)
         stale.write_text("from an earlier run")
     run = run_stages(tmp_path, scores, questions, articles, {})
     assert sorted(p.name for p in run.tables.iterdir()) == sorted(
-        [f"{n}.csv" for n in TABLE_NAMES] + [f"{s.name}.md" for s in MARKDOWN_TABLES]
+        [f"{n}.csv" for n in table_names(registry.analyses())]
+        + [f"{s.name}.md" for s in markdown_tables()]
     )
-    assert sorted(p.name for p in run.figures.iterdir()) == sorted(f"{s.name}.png" for s in FIGURES)
+    assert sorted(p.name for p in run.figures.iterdir()) == sorted(
+        f"{s.name}.png" for s in analysis_figures()
+    )
     assert not list(tmp_path.glob(".*"))  # no temporary directory left beside them

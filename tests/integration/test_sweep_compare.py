@@ -36,10 +36,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import yaml
 
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.benchmarks.daily_oracle.evaluation.settings import parse_setting
+from prescient.evaluation.settings import parse_setting
 from tests.fixtures.analysis.frames import score_rows, scores_frame
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 grid = yaml.safe_load(open("params.yaml"))["eval"]
 rows = []

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.trace import cell_rows, parse_cell, trace_rows
+from prescient.analysis.trace import cell_rows, parse_cell, trace_rows
 from prescient.llm.ledger import read_entries
 from prescient.plumbing import cli
 from tests.fixtures.eval import construct_questions

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.compare import stable_keys
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.report.analysis_tables import ANALYSIS_TABLES
+from prescient.analysis.compare import stable_keys
+from prescient.page.contents import analysis_tables
 from tests.fixtures.analysis.frames import score_rows, scores_frame
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 DAY = "2024-05-10"
 
@@ -104,14 +103,14 @@ def test_a_run_without_rag_has_an_empty_cutoff_table_that_says_why() -> None:
     result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
     assert result.tables["rag_accuracy"].empty
     assert result.summary == {"m": {"closed_book": 50.0, "n": 2}}
-    spec = next(t for t in ANALYSIS_TABLES if t.name == "rag_accuracy")
+    spec = next(t for t in analysis_tables() if t.name == "rag_accuracy")
     assert "eval.settings lists no rag_dynamic" in spec.empty
 
 
 def test_the_cutoff_table_shows_each_accuracy_with_its_interval() -> None:
     scores = _scores({("closed_book", None): "cwww", ("rag", "2024-09-01"): "ccww"})
     result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
-    spec = next(t for t in ANALYSIS_TABLES if t.name == "rag_accuracy")
+    spec = next(t for t in analysis_tables() if t.name == "rag_accuracy")
     shown = spec.display(result.tables["rag_accuracy"])
     row = shown.iloc[0].to_dict()
     assert row == {

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.dataset import (
+from prescient.analysis.dataset import (
     anderson_schooler,
     categories_by_month,
     category_table,

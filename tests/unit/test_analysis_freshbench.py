@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.schema import ModelInfo, normalize_scores
-from prescient.benchmarks.daily_oracle.analysis.settings import FreshBenchSettings
+from prescient.analysis.schema import ModelInfo, normalize_scores
 from prescient.benchmarks.freshbench.analysis import (
     Span,
     Tally,
@@ -22,8 +21,9 @@ from prescient.benchmarks.freshbench.analysis import (
     post_periods,
     window_span,
 )
+from prescient.benchmarks.freshbench.settings import FreshBenchSettings
 from tests.fixtures.analysis.frames import score_rows, scores_frame
-from tests.fixtures.analysis.settings import analysis_settings, freshbench_settings
+from tests.fixtures.analysis.settings import freshbench_settings, section_settings
 
 D = dt.date
 RELEASE = D(2024, 1, 1)
@@ -32,9 +32,9 @@ RELEASE = D(2024, 1, 1)
 NO_FLOOR = ("min_n=1", "min_outcomes=0")
 CALENDAR = freshbench_settings("anchors=[release_date]", *NO_FLOOR)
 FRESH = freshbench_settings("anchors=[release_date]", "month_rule=freshbench", *NO_FLOOR)
-PRESET = analysis_settings(
-    "analysis=freshbench", *(f"analysis.freshbench.{o}" for o in NO_FLOOR)
-).freshbench
+PRESET = section_settings(
+    "freshbench", "analysis=freshbench", *(f"analysis.freshbench.{o}" for o in NO_FLOOR)
+)
 SHIPPED = freshbench_settings("anchors=[release_date]")
 
 
@@ -366,7 +366,7 @@ def _two_groups(before: tuple[int, int], after: tuple[int, int]) -> pd.DataFrame
 
 def test_shipped_floor_is_documented_in_conf() -> None:
     assert (SHIPPED.min_n, SHIPPED.min_outcomes) == (30, 5)
-    assert (analysis_settings("analysis=freshbench").freshbench.min_n) == 30
+    assert (section_settings("freshbench", "analysis=freshbench").min_n) == 30
 
 
 @pytest.mark.parametrize(

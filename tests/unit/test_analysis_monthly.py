@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.monthly import monthly_accuracy, moving_average
-from prescient.benchmarks.daily_oracle.analysis.schema import normalize_scores
+from prescient.analysis.monthly import monthly_accuracy, moving_average
+from prescient.analysis.schema import normalize_scores
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import shipped
 

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.pipeline import TABLE_NAMES, run_analysis
+from prescient.analysis.pipeline import table_names
 from tests.fixtures.analysis.frames import score_rows, scores_frame, sparse_demo
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, parts, run_analysis
 
 SETTINGS = analysis_settings()
 
@@ -17,7 +17,7 @@ SETTINGS = analysis_settings()
 def test_sparse_demo_gives_numbers_and_labelled_gaps() -> None:
     scores, questions, articles = sparse_demo()
     result = run_analysis(scores, questions, articles, {}, SETTINGS, SEED)
-    assert set(TABLE_NAMES) - set(result.tables) == {"notes", "provenance"}
+    assert set(table_names(parts())) - set(result.tables) == {"notes", "provenance"}
     cb = result.metrics["accuracy"]["smollm2_135m"]["closed_book"]
     # TF outcomes c w | c r | c c: 4 of 6 correct, 1 refusal, 4 of 5 answered correct
     assert cb["tf"]["n"] == 6
@@ -89,11 +89,14 @@ def test_one_model_one_month_one_setting() -> None:
 
 def test_every_freshbench_table_names_the_rules_it_used() -> None:
     scores, questions, articles = sparse_demo()
-    for settings, rules in (
-        (SETTINGS, ("calendar", "anchored", "present")),
-        (analysis_settings("analysis=freshbench"), ("freshbench", "calendar", "pre_anchor")),
+    for overrides, rules in (
+        ((), ("calendar", "anchored", "present")),
+        (("analysis=freshbench",), ("freshbench", "calendar", "pre_anchor")),
     ):
-        tables = run_analysis(scores, questions, articles, {}, settings, SEED).tables
+        settings = analysis_settings(*overrides)
+        tables = run_analysis(
+            scores, questions, articles, {}, settings, SEED, overrides=overrides
+        ).tables
         month_rule, period_rule, reference = rules
         for name in ("freshbench_bias", "freshbench_degeneration", "freshbench_decline"):
             assert not tables[name].empty, name

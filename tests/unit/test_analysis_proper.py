@@ -10,9 +10,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.forecasts import forecast_frame
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.benchmarks.daily_oracle.analysis.proper import (
+from prescient.analysis.forecasts import forecast_frame
+from prescient.analysis.proper import (
     item_scores,
     model_pairs,
     monthly_brier,
@@ -20,8 +19,8 @@ from prescient.benchmarks.daily_oracle.analysis.proper import (
     proper_scores_table,
     reliability_table,
 )
-from prescient.benchmarks.daily_oracle.analysis.schema import ScoresSchemaError
-from prescient.benchmarks.daily_oracle.evaluation.forecasts import UNIFORM_FILL, row_scores
+from prescient.analysis.schema import ScoresSchemaError
+from prescient.evaluation.forecasts import UNIFORM_FILL, row_scores
 from tests.fixtures.analysis.forecasts import (
     NO_REPS,
     REPS,
@@ -31,7 +30,7 @@ from tests.fixtures.analysis.forecasts import (
     row,
     tf_mc_rows,
 )
-from tests.fixtures.analysis.settings import SEED, analysis_settings, shipped
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis, shipped
 
 
 def by_type(table: pd.DataFrame) -> dict[str, dict[str, Any]]:

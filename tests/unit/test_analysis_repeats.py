@@ -7,10 +7,9 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE
+from prescient.evaluation.settings import NO_GOLD_ARTICLE
 from tests.fixtures.analysis.frames import score_rows, scores_frame
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 HALVERN = "Will Halvern's first light-rail line open in September 2024?"
 DAYS = ["2023-01-05", "2023-06-01", "2024-02-01", "2024-09-30"]

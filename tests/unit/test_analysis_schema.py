@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.schema import (
+from prescient.analysis.schema import (
     ScoresSchemaError,
     TableError,
     count_errors,
@@ -28,7 +28,7 @@ def _rows() -> list[dict[str, object]]:
 
 def test_normalized_frame_and_cell_names() -> None:
     scores = normalize_scores(scores_frame(_rows()), exclude_errors=True)
-    # the evaluation's setting names (prescient.benchmarks.daily_oracle.evaluation.settings)
+    # the evaluation's setting names (prescient.evaluation.settings)
     assert scores["cell"].tolist() == [
         "closed_book",
         "closed_book",

@@ -10,23 +10,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.horizon import bucket_label, buckets
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.benchmarks.daily_oracle.analysis.report_tables import table3_display
-from prescient.benchmarks.daily_oracle.analysis.schema import (
+from prescient.analysis.horizon import bucket_label, buckets
+from prescient.analysis.schema import (
     ScoresSchemaError,
     drop_duplicate_scores,
     normalize_scores,
 )
-from prescient.benchmarks.daily_oracle.analysis.sources import UNNAMED, question_info, source_table
+from prescient.analysis.sources import UNNAMED, question_info, source_table
 from prescient.benchmarks.daily_oracle.analysis.yearly import (
     YoYSummary,
     bc_interval,
     percentile_interval,
 )
+from prescient.benchmarks.daily_oracle.report import table3_display
 from prescient.settings import ParamsError
 from tests.fixtures.analysis.frames import score_rows, scores_frame
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 SETTINGS = analysis_settings()
 EDGES = (0, 7, 30, 90, 180, 365)

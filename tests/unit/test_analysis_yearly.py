@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from prescient import dates
-from prescient.benchmarks.daily_oracle.analysis.monthly import monthly_accuracy
-from prescient.benchmarks.daily_oracle.analysis.schema import ModelInfo, normalize_scores
+from prescient.analysis.monthly import monthly_accuracy
+from prescient.analysis.schema import ModelInfo, normalize_scores
 from prescient.benchmarks.daily_oracle.analysis.yearly import (
     YoYWindows,
     average_yoy,

@@ -332,7 +332,7 @@ def test_random_baseline_gives_one_question_the_same_answer_in_every_setting(
 
 
 def test_baselines_state_their_forecast_when_asked_for_a_probability() -> None:
-    from prescient.benchmarks.daily_oracle.evaluation.probability import parse_probability
+    from prescient.evaluation.probability import parse_probability
     from prescient.llm.providers import baseline_answer
 
     mc = [{"role": "user", "content": "Which?\n(a) x\n(b) y\n(c) z\n(d) w"}]

@@ -129,20 +129,28 @@ def test_a_stage_depends_on_each_home_it_touches_as_a_whole(tmp_path: Path) -> N
         "from prescient.plumbing import stage\n"
         "from prescient import io\n",
     )
+    _write(root, "prescient/benchmarks/oracle/eval/unused.py")
+    _write(root, "prescient/benchmarks/oracle/report.py", "from .eval import run\n")
     assert dag.home_of(root, root / "prescient/benchmarks/oracle/eval/run.py") == (
-        root / "prescient/benchmarks/oracle"
+        root / "prescient/benchmarks/oracle/eval"
     )
     assert dag.home_of(root, root / "prescient/qa/other.py") == root / "prescient/qa"
-    for outside in ("prescient/io.py", "prescient/benchmarks/__init__.py", "stages/run.py"):
+    for outside in (
+        "prescient/io.py",
+        "prescient/benchmarks/__init__.py",
+        "prescient/benchmarks/oracle/build.py",
+        "stages/run.py",
+    ):
         assert dag.home_of(root, root / outside) is None
     assert dag.home_of(root, root / "prescient/plumbing/stage.py") is None
-    # The benchmark's folder whole (its unused module and subpackage included); the
+    # A benchmark's top-level modules file by file (its unused module left out); the
     # plumbing and the package root file by file; the other benchmark not at all.
     derived = dag.compress(root, dag.widen(root, dag.closure(root, "stages.bench")))
     assert derived == [
         "prescient/__init__.py",
         "prescient/benchmarks/__init__.py",
-        "prescient/benchmarks/oracle",
+        "prescient/benchmarks/oracle/__init__.py",
+        "prescient/benchmarks/oracle/build.py",
         "prescient/dates.py",
         "prescient/io.py",
         "prescient/plumbing/__init__.py",
@@ -150,3 +158,20 @@ def test_a_stage_depends_on_each_home_it_touches_as_a_whole(tmp_path: Path) -> N
         "stages/__init__.py",
         "stages/bench.py",
     ]
+    # A package inside a benchmark's folder is a home of its own: whole, unused module
+    # included, when the stage runs any of it.
+    _write(root, "stages/page.py", "from prescient.benchmarks.oracle import report\n")
+    derived = dag.compress(root, dag.widen(root, dag.closure(root, "stages.page")))
+    assert "prescient/benchmarks/oracle/eval" in derived
+    assert "prescient/benchmarks/oracle/build.py" not in derived
+    # A registry that finds modules by folder: every module its pattern matches.
+    _write(root, "prescient/benchmarks/oracle/contract.py")
+    _write(root, "prescient/benchmarks/other/contract.py")
+    _write(root, "prescient/registry.py", "CONTRACTS = 'prescient.benchmarks.*.contract'\n")
+    _write(root, "stages/all.py", "import prescient.registry\n")
+    files = {p.relative_to(root).as_posix() for p in dag.closure(root, "stages.all")}
+    assert {
+        "prescient/benchmarks/oracle/contract.py",
+        "prescient/benchmarks/other/contract.py",
+    } <= files
+    assert "prescient/benchmarks/other/x.py" not in files

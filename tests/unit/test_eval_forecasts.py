@@ -9,12 +9,12 @@ import math
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.forecasts import (
+from prescient.evaluation.forecasts import (
     read_forecast,
     row_scores,
 )
-from prescient.benchmarks.daily_oracle.evaluation.run import prediction_frame
-from prescient.benchmarks.daily_oracle.evaluation.scoring import (
+from prescient.evaluation.run import prediction_frame
+from prescient.evaluation.scoring import (
     SCORE_COLUMNS,
     cell_metrics,
     score_predictions,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.parsing import (
+from prescient.evaluation.parsing import (
     ParsedAnswer,
     is_refusal,
     parse_answer,

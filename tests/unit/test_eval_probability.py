@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.probability import parse_probability
+from prescient.evaluation.probability import parse_probability
 
 TF = ["Yes", "No"]
 MC = ["Paris", "Rome", "Berlin", "Madrid"]

@@ -9,14 +9,14 @@ import re
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.contexts import build_contexts, truncate_words
-from prescient.benchmarks.daily_oracle.evaluation.prompts import (
+from prescient.evaluation.contexts import build_contexts, truncate_words
+from prescient.evaluation.prompts import (
     ContextArticle,
     labels_text,
     load_prompts,
     render_messages,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import (
+from prescient.evaluation.settings import (
     EvalSettings,
     Setting,
     parse_setting,
@@ -92,7 +92,7 @@ def test_gold_shows_exactly_one_article_and_odd_text_is_inert() -> None:
 
 
 def test_a_prompt_of_another_kind_is_refused_before_any_call() -> None:
-    from prescient.benchmarks.daily_oracle.evaluation.run import plan_cell
+    from prescient.evaluation.run import plan_cell
     from prescient.prompts import TemplateError
 
     rag = parse_setting("rag_dynamic")

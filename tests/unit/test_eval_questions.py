@@ -13,7 +13,8 @@ import pytest
 from prescient.benchmarks.daily_oracle.construct_settings import (
     QUESTION_COLUMNS as CONSTRUCT_COLUMNS,
 )
-from prescient.benchmarks.daily_oracle.evaluation.question_sources import (
+from prescient.evaluation.question_schema import QUESTION_FIELDS
+from prescient.evaluation.question_sources import (
     EVAL_COLUMNS,
     MAPPING_KEYS,
     QUESTION_COLUMNS,
@@ -22,15 +23,14 @@ from prescient.benchmarks.daily_oracle.evaluation.question_sources import (
     load_questions_settings,
     load_source_settings,
 )
-from prescient.benchmarks.daily_oracle.evaluation.questions import (
+from prescient.evaluation.questions import (
     combine_sources,
     evaluated_table,
     load_source,
     normalize_questions,
     sample_order,
 )
-from prescient.benchmarks.daily_oracle.evaluation.run import model_sample
-from prescient.benchmarks.daily_oracle.schema import QUESTION_FIELDS
+from prescient.evaluation.run import model_sample
 from prescient.plumbing import params
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError
@@ -578,7 +578,7 @@ def test_model_samples_are_nested() -> None:
 
 
 def test_model_budgets_name_evaluated_models() -> None:
-    from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
+    from prescient.evaluation.settings import EvalSettings
     from prescient.settings import load_settings
 
     p = params.compose(ROOT, ["+eval.max_questions.smollm2_135m=50"])

@@ -7,15 +7,15 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.run import prediction_frame
-from prescient.benchmarks.daily_oracle.evaluation.scoring import (
+from prescient.evaluation.run import prediction_frame
+from prescient.evaluation.scoring import (
     SCORE_COLUMNS,
     ScoringError,
     cell_label,
     cell_metrics,
     score_predictions,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE, parse_setting
+from prescient.evaluation.settings import NO_GOLD_ARTICLE, parse_setting
 
 D = dt.date(2024, 3, 12)
 QUESTIONS = pd.DataFrame(
@@ -155,7 +155,7 @@ def test_cell_labels_match_the_analysis() -> None:
 
 
 def test_what_the_replies_cost_per_cell_and_per_model_by_hand() -> None:
-    from prescient.benchmarks.daily_oracle.evaluation.scoring import call_failures
+    from prescient.evaluation.scoring import call_failures
 
     closed = preds("m", "closed_book", None, ["Yes", "No", None], [None, None, "timeout"])
     closed["prompt_tokens"] = pd.array([10, 20, None], dtype="Int64")

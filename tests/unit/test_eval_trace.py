@@ -10,9 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.run import PREDICTION_COLUMNS
-from prescient.benchmarks.daily_oracle.evaluation.settings import NO_GOLD_ARTICLE, Setting
-from prescient.benchmarks.daily_oracle.evaluation.trace import (
+from prescient.analysis.trace import (
     Cell,
     TraceError,
     cell_rows,
@@ -22,6 +20,8 @@ from prescient.benchmarks.daily_oracle.evaluation.trace import (
     parse_period,
     parse_qtype,
 )
+from prescient.evaluation.run import PREDICTION_COLUMNS
+from prescient.evaluation.settings import NO_GOLD_ARTICLE, Setting
 from prescient.llm.ledger import request_key
 
 
@@ -165,7 +165,7 @@ def test_predictions_have_a_ledger_key_column() -> None:
 
 
 def test_a_cell_keeps_the_questions_of_its_sources() -> None:
-    from prescient.benchmarks.daily_oracle.evaluation.trace import TraceError, of_sources
+    from prescient.analysis.trace import TraceError, of_sources
 
     rows = pd.DataFrame({"question_id": ["a", "b", "c"], "correct": [True, False, True]})
     questions = pd.DataFrame(
@@ -178,7 +178,7 @@ def test_a_cell_keeps_the_questions_of_its_sources() -> None:
 
 
 def test_a_cell_is_one_elicitation_and_crowd_rows_need_no_ledger(tmp_path: Path) -> None:
-    from prescient.benchmarks.daily_oracle.evaluation.trace import text_block, trace_rows
+    from prescient.analysis.trace import text_block, trace_rows
 
     base = {
         "setting": "closed_book",

@@ -43,8 +43,10 @@ def _imports_of(name: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if id(node) not in docstrings:
-                found.add(node.value.split(":", 1)[0])  # kept only when it names a module
+            if id(node) not in docstrings and ("." in node.value or ":" in node.value):
+                # kept only when it names a module ("pkg.mod" or "pkg.mod:Class"; a bare
+                # word such as "stages" is a name, not a lazy import)
+                found.add(node.value.split(":", 1)[0])
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -245,42 +247,122 @@ def test_the_library_imports_neither_dvc_nor_hydra() -> None:
 
 
 BENCHMARKS = "prescient.benchmarks"
-ABOVE_BENCHMARKS = ("prescient.report", PLUMBING, ENTRY_POINT)
-"""The layers that gather the benchmarks (the report's page, the plumbing)."""
+BENCHMARK_FOLDER = ("prescient.benchmarks.contract", "prescient.benchmarks.registry")
+"""The benchmarks' folder's own modules: the contract a benchmark fills and the map that
+finds them (neither is a benchmark)."""
+ABOVE_BENCHMARKS = (
+    "prescient.page",
+    PLUMBING,
+    ENTRY_POINT,
+    "stages",
+    "prescient.benchmarks.registry",
+)
+"""The layers that gather the benchmarks: the report's page, the plumbing, the stages."""
 
 
-def shared_importing_benchmarks(graph: Mapping[str, set[str]]) -> list[str]:
-    """Shared modules (outside the benchmarks and the layers above them) that import a
-    benchmark's module."""
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def benchmark_of(name: str) -> str | None:
+    """The benchmark a module belongs to (``prescient.benchmarks.<name>...``), or None."""
+    if not _within(name, BENCHMARKS) or name == BENCHMARKS or name in BENCHMARK_FOLDER:
+        return None
+    return name.split(".")[2]
+
+
+def benchmark_import_violations(graph: Mapping[str, set[str]]) -> list[str]:
+    """Imports of a benchmark's module from anywhere but the benchmark itself and the
+    layers above the benchmarks, and of the registry from below them."""
     out = []
     for name, imports in sorted(graph.items()):
-        inside = (BENCHMARKS, *ABOVE_BENCHMARKS)
-        if not name.startswith("prescient") or any(
-            name == p or name.startswith(p + ".") for p in inside
-        ):
+        if any(_within(name, p) for p in ABOVE_BENCHMARKS):
             continue
-        found = sorted(m for m in imports if m.startswith(BENCHMARKS + "."))
+        own = benchmark_of(name)
+        found = sorted(
+            m
+            for m in imports
+            if (benchmark_of(m) is not None and benchmark_of(m) != own)
+            or (m == "prescient.benchmarks.registry" and name != m)
+        )
         if found:
-            out.append(f"{name}: imports {', '.join(found)}")
+            where = f"benchmark {own}" if own else "shared module"
+            out.append(f"{name} ({where}): imports {', '.join(found)}")
     return out
 
 
-def test_the_shared_check_names_a_shared_module_importing_a_benchmark() -> None:
+def folder_of(name: str, modules: Mapping[str, Path]) -> str:
+    """The folder (package) a module's file lies in; the entry point (``python -m
+    prescient``, above everything it delegates to) stands alone."""
+    if name == ENTRY_POINT:
+        return name
+    path = modules.get(name)
+    if path is not None and path.name == "__init__.py":
+        return name
+    return name.rpartition(".")[0] or name
+
+
+def folder_graph(graph: Mapping[str, set[str]], modules: Mapping[str, Path]) -> dict[str, set[str]]:
+    """Folder -> the other folders its modules import."""
+    out: dict[str, set[str]] = {}
+    for name, imports in graph.items():
+        here = folder_of(name, modules)
+        out.setdefault(here, set()).update(
+            f for m in imports if (f := folder_of(m, modules)) != here
+        )
+    return out
+
+
+def test_the_benchmark_check_names_every_kind_of_crossing() -> None:
     graph = {
         "prescient.stats": set(),
         "prescient.steps": {"prescient.benchmarks.oracle.build", "prescient.stats"},
         "prescient.report.contents": {"prescient.benchmarks.oracle.report"},
-        "prescient.benchmarks.oracle.build": {"prescient.steps"},
+        "prescient.benchmarks.oracle.build": {
+            "prescient.llm.steps",
+            "prescient.benchmarks.contract",
+        },
+        "prescient.benchmarks.oracle.report": {"prescient.benchmarks.fresh.report"},
+        "prescient.benchmarks.fresh.report": {"prescient.benchmarks.registry"},
+        "prescient.benchmarks.registry": {"prescient.benchmarks.oracle.contract"},
+        "prescient.page.build": {"prescient.benchmarks.oracle.report"},
         "stages.build": {"prescient.benchmarks.oracle.build"},
     }
-    assert shared_importing_benchmarks(graph) == [
-        "prescient.steps: imports prescient.benchmarks.oracle.build"
+    assert benchmark_import_violations(graph) == [
+        "prescient.benchmarks.fresh.report (benchmark fresh): imports "
+        "prescient.benchmarks.registry",
+        "prescient.benchmarks.oracle.report (benchmark oracle): imports "
+        "prescient.benchmarks.fresh.report",
+        "prescient.report.contents (shared module): imports prescient.benchmarks.oracle.report",
+        "prescient.steps (shared module): imports prescient.benchmarks.oracle.build",
     ]
 
 
-def test_shared_machinery_imports_no_benchmark() -> None:
-    found = shared_importing_benchmarks(import_graph(ROOT, ["prescient"]))
+def test_only_the_page_the_stages_and_the_plumbing_import_benchmarks() -> None:
+    graph = import_graph(ROOT, PACKAGES)
+    assert "prescient.benchmarks.registry" in graph["stages.analyze"]
+    found = benchmark_import_violations(graph)
     assert not found, (
-        "shared modules must not depend on a benchmark; move what only one benchmark "
-        "uses into its folder, or what several use out of it:\n" + "\n".join(found)
+        "only the page, the stages and the plumbing import a benchmark, and no benchmark "
+        "imports another; move what several use out of the benchmark's folder:\n" + "\n".join(found)
     )
+
+
+def test_the_report_toolkit_imports_no_benchmark_and_no_page() -> None:
+    graph = import_graph(ROOT, ["prescient"])
+    found = sorted(
+        f"{name}: imports {m}"
+        for name, imports in graph.items()
+        if _within(name, "prescient.report")
+        for m in imports
+        if _within(m, BENCHMARKS) or _within(m, "prescient.page")
+    )
+    assert not found, "\n".join(found)
+
+
+def test_folders_import_each_other_without_circles() -> None:
+    modules = module_names(ROOT, PACKAGES)
+    folders = folder_graph(import_graph(ROOT, PACKAGES), modules)
+    assert "prescient.analysis" in folders["prescient.page"]
+    cycles = all_cycles(folders)
+    assert not cycles, "folder-level import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)

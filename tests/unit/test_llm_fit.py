@@ -11,14 +11,14 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.contexts import context_frame
-from prescient.benchmarks.daily_oracle.evaluation.run import (
+from prescient.evaluation.contexts import context_frame
+from prescient.evaluation.run import (
     PlannedCall,
     plan_cell,
     prediction_frame,
 )
-from prescient.benchmarks.daily_oracle.evaluation.scoring import call_failures, context_fits
-from prescient.benchmarks.daily_oracle.evaluation.settings import parse_setting
+from prescient.evaluation.scoring import call_failures, context_fits
+from prescient.evaluation.settings import parse_setting
 from prescient.llm.fit import (
     CONTEXT_EXCEEDED,
     FITTED,
@@ -247,9 +247,9 @@ def test_the_exact_count_is_what_llama_cpp_reads() -> None:
 def test_construction_prompts_are_fitted_by_the_same_rule() -> None:
     from prescient.benchmarks.daily_oracle.construct import _Steps
     from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
+    from prescient.llm.steps import article_values
     from prescient.settings import load_settings
     from prescient.step_templates import load_step_templates
-    from prescient.steps import article_values
     from tests.conftest import ROOT
     from tests.support.llm import composed
 
@@ -281,9 +281,9 @@ def test_a_key_point_request_is_fitted_as_construction_fits_it() -> None:
     from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
     from prescient.benchmarks.openforecast.keypoints import keypoint_request
     from prescient.benchmarks.openforecast.settings import KeypointSettings
+    from prescient.llm.steps import article_values
     from prescient.settings import load_settings
     from prescient.step_templates import load_step_templates
-    from prescient.steps import article_values
     from tests.conftest import ROOT
     from tests.support.llm import composed
 

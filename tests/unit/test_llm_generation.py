@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
-from prescient.benchmarks.daily_oracle.evaluation.settings import EvalSettings
 from prescient.benchmarks.openforecast.settings import (
     ChainsSettings,
     LraeSettings,
     PredictSettings,
 )
+from prescient.evaluation.settings import EvalSettings
 from prescient.plumbing import params
 from prescient.settings import ParamsError, Settings, load_settings
 from tests.support.llm import ROOT

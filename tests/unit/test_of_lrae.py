@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from prescient.benchmarks.openforecast.lrae.judge import Match, parse_match, parse_yes_no
-from prescient.benchmarks.openforecast.lrae.metrics import (
+from prescient.benchmarks.openforecast.lrae.run import evaluate
+from prescient.benchmarks.openforecast.lrae.split import split_predictions
+from prescient.benchmarks.openforecast.metrics import (
     FP,
     MTP,
     REPEAT,
@@ -17,8 +19,6 @@ from prescient.benchmarks.openforecast.lrae.metrics import (
     count,
     macro,
 )
-from prescient.benchmarks.openforecast.lrae.run import evaluate
-from prescient.benchmarks.openforecast.lrae.split import split_predictions
 from prescient.benchmarks.openforecast.prompts import load_role_template
 from prescient.benchmarks.openforecast.settings import LraeSettings
 from prescient.benchmarks.openforecast.text import jaccard, near_duplicates

@@ -14,8 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prescient import io
-from prescient.benchmarks.daily_oracle.evaluation.question_sources import load_source_settings
-from prescient.benchmarks.daily_oracle.evaluation.questions import load_source
 from prescient.benchmarks.openforecast.chains import EventDate, chain_frame, event_id
 from prescient.benchmarks.openforecast.demo import read_timelines
 from prescient.benchmarks.openforecast.generation import _options, parse_argument, parse_options
@@ -35,6 +33,8 @@ from prescient.benchmarks.openforecast.tasks import (
     draw_samples,
     split_of,
 )
+from prescient.evaluation.question_sources import load_source_settings
+from prescient.evaluation.questions import load_source
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.plumbing import params
 from prescient.settings import load_settings

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.benchmarks.daily_oracle.analysis.proper import (
+from prescient.analysis.proper import (
     monthly_brier,
     paired_table,
     proper_scores_table,
     reliability_table,
 )
-from prescient.benchmarks.daily_oracle.analysis.proper_report import PROPER_REPORT_TABLES
-from prescient.benchmarks.daily_oracle.proper_figures import PROPER_FIGURES
+from prescient.analysis.proper_figures import PROPER_FIGURES
+from prescient.analysis.proper_report import PROPER_REPORT_TABLES
 from prescient.report.tables import read_tables
 from prescient.settings import Bootstrap
 from tests.fixtures.analysis.forecasts import frame_of, paired_rows, row

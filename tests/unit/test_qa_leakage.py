@@ -13,7 +13,8 @@ import math
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle import leakage
+from prescient.analysis import duplicates as duplicates_module
+from prescient.analysis.duplicates import duplicate_summary, duplicates, question_key
 from prescient.benchmarks.daily_oracle.leakage import (
     AUDIT_COLUMNS,
     FLAGS,
@@ -21,10 +22,7 @@ from prescient.benchmarks.daily_oracle.leakage import (
     answer_leaks,
     audit,
     distinctive_words,
-    duplicate_summary,
-    duplicates,
     phrase_hits,
-    question_key,
     summarize,
 )
 from prescient.plumbing import params
@@ -287,7 +285,7 @@ def test_near_duplicates_pick_the_most_similar_earlier_question_in_chunks(
         ("q4", "a4", D3, "tf", "Will Ormsby build a stadium in 2025?", "No"),
     )
     whole = duplicates(questions, 0.5)
-    monkeypatch.setattr(leakage, "MAX_SIMILARITY_CELLS", 1)
+    monkeypatch.setattr(duplicates_module, "MAX_SIMILARITY_CELLS", 1)
     chunked = duplicates(questions, 0.5)
     pd.testing.assert_frame_equal(whole, chunked)
     assert whole["dup_near_of"].tolist() == [None, None, "q2", None]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from prescient.benchmarks.daily_oracle.parse import (
-    mc_type,
     parse_category,
     parse_distractors,
     parse_filter,
@@ -19,7 +18,7 @@ from prescient.benchmarks.daily_oracle.parse import (
     total_score,
 )
 from prescient.replies import parse_summary, yes_no
-from prescient.vocab import MC_TYPES, PRINCIPLES, accepted
+from prescient.vocab import MC_TYPES, PRINCIPLES, accepted, mc_type
 
 # --- step 1 ---------------------------------------------------------------------------
 

@@ -121,8 +121,8 @@ def test_steps_and_roles_refuse_placeholders_they_do_not_fill(tmp_path: Path) ->
 
 
 def test_a_request_names_its_template_and_copies_params_and_tags() -> None:
+    from prescient.llm.steps import template_request
     from prescient.llm.types import LLMRequest
-    from prescient.steps import template_request
 
     t = load_step_template(PROMPTS / "summary.yaml", "summary")
     values = _values("summary")

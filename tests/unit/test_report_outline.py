@@ -1,4 +1,4 @@
-"""The report's outline (prescient/report/page/outline.yaml): parts in the order a
+"""The report's outline (prescient/page/outline.yaml with the benchmarks' fragments): parts in the order a
 reader meets them, ids that are unique anchors, and every figure and table in a part."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from prescient.report.contents import REPORT_FIGURES, REPORT_TABLES
-from prescient.report.outline import check_parts, outline, parse_outline
+from prescient.page.contents import outline, report_figures, report_tables
+from prescient.report.outline import check_parts, parse_outline
 
 PART = "- id: {id}\n    title: T\n    about: A\n"
 
@@ -36,13 +36,15 @@ def test_the_shipped_outline_in_page_order() -> None:
 
 
 def test_every_figure_and_table_names_a_part_and_every_leaf_holds_some() -> None:
-    named = [(f.name, f.part) for f in REPORT_FIGURES] + [(t.name, t.part) for t in REPORT_TABLES]
-    check_parts(named)
+    named = [(f.name, f.part) for f in report_figures()] + [
+        (t.name, t.part) for t in report_tables()
+    ]
+    check_parts(outline(), named)
     used = {part for _, part in named}
     leaves = {p.id for p, _ in outline().walk() if not p.children}
     assert leaves - used == set()
     with pytest.raises(ValueError, match=r"fig_x -> nowhere"):
-        check_parts([*named, ("fig_x", "nowhere")])
+        check_parts(outline(), [*named, ("fig_x", "nowhere")])
 
 
 def test_ids_are_unique_anchors() -> None:

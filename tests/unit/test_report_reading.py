@@ -11,28 +11,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.benchmarks.daily_oracle.analysis.chance import chance_levels, option_counts
-from prescient.benchmarks.daily_oracle.analysis.construction import (
-    construction_funnel,
-    leakage_audit,
-)
-from prescient.benchmarks.daily_oracle.analysis.examples import pick_examples
-from prescient.benchmarks.daily_oracle.analysis.failures import question_sets
-from prescient.benchmarks.daily_oracle.analysis.pipeline import run_analysis
-from prescient.benchmarks.daily_oracle.analysis.reading_report import (
-    CONSTRUCTION_FUNNEL,
+from prescient.analysis.chance import chance_levels, option_counts
+from prescient.analysis.examples import pick_examples
+from prescient.analysis.failures import question_sets
+from prescient.analysis.reading_report import (
     EXAMPLES,
     coverage_note,
     failures_line,
+)
+from prescient.benchmarks.daily_oracle.analysis.construction import (
+    construction_funnel,
+    leakage_audit,
 )
 from prescient.benchmarks.daily_oracle.figures import (
     chance_level,
     fig3_closed_book,
     fig9_refusals_closed_book,
 )
+from prescient.benchmarks.daily_oracle.report import CONSTRUCTION_FUNNEL
 from prescient.report.tables import read_tables
 from tests.fixtures.analysis.frames import score_rows, scores_frame
-from tests.fixtures.analysis.settings import SEED, analysis_settings
+from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 SETTINGS = analysis_settings()
 

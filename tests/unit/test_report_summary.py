@@ -9,15 +9,16 @@ import pandas as pd
 
 from prescient.benchmarks.freshbench.report import BPC_PART
 from prescient.benchmarks.openforecast.report import OPENFORECAST_PART
-from prescient.report.build import fitted_line
-from prescient.report.contents import ReportInputs
-from prescient.report.summary import (
+from prescient.page.build import fitted_line
+from prescient.page.contents import parts
+from prescient.page.summary import (
     _setting_lines,
     headline,
     is_demo,
     run_facts,
     setting_label,
 )
+from prescient.report.parts import ReportInputs
 
 COLUMNS = ["model", "setting", "rag_cutoff", "cell", "qtype", "n", "n_correct", "accuracy",
            "ci_low", "ci_high"]  # fmt: skip
@@ -90,7 +91,7 @@ def test_a_scores_table_analysed_alone() -> None:
     tables = {"provenance": provenance, "dataset_sources": sources, "models": models}
     inputs = ReportInputs(tables, {BPC_PART: "x", OPENFORECAST_PART: "y"})
     params = {"corpus": {"name": "demo"}, "eval": {"generation": {"temperature": 0.0}}}
-    facts = dict(run_facts(inputs, params))
+    facts = dict(run_facts(inputs, params, parts()))
     assert facts["Corpus"] == ("none: the scores table results/s.parquet analysed alone",)
     assert facts["Questions"] == (
         "bench: 40 questions (20 TF, 20 MC), resolving 2023-01-01 to 2023-12-31",
@@ -108,12 +109,14 @@ def test_the_budget_is_named_when_a_corpus_was_read() -> None:
     provenance = pd.DataFrame({"key": ["corpus_checksum", "articles"], "value": ["abc", "1200"]})
     inputs = ReportInputs({"provenance": provenance}, {BPC_PART: "x", OPENFORECAST_PART: "y"})
     demo = {"corpus": {"name": "demo"}, "budget": {"name": "demo", "note": "not comparable"}}
-    facts = dict(run_facts(inputs, demo))
+    facts = dict(run_facts(inputs, demo, parts()))
     assert facts["Corpus"] == ("demo: 1,200 articles",)
     assert facts["Budget"] == ("demo: not comparable",)
-    assert dict(run_facts(inputs, {"corpus": {"name": "x"}}))["Budget"] == ("not recorded",)
+    assert dict(run_facts(inputs, {"corpus": {"name": "x"}}, parts()))["Budget"] == (
+        "not recorded",
+    )
     alone = ReportInputs({}, {BPC_PART: "x", OPENFORECAST_PART: "y"})
-    assert "Budget" not in dict(run_facts(alone, demo))
+    assert "Budget" not in dict(run_facts(alone, demo, parts()))
 
 
 def test_the_headline_names_the_cells_whose_prompts_were_fitted() -> None:
@@ -134,7 +137,7 @@ def test_the_headline_names_the_cells_whose_prompts_were_fitted() -> None:
 
 
 def test_the_model_calls_line_says_what_the_replies_cost() -> None:
-    from prescient.report.summary import call_lines
+    from prescient.page.summary import call_lines
 
     calls = pd.DataFrame(
         [

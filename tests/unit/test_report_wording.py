@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from prescient.benchmarks.daily_oracle.figures import dynamic_label, retrieval_gap
-from prescient.report.build import series_title
+from prescient.page.build import series_title
 from prescient.report.tables import fmt_int, fmt_interval, interval_bounds
 from prescient.retrieval.visibility import visible_window
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.evaluation.prepare import VisibilityError
 from prescient.crawl.run import CrawlError
+from prescient.evaluation.prepare import VisibilityError
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import LedgerNotWritableError
 from prescient.llm.registry import ModelConfigError

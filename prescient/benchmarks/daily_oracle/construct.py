@@ -49,7 +49,6 @@ from prescient.benchmarks.daily_oracle.construct_settings import (
 )
 from prescient.benchmarks.daily_oracle.parse import (
     QAPair,
-    mc_type,
     parse_category,
     parse_distractors,
     parse_filter,
@@ -57,13 +56,13 @@ from prescient.benchmarks.daily_oracle.parse import (
     total_score,
 )
 from prescient.llm.fit import FITTED, Fitting, fit_request
+from prescient.llm.steps import StepBatches, article_values
 from prescient.llm.types import Complete, LLMRequest, LLMResult
 from prescient.prompts import PromptTemplate
 from prescient.replies import normalize, parse_summary, yes_no
 from prescient.rubric import filter_sections
 from prescient.seeds import derive_seed
 from prescient.step_templates import STEPS, slots
-from prescient.steps import StepBatches, article_values
 from prescient.vocab import (
     ACCEPTED,
     CATEGORIES,
@@ -80,6 +79,7 @@ from prescient.vocab import (
     TF,
     TF_CHOICES,
     accepted,
+    mc_type,
 )
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from prescient.benchmarks.daily_oracle import leakage
-from prescient.benchmarks.daily_oracle.schema import QUESTION_FIELDS
+from prescient.evaluation.question_schema import QUESTION_FIELDS
 from prescient.llm.generation import Generation
 from prescient.settings import Day, Settings, WindowEnd
 from prescient.step_templates import STEPS

@@ -37,12 +37,12 @@ from prescient.benchmarks.daily_oracle.dataset_figures import (
     fig2_anderson_schooler,
     fig8_categories_by_month,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import (  # noqa: E402
+from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
+from prescient.evaluation.settings import (  # noqa: E402
     CLOSED_BOOK,
     GOLD,
     RAG,
 )
-from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
 from prescient.report.figures import (  # noqa: E402
     GAP_COLOUR,
     FigureSpec,

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from prescient.replies import clean_line, normalize, strip_quotes, yes_no
-from prescient.vocab import CATEGORIES, MC_TYPES, PRINCIPLES
+from prescient.vocab import CATEGORIES, PRINCIPLES
 
 # --- step 2: four question-answer pairs ----------------------------------------------
 
@@ -474,24 +474,3 @@ def parse_category(text: str | None) -> tuple[str | None, str | None]:
     if best is None:
         return None, "no category named"
     return best[2], None
-
-
-_MC_LEAD = re.compile(r"(?i)\b(how\s+many|how\s+much|what|which|who|whom|whose|where)\b")
-_OTHER_MC_TYPE = MC_TYPES[-1]
-_MC_TYPE_OF: Mapping[str, str] = {
-    **{t.lower(): t for t in MC_TYPES if t != _OTHER_MC_TYPE},
-    "whom": "Who",
-    "whose": "Who",
-}
-
-
-def mc_type(question: str) -> str:
-    """The MC question type from its leading question word (paper Fig. 1a).
-
-    The first question word counts, so a leading time clause ("By May 2024, which ...")
-    does not hide it; a question without one is ``Other``.
-    """
-    m = _MC_LEAD.search(question)
-    if not m:
-        return _OTHER_MC_TYPE
-    return _MC_TYPE_OF[" ".join(m.group(1).lower().split())]

@@ -78,14 +78,15 @@ import numpy.typing as npt
 import pandas as pd
 
 from prescient import dates
-from prescient.benchmarks.daily_oracle.analysis.schema import (
+from prescient.analysis.schema import (
+    ALL,
     CELL_KEYS,
     ModelInfo,
     as_datetime64,
     cells_of,
     iso,
 )
-from prescient.benchmarks.daily_oracle.analysis.settings import (
+from prescient.benchmarks.freshbench.settings import (
     ANCHORED,
     CALENDAR,
     PRESENT,
@@ -94,8 +95,6 @@ from prescient.benchmarks.daily_oracle.analysis.settings import (
 from prescient.stats import ZTest, one_sided_z_test, significance_mark, wilson_interval
 from prescient.vocab import QTYPES
 
-ALL = "all"
-"""The question type of a series pooling TF and MC."""
 QTYPES_ALL = (*QTYPES, ALL)
 DAYS_PER_MONTH = 30
 """FreshBench's month, in days."""

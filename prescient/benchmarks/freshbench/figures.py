@@ -27,9 +27,9 @@ import pandas as pd  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from prescient.benchmarks.daily_oracle.analysis.settings import PRE_ANCHOR  # noqa: E402
-from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK  # noqa: E402
-from prescient.benchmarks.freshbench.analysis import ALL  # noqa: E402
+from prescient.analysis.schema import ALL  # noqa: E402
+from prescient.benchmarks.freshbench.settings import PRE_ANCHOR  # noqa: E402
+from prescient.evaluation.settings import CLOSED_BOOK  # noqa: E402
 from prescient.report.figures import (  # noqa: E402
     GAP_COLOUR,
     Tables,

@@ -3,16 +3,22 @@
 Two figures and four tables: accuracy by period around each model's release (drawn
 from the analysis tables, in the bias-tests part) and bits per character over time with
 the Temporal Bias Index (the ``bpc`` stage's tables, in their own part, which a run
-without that stage leaves out; :mod:`prescient.report.contents`).
+without that stage leaves out), with the bias tests' tables and its parts of the page's
+outline (``outline.yaml`` beside this file).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import pandas as pd
 
 from prescient.benchmarks.freshbench.figures import draw_bpc, empty_periods, fig_freshbench
+from prescient.benchmarks.freshbench.report_tables import FRESHBENCH_TABLES
 from prescient.report import tables as fmt
 from prescient.report.figures import FigureSpec, Tables
+from prescient.report.parts import OptionalInput, ReportInputs, ReportPart, read_outline
 
 BPC_PART = "bpc"
 
@@ -130,3 +136,34 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
     ),
 )
 """The BPC section's tables (schemas: :mod:`prescient.benchmarks.freshbench.bpc.tables`)."""
+
+BPC_FILES: tuple[str, ...] = ("bpc_buckets", "bpc_tbi", "bpc_release_changes", "bpc_skipped")
+"""The CSV stems the ``bpc`` stage writes under ``analysis.bpc`` (reports/bpc/)."""
+
+
+def bpc_line(inputs: ReportInputs, params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The first screen's line on bits per character: the models and documents scored."""
+    if BPC_PART in inputs.absent:
+        return ("BPC and TBI: not part of this run",)
+    buckets = inputs.tables.get("bpc_buckets", pd.DataFrame())
+    if buckets.empty or not buckets["bpc"].notna().any():
+        return ("BPC and TBI: no document scored",)
+    scored = buckets.loc[buckets["n_docs"] > 0]
+    models = ", ".join(dict.fromkeys(scored["model"]))
+    return (
+        f"BPC and TBI: {models}, {fmt.fmt_int(scored['n_docs'].sum())} documents in "
+        f"{fmt.fmt_int(scored['bucket'].nunique())} buckets",
+    )
+
+
+PART = ReportPart(
+    "FreshBench",
+    outline=read_outline("prescient.benchmarks.freshbench"),
+    tables=(*FRESHBENCH_TABLES, *BPC_TABLES),
+    figures=(PERIODS_FIGURE, BPC_FIGURE),
+    inputs=(
+        OptionalInput("bpc", BPC_PART, "analysis.bpc", "BPC tables", {n: n for n in BPC_FILES}),
+    ),
+    facts=bpc_line,
+)
+"""FreshBench's part of the report."""

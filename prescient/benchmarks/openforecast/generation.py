@@ -28,10 +28,10 @@ from prescient.benchmarks.openforecast.prompts import format_background, format_
 from prescient.benchmarks.openforecast.settings import SamplesSettings
 from prescient.benchmarks.openforecast.tasks import AQA, MCAC, MCNC, VQA, Sample
 from prescient.benchmarks.openforecast.text import jaccard, words
+from prescient.llm.steps import StepBatches
 from prescient.llm.types import Complete, LLMResult
 from prescient.prompts import PromptTemplate
 from prescient.seeds import derive_seed
-from prescient.steps import StepBatches
 from prescient.vocab import TF_CHOICES
 
 logger = logging.getLogger(__name__)

@@ -3,7 +3,7 @@
 The key point is written by the construction stage's summary step (Daily Oracle's "key
 point" of an article): the same model, template, generation parameters and article cut
 (``chains.cluster.keypoints`` interpolates ``construct.*`` in conf), built by the same
-function (:func:`prescient.steps.article_values`), so an article's request is
+function (:func:`prescient.llm.steps.article_values`), so an article's request is
 byte for byte the one construction makes and has the same ledger key. Before calling,
 the successful answers of the construction ledger for exactly these keys are copied into
 the chains ledger (marked ``copied_from``): an article summarised once is never paid for
@@ -32,11 +32,11 @@ from prescient.benchmarks.openforecast.text import near_duplicates
 from prescient.dates import as_date
 from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.ledger import Ledger, is_success, read_entries
+from prescient.llm.steps import article_values, template_request
 from prescient.llm.store import StageLedger
 from prescient.llm.types import Complete, LLMRequest
 from prescient.prompts import PromptTemplate
 from prescient.replies import parse_summary
-from prescient.steps import article_values, template_request
 
 logger = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ from prescient import io
 from prescient.benchmarks.openforecast.prompts import numbered
 from prescient.benchmarks.openforecast.tasks import AQA
 from prescient.dates import as_date
+from prescient.llm.steps import template_request
 from prescient.llm.types import Complete
 from prescient.prompts import PromptTemplate
-from prescient.steps import template_request
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,11 @@
 """OpenForecast's part of the report: its figure and tables (the ``of_tables`` stage's
-tables; a run without that stage leaves the part out, :mod:`prescient.report.contents`)."""
+tables; a run without that stage leaves the part out), its first-screen line and its
+part of the page's outline (``outline.yaml`` beside this file)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -12,8 +16,10 @@ from prescient.benchmarks.openforecast.figures import (
     OPEN_TABLE,
     openforecast_results,
 )
+from prescient.evaluation.settings import CLOSED_BOOK
 from prescient.report import tables as fmt
 from prescient.report.figures import FigureSpec, Tables
+from prescient.report.parts import OptionalInput, ReportInputs, ReportPart, read_outline
 
 OPENFORECAST_PART = "open-forecast"
 
@@ -80,3 +86,49 @@ OPENFORECAST_TABLES: tuple[fmt.ReportTable, ...] = (
     ),
 )
 """The OpenForecast section's tables (schemas: :mod:`prescient.benchmarks.openforecast.tables`)."""
+
+
+def judge_model(params: Mapping[str, Any]) -> str:
+    """The LRAE judge of the run (``openforecast.lrae.judge_model``)."""
+    of = params.get("openforecast")
+    lrae = of.get("lrae") if isinstance(of, Mapping) else None
+    judge = lrae.get("judge_model") if isinstance(lrae, Mapping) else None
+    return str(judge) if judge else "the configured judge"
+
+
+def openforecast_line(inputs: ReportInputs, params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The first screen's line on OpenForecast: questions, samples and the judge."""
+    if OPENFORECAST_PART in inputs.absent:
+        return ("OpenForecast: not part of this run",)
+    closed = inputs.tables.get(CLOSED_TABLE, pd.DataFrame())
+    open_ = inputs.tables.get(OPEN_TABLE, pd.DataFrame())
+    book = closed.loc[closed["setting"] == CLOSED_BOOK] if not closed.empty else closed
+    n_closed = int(book.groupby("task")["n"].max().sum()) if not book.empty else 0
+    f1 = open_.loc[open_["metric"] == "f1"] if not open_.empty else open_
+    n_open = int(f1.groupby("task")["n"].max().sum()) if not f1.empty else 0
+    judge = judge_model(params)
+    return (
+        f"OpenForecast: {fmt.fmt_int(n_closed)} closed-form questions, "
+        f"{fmt.fmt_int(n_open)} open-form samples "
+        f"judged by {judge}",
+    )
+
+
+PART = ReportPart(
+    "OpenForecast",
+    outline=read_outline("prescient.benchmarks.openforecast"),
+    tables=OPENFORECAST_TABLES,
+    figures=(OPENFORECAST_FIGURE,),
+    inputs=(
+        OptionalInput(
+            "openforecast",
+            OPENFORECAST_PART,
+            "analysis.openforecast",
+            "OpenForecast tables",
+            {CLOSED_TABLE: "closed_accuracy", OPEN_TABLE: "open_scores"},
+        ),
+    ),
+    facts=openforecast_line,
+    words=lambda params: {"judge": judge_model(params)},
+)
+"""OpenForecast's part of the report."""

@@ -6,7 +6,7 @@ Outputs:
   ``status``: ``ok`` or why it was dropped, the reason and the raw reply), which the
   open-form prediction stage and LRAE read;
 - the closed forms (MCNC, MCAC, VQA) as an evaluation question table
-  (:data:`QUESTION_SCHEMA`: the format ``prescient.benchmarks.daily_oracle.evaluation.questions`` imports, plus
+  (:data:`QUESTION_SCHEMA`: the format ``prescient.evaluation.questions`` imports, plus
   ``task``, ``chain_id``, ``split``), so they go through retrieve / evaluate / score like
   Daily Oracle's questions, RAG included: a question resolves on its split date T_k, so
   the visibility rule shows only articles dated before T_k minus the gap.

@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from prescient import io
-from prescient.benchmarks.openforecast.lrae.metrics import MIN_BOOTSTRAP_SAMPLES, macro
+from prescient.benchmarks.openforecast.metrics import MIN_BOOTSTRAP_SAMPLES, macro
 from prescient.benchmarks.openforecast.tasks import AQA, CLOSED_TASKS
 from prescient.dates import as_date
 from prescient.llm.registry import ModelSpec

@@ -1,4 +1,3 @@
-"""The analysis of forecasting scores: accuracy over time and Table 3 (Daily Oracle),
-dataset statistics, and the analyze stage's tables (FreshBench's tests on the same scores
-come from :mod:`prescient.benchmarks.freshbench.analysis`). Pure functions, frames in and
-out."""
+"""Daily Oracle's own analysis (ICML 2025, sections 4.1-4.3): Table 3 and the yearly
+accuracies, the headline decline, the Fig. 6 slopes and the construction funnel, run
+after the shared analysis (:mod:`prescient.analysis`) on its monthly series."""

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from prescient import dates
-from prescient.benchmarks.daily_oracle import leakage
+from prescient import dates, vocab
 from prescient.vocab import ACCEPTED, LEAKAGE_DROPPED, MC, TF
 
 FUNNEL_COLUMNS = ["stage", "what", "status", "step", "reason", "example", "n", "n_tf", "n_mc"]
@@ -32,33 +31,33 @@ questions it could flag (``audited``: MC questions alone for the answer checks) 
 share; the last row (``any``) counts questions with at least one flag."""
 
 FLAG_COLUMNS: dict[str, tuple[str, str]] = {
-    leakage.FLAG_ANSWER_IN_ARTICLE_SIBLING: (
+    vocab.FLAG_ANSWER_IN_ARTICLE_SIBLING: (
         "leak_answer_in_article_sibling",
         "MC answer spelled out in another question from the same article",
     ),
-    leakage.FLAG_ANSWER_IN_DAY_SIBLING: (
+    vocab.FLAG_ANSWER_IN_DAY_SIBLING: (
         "leak_answer_in_day_sibling",
         "MC answer spelled out in another question of the same day",
     ),
-    leakage.FLAG_NEAR_DUPLICATE: (
+    vocab.FLAG_NEAR_DUPLICATE: (
         "leak_near_duplicate",
         "near-duplicate of an earlier day's question (TF-IDF cosine at the threshold)",
     ),
-    leakage.FLAG_EXACT_DUPLICATE: (
+    vocab.FLAG_EXACT_DUPLICATE: (
         "leak_exact_duplicate",
         "word for word an earlier question",
     ),
-    leakage.FLAG_CONTRADICTORY: (
+    vocab.FLAG_CONTRADICTORY: (
         "leak_contradictory_duplicate",
         "the same question with another gold answer",
     ),
-    leakage.FLAG_PHRASE: (
+    vocab.FLAG_PHRASE: (
         "leak_phrase",
         "refers to a source the forecaster never sees (construct.leakage.phrases)",
     ),
 }
 """Flag -> (candidates column, what it means)."""
-ANSWER_FLAGS = (leakage.FLAG_ANSWER_IN_ARTICLE_SIBLING, leakage.FLAG_ANSWER_IN_DAY_SIBLING)
+ANSWER_FLAGS = (vocab.FLAG_ANSWER_IN_ARTICLE_SIBLING, vocab.FLAG_ANSWER_IN_DAY_SIBLING)
 
 
 def _text(value: object) -> str:
@@ -198,7 +197,7 @@ def leakage_audit(candidates: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=LEAKAGE_COLUMNS)
     qtype = audited["qtype"].astype(str).str.lower()
     rows = []
-    for flag in leakage.FLAGS:
+    for flag in vocab.FLAGS:
         column, what = FLAG_COLUMNS[flag]
         if column not in audited.columns:
             continue

@@ -17,7 +17,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from prescient import dates
-from prescient.benchmarks.daily_oracle.analysis.monthly import SERIES_KEYS
+from prescient.analysis.monthly import SERIES_KEYS
 from prescient.benchmarks.daily_oracle.analysis.settings import SlopeSettings
 from prescient.stats import weighted_slope
 

@@ -53,16 +53,16 @@ import numpy.typing as npt
 import pandas as pd
 
 from prescient import dates
-from prescient.benchmarks.daily_oracle.analysis.monthly import SERIES_KEYS
-from prescient.benchmarks.daily_oracle.analysis.schema import ModelInfo, iso
+from prescient.analysis.monthly import SERIES_KEYS
+from prescient.analysis.schema import ModelInfo, iso
+from prescient.analysis.settings import BootstrapSettings
 from prescient.benchmarks.daily_oracle.analysis.settings import (
-    BootstrapSettings,
     HeadlineSettings,
     Table3Settings,
     WindowRule,
     YearlyRule,
 )
-from prescient.benchmarks.daily_oracle.evaluation.settings import CLOSED_BOOK
+from prescient.evaluation.settings import CLOSED_BOOK
 from prescient.seeds import derive_seed
 from prescient.vocab import QTYPES
 

@@ -39,7 +39,8 @@ from prescient.benchmarks.openforecast.lrae.evidence import (
     horizon_days,
 )
 from prescient.benchmarks.openforecast.lrae.judge import parse_match, parse_yes_no
-from prescient.benchmarks.openforecast.lrae.metrics import (
+from prescient.benchmarks.openforecast.lrae.split import split_predictions
+from prescient.benchmarks.openforecast.metrics import (
     DUPLICATE,
     FP,
     MTP,
@@ -51,15 +52,14 @@ from prescient.benchmarks.openforecast.lrae.metrics import (
     count,
     macro,
 )
-from prescient.benchmarks.openforecast.lrae.split import split_predictions
 from prescient.benchmarks.openforecast.settings import LraeSettings
 from prescient.benchmarks.openforecast.tasks import AQA
 from prescient.benchmarks.openforecast.text import near_duplicates
 from prescient.dates import as_date
+from prescient.llm.steps import template_request
 from prescient.llm.types import Complete, LLMRequest, LLMResult, count_calls
 from prescient.prompts import PromptTemplate
 from prescient.seeds import derive_seed
-from prescient.steps import template_request
 
 logger = logging.getLogger(__name__)
 

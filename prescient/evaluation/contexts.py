@@ -1,0 +1,199 @@
+"""What each setting shows the model besides the question: its *context* articles.
+
+One context table per setting (:data:`CONTEXT_COLUMNS`, ranked articles per question),
+built once by the ``retrieve`` stage, so that an evaluation cell depends only on its own
+setting's table: adding a RAG cutoff adds a table and leaves the others byte-identical.
+
+- ``closed_book``: no rows.
+- ``gold``: the question's source article: its ``article_id`` in the corpus, else its
+  ``gold_url`` matched against the corpus URLs (both normalised as ingest normalises
+  them, :func:`prescient.corpus.normalize.normalize_url`: scheme, ``www.``, tracking
+  parameters and a trailing slash do not matter), else the inline ``gold_title`` /
+  ``gold_text`` of an imported question. A question with none of these has no row (the
+  evaluation records it as an error instead of silently asking closed-book), and
+  :func:`match_gold` counts every way a question found, or missed, its gold article.
+- ``rag_<cutoff>``: the retrieval results of that cutoff, best first.
+
+Article text is cut to its first ``max_words`` words (the paper: 512 for retrieved
+articles) and whitespace is collapsed to single spaces, so an article occupies one line
+of the prompt and cannot imitate the prompt's own layout (a line starting "(a)" is how
+an answer option is presented).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from prescient import dates, io
+from prescient.corpus.normalize import normalize_url
+from prescient.evaluation.settings import CLOSED_BOOK, GOLD, RAG, Setting
+from prescient.llm.fit import first_words
+
+CONTEXT_SCHEMA: dict[str, str] = {
+    "question_id": "string",
+    "rank": "int32",
+    "article_id": "string",
+    "date": "date32[pyarrow]",
+    "title": "string",
+    "text": "string",
+}
+CONTEXT_COLUMNS: tuple[str, ...] = tuple(CONTEXT_SCHEMA)
+
+
+def truncate_words(text: str | None, max_words: int | None) -> str:
+    """The first ``max_words`` whitespace-separated words, joined by single spaces (the
+    cut the context-window rule also makes, :func:`prescient.llm.fit.first_words`)."""
+    return first_words(text, max_words)
+
+
+def context_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
+    """A context table with the canonical column types (also when empty)."""
+    return io.typed_frame(CONTEXT_SCHEMA, rows)
+
+
+def _str(value: Any) -> str | None:
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return None
+    text = str(value)
+    return text if text.strip() else None
+
+
+GOLD_COUNTS = (
+    "article_id_in_corpus",
+    "article_id_not_in_corpus",
+    "gold_url_matched",
+    "gold_url_unmatched",
+    "gold_text_inline",
+    "no_gold_article",
+)
+"""How questions found their gold article (:func:`match_gold`); a question whose
+article_id is not in the corpus also counts under how its gold_url fared."""
+
+
+def url_index(articles: pd.DataFrame) -> dict[str, str]:
+    """Normalised URL -> article_id of the corpus (the first article of each URL)."""
+    out: dict[str, str] = {}
+    if "url" not in articles.columns:
+        return out
+    for aid, url in zip(articles["article_id"], articles["url"], strict=True):
+        norm = normalize_url(_str(url))
+        if norm is not None:
+            out.setdefault(norm, str(aid))
+    return out
+
+
+def match_gold(
+    questions: pd.DataFrame, articles: pd.DataFrame
+) -> tuple[list[str | None], dict[str, dict[str, int]]]:
+    """Each question's gold article in the corpus, and the counts per source.
+
+    A question's ``article_id`` wins when the corpus has it; otherwise its ``gold_url``
+    is matched on the normalised URL ingest computes. Unmatched URLs are counted (per
+    ``source``, :data:`GOLD_COUNTS`), never silently dropped: a question without a gold
+    article is asked nothing in the gold setting and its error says why.
+
+    Returns:
+        The matched article id per question (None when the corpus has none), and
+        ``{source: {count name: n}}``.
+    """
+    known = set(articles["article_id"].astype(str))
+    by_url = url_index(articles)
+    n = len(questions)
+    sources = questions["source"].astype(str).tolist() if "source" in questions else [""] * n
+    counts: dict[str, dict[str, int]] = {}
+    matched: list[str | None] = []
+    for i, q in enumerate(questions.to_dict("records")):
+        c = counts.setdefault(sources[i], dict.fromkeys(GOLD_COUNTS, 0))
+        aid = _str(q.get("article_id"))
+        if aid is not None and aid in known:
+            c["article_id_in_corpus"] += 1
+            matched.append(aid)
+            continue
+        if aid is not None:
+            c["article_id_not_in_corpus"] += 1
+        url = _str(q.get("gold_url"))
+        found = by_url.get(normalize_url(url) or "") if url is not None else None
+        if url is not None:
+            c["gold_url_matched" if found else "gold_url_unmatched"] += 1
+        if found is None and _str(q.get("gold_text")) is not None:
+            c["gold_text_inline"] += 1
+        elif found is None:
+            c["no_gold_article"] += 1
+        matched.append(found)
+    return matched, counts
+
+
+def build_contexts(
+    setting: Setting,
+    questions: pd.DataFrame,
+    articles: pd.DataFrame,
+    retrieval: pd.DataFrame,
+    *,
+    max_words: int | None,
+    gold_max_words: int | None,
+) -> pd.DataFrame:
+    """The context table of one setting.
+
+    Args:
+        setting: the setting.
+        questions: the normalised question table.
+        articles: the ingested corpus (article_id, date, title, text, url).
+        retrieval: the retrieval table (question_id, rag_cutoff, rank, article_id, ...).
+        max_words: words kept per retrieved article (None: all).
+        gold_max_words: words kept of the gold article (None: all).
+    """
+    rows: dict[str, list[Any]] = {c: [] for c in CONTEXT_COLUMNS}
+
+    def add(
+        qid: str, rank: int, aid: str | None, date: Any, title: Any, text: Any, n: int | None
+    ) -> None:
+        rows["question_id"].append(qid)
+        rows["rank"].append(rank)
+        rows["article_id"].append(aid)
+        rows["date"].append(dates.optional_date(date))
+        rows["title"].append(truncate_words(_str(title), None))
+        rows["text"].append(truncate_words(_str(text), n))
+
+    if setting.kind == CLOSED_BOOK:
+        return context_frame(rows)
+    by_id = articles.set_index(articles["article_id"].astype(str), drop=False)
+    if setting.kind == GOLD:
+        gold_ids, _ = match_gold(questions, articles)
+        for q, aid in zip(questions.to_dict("records"), gold_ids, strict=True):
+            qid = str(q["question_id"])
+            if aid is not None:
+                a = by_id.loc[aid]
+                add(qid, 1, aid, a["date"], a["title"], a["text"], gold_max_words)
+            elif _str(q.get("gold_text")) is not None:
+                add(qid, 1, None, None, q.get("gold_title"), q.get("gold_text"), gold_max_words)
+        return context_frame(rows)
+    if setting.kind == RAG:
+        label = setting.cutoff_label
+        hits = retrieval.loc[retrieval["rag_cutoff"] == label].sort_values(
+            ["question_id", "rank"], kind="stable"
+        )
+        wanted = set(questions["question_id"].astype(str))
+        for qid, rank, aid in zip(
+            hits["question_id"], hits["rank"], hits["article_id"], strict=True
+        ):
+            if str(qid) not in wanted:
+                continue
+            a = by_id.loc[str(aid)]
+            add(str(qid), int(rank), str(aid), a["date"], a["title"], a["text"], max_words)
+        return context_frame(rows)
+    raise ValueError(f"unknown setting kind {setting.kind!r}")
+
+
+def context_summary(contexts: pd.DataFrame, questions: pd.DataFrame) -> dict[str, Any]:
+    """How many questions a setting's context table gives articles, and how many on
+    average (questions without any count as 0)."""
+    shown = contexts.groupby("question_id").size()
+    mean = shown.reindex(questions["question_id"]).fillna(0).mean() if len(questions) else 0.0
+    return {
+        "questions_with_context": int(len(shown)),
+        "questions_without_context": int(len(questions) - len(shown)),
+        "mean_articles": round(float(mean), 4),
+    }

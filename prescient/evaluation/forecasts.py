@@ -1,0 +1,164 @@
+"""From a reply to a forecast: the probability of every answer, for each elicitation.
+
+Every scored row carries ``probs``, a forecast over the question's answers in prompt
+order (true/false: P(Yes), P(No); multiple choice: one per option), whatever way it was
+asked for (:data:`~prescient.evaluation.settings.ELICITATIONS`):
+
+- ``label``: the answer read as the papers read it
+  (:func:`~prescient.evaluation.parsing.parse_answer`), as a
+  forecast that puts all its probability on that answer (``prob_source = "label"``).
+- ``verbal_probability``: the stated probabilities
+  (:func:`~prescient.evaluation.probability.parse_probability`,
+  ``"stated"``; what was clamped, normalised or filled is in ``prob_adjusted``).
+- ``token_logprobs``: the probabilities the model gave the allowed answers, renormalised
+  over them (:func:`prescient.llm.answer_logprobs.answer_distribution`, ``"tokens"``).
+- ``crowd``: an imported question set's crowd or market probability (:func:`crowd_rows`).
+
+A reply from which no forecast can be read (a refusal, a parse failure, a reply without
+log-probabilities of the answers) is scored as the uninformed forecast, uniform over the
+answers (``"uniform_fill"``): the probabilistic counterpart of counting it wrong, as the
+papers count unparsed labels. It is never left out, so every elicitation is scored on
+the same questions; how many were filled is reported beside the scores.
+
+Scores per row (:func:`row_scores`): the Brier score, binary ``(P(Yes) - y)^2`` for
+true/false questions and summed over the options for multiple choice (as
+:mod:`prescient.proper_scores` defines them), and the log score ``-ln p(true answer)``
+with the probability clipped at :data:`prescient.proper_scores.LOG_CLIP`, so that one
+certain wrong answer costs a finite 13.8 nats. Both are rounded to 12 decimals: the same
+bytes on every machine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from prescient.evaluation.parsing import parse_answer
+from prescient.evaluation.probability import parse_probability
+from prescient.evaluation.settings import LABEL, TOKENS, VERBAL
+from prescient.llm.answer_logprobs import AnswerLogprobsError, answer_distribution
+from prescient.proper_scores import LOG_CLIP
+from prescient.vocab import TF
+
+LABEL_SOURCE = "label"
+STATED = "stated"
+TOKEN_SOURCE = "tokens"
+UNIFORM_FILL = "uniform_fill"
+CROWD = "crowd"
+"""``prob_source`` values, and the model name of crowd rows."""
+PROB_SOURCES = (LABEL_SOURCE, STATED, TOKEN_SOURCE, UNIFORM_FILL, CROWD)
+NO_ANSWER_LOGPROBS = "no_answer_logprobs"
+"""The ``parse_rule`` of a ``token_logprobs`` reply that holds no usable probability."""
+DIGITS = 12
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """A reply read as a forecast.
+
+    Attributes:
+        probs: over the answers in prompt order, summing to 1.
+        index: the label answer (the most probable; the first on a tie), or None when
+            nothing was read.
+        refused, parse_failed, rule: as the label parser reports them.
+        source: ``prob_source`` (module doc).
+        adjusted: what was done to stated values (``clamped``, ``normalized``,
+            ``filled``, comma-separated), or None.
+    """
+
+    probs: tuple[float, ...]
+    index: int | None
+    refused: bool
+    parse_failed: bool
+    rule: str
+    source: str
+    adjusted: str | None = None
+
+
+def uniform(n: int) -> tuple[float, ...]:
+    """The uninformed forecast over ``n`` answers."""
+    return tuple(1.0 / n for _ in range(n))
+
+
+def one_hot(index: int, n: int) -> tuple[float, ...]:
+    """All probability on answer ``index``."""
+    return tuple(1.0 if i == index else 0.0 for i in range(n))
+
+
+def most_probable(probs: Sequence[float]) -> int:
+    """The label of a forecast: the most probable answer, the first on a tie."""
+    return max(range(len(probs)), key=lambda i: (probs[i], -i))
+
+
+def _rounded(probs: Sequence[float]) -> tuple[float, ...]:
+    return tuple(round(float(p), DIGITS) for p in probs)
+
+
+def read_forecast(
+    elicitation: str, text: str | None, qtype: str, choices: Sequence[str]
+) -> Forecast:
+    """The forecast of one reply (module doc).
+
+    Args:
+        elicitation: how it was asked for.
+        text: the raw reply (None: no text).
+        qtype: ``tf`` or ``mc``.
+        choices: the options in prompt order (``["Yes", "No"]`` for TF).
+
+    Raises:
+        ValueError: an unknown elicitation.
+    """
+    n = 2 if qtype == TF else len(choices)
+    if elicitation == LABEL:
+        a = parse_answer(text, qtype, list(choices))
+        if a.index is None:
+            return Forecast(uniform(n), None, a.refused, a.parse_failed, a.rule, UNIFORM_FILL)
+        return Forecast(one_hot(a.index, n), a.index, False, False, a.rule, LABEL_SOURCE)
+    if elicitation == VERBAL:
+        p = parse_probability(text, qtype, list(choices))
+        if p.probs is None:
+            return Forecast(uniform(n), None, p.refused, p.parse_failed, p.rule, UNIFORM_FILL)
+        flags = [f for f in ("clamped", "normalized", "filled") if getattr(p, f)]
+        probs = _rounded(p.probs)
+        return Forecast(
+            probs, most_probable(probs), False, False, p.rule, STATED, ",".join(flags) or None
+        )
+    if elicitation == TOKENS:
+        try:
+            dist = answer_distribution(text or "")
+        except AnswerLogprobsError:
+            dist = []
+        if len(dist) != n:
+            return Forecast(uniform(n), None, False, True, NO_ANSWER_LOGPROBS, UNIFORM_FILL)
+        probs = _rounded(dist)
+        return Forecast(probs, most_probable(probs), False, False, TOKEN_SOURCE, TOKEN_SOURCE)
+    raise ValueError(f"unknown elicitation {elicitation!r}")
+
+
+def row_scores(probs: Sequence[float], answer_index: int, qtype: str) -> tuple[float, float]:
+    """``(brier, log_score)`` of one forecast (module doc)."""
+    if qtype == TF:
+        outcome = 1.0 if answer_index == 0 else 0.0
+        brier = (float(probs[0]) - outcome) ** 2
+    else:
+        brier = sum(
+            (float(p) - (1.0 if i == answer_index else 0.0)) ** 2 for i, p in enumerate(probs)
+        )
+    log_score = -math.log(max(float(probs[answer_index]), LOG_CLIP))
+    return round(brier, DIGITS), round(log_score, DIGITS)
+
+
+def crowd_probs(value: object, qtype: str, n: int) -> tuple[float, ...] | None:
+    """An evaluated question's ``crowd_prob`` as a forecast over its answers, or None
+    when it has none (the column holds the forecast over the answers already, checked
+    when the question was read)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    try:
+        values = [float(v) for v in value]  # type: ignore[attr-defined]
+    except TypeError:
+        return None
+    if len(values) != (2 if qtype == TF else n):
+        return None
+    return _rounded(values)

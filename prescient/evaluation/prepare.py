@@ -1,0 +1,158 @@
+"""Everything the evaluation cells read, prepared once: retrieval and every setting's context.
+
+:func:`prepare_contexts` indexes the corpus, retrieves for every question under every
+RAG cutoff of the grid (exact per-cutoff BM25, :mod:`prescient.retrieval.search`),
+audits the result against the visibility rule, and builds one context table per
+setting (:mod:`prescient.evaluation.contexts`), with the metrics of all of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from prescient import dates
+from prescient.evaluation.contexts import (
+    build_contexts,
+    context_summary,
+    match_gold,
+)
+from prescient.evaluation.settings import EvalSettings
+from prescient.retrieval.search import ArticleIndex, RetrievalSettings, window_violations
+from prescient.retrieval.visibility import describe_rule
+from prescient.vocab import MC, TF
+
+logger = logging.getLogger(__name__)
+
+
+class VisibilityError(RuntimeError):
+    """A retrieved article lies outside its question's visibility window."""
+
+
+@dataclass(frozen=True)
+class PreparedContexts:
+    """The evaluated questions (gold articles matched), the retrieval table, each
+    setting's context table (by setting name) and metrics."""
+
+    questions: pd.DataFrame
+    retrieval: pd.DataFrame
+    contexts: dict[str, pd.DataFrame]
+    metrics: dict[str, Any]
+
+
+def _counts(questions: pd.DataFrame) -> dict[str, int]:
+    return {
+        "n": len(questions),
+        TF: int((questions["qtype"] == TF).sum()),
+        MC: int((questions["qtype"] == MC).sum()),
+    }
+
+
+def source_metrics(questions: pd.DataFrame) -> dict[str, Any]:
+    """Per source: counts by type, forecast dates, path and file checksum."""
+    out: dict[str, Any] = {}
+    for name, part in questions.groupby("source", sort=True):
+        out[str(name)] = {
+            **_counts(part),
+            "with_forecast_date": int(part["forecast_date"].notna().sum()),
+            "path": str(part["source_path"].iloc[0]),
+            "checksum": str(part["source_checksum"].iloc[0]),
+        }
+    return out
+
+
+def visibility_metrics(questions: pd.DataFrame, gap_days: int) -> dict[str, Any]:
+    """The rule the run used, and how many windows the forecast date ends (it binds when
+    it comes before the resolution date minus the gap)."""
+    forecast = [dates.optional_date(d) for d in questions["forecast_date"]]
+    res = [dates.as_date(d) for d in questions["resolution_date"]]
+    binding = sum(
+        1 for f, r in zip(forecast, res, strict=True) if f is not None and (r - f).days > gap_days
+    )
+    return {
+        "rule": describe_rule(gap_days),
+        "gap_days": gap_days,
+        "questions_with_forecast_date": sum(f is not None for f in forecast),
+        "forecast_date_ends_window": binding,
+    }
+
+
+def prepare_contexts(
+    questions: pd.DataFrame,
+    articles: pd.DataFrame,
+    retrieval: RetrievalSettings,
+    grid: EvalSettings,
+    *,
+    progress: bool = False,
+) -> PreparedContexts:
+    """Retrieval and contexts for every setting of the grid.
+
+    Args:
+        questions: the evaluated question table (normalised, sampled).
+        articles: the ingested corpus.
+        retrieval: params ``retrieval``.
+        grid: params ``eval`` (its settings; the models play no part here).
+        progress: progress bars while indexing and retrieving.
+
+    Raises:
+        VisibilityError: a retrieved article is dated on or after its question's
+            resolution date, forecast date or window end. The index cannot produce one; the audit makes
+            sure no table that shows one is ever written.
+    """
+    start = time.perf_counter()
+    gold, gold_counts = match_gold(questions, articles)
+    questions = questions.assign(
+        article_id=pd.Series(
+            [g if g is not None else a for g, a in zip(gold, questions["article_id"], strict=True)],
+            index=questions.index,
+            dtype="string",
+        )
+    )
+    index = ArticleIndex(articles, retrieval, progress=progress)
+    built = time.perf_counter()
+    table = index.retrieve_table(questions, grid.rag_cutoffs, progress=progress)
+    logger.info(
+        "indexed %d articles in %.1fs; %d queries in %.1fs",
+        len(index),
+        built - start,
+        len(questions) * len(grid.rag_cutoffs),
+        time.perf_counter() - built,
+    )
+    violations = window_violations(table, questions)
+    if violations:
+        raise VisibilityError(
+            f"{violations} retrieved articles are not before their visibility window's end"
+        )
+    contexts = {
+        setting.name: build_contexts(
+            setting,
+            questions,
+            articles,
+            table,
+            max_words=retrieval.max_words,
+            gold_max_words=retrieval.gold_max_words,
+        )
+        for setting in grid.settings
+    }
+    metrics = {
+        "questions": _counts(questions),
+        "sources": source_metrics(questions),
+        "gold": gold_counts,
+        "visibility": {
+            **visibility_metrics(questions, retrieval.gap_days),
+            **index.gold_visibility(questions, grid.rag_cutoffs, table),
+        },
+        "index": {
+            "articles": len(index),
+            "terms": index.bm25.n_terms,
+            "postings": int(len(index.bm25.post_docs)),
+        },
+        "retrieval_rows": len(table),
+        "leakage_violations": violations,
+        "settings": {name: context_summary(ctx, questions) for name, ctx in contexts.items()},
+    }
+    return PreparedContexts(questions, table, contexts, metrics)
