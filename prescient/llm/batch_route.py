@@ -50,6 +50,7 @@ from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
 from prescient.llm.direct import DIRECT_BASES
 from prescient.llm.limits import Clock
 from prescient.llm.logprobs import CHAT
+from prescient.llm.planning import Planned
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
@@ -58,9 +59,6 @@ from prescient.llm.transport_base import USAGE_FIELDS
 from prescient.llm.types import LLMRequest, Reply
 
 logger = logging.getLogger(__name__)
-
-Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
-"""A request, its model entry, its generation params and its ledger key."""
 
 MakeEntry = Callable[[Planned, Reply | None, str | None], Entry]
 """The ledger entry of a request's reply (one attempt), or of its error."""
