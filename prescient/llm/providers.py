@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from prescient.llm.answer_logprobs import ANSWER_LOGPROBS, request_answers
 from prescient.llm.baselines import baseline_answer, baseline_answer_logprobs
 from prescient.llm.embedded import LOCAL, LOCAL_EVAL
 from prescient.llm.llama_machine import llama_provenance
 from prescient.llm.logprobs import LOGPROBS, DocScore, request_text
+from prescient.llm.routes import IN_PROCESS, Route
 from prescient.llm.scripted import scripted_answer, scripted_answer_logprobs, scripted_score
 from prescient.llm.transport_base import Call, ProviderError, token_usage
 from prescient.llm.types import Reply
@@ -47,6 +48,9 @@ class InProcessTransport:
     Failures are deterministic (a missing file, an unknown script), so they are not
     retried.
     """
+
+    route: ClassVar[Route] = IN_PROCESS
+    """What it serves (:mod:`prescient.llm.routes`)."""
 
     retries = False
 
