@@ -13,8 +13,9 @@ fsync no longer caps a concurrent batch at a few hundred responses per second. T
 async path (``append_async``, what the gateway uses) writes on the ledger's own thread,
 so a slow disk never occupies the event loop's default executor.
 
-This module is the writer and the index of servable answers (:class:`Ledger`); the line
-format (keys, answer hashes, which lines are entries) is :mod:`prescient.llm.ledger_format`
+This module is the writer and the index of servable answers (:class:`Ledger`: successes
+whose key is the hash of their own request and whose answer matches its hash, the first
+one per key); the line format (keys, answer hashes, which lines are entries) is :mod:`prescient.llm.ledger_format`
 and reading a file :mod:`prescient.llm.ledger_read`. Their public names are importable
 from here too (``__all__``): the ledger is one thing to its users.
 """
