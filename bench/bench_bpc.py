@@ -44,9 +44,10 @@ from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc  # noqa: E402
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings  # noqa: E402
 from prescient.corpus.ingest import ingest_corpus  # noqa: E402
 from prescient.corpus.settings import CorpusSettings, IngestSettings  # noqa: E402
+from prescient.llm.embedded import LocalLlamaProvider  # noqa: E402
 from prescient.llm.llama_eval import LlamaEval  # noqa: E402
+from prescient.llm.llama_machine import default_threads  # noqa: E402
 from prescient.llm.logprobs import windows  # noqa: E402
-from prescient.llm.providers import LocalLlamaProvider, default_threads  # noqa: E402
 from prescient.llm.registry import load_registry  # noqa: E402
 from prescient.llm.settings import GatewaySettings  # noqa: E402
 from prescient.plumbing import params  # noqa: E402

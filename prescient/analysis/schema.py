@@ -383,7 +383,7 @@ BASELINE_PROVIDER = "baseline"
 
 def is_baseline(entry: Mapping[str, Any]) -> bool:
     """Whether a registry entry is a baseline: its ``litellm_model`` provider is
-    ``baseline`` (:mod:`prescient.llm.providers`)."""
+    ``baseline`` (:mod:`prescient.llm.baselines`)."""
     provider = str(entry.get("litellm_model") or "").split("/", 1)[0]
     return provider == BASELINE_PROVIDER
 

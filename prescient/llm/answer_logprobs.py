@@ -32,10 +32,10 @@ Methods, one per kind of transport:
   best-matching token there (the highest among the tokens of the same core), null when
   none of the top tokens is that answer. An approximation: the tokens outside the top
   list, and answers spelled over several tokens, are not seen.
-- ``baseline`` (``baseline/`` reference floors, :mod:`prescient.llm.providers`): the
+- ``baseline`` (``baseline/`` reference floors, :mod:`prescient.llm.baselines`): the
   uniform distribution for ``random``, all mass (``ln p = 0``, the others null) on the
   baseline's answer for ``always-yes`` and ``first-choice``.
-- ``scripted``: test scripts (:func:`prescient.llm.providers.register_answer_script`).
+- ``scripted``: test scripts (:func:`prescient.llm.scripted.register_answer_script`).
 """
 
 from __future__ import annotations

@@ -1,25 +1,28 @@
-"""OpenAI-style Batch API: many chat requests sent as one file, at the batch price.
+"""Batch APIs: many chat requests sent as one job, at the batch price.
 
 The major providers answer a batch within a day at about half the price of the same
-requests sent one by one. The protocol (OpenAI's Batch API; Together, Groq and vLLM's
-batch runner speak it too):
-
-1. the requests as JSON Lines, one per request: ``{"custom_id": <ledger key>,
-   "method": "POST", "url": "/v1/chat/completions", "body": {...}}``;
-2. ``POST /files`` (multipart, ``purpose=batch``) uploads them;
-3. ``POST /batches`` creates the batch from that file;
-4. ``GET /batches/<id>`` is polled until the batch is ``completed``, ``failed``,
-   ``expired`` or ``cancelled``;
-5. ``GET /files/<id>/content`` of its output and error files: one line per request,
-   ``{"custom_id", "response": {"status_code", "body"}, "error"}``.
+requests sent one by one. Each provider's API has its own shape, one module each behind
+:class:`BatchAPI`: OpenAI's Batch API (:mod:`prescient.llm.batch_openai`; Together, Groq
+and vLLM's batch runner speak it too) and Anthropic's Message Batches API
+(:mod:`prescient.llm.batch_anthropic`). Which one a model's batches go to is declared
+in :mod:`prescient.llm.routes`. Whatever the API, a batch's requests are keyed by their
+ledger keys (each request's ``custom_id``), and :func:`run_batch` submits, polls and
+reads them the same way.
 
 **Never submitted twice.** A :class:`BatchJournal` (JSON Lines, each line fsync'd) records
-a batch before it is created (its digest: a hash of its sorted ledger keys, also sent as
-the batch's metadata) and its id right after. A killed stage reads the journal and polls
-the batch it submitted instead of submitting again; a kill between the two lines is
-covered by the metadata, which finds the batch on the server. A request the batch
-did not answer (a failed line, an expired batch) comes back as an error and is recorded
-as a failed call, like any other.
+a batch before it is created (its digest: a hash of its sorted ledger keys) and its id
+right after. A killed stage reads the journal and polls the batch it submitted instead
+of submitting again. A kill between the two lines is covered where the API keeps
+metadata with a batch (OpenAI's: the digest is sent as the batch's metadata, and
+:meth:`BatchAPI.find` finds the batch on the server); an API without metadata
+(Anthropic's) cannot tell that batch from another, so a kill in that instant submits the
+batch again on the rerun. A request the batch did not answer (a failed line, an expired
+batch) comes back as an error and is recorded as a failed call, like any other.
+
+Reads that fail for a passing reason (a connection error, a timeout, a 429 or 5xx) are
+retried under the retry policy given to the API (a status poll runs for hours); uploads
+and creations are not (a repeated creation could pay twice: the journal covers a lost
+one on the rerun).
 """
 
 from __future__ import annotations
@@ -30,17 +33,19 @@ import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from prescient.llm.transport_base import HTTPSession
+from prescient.llm.limits import Clock
+from prescient.llm.registry import ModelSpec
+from prescient.llm.retry import RetryPolicy, is_retryable
+from prescient.llm.transport_base import HTTPSession, Messages
 
 logger = logging.getLogger(__name__)
 
-ENDPOINT = "/v1/chat/completions"
-TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
-METADATA_KEY = "prescient_batch"
+ReplyFields = tuple[str, str | None, dict[str, int]]
+"""A reply's text, why generation stopped, and its prompt and completion token counts."""
 
 
 def batch_digest(keys: Iterable[str]) -> str:
@@ -51,10 +56,132 @@ def batch_digest(keys: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class Outcome:
-    """One request's result from a batch: the chat-completion body, or why there is none."""
+    """One request's result from a batch: the provider's reply body, or why there is none."""
 
     body: Mapping[str, Any] | None
     error: str | None
+
+
+@dataclass(frozen=True)
+class BatchState:
+    """A batch's status as last read.
+
+    Attributes:
+        status: the provider's word for it (``completed``, ``expired``, ``ended``, ...).
+        done: the batch will change no more: its results can be read.
+        info: the provider's whole status object (where its results are).
+    """
+
+    status: str
+    done: bool
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+class BatchAPI(Protocol):
+    """One provider's batch endpoints, as :func:`run_batch` and the batch route use them."""
+
+    def request_body(
+        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """What one request of the batch asks (the provider's request shape)."""
+        ...
+
+    def reply_fields(self, body: Mapping[str, Any]) -> ReplyFields:
+        """Text, finish reason and token counts of one answered request's body."""
+        ...
+
+    async def find(self, digest: str) -> str | None:
+        """The id of a batch created with this digest, if the server can tell (None)."""
+        ...
+
+    async def submit(self, bodies: Mapping[str, Mapping[str, Any]], digest: str) -> str:
+        """Create a batch of ``bodies`` (ledger key -> request body); returns its id."""
+        ...
+
+    async def poll(self, batch_id: str) -> BatchState:
+        """The batch's status now."""
+        ...
+
+    async def results(self, state: BatchState, wanted: set[str]) -> dict[str, Outcome]:
+        """The outcomes of a finished batch, for the keys asked for."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        ...
+
+
+class BatchError(RuntimeError):
+    """The batch endpoints refused a request (the message has the status and body;
+    ``status_code`` the status, which the retry policy reads)."""
+
+    def __init__(self, message: str, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class BatchHTTP:
+    """What the batch APIs share: an aiohttp session, one request (:meth:`_request`), and
+    reads retried for passing reasons when a retry policy is given (module doc).
+
+    Args:
+        base: the API's base URL; request paths are relative to it.
+        headers: sent with every request (the key lives here only).
+        timeout_s: seconds one request may take.
+        retry: the policy reads are retried under (None: no retries).
+        clock: the clock retries wait on (required with ``retry``).
+    """
+
+    def __init__(
+        self,
+        base: str,
+        headers: Mapping[str, str],
+        timeout_s: float,
+        retry: RetryPolicy | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.base = base.rstrip("/")
+        self.headers = dict(headers)
+        self.timeout_s = timeout_s
+        self.retry = retry
+        self.clock = clock
+        self.http = HTTPSession()
+
+    async def _request(self, method: str, path: str, **kw: Any) -> bytes:
+        import aiohttp
+
+        session = await self.http.get()
+        timeout = aiohttp.ClientTimeout(total=self.timeout_s)
+        url = self.base + path
+        async with session.request(
+            method, url, headers=self.headers, timeout=timeout, **kw
+        ) as resp:
+            raw: bytes = await resp.read()
+            if resp.status >= 400:
+                raise BatchError(f"{method} {path}: HTTP {resp.status}: {raw[:200]!r}", resp.status)
+            return raw
+
+    async def _call(self, method: str, path: str, **kw: Any) -> bytes:
+        """:meth:`_request`, a read retried when it fails for a passing reason."""
+        import aiohttp
+
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self._request(method, path, **kw)
+            except Exception as exc:
+                if self.retry is None or self.clock is None:
+                    raise
+                passing = isinstance(exc, aiohttp.ClientError) or is_retryable(exc)
+                if method != "GET" or not passing or attempt >= self.retry.max_tries:
+                    raise
+                delay = self.retry.delay(attempt, exc, self.clock.now())
+                logger.debug("batch %s %s: retry in %.2fs after %s", method, path, delay, exc)
+                await self.clock.sleep(delay)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
 
 
 @dataclass
@@ -121,111 +248,6 @@ class BatchJournal:
         self._write({"event": "collected", "digest": digest, "status": status})
 
 
-class BatchAPI:
-    """The files and batches endpoints of one OpenAI-compatible server (aiohttp)."""
-
-    def __init__(self, api_base: str, api_key: str | None, timeout_s: float) -> None:
-        self.base = api_base.rstrip("/")
-        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self.timeout_s = timeout_s
-        self.http = HTTPSession()
-
-    async def _request(self, method: str, path: str, **kw: Any) -> bytes:
-        import aiohttp
-
-        session = await self.http.get()
-        timeout = aiohttp.ClientTimeout(total=self.timeout_s)
-        url = self.base + path
-        async with session.request(
-            method, url, headers=self.headers, timeout=timeout, **kw
-        ) as resp:
-            raw: bytes = await resp.read()
-            if resp.status >= 400:
-                raise BatchError(f"{method} {path}: HTTP {resp.status}: {raw[:200]!r}", resp.status)
-            return raw
-
-    async def upload(self, jsonl: bytes) -> str:
-        import aiohttp
-
-        form = aiohttp.FormData()
-        form.add_field("purpose", "batch")
-        form.add_field("file", jsonl, filename="batch.jsonl", content_type="application/jsonl")
-        return str(json.loads(await self._request("POST", "/files", data=form))["id"])
-
-    async def create(self, file_id: str, digest: str) -> str:
-        body = {
-            "input_file_id": file_id,
-            "endpoint": ENDPOINT,
-            "completion_window": "24h",
-            "metadata": {METADATA_KEY: digest},
-        }
-        return str(json.loads(await self._request("POST", "/batches", json=body))["id"])
-
-    async def get(self, batch_id: str) -> dict[str, Any]:
-        return dict(json.loads(await self._request("GET", f"/batches/{batch_id}")))
-
-    async def find(self, digest: str) -> str | None:
-        """The id of the batch created with this digest's metadata, if the server has one."""
-        after: str | None = None
-        while True:
-            query = "?limit=100" + (f"&after={after}" if after else "")
-            page = json.loads(await self._request("GET", "/batches" + query))
-            for b in page.get("data", []):
-                if (b.get("metadata") or {}).get(METADATA_KEY) == digest:
-                    return str(b["id"])
-            if not page.get("has_more") or not page.get("data"):
-                return None
-            after = str(page["data"][-1]["id"])
-
-    async def content(self, file_id: str) -> bytes:
-        return await self._request("GET", f"/files/{file_id}/content")
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
-
-class BatchError(RuntimeError):
-    """The batch endpoints refused a request (the message has the status and body;
-    ``status_code`` the status, which the retry policy reads)."""
-
-    def __init__(self, message: str, status_code: int | None = None) -> None:
-        super().__init__(message)
-        self.status_code = status_code
-
-
-def request_lines(bodies: Mapping[str, Mapping[str, Any]]) -> bytes:
-    """The batch's input file: one request line per ledger key, in key order."""
-    lines = (
-        json.dumps(
-            {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": dict(bodies[key])},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
-        for key in sorted(bodies)
-    )
-    return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def read_results(raw: bytes, wanted: set[str]) -> dict[str, Outcome]:
-    """The outcomes in an output or error file, for the keys asked for."""
-    out: dict[str, Outcome] = {}
-    for line in raw.decode("utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
-        key = rec.get("custom_id")
-        if key not in wanted:
-            continue
-        resp = rec.get("response") or {}
-        status = int(resp.get("status_code") or 0)
-        if rec.get("error") or status >= 400 or not resp.get("body"):
-            detail = rec.get("error") or (resp.get("body") or {}).get("error") or status
-            out[key] = Outcome(None, f"batch request failed: {json.dumps(detail)[:300]}")
-        else:
-            out[key] = Outcome(dict(resp["body"]), None)
-    return out
-
-
 Sleep = Callable[[float], Awaitable[None]]
 Record = Callable[[Mapping[str, Outcome]], Awaitable[None]]
 
@@ -258,8 +280,8 @@ async def run_batch(
         if batch.batch_id is None:
             batch.batch_id = await api.find(batch.digest)
             if batch.batch_id is None:
-                lines = request_lines({k: bodies[k] for k in batch.keys if k in bodies})
-                batch.batch_id = await api.create(await api.upload(lines), batch.digest)
+                asked = {k: bodies[k] for k in batch.keys if k in bodies}
+                batch.batch_id = await api.submit(asked, batch.digest)
                 logger.info(
                     "%s: submitted batch %s (%d requests)", model, batch.batch_id, len(batch.keys)
                 )
@@ -279,24 +301,13 @@ class _Results(dict[str, Outcome]):
 
 async def _collect(batch: JournalBatch, api: BatchAPI, poll_s: float, sleep: Sleep) -> _Results:
     assert batch.batch_id is not None
-    while (info := await api.get(batch.batch_id))["status"] not in TERMINAL:
+    while not (state := await api.poll(batch.batch_id)).done:
         await sleep(poll_s)
     keys = set(batch.keys)
-    results = _Results()
-    for field in ("output_file_id", "error_file_id"):
-        if info.get(field):
-            results.update(read_results(await api.content(str(info[field])), keys))
-    results.status = str(info["status"])
+    results = _Results(await api.results(state, keys))
+    results.status = state.status
     for key in keys - set(results):
         results[key] = Outcome(
             None, f"batch {batch.batch_id} {results.status} without answering it"
         )
     return results
-
-
-def chat_reply_fields(body: Mapping[str, Any]) -> tuple[str, str | None, dict[str, int]]:
-    """Text, finish reason and token counts of a chat-completion body."""
-    choice = body["choices"][0]
-    usage = body.get("usage") or {}
-    counts = {k: int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens")}
-    return str(choice["message"].get("content") or ""), choice.get("finish_reason"), counts

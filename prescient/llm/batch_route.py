@@ -1,5 +1,5 @@
 """Batch mode: a model whose entry sets ``batch: true`` is asked through its provider's
-OpenAI-style Batch API (:mod:`prescient.llm.batch`) instead of one request at a time.
+batch API (:mod:`prescient.llm.batch`) instead of one request at a time.
 
 Within one ``Gateway.complete_many`` call, the model's chat requests that neither the
 stage's ledger nor the response store answers go out as one batch (``custom_id``: the
@@ -18,9 +18,14 @@ batch are not sent again (nor held back by the cost ceiling: they are already pa
 The journal is not a ledger (no ``.jsonl`` suffix, so the ledger tools never read it);
 once a batch is collected its answers live in the ledger and its lines are history.
 
-**Where.** The batch goes to the entry's first ``api_base`` (the files and batches
-endpoints of an OpenAI-compatible server), or OpenAI's API for ``openai/`` models without
-one; other providers need their OpenAI-compatible base URL as ``api_base``.
+**Where.** The transports that serve the model's chat requests declare the batch APIs
+their models may use (:mod:`prescient.llm.routes`); the first that takes the model is
+used. ``anthropic/`` models go to Anthropic's Message Batches API
+(:mod:`prescient.llm.batch_anthropic`; the entry's ``api_base``, else Anthropic's API);
+every other remote model to OpenAI's Batch API (:mod:`prescient.llm.batch_openai`) at the
+entry's first ``api_base`` (the files and batches endpoints of an OpenAI-compatible
+server), or OpenAI's API for ``openai/`` models without one; other providers need their
+OpenAI-compatible base URL as ``api_base``.
 
 **Cost.** A batched reply is priced at the Batch API's rates: the entry's ``price`` less
 its ``batch_discount``, else litellm's table's batch rates (OpenAI's models have them,
@@ -37,30 +42,29 @@ submitted batch for the rerun to poll.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from prescient.llm.batch import BatchAPI, BatchJournal, chat_reply_fields, run_batch
+from prescient.llm.batch import BatchAPI, BatchJournal, run_batch
 from prescient.llm.batch import Outcome as BatchOutcome
 from prescient.llm.cache import Entry, LedgerCache
 from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
-from prescient.llm.direct import DIRECT_BASES
 from prescient.llm.limits import Clock
 from prescient.llm.logprobs import CHAT
+from prescient.llm.planning import Planned
 from prescient.llm.registry import ModelSpec
-from prescient.llm.retry import RetryPolicy, describe, is_retryable
+from prescient.llm.retry import RetryPolicy, describe
+from prescient.llm.routes import BATCH_API_ROUTES, ROUTES, BatchAPIRoute
 from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
 from prescient.llm.transport_base import USAGE_FIELDS
-from prescient.llm.types import LLMRequest, Reply
+from prescient.llm.types import Reply
 
 logger = logging.getLogger(__name__)
-
-Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
-"""A request, its model entry, its generation params and its ledger key."""
 
 MakeEntry = Callable[[Planned, Reply | None, str | None], Entry]
 """The ledger entry of a request's reply (one attempt), or of its error."""
@@ -97,67 +101,48 @@ def journal_path(ledger_file: str | Path) -> Path:
     return path.with_name(path.name + JOURNAL_SUFFIX)
 
 
-def batch_base(spec: ModelSpec) -> str | None:
-    """Where ``spec``'s batches go: its first endpoint, else the provider's default (None:
-    unknown)."""
-    return spec.endpoints[0] or DIRECT_BASES.get(spec.provider)
-
-
-def batch_refusal(spec: ModelSpec) -> str | None:
-    """Why ``spec``'s entry cannot set ``batch: true`` (None: it can, or it does not)."""
-    if not spec.batch:
-        return None
-    if spec.in_process:
-        return "an in-process model answers at once: batch: true is for remote providers"
-    if batch_base(spec) is None:
-        return (
-            f"no Batch API endpoint is known for provider {spec.provider!r}: set api_base to "
-            "its OpenAI-compatible base URL (the one serving /files and /batches)"
-        )
+def batch_api_route(spec: ModelSpec) -> BatchAPIRoute | None:
+    """The batch API ``spec``'s batches go to: the first, among those the transports
+    serving its chat requests offer, that takes it (None: none does)."""
+    for route in ROUTES:
+        if route.accepts(spec, CHAT):
+            for name in route.batch_apis:
+                if BATCH_API_ROUTES[name].serves(spec):
+                    return BATCH_API_ROUTES[name]
     return None
 
 
-def request_body(spec: ModelSpec, req: LLMRequest, gen: Mapping[str, Any]) -> dict[str, Any]:
-    """The chat-completion body of a batch line (what the direct client posts)."""
-    return {
-        "model": spec.litellm_model.split("/", 1)[1],
-        "messages": [dict(m) for m in req.messages],
-        **gen,
-    }
+def batch_refusal(spec: ModelSpec) -> str | None:
+    """Why ``spec``'s entry cannot set ``batch: true`` (None: it can, or it does not),
+    in the words of the declarations (:mod:`prescient.llm.routes`)."""
+    if not spec.batch or batch_api_route(spec) is not None:
+        return None
+    for route in ROUTES:
+        if not route.accepts(spec, CHAT):
+            continue
+        if route.no_batch is not None:
+            return route.no_batch
+        for name in route.batch_apis:
+            reason = BATCH_API_ROUTES[name].refuses(spec)
+            if reason is not None:
+                return reason
+    return f"no batch API serves {spec.litellm_model}"
 
 
-class PatientBatchAPI(BatchAPI):
-    """:class:`~prescient.llm.batch.BatchAPI` whose reads are retried when they fail for a
-    passing reason (a status poll runs for hours); uploads and creations are not retried
-    (a repeated creation could pay twice: the journal covers a lost one on the rerun)."""
-
-    def __init__(
-        self,
-        api_base: str,
-        api_key: str | None,
-        timeout_s: float,
-        retry: RetryPolicy,
-        clock: Clock,
-    ) -> None:
-        super().__init__(api_base, api_key, timeout_s)
-        self.retry = retry
-        self.clock = clock
-
-    async def _request(self, method: str, path: str, **kw: Any) -> bytes:
-        import aiohttp
-
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return await super()._request(method, path, **kw)
-            except Exception as exc:
-                passing = isinstance(exc, aiohttp.ClientError) or is_retryable(exc)
-                if method != "GET" or not passing or attempt >= self.retry.max_tries:
-                    raise
-                delay = self.retry.delay(attempt, exc, self.clock.now())
-                logger.debug("batch %s %s: retry in %.2fs after %s", method, path, delay, exc)
-                await self.clock.sleep(delay)
+def make_batch_api(
+    spec: ModelSpec, api_key: str | None, timeout_s: float, retry: RetryPolicy, clock: Clock
+) -> BatchAPI:
+    """The client of ``spec``'s batch API (its module imported now), retrying reads."""
+    declared = batch_api_route(spec)
+    if declared is None:  # Gateway.check refused the entry
+        raise ValueError(f"{spec.name}: {batch_refusal(spec)}")
+    base = declared.base(spec)
+    assert base is not None  # the declaration serves only models it knows a base for
+    module, _, name = declared.target.partition(":")
+    api: BatchAPI = getattr(importlib.import_module(module), name)(
+        base, api_key, timeout_s, retry, clock
+    )
+    return api
 
 
 class BatchRoute:
@@ -246,17 +231,16 @@ class BatchRoute:
         gw = self.gateway
         spec = next(iter(group.values()))[1]
         api_key = os.environ.get(spec.api_key_env) if spec.api_key_env else None
-        base = batch_base(spec)
-        assert base is not None  # Gateway.check refused the entry otherwise
         timeout_s = spec.timeout_s or gw.settings.timeout_s
-        api = PatientBatchAPI(base, api_key, timeout_s, gw.retry, gw.clock)
+        api = make_batch_api(spec, api_key, timeout_s, gw.retry, gw.clock)
         journal = BatchJournal(journal_path(gw.cache.ledger.path))
-        bodies = {key: request_body(spec, p[0], p[2]) for key, p in group.items()}
+        bodies = {key: api.request_body(spec, p[0].messages, p[2]) for key, p in group.items()}
 
         async def record(outcomes: Mapping[str, BatchOutcome]) -> None:
             for key in sorted(outcomes):
                 if key in group and key not in self._entries:
-                    await self._record(group[key], outcomes[key].body, outcomes[key].error)
+                    outcome = outcomes[key]
+                    await self._record(group[key], outcome.body, outcome.error, api)
 
         try:
             await run_batch(
@@ -266,21 +250,25 @@ class BatchRoute:
             error = f"batch: {self.scrub(describe(exc))}"
             logger.warning("%s: %s", spec.name, error)
             for key in sorted(set(group) - set(self._entries)):
-                await self._record(group[key], None, error)
+                await self._record(group[key], None, error, api)
         finally:
             await api.aclose()
             for key in group:
                 gw.cache.claims.release(key)
 
     async def _record(
-        self, planned: Planned, body: Mapping[str, Any] | None, error: str | None
+        self,
+        planned: Planned,
+        body: Mapping[str, Any] | None,
+        error: str | None,
+        api: BatchAPI,
     ) -> None:
         gw = self.gateway
         req, spec, gen, key = planned
         reply = None
         if body is not None:
             try:
-                text, finish, counts = chat_reply_fields(body)
+                text, finish, counts = api.reply_fields(body)
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
                 error = f"batch reply unusable ({type(exc).__name__}): {str(body)[:120]}"
             else:

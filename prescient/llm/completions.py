@@ -66,7 +66,7 @@ import json
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from prescient.llm.logprobs import (
     DocScore,
@@ -76,7 +76,7 @@ from prescient.llm.logprobs import (
     request_text,
     segmenting_from_params,
 )
-from prescient.llm.registry import ModelSpec
+from prescient.llm.routes import COMPLETIONS, Route
 from prescient.llm.transport_base import (
     APIConnectionError,
     Call,
@@ -88,9 +88,6 @@ from prescient.llm.types import Reply
 
 SCORER = "completions_echo"
 """The scoring method's name (the ``scorer`` param of its requests)."""
-
-COMPLETIONS_PROVIDERS = frozenset({"hosted_vllm", "openai", "text-completion-openai"})
-"""Providers whose models are scored through a completions server, given an api_base."""
 
 MARGIN = 8
 """Tokens a cut reply must hold beyond its window (the module docstring)."""
@@ -107,11 +104,6 @@ made, so that its reply seldom falls short of the margin."""
 
 GROWTH = 1.25
 """How much longer than the characters per token seen a re-sent cut is made."""
-
-
-def completions_supported(spec: ModelSpec) -> bool:
-    """True when the model is served by a self-hosted completions server."""
-    return spec.provider in COMPLETIONS_PROVIDERS and bool(spec.endpoints[0])
 
 
 def completions_url(api_base: str) -> str:
@@ -185,6 +177,9 @@ def parse_echo(prompt: str, data: Mapping[str, Any]) -> Echo:
 
 class CompletionsTransport:
     """One aiohttp session per batch, reading texts' log-probabilities from servers."""
+
+    route: ClassVar[Route] = COMPLETIONS
+    """What it serves (:mod:`prescient.llm.routes`)."""
 
     retries = True
 

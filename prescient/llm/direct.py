@@ -28,9 +28,8 @@ litellm ships (:mod:`prescient.llm.prices`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from prescient.llm.answer_logprobs import (
     ANSWER_LOGPROBS,
@@ -40,7 +39,7 @@ from prescient.llm.answer_logprobs import (
     request_answers,
 )
 from prescient.llm.prices import price
-from prescient.llm.registry import ModelSpec
+from prescient.llm.routes import DIRECT, DIRECT_BASES, Route
 from prescient.llm.transport_base import (
     USAGE_FIELDS,
     APIConnectionError,
@@ -51,19 +50,6 @@ from prescient.llm.transport_base import (
 )
 from prescient.llm.types import Reply
 
-DIRECT_BASES: Mapping[str, str | None] = {
-    "openai": "https://api.openai.com/v1",
-    "hosted_vllm": None,  # an api_base is required
-}
-"""Providers served directly, with their default base URL (None: the entry must set one)."""
-
-
-def direct_supported(spec: ModelSpec) -> bool:
-    """True when the model's provider speaks the OpenAI wire format and has a base URL."""
-    if spec.provider not in DIRECT_BASES:
-        return False
-    return bool(spec.endpoints[0] or DIRECT_BASES[spec.provider])
-
 
 def _url(call: Call) -> str:
     base = (call.api_base or DIRECT_BASES[call.spec.provider] or "").rstrip("/")
@@ -72,6 +58,9 @@ def _url(call: Call) -> str:
 
 class DirectTransport:
     """One aiohttp session per batch, posting OpenAI chat-completion requests."""
+
+    route: ClassVar[Route] = DIRECT
+    """What it serves (:mod:`prescient.llm.routes`)."""
 
     retries = True
 

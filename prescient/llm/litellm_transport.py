@@ -8,8 +8,9 @@ direct client (:mod:`prescient.llm.direct`), and for every API model when
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, ClassVar
 
+from prescient.llm.routes import LITELLM, Route
 from prescient.llm.transport_base import USAGE_FIELDS, Call
 from prescient.llm.types import Reply
 
@@ -17,6 +18,9 @@ from prescient.llm.types import Reply
 class LiteLLMTransport:
     """``litellm.acompletion`` with litellm's own retries off (the gateway retries, with
     the ledger's accounting). litellm is imported only when a batch needs it."""
+
+    route: ClassVar[Route] = LITELLM
+    """What it serves (:mod:`prescient.llm.routes`)."""
 
     retries = True
 

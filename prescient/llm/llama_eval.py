@@ -313,7 +313,7 @@ class LlamaEvals:
 
     Args:
         models: ``local/`` model name -> function returning its GGUF file
-            (:attr:`prescient.llm.providers.LocalLlamaProvider.GGUF`).
+            (:attr:`prescient.llm.embedded.LocalLlamaProvider.GGUF`).
         threads: the llama.cpp thread count, asked when a model loads.
     """
 

@@ -79,7 +79,7 @@ class LlamaTokenCounter:
 @functools.cache
 def local_counter(name: str) -> LlamaTokenCounter:
     """The exact counter of the embedded model ``local/<name>`` (loaded once a process)."""
-    from prescient.llm.providers import LocalLlamaProvider
+    from prescient.llm.embedded import LocalLlamaProvider
 
     if name not in LocalLlamaProvider.GGUF:
         raise ProviderError(

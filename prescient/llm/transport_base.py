@@ -32,6 +32,18 @@ from prescient.llm.types import Reply
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 """The token counts a reply's ``usage`` holds, whatever the transport."""
 
+Messages = Sequence[Mapping[str, Any]]
+"""A request's chat messages."""
+
+
+def token_usage(prompt: int, completion: int) -> dict[str, int]:
+    """A reply's ``usage`` from its prompt and completion token counts."""
+    return {
+        USAGE_FIELDS[0]: prompt,
+        USAGE_FIELDS[1]: completion,
+        USAGE_FIELDS[2]: prompt + completion,
+    }
+
 
 @dataclass(frozen=True)
 class Call:
@@ -50,7 +62,7 @@ class Call:
             ``answer_logprobs`` (:mod:`prescient.llm.answer_logprobs`).
         options: the request's unkeyed computation options (``LLMRequest.options``).
         tags: the request's identifiers (``LLMRequest.tags``), not keyed: only the
-            random baseline reads one, to draw per question (:mod:`prescient.llm.providers`).
+            random baseline reads one, to draw per question (:mod:`prescient.llm.baselines`).
     """
 
     spec: ModelSpec

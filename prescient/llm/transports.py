@@ -22,9 +22,13 @@ kinds it supports:
   log-probabilities from a self-hosted OpenAI-compatible completions server (echoed
   prompt log-probabilities), whatever ``llm.transport`` says.
 
-A log-probability request for any other model (a chat-only API, a baseline), and an
-answer log-probability request for a model only litellm serves, are refused before
-anything is sent (:func:`refusal` says why).
+Each transport declares what it serves in :mod:`prescient.llm.routes` (the request
+kinds, a predicate on the model's entry per kind, the batch APIs its models may use):
+a request goes to the first transport in :data:`~prescient.llm.routes.ROUTES` that
+serves it, unless ``llm.transport`` names another transport that serves it too. A
+request no transport serves (the log-probabilities of a chat-only API or of a baseline,
+the answer log-probabilities of a model only litellm serves) is refused before anything
+is sent (:func:`refusal` says why, in the words of the kind's server).
 
 :data:`TRANSPORT_MODULES` names each transport's class by its module, which is imported
 when a batch first needs that transport; a batch of in-process models never loads the
@@ -37,14 +41,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
-from prescient.llm.answer_logprobs import ANSWER_LOGPROBS
-from prescient.llm.completions import COMPLETIONS_PROVIDERS, completions_supported
-from prescient.llm.direct import direct_supported
 from prescient.llm.endpoints import EndpointPools, SpreadTransport
 from prescient.llm.heap import freeze_imports
-from prescient.llm.logprobs import CHAT, KINDS, LOGPROBS
+from prescient.llm.logprobs import CHAT, KINDS
 from prescient.llm.registry import ModelSpec
+from prescient.llm.routes import ROUTES, Route
 from prescient.llm.transport_base import Transport
+
+ROUTES_BY_NAME: Mapping[str, Route] = {r.name: r for r in ROUTES}
+"""Every transport's declaration by the transport's name."""
 
 TRANSPORT_MODULES: Mapping[str, str] = {
     "in_process": "prescient.llm.providers:InProcessTransport",
@@ -52,38 +57,22 @@ TRANSPORT_MODULES: Mapping[str, str] = {
     "litellm": "prescient.llm.litellm_transport:LiteLLMTransport",
     "completions": "prescient.llm.completions:CompletionsTransport",
 }
-"""Transport kind -> ``module:class`` of the transport, imported on first use."""
+"""Transport kind (a :class:`~prescient.llm.routes.Route`'s name) -> ``module:class`` of
+the transport, imported on first use."""
 
 
 def refusal(spec: ModelSpec, kind: str) -> str | None:
     """Why no transport can answer a request of ``kind`` for ``spec`` (None: one can)."""
     if kind not in KINDS:
         return f"unknown request kind {kind!r}; known: {', '.join(KINDS)}"
-    provider = spec.provider
-    if kind == ANSWER_LOGPROBS:
-        if spec.in_process or direct_supported(spec):
-            return None
-        if provider == "hosted_vllm":
-            return "hosted_vllm/ without an api_base: no server to ask"
-        return (
-            f"provider {provider!r} is served through litellm, which does not report token "
-            "log-probabilities for every provider; the answers' log-probabilities are read "
-            "from an OpenAI-format chat server (openai/ or hosted_vllm/)"
-        )
-    if kind == CHAT or provider in ("local", "scripted") or completions_supported(spec):
+    if any(route.accepts(spec, kind) for route in ROUTES):
         return None
-    if provider == "baseline":
-        return "a baseline is not a language model: it assigns no probability to text"
-    if provider in COMPLETIONS_PROVIDERS:
-        return (
-            f"{provider}/ without an api_base is a hosted chat-completions API: it returns "
-            "no log-probabilities of the prompt (set api_base to a self-hosted "
-            "OpenAI-compatible server to score it)"
-        )
-    return (
-        f"provider {provider!r} serves chat completions only (through litellm): no "
-        "log-probabilities of the prompt, which bits per character need"
-    )
+    for route in ROUTES:
+        explain = route.refuses.get(kind)
+        reason = None if explain is None else explain(spec)
+        if reason is not None:
+            return reason
+    return f"no transport serves {kind} requests of {spec.litellm_model}"
 
 
 def transport_kind(spec: ModelSpec, mode: str, kind: str = CHAT) -> str:
@@ -92,18 +81,20 @@ def transport_kind(spec: ModelSpec, mode: str, kind: str = CHAT) -> str:
 
     Args:
         spec: the model.
-        mode: ``llm.transport`` (``auto`` or ``litellm``).
+        mode: ``llm.transport`` (``auto``, or the name of the transport to prefer where
+            it serves the request: ``litellm``).
         kind: ``chat``, ``logprobs`` or ``answer_logprobs``.
+
+    Raises:
+        ValueError: no transport serves the request (:func:`refusal` says why).
     """
-    if spec.in_process:
-        return "in_process"
-    if kind == LOGPROBS:
-        return "completions"
-    if kind == ANSWER_LOGPROBS:
-        return "direct"
-    if mode == "auto" and direct_supported(spec):
-        return "direct"
-    return "litellm"
+    preferred = ROUTES_BY_NAME.get(mode)
+    if preferred is not None and preferred.accepts(spec, kind):
+        return preferred.name
+    for route in ROUTES:
+        if route.accepts(spec, kind):
+            return route.name
+    raise ValueError(f"{spec.name}: {refusal(spec, kind)}")
 
 
 def make_transport(kind: str) -> Transport:

@@ -28,7 +28,7 @@ class LLMRequest:
             (temperature, max_tokens, seed, stop, ...). Part of the ledger key.
         tags: caller's identifiers (question id, article id, step); stored in the ledger
             for auditing, never part of the key. The random baseline draws its answer
-            per ``question_id`` tag (:mod:`prescient.llm.providers`).
+            per ``question_id`` tag (:mod:`prescient.llm.baselines`).
         kind: ``chat`` (a chat completion), ``logprobs``: the log-probabilities of the
             text that is the one message (:mod:`prescient.llm.logprobs`; its params say
             how the text is read, and the model's default generation parameters, which

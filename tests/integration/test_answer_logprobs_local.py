@@ -77,7 +77,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> list[LLMResult]:
 
 @pytest.fixture(scope="module")
 def hand() -> Any:
-    from prescient.llm.providers import LocalLlamaProvider
+    from prescient.llm.embedded import LocalLlamaProvider
 
     ev = LlamaEval(LocalLlamaProvider.GGUF["smollm2-135m-q8_0"](), 512, 128, 1)
     yield ev

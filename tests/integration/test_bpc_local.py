@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
+from prescient.llm.embedded import smollm2_q8_0_path
 from prescient.llm.llama_eval import LlamaEval
 from prescient.llm.logprobs import LN2, DocScore, Segmenting
-from prescient.llm.providers import smollm2_q8_0_path
 from tests.conftest import SHARED_NEWS
 
 pytestmark = pytest.mark.slow

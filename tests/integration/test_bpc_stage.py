@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import register_logprob_script
+from prescient.llm.scripted import register_logprob_script
 from prescient.plumbing.llm_cli import audit, verify
 from tests.support.bpc import DAYS, outputs, params_file, run
 from tests.support.bpc import articles as make_articles

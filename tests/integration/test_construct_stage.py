@@ -25,7 +25,7 @@ from prescient.benchmarks.daily_oracle.construct_settings import (
     CANDIDATE_COLUMNS,
     QUESTION_COLUMNS,
 )
-from prescient.llm.providers import register_script
+from prescient.llm.scripted import register_script
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.plumbing import params
 from prescient.step_templates import STEPS, load_step_templates

@@ -20,7 +20,7 @@ import yaml
 
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import register_answer_script, register_script
+from prescient.llm.scripted import register_answer_script, register_script
 from prescient.plumbing import params
 from stages import evaluate as evaluate_stage
 from stages import questions as questions_stage

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from prescient.llm.batch import BatchAPI, BatchError, BatchJournal
+from prescient.llm.batch import BatchError, BatchJournal
+from prescient.llm.batch_openai import OpenAIBatchAPI
 from prescient.llm.batch_route import journal_path
 from prescient.llm.ceiling import NOT_SENT_CEILING
 from prescient.llm.gateway import Gateway
@@ -201,10 +202,10 @@ def test_in_a_dvc_project_the_journal_sits_beside_the_response_store(
 def test_a_status_read_failing_for_a_passing_reason_is_retried_and_a_refusal_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = BatchAPI._request
+    real = OpenAIBatchAPI._request
     faults: list[str] = []
 
-    async def flaky(self: BatchAPI, method: str, path: str, **kw: Any) -> bytes:
+    async def flaky(self: OpenAIBatchAPI, method: str, path: str, **kw: Any) -> bytes:
         if method == "GET" and path.startswith("/batches/") and "503" not in faults:
             faults.append("503")
             raise BatchError(f"{method} {path}: HTTP 503", 503)
@@ -212,7 +213,7 @@ def test_a_status_read_failing_for_a_passing_reason_is_retried_and_a_refusal_rec
             raise BatchError(f"{method} {path}: HTTP 400: batches are off", 400)
         return await real(self, method, path, **kw)
 
-    monkeypatch.setattr(BatchAPI, "_request", flaky)
+    monkeypatch.setattr(OpenAIBatchAPI, "_request", flaky)
     ledger = tmp_path / "l.jsonl"
     with FakeBatches(answer=answer) as s:
         with gateway(s.url, ledger) as gw:

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from prescient.llm.embedded import LOCAL, smollm2_q8_0_path
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import LOCAL, smollm2_q8_0_path
 from prescient.llm.types import LLMRequest
 from tests.support.llm import composed
 

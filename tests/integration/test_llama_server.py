@@ -33,10 +33,10 @@ from pathlib import Path
 
 import pytest
 
+from prescient.llm.embedded import smollm2_q8_0_path
 from prescient.llm.gateway import Gateway
 from prescient.llm.llama_eval import LlamaEval
 from prescient.llm.logprobs import LN2, LOGPROBS, DocScore, Segmenting, document_messages
-from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.types import LLMRequest, LLMResult
 from tests.support.llm import llm_settings, model_spec
 

@@ -11,14 +11,8 @@ from typing import Any
 
 import pytest
 
-from prescient.llm.batch import (
-    BatchAPI,
-    BatchJournal,
-    Outcome,
-    batch_digest,
-    chat_reply_fields,
-    run_batch,
-)
+from prescient.llm.batch import BatchJournal, Outcome, batch_digest, run_batch
+from prescient.llm.batch_openai import OpenAIBatchAPI, chat_reply_fields
 from tests.support.fake_batches import FakeBatches
 
 
@@ -49,7 +43,7 @@ def run(
         got.update(results)
 
     async def go() -> None:
-        api = BatchAPI(server.url, "sk-test", timeout_s=10)
+        api = OpenAIBatchAPI(server.url, "sk-test", timeout_s=10)
         try:
             await run_batch("m", requests, api, journal, record, poll_s=0.0, sleep=sleep)
         finally:
@@ -121,7 +115,7 @@ def test_a_kill_before_the_answers_are_kept_reads_the_batch_again(tmp_path: Path
     with FakeBatches() as s:
 
         async def go(record: Any) -> None:
-            api = BatchAPI(s.url, None, timeout_s=10)
+            api = OpenAIBatchAPI(s.url, None, timeout_s=10)
             try:
                 await run_batch("m", bodies(2), api, journal, record, 0.0, no_wait)
             finally:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.llm.providers import register_script
+from prescient.llm.scripted import register_script
 from prescient.plumbing import params
 from stages import chains as chains_stage
 from stages import construct as construct_stage

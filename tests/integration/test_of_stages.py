@@ -19,7 +19,7 @@ from prescient import io
 from prescient.benchmarks.openforecast.chains import chain_frame
 from prescient.benchmarks.openforecast.demo import read_timelines
 from prescient.corpus.normalize import article_id, normalize_url
-from prescient.llm.providers import register_script
+from prescient.llm.scripted import register_script
 from prescient.plumbing import params
 from stages import chains as chains_stage
 from stages import lrae as lrae_stage

@@ -19,7 +19,7 @@ import yaml
 
 from prescient.dates import parse_date
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import register_script
+from prescient.llm.scripted import register_script
 from prescient.plumbing import params
 from prescient.plumbing.update import write_release
 from stages import construct, evaluate, ingest, questions, retrieve, select

@@ -23,11 +23,12 @@ from prescient.llm.answer_logprobs import (
     read_top_logprobs,
     request_answers,
 )
+from prescient.llm.baselines import baseline_answer
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
 from prescient.llm.llama_eval import pieces
-from prescient.llm.providers import baseline_answer, register_answer_script
 from prescient.llm.registry import ModelConfigError
+from prescient.llm.scripted import register_answer_script
 from prescient.llm.transports import refusal
 from prescient.llm.types import LLMRequest
 from tests.support.llm import llm_settings, model_spec
@@ -333,7 +334,7 @@ def test_random_baseline_gives_one_question_the_same_answer_in_every_setting(
 
 def test_baselines_state_their_forecast_when_asked_for_a_probability() -> None:
     from prescient.evaluation.probability import parse_probability
-    from prescient.llm.providers import baseline_answer
+    from prescient.llm.baselines import baseline_answer
 
     mc = [{"role": "user", "content": "Which?\n(a) x\n(b) y\n(c) z\n(d) w"}]
     tf = [{"role": "user", "content": "Will it?"}]

@@ -14,7 +14,7 @@ from prescient.llm.logprobs import (
     account,
     windows,
 )
-from prescient.llm.providers import register_logprob_script, scripted_score
+from prescient.llm.scripted import register_logprob_script, scripted_score
 
 
 def scripted(name: str, text: str, context: int = 2048) -> DocScore:

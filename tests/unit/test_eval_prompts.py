@@ -22,7 +22,7 @@ from prescient.evaluation.settings import (
     parse_setting,
     setting_file,
 )
-from prescient.llm.providers import offered_choices
+from prescient.llm.baselines import offered_choices
 from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT

@@ -19,6 +19,7 @@ from prescient.evaluation.run import (
 )
 from prescient.evaluation.scoring import call_failures, context_fits
 from prescient.evaluation.settings import parse_setting
+from prescient.llm.embedded import smollm2_q8_0_path
 from prescient.llm.fit import (
     CONTEXT_EXCEEDED,
     FITTED,
@@ -29,7 +30,6 @@ from prescient.llm.fit import (
     fit_prompt,
     reply_budget,
 )
-from prescient.llm.providers import smollm2_q8_0_path
 from prescient.llm.tokens import LlamaTokenCounter, context_window, local_counter, token_counter
 from prescient.prompts import PromptTemplate
 from tests.support.llm import model_spec
@@ -236,7 +236,7 @@ def test_the_embedded_model_counts_with_its_own_tokenizer_and_template() -> None
 
 @pytest.mark.slow
 def test_the_exact_count_is_what_llama_cpp_reads() -> None:
-    from prescient.llm.providers import LOCAL
+    from prescient.llm.embedded import LOCAL
 
     count = local_counter("smollm2-135m-q8_0")
     messages = [{"role": "system", "content": "Answer Yes or No."}, *CAPITAL]

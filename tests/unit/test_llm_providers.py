@@ -10,16 +10,11 @@ from typing import Any
 
 import pytest
 
+from prescient.llm.baselines import baseline_answer, offered_choices
+from prescient.llm.embedded import SMOLLM2_GGUF, smollm2_path
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
-from prescient.llm.providers import (
-    SMOLLM2_GGUF,
-    baseline_answer,
-    offered_choices,
-    register_rules,
-    register_script,
-    smollm2_path,
-)
+from prescient.llm.scripted import register_rules, register_script
 from prescient.llm.types import LLMRequest
 from tests.support.llm import llm_settings, model_spec
 

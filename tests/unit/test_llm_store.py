@@ -210,7 +210,7 @@ def test_dvc_gc_leaves_the_store_alone(tmp_path: Path) -> None:
 
 def test_the_estimate_counts_only_what_is_not_answered_by_hand(tmp_path: Path) -> None:
     from prescient.llm.fit import estimate_tokens
-    from prescient.llm.gateway import estimate
+    from prescient.llm.planning import estimate
     from prescient.llm.prices import price
 
     rates = price("openai/gpt-4o-mini")

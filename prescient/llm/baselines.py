@@ -1,0 +1,162 @@
+"""Baselines: reference floors for evaluation prompts, answered without any model.
+
+``baseline/random``, ``baseline/always-yes``, ``baseline/first-choice`` sit behind the
+in-process transport (:mod:`prescient.llm.providers`) like any model, so the ledger,
+limits and result handling apply to them alike. They answer answer log-probability
+requests too (method ``baseline``): over the request's allowed answers, ``random`` the
+uniform distribution, ``always-yes`` and ``first-choice`` all mass on the answer they
+give. They assign no probability to text, so log-probability requests are refused.
+
+Baseline prompt convention (what the evaluation prompts must follow for baselines to
+mean anything): the offered choices are read from the last user message. A
+multiple-choice question lists its options on lines of their own that start with a
+lower-case letter in parentheses, ``(a) ...``, ``(b) ...`` (at least two); the baseline
+answers with the label, e.g. ``(c)``. A message without such lines is a true/false
+question and the offered answers are ``Yes`` and ``No``. This matches the answer
+formats of the evaluation prompts (Daily Oracle, ICML 2025, appendix D: exactly Yes/No,
+exactly (a)/(b)/(c)/(d)).
+``random`` picks uniformly, seeded by a hash of the request's ``seed`` parameter and,
+with its ``draw`` parameter ``question`` (the default, and the registry entry's), the
+question's identity: the ``question_id`` tag of the request (:class:`LLMRequest.tags
+<prescient.llm.types.LLMRequest>`). One question then gets the same pick whatever its
+prompt (closed-book, retrieval or gold-article), so a setting's accuracy does not move
+with the draws. A request without that tag, or with ``draw: prompt``, is seeded by its
+messages instead: the same prompt always gets the same pick. ``draw`` is a keyed
+parameter, so answers drawn one way are never served for the other. (Requests with the
+same ledger key share one answer, as for any model.) Its answer log-probability reply
+keeps that pick beside the uniform distribution (``pick``), so one draw serves both.
+``always-yes`` answers Yes to a true/false question and the first option otherwise;
+``first-choice`` answers the first offered choice (Yes for true/false, (a) for multiple
+choice).
+
+A request tagged ``elicitation: verbal_probability`` (a prompt asking for a probability
+rather than a label) gets each baseline's forecast stated as probabilities: ``random``
+the uniform one (``P(Yes) = 50%``, or ``(a) 25%`` on a line per option), ``always-yes``
+and ``first-choice`` all of it on their answer; so a baseline is the same forecaster
+whichever way it is asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from prescient.llm.answer_logprobs import BASELINE, AnswerLogprobs
+from prescient.llm.ledger_format import canonical_json
+from prescient.llm.transport_base import Messages, ProviderError
+
+_CHOICE_LINE = re.compile(r"^[ \t]*\(([a-z])\)[ \t]+\S", re.M)
+
+
+def offered_choices(messages: Messages) -> list[str]:
+    """The answers a prompt offers: ``(a)``.. labels for multiple choice, else Yes/No.
+
+    See the module docstring for the convention.
+    """
+    user = next((str(m["content"]) for m in reversed(messages) if m.get("role") == "user"), "")
+    letters = list(dict.fromkeys(_CHOICE_LINE.findall(user)))
+    if len(letters) >= 2:
+        return [f"({x})" for x in letters]
+    return ["Yes", "No"]
+
+
+BASELINES = ("random", "always-yes", "first-choice")
+
+
+DRAWS = ("question", "prompt")
+"""What seeds the random baseline's pick besides ``seed`` (its ``draw`` parameter)."""
+
+
+def random_draw(
+    n: int,
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
+) -> int:
+    """The random baseline's pick among ``n`` choices (an index): a hash of ``seed`` and
+    the question's identity, ``tags["question_id"]`` (``draw`` ``question``), or of
+    ``seed`` and the messages (``draw`` ``prompt``, or no such tag); module docstring.
+
+    Raises:
+        ProviderError: an unknown ``draw``.
+    """
+    if draw not in DRAWS:
+        raise ProviderError(
+            status_code=400, message=f"random baseline draw {draw!r}; known: {', '.join(DRAWS)}"
+        )
+    qid = (tags or {}).get("question_id") if draw == "question" else None
+    identity: dict[str, Any] = (
+        {"messages": [dict(m) for m in messages]} if qid is None else {"question_id": str(qid)}
+    )
+    payload = canonical_json({"seed": seed, **identity})
+    digest = hashlib.sha256(payload.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % n
+
+
+def _unknown_baseline(kind: str) -> ProviderError:
+    return ProviderError(
+        status_code=404, message=f"unknown baseline {kind!r}; known: {', '.join(BASELINES)}"
+    )
+
+
+def baseline_answer(
+    kind: str,
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
+) -> str:
+    """A reference answer without a model (see the module docstring)."""
+    choices = offered_choices(messages)
+    if (tags or {}).get("elicitation") == STATED:
+        return _stated(baseline_answer_logprobs(kind, choices, messages, seed, tags, draw))
+    if kind == "random":
+        return choices[random_draw(len(choices), messages, seed, tags, draw)]
+    if kind == "always-yes":
+        return "Yes" if choices == ["Yes", "No"] else choices[0]
+    if kind == "first-choice":
+        return choices[0]
+    raise _unknown_baseline(kind)
+
+
+def baseline_answer_logprobs(
+    kind: str,
+    answers: Sequence[str],
+    messages: Messages,
+    seed: int = 0,
+    tags: Mapping[str, Any] | None = None,
+    draw: str = "question",
+) -> AnswerLogprobs:
+    """A baseline's log-probabilities of the allowed ``answers`` (module docstring):
+    uniform for ``random`` (with its pick, :func:`random_draw`, as ``pick``), all mass on
+    Yes (else the first answer) for ``always-yes``, on the first answer for
+    ``first-choice``."""
+    n = len(answers)
+    if kind == "random":
+        pick = answers[random_draw(n, messages, seed, tags, draw)]
+        return AnswerLogprobs(tuple(answers), (-math.log(n),) * n, BASELINE, {"pick": pick})
+    if kind == "always-yes":
+        chosen = answers.index("Yes") if "Yes" in answers else 0
+    elif kind == "first-choice":
+        chosen = 0
+    else:
+        raise _unknown_baseline(kind)
+    logprobs = tuple(0.0 if i == chosen else None for i in range(n))
+    return AnswerLogprobs(tuple(answers), logprobs, BASELINE, {"pick": answers[chosen]})
+
+
+STATED = "verbal_probability"
+"""The ``elicitation`` tag of requests that ask for a stated probability."""
+
+
+def _stated(forecast: AnswerLogprobs) -> str:
+    """A baseline's forecast written as a reply to a stated-probability prompt:
+    ``P(Yes) = 50%``, or one ``(a) 25%`` line per option."""
+    percent = [0.0 if lp is None else round(100.0 * math.exp(lp), 4) for lp in forecast.logprobs]
+    if list(forecast.answers) == ["Yes", "No"]:
+        return f"P(Yes) = {percent[0]:g}%"
+    return "\n".join(f"{a} {p:g}%" for a, p in zip(forecast.answers, percent, strict=True))

@@ -1,0 +1,65 @@
+"""Reading a ledger file: every line with its entry or its problem, or the entries alone.
+
+Readers never raise on content: a damaged line (:func:`prescient.llm.ledger_format.parse_line`)
+is skipped and counted with its line number, and a partial last line (an interrupted
+write) ends the file; the next writer cuts it off before appending
+(:mod:`prescient.llm.ledger`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from prescient.llm.ledger_format import parse_line
+
+logger = logging.getLogger(__name__)
+
+
+class Line(NamedTuple):
+    """One line of a ledger file."""
+
+    number: int
+    entry: dict[str, Any] | None
+    problem: str | None
+
+
+PARTIAL = "partial last line (an interrupted write; the next run cuts it)"
+
+
+def iter_lines(path: str | os.PathLike[str]) -> Iterator[Line]:
+    """Every line of a ledger: its entry, or what is wrong with it. Never raises on content.
+
+    The audit (``prescient ledger verify``) needs the problems; readers that only want
+    the entries use :func:`read_entries`.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if not raw.endswith(b"\n"):
+                yield Line(number, None, PARTIAL)
+                return
+            entry, problem = parse_line(raw)
+            yield Line(number, entry, problem)
+
+
+def read_entries(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Well-formed entries of a ledger file in order; damaged lines are skipped and logged."""
+    skipped: list[str] = []
+    for line in iter_lines(path):
+        if line.entry is None:
+            skipped.append(f"line {line.number}: {line.problem}")
+        else:
+            yield line.entry
+    if skipped:
+        logger.warning(
+            "%s: skipped %d damaged lines (%s); `python -m prescient ledger verify` lists them",
+            path,
+            len(skipped),
+            "; ".join(skipped[:3]),
+        )
