@@ -11,7 +11,6 @@ from typing import Any
 import pandas as pd
 
 from prescient import dates
-from prescient.analysis.duplicates import duplicate_summary, duplicates, question_key
 from prescient.analysis.schema import (
     as_datetime64,
     count_errors,
@@ -31,6 +30,7 @@ from prescient.analysis.sources import (
     question_info,
     with_questions,
 )
+from prescient.duplicates import duplicate_summary, duplicates, question_key
 from prescient.report.tables import fmt_count
 
 DUPLICATE_TABLE: list[str] = [

@@ -251,7 +251,7 @@ def run_analysis(
             f"The papers' tables read the label answers; {elicited} scored rows of other "
             "elicitations (stated and token probabilities) are analysed with proper scores."
         )
-    scores, info, every = inputs.period, inputs.info, inputs.every
+    scores, info = inputs.period, inputs.info
     infos = resolve_models(inputs.raw, params.get("models"))
     models = {i.model: i for i in infos}
 
@@ -268,41 +268,16 @@ def run_analysis(
         articles,
         candidates,
     )
-    done: list[AnalysisPart] = []
-    for part in parts:
-        result = part.analyse(context, part.settings(params))
-        missing = sorted(set(part.tables) - set(result.tables))
-        if missing:
-            raise ValueError(f"{part.name}'s analysis returned no table {', '.join(missing)}")
-        done.append(result)
-    sizes = {str(k): int(v) for k, v in info.groupby("source").size().items()}
-    cells = cell_summary(every, inputs.errors, sizes)
-    horizon = horizon_accuracy(every, settings.horizon.buckets_days)
+    done = _run_parts(context, parts)
+    tables = _accuracy_tables(inputs, monthly, infos, raw_scores, settings)
     notes += series_notes(monthly, settings.moving_average)
-    for result in done:
-        notes += result.notes
-    for result in done:
-        notes += result.closing_notes
-    if horizon.empty:
+    notes += [note for result in done for note in result.notes]
+    notes += [note for result in done for note in result.closing_notes]
+    if tables["horizon_accuracy"].empty:
         notes.append(
             "No evaluated question has a forecast date: accuracy by horizon is empty "
             "(map questions.sources.<name>.columns.forecast_date to report it)."
         )
-    accuracy = accuracy_table(scores)
-    tables: dict[str, pd.DataFrame] = {
-        "accuracy": accuracy,
-        "rag_accuracy": rag_accuracy_table(accuracy),
-        "monthly_accuracy": monthly,
-        "models": models_frame(infos),
-        # Every elicitation's requests: the first screen's model calls.
-        "model_calls": model_costs(raw_scores),
-        "cells": cells,
-        "horizon_accuracy": horizon,
-        "dataset_sources": source_table(info),
-        "dataset_source_categories": source_categories(info),
-        "dataset_horizons": horizon_counts(info, settings.horizon.buckets_days),
-        "dataset_duplicates": inputs.repeated,
-    }
     for result in done:
         tables.update(result.tables)
     tables.update(_dataset_tables(info, articles, settings, notes))
@@ -311,20 +286,70 @@ def run_analysis(
     notes += proper.notes
     tables.update(reading_tables(inputs, questions, articles, settings, seed))
     notes += reading_notes(tables)
+    metrics = _metrics(inputs, tables, done)
+    metrics["proper_scores"] = proper.metrics
+    for note in notes:
+        logger.info("note: %s", note)
+    summary = summary_metrics(tables["accuracy"])
+    return AnalysisResult(tables, metrics, summary, notes, models, _provenance(inputs))
+
+
+def _run_parts(context: AnalysisContext, parts: Sequence[BenchmarkAnalysis]) -> list[AnalysisPart]:
+    """Every benchmark's own analysis, each under its own settings; a part that leaves
+    out a table it declares stops the stage (a missing CSV would look like a finished
+    stage)."""
+    done: list[AnalysisPart] = []
+    for part in parts:
+        result = part.analyse(context, part.settings(context.params))
+        missing = sorted(set(part.tables) - set(result.tables))
+        if missing:
+            raise ValueError(f"{part.name}'s analysis returned no table {', '.join(missing)}")
+        done.append(result)
+    return done
+
+
+def _accuracy_tables(
+    inputs: Inputs,
+    monthly: pd.DataFrame,
+    infos: Sequence[ModelInfo],
+    raw_scores: pd.DataFrame,
+    settings: AnalysisSettings,
+) -> dict[str, pd.DataFrame]:
+    """The shared accuracy, cell, horizon and source tables."""
+    info, every = inputs.info, inputs.every
+    sizes = {str(k): int(v) for k, v in info.groupby("source").size().items()}
+    accuracy = accuracy_table(inputs.period)
+    return {
+        "accuracy": accuracy,
+        "rag_accuracy": rag_accuracy_table(accuracy),
+        "monthly_accuracy": monthly,
+        "models": models_frame(list(infos)),
+        # Every elicitation's requests: the first screen's model calls.
+        "model_calls": model_costs(raw_scores),
+        "cells": cell_summary(every, inputs.errors, sizes),
+        "horizon_accuracy": horizon_accuracy(every, settings.horizon.buckets_days),
+        "dataset_sources": source_table(info),
+        "dataset_source_categories": source_categories(info),
+        "dataset_horizons": horizon_counts(info, settings.horizon.buckets_days),
+        "dataset_duplicates": inputs.repeated,
+    }
+
+
+def _metrics(
+    inputs: Inputs, tables: Mapping[str, pd.DataFrame], done: Sequence[AnalysisPart]
+) -> dict[str, Any]:
+    """The metrics document: the shared numbers, then each benchmark's."""
+    scores = inputs.period
     pooled = pooled_accuracy(scores) if not scores.empty else pd.DataFrame()
     n_errors = int(inputs.errors["n_errors"].sum()) if not inputs.errors.empty else 0
-    metrics = analysis_metrics(scores, n_errors, cells, pooled, tables)
+    metrics = analysis_metrics(scores, n_errors, tables["cells"], pooled, dict(tables))
     for result in done:
         add_cell_metrics(metrics["accuracy"], result.cell_metrics)
         metrics.update(result.metrics)
     metrics["duplicates_dropped"] = inputs.n_duplicates
     metrics["no_gold_article"] = inputs.n_no_gold
     metrics["question_duplicates"] = inputs.repeat_counts
-    metrics["proper_scores"] = proper.metrics
-    for note in notes:
-        logger.info("note: %s", note)
-    summary = summary_metrics(accuracy)
-    return AnalysisResult(tables, metrics, summary, notes, models, _provenance(inputs))
+    return metrics
 
 
 def _provenance(inputs: Inputs) -> dict[str, str]:

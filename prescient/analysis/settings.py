@@ -110,7 +110,7 @@ DROP_CONTRADICTORY = "drop_contradictory"
 
 
 class DuplicateQuestionSettings(Settings):
-    """Repeated questions in the evaluated set (:func:`prescient.analysis.duplicates.duplicates`).
+    """Repeated questions in the evaluated set (:func:`prescient.duplicates.duplicates`).
 
     Attributes:
         threshold: TF-IDF cosine similarity from which a question near-duplicates one of

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from prescient.evaluation.question_schema import QUESTION_SCHEMA as SHARED_SCHEMA
+from prescient.question_schema import QUESTION_SCHEMA as SHARED_SCHEMA
 from prescient.settings import ParamsError, Settings, section, validate
 from prescient.vocab import TF_CHOICES
 

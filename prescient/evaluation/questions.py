@@ -8,7 +8,7 @@ the evaluated table is their union (stage ``retrieve``), so questions of every s
 retrieved, evaluated, scored and analysed exactly alike, and each row names its source.
 
 The normalised table (:data:`.question_sources.SOURCE_SCHEMA`): the columns every question table shares
-(:data:`prescient.evaluation.question_schema.QUESTION_SCHEMA`: ``question_id``, ``qtype``, ``question``,
+(:data:`prescient.question_schema.QUESTION_SCHEMA`: ``question_id``, ``qtype``, ``question``,
 ``choices``, ``answer_index``, ``answer``, ``resolution_date``, ``article_id``,
 ``category``), the other ways of naming the gold article (``gold_url``, matched against
 the corpus's normalised URLs; ``gold_title`` / ``gold_text``, the article inline), the

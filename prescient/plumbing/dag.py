@@ -41,7 +41,7 @@ from typing import Any
 CODE_ROOTS = ("prescient", "stages")
 """Top-level packages whose files count as stage code."""
 
-_STAGE_CMD = re.compile(r"\bpython\s+-m\s+(stages\.[A-Za-z_][\w.]*)")
+_STAGE_CMD = re.compile(r"\bpython\s+-m\s+((?:stages|prescient\.benchmarks)\.[A-Za-z_][\w.]*)")
 _MODULE_STRING = re.compile(r"^(?:prescient|stages)(?:\.[A-Za-z_]\w*)+$")
 _MODULE_PATTERN = re.compile(r"^(?:prescient|stages)(?:\.(?:[A-Za-z_]\w*|\*))+$")
 """A module name with ``*`` for one part (``prescient.benchmarks.*.contract``): a

@@ -13,7 +13,6 @@ import pytest
 from prescient.benchmarks.daily_oracle.construct_settings import (
     QUESTION_COLUMNS as CONSTRUCT_COLUMNS,
 )
-from prescient.evaluation.question_schema import QUESTION_FIELDS
 from prescient.evaluation.question_sources import (
     EVAL_COLUMNS,
     MAPPING_KEYS,
@@ -32,6 +31,7 @@ from prescient.evaluation.questions import (
 )
 from prescient.evaluation.run import model_sample
 from prescient.plumbing import params
+from prescient.question_schema import QUESTION_FIELDS
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError
 from tests.conftest import ROOT

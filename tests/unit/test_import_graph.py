@@ -13,12 +13,16 @@ written as strings (``"pkg.mod:Class"``, the lazy registries resolved with impor
 from __future__ import annotations
 
 import ast
+import fnmatch
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from prescient.plumbing.dag import docstring_ids
 
 ROOT = Path(__file__).resolve().parents[2]
+MODULE_PATTERN = re.compile(r"^[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|\*))+$")
+"""A dotted module name with ``*`` standing for one part."""
 PACKAGES = ("prescient", "stages")
 
 
@@ -45,8 +49,13 @@ def _imports_of(name: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if id(node) not in docstrings and ("." in node.value or ":" in node.value):
                 # kept only when it names a module ("pkg.mod" or "pkg.mod:Class"; a bare
-                # word such as "stages" is a name, not a lazy import)
-                found.add(node.value.split(":", 1)[0])
+                # word such as "stages" is a name, not a lazy import); "pkg.*.mod" names
+                # every module it matches (a registry that finds modules by folder)
+                named = node.value.split(":", 1)[0]
+                if "*" in named and MODULE_PATTERN.match(named):
+                    found.update(m for m in modules if fnmatch.fnmatchcase(m, named))
+                else:
+                    found.add(named)
         elif isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

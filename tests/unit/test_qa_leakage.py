@@ -13,8 +13,7 @@ import math
 import pandas as pd
 import pytest
 
-from prescient.analysis import duplicates as duplicates_module
-from prescient.analysis.duplicates import duplicate_summary, duplicates, question_key
+from prescient import duplicates as duplicates_module
 from prescient.benchmarks.daily_oracle.leakage import (
     AUDIT_COLUMNS,
     FLAGS,
@@ -25,6 +24,7 @@ from prescient.benchmarks.daily_oracle.leakage import (
     phrase_hits,
     summarize,
 )
+from prescient.duplicates import duplicate_summary, duplicates, question_key
 from prescient.plumbing import params
 from prescient.settings import ParamsError, load_settings
 from tests.conftest import ROOT

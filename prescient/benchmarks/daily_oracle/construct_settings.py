@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field
 
 from prescient.benchmarks.daily_oracle import leakage
-from prescient.evaluation.question_schema import QUESTION_FIELDS
 from prescient.llm.generation import Generation
+from prescient.question_schema import QUESTION_FIELDS
 from prescient.settings import Day, Settings, WindowEnd
 from prescient.step_templates import STEPS
 from prescient.vocab import (

@@ -10,7 +10,7 @@ measures those per question; whether flagged questions are dropped is the caller
 switch.
 
 The answer and phrase flags of a question depend only on its own day. Duplicates are
-looked for across the whole question set (:func:`prescient.analysis.duplicates.duplicates`): every flag is a function
+looked for across the whole question set (:func:`prescient.duplicates.duplicates`): every flag is a function
 of the question set alone, never of the order its rows arrive in, and a question is
 flagged as the repeat of an earlier one (by resolution date, then question id), so the
 first of a group stays unflagged unless the group contradicts itself. Adding questions
@@ -27,7 +27,7 @@ from typing import Annotated, Any
 import pandas as pd
 from pydantic import Field
 
-from prescient.analysis.duplicates import duplicates
+from prescient.duplicates import duplicates
 from prescient.replies import normalize
 from prescient.settings import Settings
 from prescient.vocab import (
