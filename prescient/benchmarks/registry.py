@@ -15,7 +15,7 @@ import importlib
 from pathlib import Path
 
 from prescient.analysis.parts import BenchmarkAnalysis
-from prescient.benchmarks.contract import Benchmark
+from prescient.contract.benchmark import Benchmark
 from prescient.report.parts import ReportPart
 
 CONTRACTS = "prescient.benchmarks.*.contract"

@@ -3,7 +3,7 @@ headline, the slopes, the construction funnel) and its part of the report."""
 
 from __future__ import annotations
 
-from prescient.benchmarks.contract import Benchmark
+from prescient.contract.benchmark import Benchmark
 
 BENCHMARK = Benchmark(
     name="daily_oracle",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from prescient.benchmarks.contract import Benchmark
+from prescient.contract.benchmark import Benchmark
 
 BENCHMARK = Benchmark(
     name="freshbench",

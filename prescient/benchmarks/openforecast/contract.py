@@ -3,7 +3,7 @@ predictions, LRAE) and its part of the report (its stages' tables)."""
 
 from __future__ import annotations
 
-from prescient.benchmarks.contract import Benchmark
+from prescient.contract.benchmark import Benchmark
 
 BENCHMARK = Benchmark(
     name="openforecast",
