@@ -26,7 +26,7 @@ export CMAKE_ARGS := -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_CPU_ALL_VARIANTS
   -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF \
   -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
 
-.PHONY: install params repro pull test lint typecheck unit bench clean-venv
+.PHONY: install params repro pull test test-fast lint typecheck unit integration bench clean-venv
 
 install: $(STAMP)
 
@@ -59,10 +59,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy
 
+# The unit tests alone (tests/unit: no stage run, no server, no model): with lint and
+# types, the fast lane a developer runs before committing (make test-fast).
 unit: $(STAMP)
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest tests/unit
 
-test: lint typecheck unit
+# The integration tests alone (tests/integration: stages, DVC, servers on 127.0.0.1, the
+# embedded model, the browser).
+integration: $(STAMP)
+	$(VENV)/bin/pytest tests/integration
+
+test-fast: lint typecheck unit
+
+# Everything: what CI runs (.ci/run).
+test: lint typecheck
+	$(VENV)/bin/pytest
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
