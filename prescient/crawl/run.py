@@ -8,7 +8,8 @@ their size are trusted without re-reading them; complete files the manifest does
 know yet (a kill between rename and manifest write) are re-checked and recorded.
 Each complete row records the validator (ETag, Last-Modified) of the version fetched.
 A file that fails after every retry is recorded as failed with its reason; the crawl
-goes on with the others and reports the failures at the end.
+goes on with the others and reports the failures at the end. The downloads themselves
+run in :mod:`prescient.crawl.downloads`.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-from tqdm import tqdm
 
 from prescient.crawl.ccnews import (
     Listing,
@@ -35,22 +33,12 @@ from prescient.crawl.ccnews import (
     parse_listing,
     select_files,
 )
-from prescient.crawl.download import (
-    PART_SUFFIX,
-    VALIDATOR_SUFFIX,
-    DownloadFailed,
-    Validator,
-    download,
-    part_path,
-    read_validator,
-    validator_path,
-)
+from prescient.crawl.download import PART_SUFFIX, VALIDATOR_SUFFIX, part_path
+from prescient.crawl.downloads import Progress, download_all, file_row
 from prescient.crawl.fetch import FetchError, Sleep, get_bytes
 from prescient.crawl.manifest import (
     COMPLETE,
-    FAILED,
     MANIFEST_NAME,
-    MISSING,
     ManifestError,
     ManifestRow,
     read_manifest,
@@ -58,7 +46,6 @@ from prescient.crawl.manifest import (
     write_manifest,
 )
 from prescient.crawl.settings import CrawlSettings
-from prescient.crawl.verify import CorruptData, check_file
 
 logger = logging.getLogger(__name__)
 
@@ -140,18 +127,6 @@ def fetch_listings(
     return listings
 
 
-def _row(f: WarcFile, status: str = MISSING, **values: Any) -> ManifestRow:
-    base: dict[str, Any] = {"size": None, "sha256": None, "reason": None}
-    base.update(values)
-    return ManifestRow(
-        file=f.name,
-        source=f.source,
-        crawled_at=f.crawled_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        status=status,
-        **base,
-    )
-
-
 def _previous_rows(path: Path) -> dict[str, ManifestRow]:
     if not path.exists():
         return {}
@@ -160,117 +135,6 @@ def _previous_rows(path: Path) -> dict[str, ManifestRow]:
     except ManifestError as exc:
         logger.warning("%s; files on disk will be re-checked", exc)
         return {}
-
-
-class _Progress:
-    """One byte progress bar for all files (rate, ETA); the total is the known sizes
-    plus the mean size for files whose size is not known yet."""
-
-    def __init__(self, n_files: int, sizes: Mapping[str, int], initial: int, on: bool) -> None:
-        self._lock = threading.Lock()
-        self._sizes = dict(sizes)
-        self._n = n_files
-        self._done = self._failed = 0
-        self.fetched = 0
-        self.bar = tqdm(
-            total=self._estimate(),
-            initial=initial,
-            desc="crawl",
-            unit="B",
-            unit_scale=True,
-            unit_divisor=1024,
-            smoothing=0.1,
-            mininterval=1.0,
-            disable=not on,
-        )
-
-    def _estimate(self) -> int | None:
-        if not self._sizes:
-            return None
-        known = sum(self._sizes.values())
-        return known + (known // len(self._sizes)) * (self._n - len(self._sizes))
-
-    def expect(self, name: str, size: int) -> None:
-        with self._lock:
-            if self._sizes.get(name) != size:
-                self._sizes[name] = size
-                self.bar.total = self._estimate()
-                self.bar.refresh()
-
-    def advance(self, n: int) -> None:
-        with self._lock:
-            self.fetched += n
-            self.bar.update(n)
-
-    def finished(self, ok: bool) -> None:
-        with self._lock:
-            self._done += ok
-            self._failed += not ok
-            self.bar.set_postfix(files=f"{self._done}/{self._n}", failed=self._failed)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
-def _adopt(dest: Path, verify_gzip: bool, chunk_bytes: int) -> tuple[int, str, Validator] | None:
-    """(size, sha256, validator) of a complete file the manifest does not know (its
-    validator from the side file its download left, if any); None when damaged."""
-    side = validator_path(dest)
-    validator = read_validator(side) or Validator()
-    try:
-        check = check_file(dest, verify_gzip and dest.name.endswith(".gz"), chunk_bytes)
-        adopted = check.size, check.finish(), validator
-    except CorruptData as exc:
-        logger.warning("%s is damaged (%s); downloading it again", dest, exc)
-        dest.unlink()
-        return None
-    side.unlink(missing_ok=True)
-    return adopted
-
-
-def _fetch_one(
-    f: WarcFile,
-    out_dir: Path,
-    settings: CrawlSettings,
-    progress: _Progress,
-    stop: threading.Event,
-    sleep: Sleep,
-) -> ManifestRow:
-    dest = out_dir / f.name
-    if dest.exists():
-        adopted = _adopt(dest, settings.verify_gzip, settings.chunk_bytes)
-        if adopted is not None:
-            size, sha256, validator = adopted
-            progress.expect(f.name, size)
-            return _row(
-                f,
-                COMPLETE,
-                size=size,
-                sha256=sha256,
-                etag=validator.etag,
-                last_modified=validator.last_modified,
-            )
-    try:
-        got = download(
-            settings.url(f.source),
-            dest,
-            settings.download_options(),
-            advance=progress.advance,
-            expect=lambda size: progress.expect(f.name, size),
-            stop=stop,
-            sleep=sleep,
-        )
-    except DownloadFailed as exc:
-        logger.error("%s: failed: %s", f.name, exc.reason)
-        return _row(f, FAILED, reason=exc.reason)
-    return _row(
-        f,
-        COMPLETE,
-        size=got.size,
-        sha256=got.sha256,
-        etag=got.validator.etag,
-        last_modified=got.validator.last_modified,
-    )
 
 
 def _initial_state(
@@ -296,7 +160,7 @@ def _initial_state(
             sizes[f.name] = dest.stat().st_size
             on_disk += sizes[f.name]
             continue
-        rows[f.name] = _row(f)
+        rows[f.name] = file_row(f)
         todo.append(f)
         if part_path(dest).is_file():
             on_disk += part_path(dest).stat().st_size
@@ -376,10 +240,10 @@ def crawl(
 
     save()
     stop = stop or threading.Event()
-    progress = _Progress(len(selected), sizes, on_disk, settings.progress)
+    progress = Progress(len(selected), sizes, on_disk, settings.progress)
     started = time.perf_counter()
     try:
-        _download_all(todo, out_dir, settings, progress, stop, sleep, rows, save)
+        download_all(todo, out_dir, settings, progress, stop, sleep, rows, save)
     finally:
         report.seconds = time.perf_counter() - started
         report.fetched_bytes = progress.fetched
@@ -389,34 +253,3 @@ def crawl(
     if not report.failed:
         _tidy(out_dir, selected)
     return report
-
-
-def _download_all(
-    todo: list[WarcFile],
-    out_dir: Path,
-    settings: CrawlSettings,
-    progress: _Progress,
-    stop: threading.Event,
-    sleep: Sleep,
-    rows: dict[str, ManifestRow],
-    save: Callable[[], None],
-) -> None:
-    """Run the downloads ``settings.concurrency`` at a time, saving the manifest as each
-    file ends; on an interrupt, let running downloads stop at their next chunk."""
-    with ThreadPoolExecutor(settings.concurrency, thread_name_prefix="crawl") as pool:
-        pending: set[Future[ManifestRow]] = {
-            pool.submit(_fetch_one, f, out_dir, settings, progress, stop, sleep) for f in todo
-        }
-        try:
-            while pending:
-                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    row = fut.result()
-                    rows[row.file] = row
-                    progress.finished(row.status == COMPLETE)
-                    save()
-        except BaseException:
-            stop.set()
-            for fut in pending:
-                fut.cancel()
-            raise
