@@ -5,14 +5,14 @@ The accounting invariant: every physical unit of the input (line, CSV record, Pa
 row, WARC record) is either in the output or counted under exactly one drop reason, so
 ``rows_read == rows_kept + sum(dropped.values())``. Damaged stretches of files (a cut or
 corrupt gzip member, an unreadable Parquet footer) are listed with file and byte
-offset. Kept apart from the checks that decide each row (:mod:`prescient.corpus.ingest`)
-so the bookkeeping and its wording can be read, and tested, on their own.
+offset. Kept apart from the checks that decide each row (:mod:`prescient.corpus.ingest`,
+which also logs what is counted here) so the bookkeeping and its wording can be read,
+and tested, on their own.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,10 +22,6 @@ import pandas as pd
 
 from prescient.corpus import physical
 from prescient.corpus.physical import Damage
-
-# The ingest stage's log lines have always been named after its ingest module; the
-# accounting keeps that name so the log reads the same wherever the line is written.
-logger = logging.getLogger("prescient.corpus.ingest")
 
 # Every reason a row can be dropped for, in the order the checks run (reader-level
 # reasons first). Listed so the metrics always show every reason, zeros included.
@@ -92,10 +88,6 @@ here select rather than signal a mistake (an allow-list, a date window, WARC rec
 that are not pages, duplicates) and never stop the stage on their own."""
 
 
-_MASTHEAD_LOG_DOMAINS = 10
-"""Source domains whose mastheads the stage logs (the most frequent first)."""
-
-
 class IngestStopError(ValueError):
     """The configuration drops everything, or nearly everything, for one reason."""
 
@@ -120,7 +112,6 @@ class IngestReport:
             self.examples[reason].append(f"{where}{': ' + detail if detail else ''}")
 
     def record_damage(self, d: Damage) -> None:
-        logger.warning("%s: %s (%s)", d.where, d.reason, d.detail)
         self.damage.append(
             {
                 "file": d.path,
@@ -209,22 +200,3 @@ def summarize(df: pd.DataFrame, report: IngestReport, checksum: str) -> dict[str
         },
         "checksum": checksum,
     }
-
-
-def log_examples(report: IngestReport) -> None:
-    """Log a few examples of each drop reason, so a surprising count can be checked."""
-    for reason, examples in sorted(report.examples.items()):
-        logger.info("dropped %d as %s, e.g.:", report.dropped[reason], reason)
-        for e in examples:
-            logger.info("    %s", e)
-    if report.titles_stripped:
-        logger.info(
-            "stripped masthead suffixes from %d titles; mastheads, e.g.:", report.titles_stripped
-        )
-        ranked = sorted(report.mastheads.items(), key=lambda kv: (-sum(kv[1].values()), str(kv[0])))
-        for domain, found in ranked[:_MASTHEAD_LOG_DOMAINS]:
-            logger.info(
-                "    %s: %s",
-                domain or "(no domain)",
-                ", ".join(f"{m!r} ({n})" for m, n in sorted(found.items(), key=lambda kv: -kv[1])),
-            )

@@ -22,7 +22,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from prescient.corpus import language, physical
-from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops, log_examples
+from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops
 from prescient.corpus.normalize import (
     article_id,
     domain_of,
@@ -41,6 +41,9 @@ from prescient.dates import parse_date
 logger = logging.getLogger(__name__)
 
 ARTICLE_COLUMNS = ("article_id", "date", "title", "text", "url", "source_domain")
+
+_MASTHEAD_LOG_DOMAINS = 10
+"""Source domains whose mastheads the stage logs (the most frequent first)."""
 
 
 @dataclass
@@ -252,6 +255,7 @@ def ingest_rows(
     candidates: list[_Candidate] = []
     for unit in tqdm(units, desc="ingest", unit=" rows", mininterval=2.0):
         if isinstance(unit, Damage):
+            logger.warning("%s: %s (%s)", unit.where, unit.reason, unit.detail)
             report.record_damage(unit)
             if unit.reason == physical.CORRUPT_GZIP and report.corrupt_members:
                 candidates = _retract(candidates, report, limit)
@@ -317,3 +321,22 @@ def articles_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
         df[col] = df[col].astype("string")
     df["date"] = df["date"].astype(pd.ArrowDtype(pa.date32()))
     return df
+
+
+def log_examples(report: IngestReport) -> None:
+    """Log a few examples of each drop reason, so a surprising count can be checked."""
+    for reason, examples in sorted(report.examples.items()):
+        logger.info("dropped %d as %s, e.g.:", report.dropped[reason], reason)
+        for e in examples:
+            logger.info("    %s", e)
+    if report.titles_stripped:
+        logger.info(
+            "stripped masthead suffixes from %d titles; mastheads, e.g.:", report.titles_stripped
+        )
+        ranked = sorted(report.mastheads.items(), key=lambda kv: (-sum(kv[1].values()), str(kv[0])))
+        for domain, found in ranked[:_MASTHEAD_LOG_DOMAINS]:
+            logger.info(
+                "    %s: %s",
+                domain or "(no domain)",
+                ", ".join(f"{m!r} ({n})" for m, n in sorted(found.items(), key=lambda kv: -kv[1])),
+            )

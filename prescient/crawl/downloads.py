@@ -1,54 +1,21 @@
-"""The downloads of a crawl: the selected files fetched concurrently, one progress bar.
+"""The crawl's concurrent downloads and their one progress bar.
 
-Each file ends as one manifest row: complete (with its size, sha256 and validator) or
-failed (with its reason). A complete file already on disk that the manifest does not
-know (a kill between rename and manifest write) is re-checked and adopted instead of
-downloaded again. :mod:`prescient.crawl.run` decides what to fetch and keeps the
-manifest; this module only turns files to fetch into rows, so the threads, the
-progress bar and the stop on an interrupt stay in one place.
+:mod:`prescient.crawl.run` decides what to fetch, how one file is fetched and what the
+manifest records; this module only runs those fetches ``crawl.concurrency`` at a time,
+hands each row back as its file ends and stops the running downloads on an interrupt,
+so the threads and their shared progress bar stay in one place.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from pathlib import Path
-from typing import Any
 
 from tqdm import tqdm
 
 from prescient.crawl.ccnews import WarcFile
-from prescient.crawl.download import (
-    DownloadFailed,
-    Validator,
-    download,
-    read_validator,
-    validator_path,
-)
-from prescient.crawl.fetch import Sleep
-from prescient.crawl.manifest import COMPLETE, FAILED, MISSING, ManifestRow
-from prescient.crawl.settings import CrawlSettings
-from prescient.crawl.verify import CorruptData, check_file
-
-# The crawl stage's log lines have always been named after its run module; the downloads
-# keep that name so the log reads the same wherever the line is written.
-logger = logging.getLogger("prescient.crawl.run")
-
-
-def file_row(f: WarcFile, status: str = MISSING, **values: Any) -> ManifestRow:
-    """The manifest row of a selected file (``values``: size, sha256, reason, validator),
-    so a row looks the same whether the crawl plans it or a download ends it."""
-    base: dict[str, Any] = {"size": None, "sha256": None, "reason": None}
-    base.update(values)
-    return ManifestRow(
-        file=f.name,
-        source=f.source,
-        crawled_at=f.crawled_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        status=status,
-        **base,
-    )
+from prescient.crawl.manifest import COMPLETE, ManifestRow
 
 
 class Progress:
@@ -101,83 +68,19 @@ class Progress:
         self.bar.close()
 
 
-def _adopt(dest: Path, verify_gzip: bool, chunk_bytes: int) -> tuple[int, str, Validator] | None:
-    """(size, sha256, validator) of a complete file the manifest does not know (its
-    validator from the side file its download left, if any); None when damaged."""
-    side = validator_path(dest)
-    validator = read_validator(side) or Validator()
-    try:
-        check = check_file(dest, verify_gzip and dest.name.endswith(".gz"), chunk_bytes)
-        adopted = check.size, check.finish(), validator
-    except CorruptData as exc:
-        logger.warning("%s is damaged (%s); downloading it again", dest, exc)
-        dest.unlink()
-        return None
-    side.unlink(missing_ok=True)
-    return adopted
-
-
-def _fetch_one(
-    f: WarcFile,
-    out_dir: Path,
-    settings: CrawlSettings,
-    progress: Progress,
-    stop: threading.Event,
-    sleep: Sleep,
-) -> ManifestRow:
-    dest = out_dir / f.name
-    if dest.exists():
-        adopted = _adopt(dest, settings.verify_gzip, settings.chunk_bytes)
-        if adopted is not None:
-            size, sha256, validator = adopted
-            progress.expect(f.name, size)
-            return file_row(
-                f,
-                COMPLETE,
-                size=size,
-                sha256=sha256,
-                etag=validator.etag,
-                last_modified=validator.last_modified,
-            )
-    try:
-        got = download(
-            settings.url(f.source),
-            dest,
-            settings.download_options(),
-            advance=progress.advance,
-            expect=lambda size: progress.expect(f.name, size),
-            stop=stop,
-            sleep=sleep,
-        )
-    except DownloadFailed as exc:
-        logger.error("%s: failed: %s", f.name, exc.reason)
-        return file_row(f, FAILED, reason=exc.reason)
-    return file_row(
-        f,
-        COMPLETE,
-        size=got.size,
-        sha256=got.sha256,
-        etag=got.validator.etag,
-        last_modified=got.validator.last_modified,
-    )
-
-
 def download_all(
     todo: list[WarcFile],
-    out_dir: Path,
-    settings: CrawlSettings,
+    fetch_one: Callable[[WarcFile], ManifestRow],
+    concurrency: int,
     progress: Progress,
     stop: threading.Event,
-    sleep: Sleep,
     rows: dict[str, ManifestRow],
     save: Callable[[], None],
 ) -> None:
-    """Run the downloads ``settings.concurrency`` at a time, saving the manifest as each
-    file ends; on an interrupt, let running downloads stop at their next chunk."""
-    with ThreadPoolExecutor(settings.concurrency, thread_name_prefix="crawl") as pool:
-        pending: set[Future[ManifestRow]] = {
-            pool.submit(_fetch_one, f, out_dir, settings, progress, stop, sleep) for f in todo
-        }
+    """Run ``fetch_one`` on the files ``concurrency`` at a time, saving the manifest as
+    each file ends; on an interrupt, let running downloads stop at their next chunk."""
+    with ThreadPoolExecutor(concurrency, thread_name_prefix="crawl") as pool:
+        pending: set[Future[ManifestRow]] = {pool.submit(fetch_one, f) for f in todo}
         try:
             while pending:
                 done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)

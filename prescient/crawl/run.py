@@ -8,8 +8,8 @@ their size are trusted without re-reading them; complete files the manifest does
 know yet (a kill between rename and manifest write) are re-checked and recorded.
 Each complete row records the validator (ETag, Last-Modified) of the version fetched.
 A file that fails after every retry is recorded as failed with its reason; the crawl
-goes on with the others and reports the failures at the end. The downloads themselves
-run in :mod:`prescient.crawl.downloads`.
+goes on with the others and reports the failures at the end. The downloads run
+concurrently in :mod:`prescient.crawl.downloads`.
 """
 
 from __future__ import annotations
@@ -33,12 +33,23 @@ from prescient.crawl.ccnews import (
     parse_listing,
     select_files,
 )
-from prescient.crawl.download import PART_SUFFIX, VALIDATOR_SUFFIX, part_path
-from prescient.crawl.downloads import Progress, download_all, file_row
+from prescient.crawl.download import (
+    PART_SUFFIX,
+    VALIDATOR_SUFFIX,
+    DownloadFailed,
+    Validator,
+    download,
+    part_path,
+    read_validator,
+    validator_path,
+)
+from prescient.crawl.downloads import Progress, download_all
 from prescient.crawl.fetch import FetchError, Sleep, get_bytes
 from prescient.crawl.manifest import (
     COMPLETE,
+    FAILED,
     MANIFEST_NAME,
+    MISSING,
     ManifestError,
     ManifestRow,
     read_manifest,
@@ -46,6 +57,7 @@ from prescient.crawl.manifest import (
     write_manifest,
 )
 from prescient.crawl.settings import CrawlSettings
+from prescient.crawl.verify import CorruptData, check_file
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +139,18 @@ def fetch_listings(
     return listings
 
 
+def _row(f: WarcFile, status: str = MISSING, **values: Any) -> ManifestRow:
+    base: dict[str, Any] = {"size": None, "sha256": None, "reason": None}
+    base.update(values)
+    return ManifestRow(
+        file=f.name,
+        source=f.source,
+        crawled_at=f.crawled_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        status=status,
+        **base,
+    )
+
+
 def _previous_rows(path: Path) -> dict[str, ManifestRow]:
     if not path.exists():
         return {}
@@ -135,6 +159,67 @@ def _previous_rows(path: Path) -> dict[str, ManifestRow]:
     except ManifestError as exc:
         logger.warning("%s; files on disk will be re-checked", exc)
         return {}
+
+
+def _adopt(dest: Path, verify_gzip: bool, chunk_bytes: int) -> tuple[int, str, Validator] | None:
+    """(size, sha256, validator) of a complete file the manifest does not know (its
+    validator from the side file its download left, if any); None when damaged."""
+    side = validator_path(dest)
+    validator = read_validator(side) or Validator()
+    try:
+        check = check_file(dest, verify_gzip and dest.name.endswith(".gz"), chunk_bytes)
+        adopted = check.size, check.finish(), validator
+    except CorruptData as exc:
+        logger.warning("%s is damaged (%s); downloading it again", dest, exc)
+        dest.unlink()
+        return None
+    side.unlink(missing_ok=True)
+    return adopted
+
+
+def _fetch_one(
+    f: WarcFile,
+    out_dir: Path,
+    settings: CrawlSettings,
+    progress: Progress,
+    stop: threading.Event,
+    sleep: Sleep,
+) -> ManifestRow:
+    dest = out_dir / f.name
+    if dest.exists():
+        adopted = _adopt(dest, settings.verify_gzip, settings.chunk_bytes)
+        if adopted is not None:
+            size, sha256, validator = adopted
+            progress.expect(f.name, size)
+            return _row(
+                f,
+                COMPLETE,
+                size=size,
+                sha256=sha256,
+                etag=validator.etag,
+                last_modified=validator.last_modified,
+            )
+    try:
+        got = download(
+            settings.url(f.source),
+            dest,
+            settings.download_options(),
+            advance=progress.advance,
+            expect=lambda size: progress.expect(f.name, size),
+            stop=stop,
+            sleep=sleep,
+        )
+    except DownloadFailed as exc:
+        logger.error("%s: failed: %s", f.name, exc.reason)
+        return _row(f, FAILED, reason=exc.reason)
+    return _row(
+        f,
+        COMPLETE,
+        size=got.size,
+        sha256=got.sha256,
+        etag=got.validator.etag,
+        last_modified=got.validator.last_modified,
+    )
 
 
 def _initial_state(
@@ -160,7 +245,7 @@ def _initial_state(
             sizes[f.name] = dest.stat().st_size
             on_disk += sizes[f.name]
             continue
-        rows[f.name] = file_row(f)
+        rows[f.name] = _row(f)
         todo.append(f)
         if part_path(dest).is_file():
             on_disk += part_path(dest).stat().st_size
@@ -243,7 +328,15 @@ def crawl(
     progress = Progress(len(selected), sizes, on_disk, settings.progress)
     started = time.perf_counter()
     try:
-        download_all(todo, out_dir, settings, progress, stop, sleep, rows, save)
+        download_all(
+            todo,
+            lambda f: _fetch_one(f, out_dir, settings, progress, stop, sleep),
+            settings.concurrency,
+            progress,
+            stop,
+            rows,
+            save,
+        )
     finally:
         report.seconds = time.perf_counter() - started
         report.fetched_bytes = progress.fetched
