@@ -45,7 +45,8 @@ def replicate(src: Path, dst: Path, times: int) -> int:
 def child(path: str) -> None:
     """Run the ingest library on one file and print seconds and peak RSS as JSON."""
     sys.path.insert(0, str(ROOT))
-    from prescient.corpus.ingest import ingest_rows, summarize
+    from prescient.corpus.accounting import summarize
+    from prescient.corpus.ingest import ingest_rows
     from prescient.corpus.readers import read_rows
     from prescient.corpus.settings import CorpusSettings, IngestSettings
     from prescient.io import frame_checksum, write_parquet

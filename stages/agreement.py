@@ -19,8 +19,10 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.annotation.agreement import awaiting_report, compute_agreement
-from prescient.annotation.ratings import AnnotationError, load_ratings, ratings_files
+from prescient.annotation.agreement import compute_agreement
+from prescient.annotation.agreement_report import awaiting_report
+from prescient.annotation.annotators import load_ratings
+from prescient.annotation.ratings import AnnotationError, ratings_files
 from prescient.annotation.sample import scored_candidates
 from prescient.annotation.settings import TableSettings, load_annotation_settings
 from prescient.plumbing.stage import DONE, BadInput, StageRun, entry, reworded

@@ -13,7 +13,8 @@ import logging
 import sys
 
 from prescient import io
-from prescient.corpus.ingest import ingest_corpus, summarize
+from prescient.corpus.accounting import summarize
+from prescient.corpus.ingest import ingest_corpus
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.plumbing.locations import resolve
 from prescient.plumbing.stage import DONE, StageRun, entry, reworded

@@ -3,7 +3,7 @@
 Reading WARC records and extracting their HTML with trafilatura is almost all of the
 ingest's work at crawl scale (tens of milliseconds a page against microseconds for the
 checks), so that part, and only that part, moves to Ray: one task per file, the files
-of :func:`prescient.corpus.readers.corpus_files` in their order. A task runs the same
+of :func:`prescient.corpus.sources.corpus_files` in their order. A task runs the same
 reader as the local engine (:func:`prescient.corpus.readers.file_units`) and streams its
 units back as Arrow tables of ``rows_per_batch`` rows; this process turns them back into
 units, in file order, and hands them to the same checks, de-duplication and accounting
@@ -35,8 +35,9 @@ from typing import Any
 import pyarrow as pa
 
 from prescient.corpus.physical import Damage
-from prescient.corpus.readers import InputFile, check_digest, corpus_files, file_units
+from prescient.corpus.readers import file_units
 from prescient.corpus.settings import ARTICLE_FIELDS, CorpusSettings, RaySettings
+from prescient.corpus.sources import InputFile, check_digest, corpus_files
 from prescient.corpus.units import RawRow, Unit
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,8 @@ their size are trusted without re-reading them; complete files the manifest does
 know yet (a kill between rename and manifest write) are re-checked and recorded.
 Each complete row records the validator (ETag, Last-Modified) of the version fetched.
 A file that fails after every retry is recorded as failed with its reason; the crawl
-goes on with the others and reports the failures at the end.
+goes on with the others and reports the failures at the end. The downloads run
+concurrently in :mod:`prescient.crawl.downloads`.
 """
 
 from __future__ import annotations
@@ -17,13 +18,10 @@ import datetime as dt
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-
-from tqdm import tqdm
 
 from prescient.crawl.ccnews import (
     Listing,
@@ -45,6 +43,7 @@ from prescient.crawl.download import (
     read_validator,
     validator_path,
 )
+from prescient.crawl.downloads import Progress, download_all
 from prescient.crawl.fetch import FetchError, Sleep, get_bytes
 from prescient.crawl.manifest import (
     COMPLETE,
@@ -162,56 +161,6 @@ def _previous_rows(path: Path) -> dict[str, ManifestRow]:
         return {}
 
 
-class _Progress:
-    """One byte progress bar for all files (rate, ETA); the total is the known sizes
-    plus the mean size for files whose size is not known yet."""
-
-    def __init__(self, n_files: int, sizes: Mapping[str, int], initial: int, on: bool) -> None:
-        self._lock = threading.Lock()
-        self._sizes = dict(sizes)
-        self._n = n_files
-        self._done = self._failed = 0
-        self.fetched = 0
-        self.bar = tqdm(
-            total=self._estimate(),
-            initial=initial,
-            desc="crawl",
-            unit="B",
-            unit_scale=True,
-            unit_divisor=1024,
-            smoothing=0.1,
-            mininterval=1.0,
-            disable=not on,
-        )
-
-    def _estimate(self) -> int | None:
-        if not self._sizes:
-            return None
-        known = sum(self._sizes.values())
-        return known + (known // len(self._sizes)) * (self._n - len(self._sizes))
-
-    def expect(self, name: str, size: int) -> None:
-        with self._lock:
-            if self._sizes.get(name) != size:
-                self._sizes[name] = size
-                self.bar.total = self._estimate()
-                self.bar.refresh()
-
-    def advance(self, n: int) -> None:
-        with self._lock:
-            self.fetched += n
-            self.bar.update(n)
-
-    def finished(self, ok: bool) -> None:
-        with self._lock:
-            self._done += ok
-            self._failed += not ok
-            self.bar.set_postfix(files=f"{self._done}/{self._n}", failed=self._failed)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def _adopt(dest: Path, verify_gzip: bool, chunk_bytes: int) -> tuple[int, str, Validator] | None:
     """(size, sha256, validator) of a complete file the manifest does not know (its
     validator from the side file its download left, if any); None when damaged."""
@@ -232,7 +181,7 @@ def _fetch_one(
     f: WarcFile,
     out_dir: Path,
     settings: CrawlSettings,
-    progress: _Progress,
+    progress: Progress,
     stop: threading.Event,
     sleep: Sleep,
 ) -> ManifestRow:
@@ -376,10 +325,18 @@ def crawl(
 
     save()
     stop = stop or threading.Event()
-    progress = _Progress(len(selected), sizes, on_disk, settings.progress)
+    progress = Progress(len(selected), sizes, on_disk, settings.progress)
     started = time.perf_counter()
     try:
-        _download_all(todo, out_dir, settings, progress, stop, sleep, rows, save)
+        download_all(
+            todo,
+            lambda f: _fetch_one(f, out_dir, settings, progress, stop, sleep),
+            settings.concurrency,
+            progress,
+            stop,
+            rows,
+            save,
+        )
     finally:
         report.seconds = time.perf_counter() - started
         report.fetched_bytes = progress.fetched
@@ -389,34 +346,3 @@ def crawl(
     if not report.failed:
         _tidy(out_dir, selected)
     return report
-
-
-def _download_all(
-    todo: list[WarcFile],
-    out_dir: Path,
-    settings: CrawlSettings,
-    progress: _Progress,
-    stop: threading.Event,
-    sleep: Sleep,
-    rows: dict[str, ManifestRow],
-    save: Callable[[], None],
-) -> None:
-    """Run the downloads ``settings.concurrency`` at a time, saving the manifest as each
-    file ends; on an interrupt, let running downloads stop at their next chunk."""
-    with ThreadPoolExecutor(settings.concurrency, thread_name_prefix="crawl") as pool:
-        pending: set[Future[ManifestRow]] = {
-            pool.submit(_fetch_one, f, out_dir, settings, progress, stop, sleep) for f in todo
-        }
-        try:
-            while pending:
-                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    row = fut.result()
-                    rows[row.file] = row
-                    progress.finished(row.status == COMPLETE)
-                    save()
-        except BaseException:
-            stop.set()
-            for fut in pending:
-                fut.cancel()
-            raise

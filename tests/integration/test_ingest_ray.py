@@ -18,9 +18,10 @@ import pytest
 import yaml
 
 from prescient import io
-from prescient.corpus.ingest import IngestReport, ingest_corpus, summarize
-from prescient.corpus.readers import ChecksumError
+from prescient.corpus.accounting import IngestReport, summarize
+from prescient.corpus.ingest import ingest_corpus
 from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.corpus.sources import ChecksumError
 from prescient.crawl.manifest import MANIFEST_NAME
 from prescient.crawl.run import crawl
 from prescient.crawl.settings import CrawlSettings

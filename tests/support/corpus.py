@@ -14,7 +14,8 @@ import pandas as pd
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from prescient.corpus.ingest import IngestReport, ingest_rows, summarize
+from prescient.corpus.accounting import IngestReport, summarize
+from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.readers import Unit, read_rows
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.plumbing.params import compose

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from prescient.annotation.agreement import (
-    awaiting_report,
     bootstrap_seed,
     compute_agreement,
     consensus_scores,
     ratings_cube,
 )
+from prescient.annotation.agreement_report import awaiting_report
 from prescient.annotation.ratings import AnnotatorRatings, Rating
 from prescient.annotation.settings import TableSettings
 from prescient.annotation.stats import bootstrap, bootstrap_indices

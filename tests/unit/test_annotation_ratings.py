@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from prescient.annotation.annotators import load_ratings
 from prescient.annotation.ratings import (
     AnnotationError,
     Rating,
@@ -22,7 +23,6 @@ from prescient.annotation.ratings import (
     check_annotator_name,
     clean_ratings_dir,
     import_csv,
-    load_ratings,
     read_ratings_file,
 )
 from prescient.vocab import PRINCIPLES

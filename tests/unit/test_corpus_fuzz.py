@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prescient.corpus import warc
-from prescient.corpus.ingest import ingest_rows, summarize
+from prescient.corpus.accounting import summarize
+from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.physical import Damage
 from prescient.corpus.readers import RawRow, Unit, read_csv, read_jsonl
 from tests.support.corpus import (

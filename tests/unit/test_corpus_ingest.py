@@ -11,15 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prescient.corpus.ingest import (
-    DROP_REASONS,
-    IngestStopError,
-    check_drops,
-    ingest_rows,
-    summarize,
-)
-from prescient.corpus.readers import CorpusConfigError, RawRow, input_files
+from prescient.corpus.accounting import DROP_REASONS, IngestStopError, check_drops, summarize
+from prescient.corpus.ingest import ingest_rows
+from prescient.corpus.readers import RawRow
 from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.corpus.sources import CorpusConfigError, input_files
 from prescient.settings import ParamsError, load_settings
 from tests.support.corpus import BODY, corpus_settings, ingest_settings
 from tests.support.corpus import article as art

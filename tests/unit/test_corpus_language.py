@@ -8,7 +8,8 @@ import py3langid
 import pytest
 
 from prescient.corpus import language
-from prescient.corpus.ingest import DROP_REASONS, ingest_rows, summarize
+from prescient.corpus.accounting import DROP_REASONS, summarize
+from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.readers import RawRow
 from prescient.settings import ParamsError
 from tests.support.corpus import BODY, ingest_settings

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from prescient.corpus import physical, warc
-from prescient.corpus.readers import ChecksumError, CorpusConfigError, corpus_files, read_rows
+from prescient.corpus.readers import read_rows
 from prescient.corpus.settings import CorpusSettings
+from prescient.corpus.sources import ChecksumError, CorpusConfigError, corpus_files
 from prescient.crawl.manifest import COMPLETE, FAILED, MISSING, ManifestRow, write_manifest
 from prescient.settings import ParamsError, validate
 from stages import ingest as ingest_stage
@@ -214,7 +215,8 @@ def test_hosts_outside_the_allow_list_are_counted_before_any_html_is_parsed(
         "not_a_response",  # a request of an allowed host is still not a page
     ]
     assert parsed == [uris[0], uris[1], uris[2], uris[5]]
-    from prescient.corpus.ingest import ingest_rows, summarize
+    from prescient.corpus.accounting import summarize
+    from prescient.corpus.ingest import ingest_rows
 
     df, report = ingest_rows(iter(units), ingest_settings(), date_format=None)
     m = summarize(df, report, "x")

@@ -7,7 +7,8 @@ import datetime as dt
 
 from prescient.benchmarks.openforecast import linking
 from prescient.corpus import titles
-from prescient.corpus.ingest import ingest_rows, summarize
+from prescient.corpus.accounting import summarize
+from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.normalize import article_id, normalize_url
 from prescient.corpus.readers import RawRow
 from tests.support.corpus import BODY, ingest_settings

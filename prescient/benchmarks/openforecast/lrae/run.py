@@ -4,14 +4,15 @@
 For STF and LTF, per prediction:
 
 1. split into atomic predictions; near-duplicates are marked and not judged
-   (:mod:`.split`);
+   (:mod:`.split`, :mod:`.atoms`);
 2. the judge matches each atomic prediction to one numbered gold label (TP) or to none;
    a label already matched makes a ``repeat`` (:mod:`.judge`, :mod:`.metrics`);
 3. an unmatched prediction is checked against the top chunks of the articles dated in
    the evidence window (:mod:`.evidence`): supported, it is a missed true positive (MTP),
    otherwise a false positive (FP); with no chunk in the window it is an FP without a
    call;
-4. P, R and F1 per sample (formula 2), macro-averaged (:mod:`.metrics`).
+4. P, R and F1 per sample (formula 2), macro-averaged (:mod:`.metrics`), in the tables
+   of :mod:`.tables`.
 
 AQA takes one judge call (the predicted answer against the gold answer) and no evidence.
 Every atomic prediction becomes one row of the judgements table with its verdict, the
@@ -24,37 +25,29 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from prescient import io
+from prescient.benchmarks.openforecast.lrae.atoms import Atom, atomize
 from prescient.benchmarks.openforecast.lrae.evidence import (
     EvidenceIndex,
     format_evidence,
     horizon_days,
 )
 from prescient.benchmarks.openforecast.lrae.judge import parse_match, parse_yes_no
-from prescient.benchmarks.openforecast.lrae.split import split_predictions
-from prescient.benchmarks.openforecast.metrics import (
-    DUPLICATE,
-    FP,
-    MTP,
-    NOT_JUDGED,
-    REPEAT,
-    TP,
-    TRUNCATED,
-    Counts,
-    count,
-    macro,
+from prescient.benchmarks.openforecast.lrae.tables import (
+    SCORE_SCHEMA,
+    judgements_frame,
+    score_row,
 )
+from prescient.benchmarks.openforecast.metrics import FP, MTP, REPEAT, TP, macro
 from prescient.benchmarks.openforecast.settings import LraeSettings
 from prescient.benchmarks.openforecast.tasks import AQA
-from prescient.benchmarks.openforecast.text import near_duplicates
 from prescient.dates import as_date
 from prescient.llm.steps import template_request
 from prescient.llm.types import Complete, LLMRequest, LLMResult, count_calls
@@ -62,92 +55,6 @@ from prescient.prompts import PromptTemplate
 from prescient.seeds import derive_seed
 
 logger = logging.getLogger(__name__)
-
-JUDGEMENT_SCHEMA: dict[str, str] = {
-    "sample_id": "string",
-    "model": "string",
-    "task": "string",
-    "split": "string",
-    "item": "int32",
-    "text": "string",
-    "verdict": "string",
-    "matched_label": "Int64",
-    "matched_label_text": "string",
-    "duplicate_of": "Int64",
-    "evidence_chunk_ids": "object",
-    "evidence_dates": "object",
-    "judge_key": "string",
-    "judge_response": "string",
-    "evidence_key": "string",
-    "evidence_response": "string",
-    "note": "string",
-}
-"""``data/processed/lrae_judgements.parquet``: one row per atomic prediction (``item``
-counts from 0 within the prediction; ``matched_label`` from 1 within the sample's
-labels)."""
-
-SCORE_SCHEMA: dict[str, str] = {
-    "sample_id": "string",
-    "model": "string",
-    "task": "string",
-    "split": "string",
-    "n_labels": "int32",
-    "n_atomic": "int32",
-    "tp": "int32",
-    "mtp": "int32",
-    "fp": "int32",
-    "fn": "int32",
-    "precision": "float64",
-    "recall": "float64",
-    "f1": "float64",
-    "precision_gold": "float64",
-    "recall_gold": "float64",
-    "f1_gold": "float64",
-    "empty": "bool",
-    "error": "string",
-}
-"""``data/processed/lrae_scores.parquet``: one row per sample and model. ``*_gold``
-score the labels alone (an MTP counts as an FP: the paper's evaluation without retrieval
-augmentation); ``error`` is set when the prediction call failed (then no score)."""
-
-_ANSWER = re.compile(r"answer\s*[:：]\s*(.+)", re.I)
-
-
-def aqa_answer(text: str | None) -> str:
-    """The answer of an AQA reply: after the last "Answer:", else the whole reply."""
-    if not text:
-        return ""
-    found = _ANSWER.findall(text)
-    answer = found[-1] if found else text
-    return " ".join(answer.split())[:300]
-
-
-@dataclass
-class Atom:
-    """One atomic prediction and what the judge made of it."""
-
-    sample: Mapping[str, Any]
-    model: str
-    item: int
-    text: str
-    duplicate_of: int | None = None
-    verdict: str | None = None
-    label: int | None = None
-    note: str | None = None
-    judge_key: str | None = None
-    judge_response: str | None = None
-    evidence_ids: list[str] = field(default_factory=list)
-    evidence_dates: list[str] = field(default_factory=list)
-    evidence_key: str | None = None
-    evidence_response: str | None = None
-
-    @property
-    def task(self) -> str:
-        return str(self.sample["task"])
-
-    @property
-    def labels(self) -> list[str]:
-        return [str(t) for t in self.sample["targets"]]
 
 
 class Judge:
@@ -262,92 +169,6 @@ class Judge:
             a.verdict = MTP if parse_yes_no(r.text) else FP
 
 
-def _atoms(
-    sample: Mapping[str, Any], model: str, response: str, cut: bool, s: LraeSettings
-) -> list[Atom]:
-    """Atomic predictions of a reply; ``cut``: the reply hit its token limit, so its last
-    item is incomplete and not judged."""
-    if sample["task"] == AQA:
-        answer = aqa_answer(response)
-        return [Atom(sample, model, 0, answer)] if answer else []
-    items = split_predictions(response)
-    dup = near_duplicates(items, s.dedupe_similarity)
-    atoms = [Atom(sample, model, i, t, d) for i, (t, d) in enumerate(zip(items, dup, strict=True))]
-    for a in atoms:
-        if a.duplicate_of is not None:
-            a.verdict, a.note = DUPLICATE, f"near-duplicate of item {a.duplicate_of}"
-    if cut and atoms:
-        atoms[-1].verdict, atoms[-1].note = TRUNCATED, "the reply was cut at its token limit"
-    return atoms
-
-
-def judgements_frame(atoms: Sequence[Atom]) -> pd.DataFrame:
-    return io.typed_records(JUDGEMENT_SCHEMA, (_judgement_row(a) for a in atoms))
-
-
-def _judgement_row(a: Atom) -> dict[str, Any]:
-    return {
-        "sample_id": a.sample["sample_id"],
-        "model": a.model,
-        "task": a.task,
-        "split": a.sample["split"],
-        "item": a.item,
-        "text": a.text,
-        "verdict": a.verdict,
-        "matched_label": a.label,
-        "matched_label_text": a.labels[a.label - 1] if a.label else None,
-        "duplicate_of": a.duplicate_of,
-        "evidence_chunk_ids": list(a.evidence_ids),
-        "evidence_dates": list(a.evidence_dates),
-        "judge_key": a.judge_key,
-        "judge_response": a.judge_response,
-        "evidence_key": a.evidence_key,
-        "evidence_response": a.evidence_response,
-        "note": a.note,
-    }
-
-
-def _score_row(
-    sample: Mapping[str, Any], model: str, atoms: list[Atom], error: str | None, s: LraeSettings
-) -> dict[str, Any]:
-    n_labels = 1 if sample["task"] == AQA else len(sample["targets"])
-    row: dict[str, Any] = {
-        "sample_id": sample["sample_id"],
-        "model": model,
-        "task": sample["task"],
-        "split": sample["split"],
-        "n_labels": n_labels,
-        "n_atomic": sum(a.verdict not in NOT_JUDGED for a in atoms),
-        "empty": not atoms and error is None,
-        "error": error,
-    }
-    if error is not None:
-        return {
-            **row,
-            **dict.fromkeys(("tp", "mtp", "fp", "fn"), 0),
-            **dict.fromkeys(
-                ("precision", "recall", "f1", "precision_gold", "recall_gold", "f1_gold"), None
-            ),
-        }
-    judged = [a for a in atoms if a.verdict not in NOT_JUDGED]
-    verdicts = [a.verdict or FP for a in judged]  # a failed judge call counts as unsupported
-    c = count(verdicts, [a.label for a in judged], n_labels, s.repeat_match)
-    gold = Counts(tp=c.tp, mtp=0, fp=c.fp + c.mtp, fn=c.fn)
-    return {
-        **row,
-        "tp": c.tp,
-        "mtp": c.mtp,
-        "fp": c.fp,
-        "fn": c.fn,
-        "precision": c.precision,
-        "recall": c.recall,
-        "f1": c.f1,
-        "precision_gold": gold.precision,
-        "recall_gold": gold.recall,
-        "f1_gold": gold.f1,
-    }
-
-
 @dataclass
 class LraeResult:
     judgements: pd.DataFrame
@@ -386,7 +207,9 @@ def evaluate(
         failed = p["error"] is not None and not pd.isna(p["error"])
         cut = p.get("finish_reason") == "length"
         atoms = (
-            [] if failed else _atoms(by_id[p["sample_id"]], p["model"], p["response"] or "", cut, s)
+            []
+            if failed
+            else atomize(by_id[p["sample_id"]], p["model"], p["response"] or "", cut, s)
         )
         per_pred.append((p, atoms))
     all_atoms = [a for _, atoms in per_pred for a in atoms]
@@ -397,7 +220,7 @@ def evaluate(
     for p, atoms in per_pred:
         failed = p["error"] is not None and not pd.isna(p["error"])
         error = str(p["error"]) if failed else None
-        score_rows.append(_score_row(by_id[p["sample_id"]], p["model"], atoms, error, s))
+        score_rows.append(score_row(by_id[p["sample_id"]], p["model"], atoms, error, s))
     scores = io.typed_records(SCORE_SCHEMA, score_rows)
     return LraeResult(judgements_frame(all_atoms), scores, dict(judge.calls))
 
