@@ -72,6 +72,7 @@ class ItemScore:
         direction: whether lower or higher is better.
         definition: the rule in words and where it comes from.
         rule: the score of each forecast (:data:`ItemRule`).
+        label: its column's heading in the report (the name where empty).
         reads: what the rule reads.
     """
 
@@ -80,6 +81,7 @@ class ItemScore:
     direction: Direction
     definition: str
     rule: ItemRule
+    label: str = ""
     reads: str = READS_FORECAST
 
 
@@ -94,6 +96,7 @@ class Skill:
         direction: whether lower or higher is better.
         definition: the reference in words.
         reference: the reference forecast (:data:`ReferenceRule`).
+        label: its column's heading in the report (the name where empty).
     """
 
     name: str
@@ -102,6 +105,7 @@ class Skill:
     direction: Direction
     definition: str
     reference: ReferenceRule
+    label: str = ""
     reads: str = READS_FORECAST
 
 
@@ -116,6 +120,7 @@ class CalibrationMeasure:
         definition: the measure in words and where it comes from.
         rule: its values (:data:`CalibrationRule`).
         replicates: the headline on bootstrap resamples, or None for no interval.
+        labels: each column's heading in the report (the column names where empty).
     """
 
     name: str
@@ -124,7 +129,12 @@ class CalibrationMeasure:
     definition: str
     rule: CalibrationRule
     replicates: Replicates | None = None
+    labels: tuple[str, ...] = ()
     reads: str = READS_BINARY
+
+    def headings(self) -> tuple[str, ...]:
+        """The report's heading of each column."""
+        return self.labels or self.columns
 
 
 Metric = ItemScore | Skill | CalibrationMeasure
@@ -177,6 +187,7 @@ BRIER = ItemScore(
     "from 0 to 1; the sum over the options of (p - 1[option resolved])^2 on multiple "
     "choice, from 0 to 2.",
     brier,
+    "Brier",
 )
 LOG_SCORE = ItemScore(
     "log_score",
@@ -185,6 +196,7 @@ LOG_SCORE = ItemScore(
     "Good (1952), JRSS B 14(1): -ln of the probability given to the answer that "
     "resolved, clipped below at 1e-6 (at most 13.8).",
     log_score,
+    "Log score",
 )
 SKILL_UNIFORM = Skill(
     "skill_uniform",
@@ -193,6 +205,7 @@ SKILL_UNIFORM = Skill(
     HIGHER,
     "Brier skill against the uninformed forecast (0.5; uniform over the options).",
     uninformed,
+    "Skill vs uninformed",
 )
 SKILL_BASE = Skill(
     "skill_base",
@@ -202,6 +215,7 @@ SKILL_BASE = Skill(
     "Brier skill against the base rate of the row's own questions (TF: the share of Yes; "
     "MC: each position's share of the answers), held fixed under resampling.",
     base_rate,
+    "Skill vs base rate",
 )
 ECE = CalibrationMeasure(
     "ece",
@@ -211,6 +225,7 @@ ECE = CalibrationMeasure(
     "of |observed frequency - mean forecast| over equal-width bins.",
     _ece_by("uniform"),
     ece_replicates,
+    ("ECE (equal width)",),
 )
 ECE_MASS = CalibrationMeasure(
     "ece_mass",
@@ -218,6 +233,7 @@ ECE_MASS = CalibrationMeasure(
     LOWER,
     "Expected calibration error over equal-mass bins (edges at the forecasts' quantiles).",
     _ece_by("quantile"),
+    labels=("ECE (equal mass)",),
 )
 MURPHY = CalibrationMeasure(
     "murphy",
@@ -226,6 +242,7 @@ MURPHY = CalibrationMeasure(
     "Murphy (1973), J. Applied Meteorology 12(4): the binary Brier score = reliability - "
     "resolution + uncertainty + the within-bin remainder, over equal-width bins.",
     murphy_parts,
+    labels=("Binary Brier (Murphy)", "Reliability", "Resolution", "Uncertainty", "Within bins"),
 )
 
 _DECLARED: list[Metric] = [BRIER, LOG_SCORE, SKILL_UNIFORM, SKILL_BASE, ECE, ECE_MASS, MURPHY]

@@ -73,8 +73,9 @@ SCORED_TYPES: dict[str, Any] = {
     "prob_adjusted": "string",
     **{s.name: "Float64" for s in item_scores()},
 }
-"""The columns scoring adds to the predictions (name -> dtype): the declared item scores
-(:mod:`prescient.proper_metrics`) last."""
+"""The columns scoring adds to the predictions (name -> dtype): last, the item scores
+:mod:`prescient.proper_metrics` declares when this module is imported (the scores
+table's schema, so a study registers its own score before the score stage runs)."""
 SCORE_COLUMNS = (*PREDICTION_COLUMNS, *SCORED_TYPES, *QUESTION_INFO)
 
 
@@ -138,7 +139,7 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
             ("probs", list(f.probs)),
             ("prob_source", f.source),
             ("prob_adjusted", f.adjusted),
-            *scored.items(),
+            *((name, v) for name, v in scored.items() if name in cols),
         )
         for c, v in fields:
             cols[c].append(v)
@@ -205,7 +206,7 @@ def crowd_rows(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
                 "parse_rule": CROWD,
                 "probs": list(probs),
                 "prob_source": CROWD,
-                **scored,
+                **{name: v for name, v in scored.items() if name in SCORED_TYPES},
                 "context_article_ids": [],
                 **{c: getattr(row, c) for c in QUESTION_INFO},
             }
@@ -265,7 +266,7 @@ def summarize(group: pd.DataFrame, proper: bool = False) -> dict[str, Any]:
         "parse_failure_rate": _rate(n_failed, n_ok),
         **(
             {
-                **{s.name: _mean(ok[s.name]) for s in item_scores()},
+                **{s.name: _mean(ok[s.name]) for s in item_scores() if s.name in ok},
                 "n_uniform_fill": int(ok["prob_source"].eq("uniform_fill").sum()),
             }
             if proper
