@@ -141,8 +141,10 @@ Metric = ItemScore | Skill | CalibrationMeasure
 
 
 def brier(m: FloatArray, y: IntArray, mc: bool) -> FloatArray:
-    """Binary ``(P(Yes) - y)^2`` for a true/false question (half the sum over its two
-    options), Brier's sum over the options for multiple choice, even of two options."""
+    """Binary ``(P(Yes) - y)^2`` for a true/false question, Brier's sum over the options
+    for multiple choice, even of two options. The binary score is computed as half the
+    sum over both options, one arithmetic for a single row and a whole table, so the
+    score stage's rows and the analysis's means agree to the last bit."""
     sq = squared_error(m, y)
     return sq / 2.0 if m.shape[1] == 2 and not mc else sq
 
