@@ -55,22 +55,40 @@ def _checked(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> tuple[FloatArray, 
     return m, y
 
 
-def brier_items(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> FloatArray:
-    """Each question's Brier score (module doc: binary on P(Yes), else the sum)."""
-    m, y = _checked(probs, outcome)
+def checked(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> tuple[FloatArray, np.ndarray]:
+    """``probs`` as an ``(n, k)`` matrix of probabilities and ``outcome`` as indices into
+    its rows, refused (ValueError) when they are not a forecast and its outcomes."""
+    return _checked(probs, outcome)
+
+
+def squared_error(m: FloatArray, y: np.ndarray) -> FloatArray:
+    """Brier's sum over the options, ``sum_k (p_k - 1[y = k])^2``, of each row of a
+    checked matrix (:func:`brier_items` halves it for two options)."""
     hit = np.zeros_like(m)
     hit[np.arange(y.size), y] = 1.0
     sq: FloatArray = ((m - hit) ** 2).sum(axis=1)
+    return sq
+
+
+def brier_items(probs: npt.ArrayLike, outcome: npt.ArrayLike) -> FloatArray:
+    """Each question's Brier score (module doc: binary on P(Yes), else the sum)."""
+    m, y = _checked(probs, outcome)
+    sq = squared_error(m, y)
     return sq / 2.0 if m.shape[1] == 2 else sq
+
+
+def log_of(m: FloatArray, y: np.ndarray, clip: float = LOG_CLIP) -> FloatArray:
+    """``-ln max(p_y, clip)`` of each row of a checked matrix."""
+    # math.log (the C library's, one code path) rather than numpy's, whose vectorised
+    # logarithm differs in the last bit between AVX2 and AVX-512 machines.
+    picked = m[np.arange(y.size), y]
+    return np.array([-math.log(max(float(p), clip)) for p in picked], dtype=float)
 
 
 def log_items(probs: npt.ArrayLike, outcome: npt.ArrayLike, clip: float = LOG_CLIP) -> FloatArray:
     """Each question's log score ``-ln max(p_y, clip)``."""
     m, y = _checked(probs, outcome)
-    # math.log (the C library's, one code path) rather than numpy's, whose vectorised
-    # logarithm differs in the last bit between AVX2 and AVX-512 machines.
-    picked = m[np.arange(y.size), y]
-    return np.array([-math.log(max(float(p), clip)) for p in picked], dtype=float)
+    return log_of(m, y, clip)
 
 
 def skill(score: float, reference: float) -> float:
@@ -124,6 +142,24 @@ def ece(
     r = reliability(p_yes, yes, bins, strategy)
     n = r.count.sum()
     return float((r.count * np.abs(r.observed - r.forecast)).sum() / n) if n else math.nan
+
+
+def uniform_bins(p: FloatArray, bins: int) -> npt.NDArray[np.int64]:
+    """Equal-width bin of each forecast, as :func:`reliability` bins them."""
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    return np.searchsorted(edges[1:-1], p, side="left").astype(np.int64)
+
+
+def ece_replicates(p: FloatArray, y: FloatArray, idx: np.ndarray, bins: int) -> FloatArray:
+    """Equal-width ECE of each resample (rows of ``idx``, question positions): the bins
+    do not move, so ``ECE = sum_b |sum y - sum p| / n`` over the resampled questions in
+    each bin, all resamples in one pass."""
+    reps, n = idx.shape
+    flat = (np.arange(reps)[:, None] * bins + uniform_bins(p, bins)[idx]).ravel()
+    sum_p = np.bincount(flat, weights=p[idx].ravel(), minlength=reps * bins)
+    sum_y = np.bincount(flat, weights=y[idx].ravel(), minlength=reps * bins)
+    gap: FloatArray = np.abs(sum_y - sum_p).reshape(reps, bins).sum(axis=1) / n
+    return gap
 
 
 @dataclass(frozen=True)

@@ -194,29 +194,14 @@ def _label_probs(parsed: Any, k: int) -> tuple[tuple[float, ...], bool]:
     return one_hot(i, k), False
 
 
-def forecast_frame(
-    raw_scores: pd.DataFrame,
-    questions: pd.DataFrame | None,
-    sources: Mapping[str, str],
-    settings: AnalysisSettings,
-) -> Forecasts:
-    """The forecasts of a scores table (module doc), within the analysis period and
-    without the excluded sources, as the accuracy tables.
-
-    Args:
-        raw_scores: the scores table.
-        questions: the evaluated question table (``answer_index``, ``choices``), or None.
-        sources: question_id -> source (:func:`~.sources.question_info`).
-        settings: the analysis settings (duplicates, sources, period).
-
-    Raises:
-        ScoresSchemaError: an unknown elicitation, a malformed ``probs`` value, or a
-            (model, cell, elicitation, question) scored twice under
-            ``analysis.duplicates: error``; each names the rows and the fix.
-    """
+def _callable_rows(
+    raw_scores: pd.DataFrame, settings: AnalysisSettings, dropped: dict[str, int]
+) -> pd.DataFrame:
+    """The rows that hold a forecast: repeated scores resolved per elicitation
+    (``analysis.duplicates``), gold rows without a gold article and failed calls left
+    out and counted in ``dropped``."""
     raw = raw_scores.reset_index(drop=True)
     raw = raw.assign(_elicitation=elicitations_of(raw))
-    dropped = dict.fromkeys(DROP_REASONS, 0)
     parts = []
     for _, part in raw.groupby("_elicitation", sort=False):
         kept, _n = drop_duplicate_scores(part, settings.duplicates)
@@ -226,14 +211,14 @@ def forecast_frame(
     failed = failed_calls(raw)
     dropped["no_gold_article"] = int(no_gold.sum())
     dropped["failed_call"] = int(failed.sum())
-    raw = raw.loc[~no_gold & ~failed].reset_index(drop=True)
-    if raw.empty:
-        return Forecasts(pd.DataFrame(columns=FORECAST_COLUMNS), dropped, "probs" in raw_scores)
-    cells = settings_of(raw)
-    qids = raw["question_id"].astype(str)
-    qtypes = raw["qtype"].astype(str).str.lower()
-    options = _choice_counts(questions, raw)
-    outcomes = _outcomes(questions, raw)
+    return raw.loc[~no_gold & ~failed].reset_index(drop=True)
+
+
+def _read_probs(
+    raw: pd.DataFrame, qids: pd.Series, qtypes: pd.Series, options: Mapping[str, int]
+) -> tuple[list[tuple[float, ...]], list[str]]:
+    """Each row's forecast and ``prob_source``: its stated ``probs`` where it has them,
+    else the one-hot of its label (uniform where none was read)."""
     has_probs = "probs" in raw.columns
     stated = raw["probs"] if has_probs else pd.Series([None] * len(raw), dtype=object)
     parsed = raw["parsed_answer"] if "parsed_answer" in raw.columns else [None] * len(raw)
@@ -256,6 +241,82 @@ def forecast_frame(
         p, filled = _label_probs(label, k)
         probs.append(p)
         prob_source.append(UNIFORM_FILL if filled else LABEL_SOURCE)
+    return probs, prob_source
+
+
+def _checked_frame(frame: pd.DataFrame) -> None:
+    """Refuse a frame the proper scores cannot read: an answer beyond its forecast's
+    options, or a question scored twice in a cell and elicitation.
+
+    Raises:
+        ScoresSchemaError: naming the rows and the fix.
+    """
+    too_big = [o >= len(p) for o, p in zip(frame["outcome"], frame["probs"], strict=True)]
+    if any(too_big):
+        i = too_big.index(True)
+        raise ScoresSchemaError(
+            f"question {frame['question_id'][i]}: its answer is option {frame['outcome'][i]} "
+            f"but its forecast has {len(frame['probs'][i])} options; the questions table and "
+            "the scores disagree"
+        )
+    key = ["model", "cell", "elicitation", "question_id"]
+    dup = frame.duplicated(key, keep=False)
+    if dup.any():
+        example = frame.loc[dup, key].head(3).to_dict("records")
+        raise ScoresSchemaError(
+            f"{int(dup.sum())} rows score the same question twice in one cell and elicitation, "
+            f"e.g. {example}: remove the repeated rows, or keep one of each with "
+            "-S analysis.duplicates=keep_first (or keep_last)"
+        )
+
+
+def _kept(frame: pd.DataFrame, settings: AnalysisSettings, dropped: dict[str, int]) -> pd.Series:
+    """The rows the proper scores keep: a known outcome, a source not excluded, inside
+    the period; the others counted in ``dropped``."""
+    unknown = frame["outcome"] < 0
+    dropped["no_outcome"] = int(unknown.sum())
+    excluded = frame["source"].isin(settings.exclude_sources) & ~unknown
+    dropped["excluded_source"] = int(excluded.sum())
+    keep = ~unknown & ~excluded
+    outside = pd.Series(False, index=frame.index)
+    if settings.date_start is not None:
+        outside |= frame["resolution_date"] < as_datetime64(settings.date_start)
+    if settings.date_end is not None:
+        outside |= frame["resolution_date"] > as_datetime64(settings.date_end)
+    dropped["period"] = int((outside & keep).sum())
+    out: pd.Series = keep & ~outside
+    return out
+
+
+def forecast_frame(
+    raw_scores: pd.DataFrame,
+    questions: pd.DataFrame | None,
+    sources: Mapping[str, str],
+    settings: AnalysisSettings,
+) -> Forecasts:
+    """The forecasts of a scores table (module doc), within the analysis period and
+    without the excluded sources, as the accuracy tables.
+
+    Args:
+        raw_scores: the scores table.
+        questions: the evaluated question table (``answer_index``, ``choices``), or None.
+        sources: question_id -> source (:func:`~.sources.question_info`).
+        settings: the analysis settings (duplicates, sources, period).
+
+    Raises:
+        ScoresSchemaError: an unknown elicitation, a malformed ``probs`` value, or a
+            (model, cell, elicitation, question) scored twice under
+            ``analysis.duplicates: error``; each names the rows and the fix.
+    """
+    dropped = dict.fromkeys(DROP_REASONS, 0)
+    raw = _callable_rows(raw_scores, settings, dropped)
+    if raw.empty:
+        return Forecasts(pd.DataFrame(columns=FORECAST_COLUMNS), dropped, "probs" in raw_scores)
+    cells = settings_of(raw)
+    qids = raw["question_id"].astype(str)
+    qtypes = raw["qtype"].astype(str).str.lower()
+    outcomes = _outcomes(questions, raw)
+    probs, prob_source = _read_probs(raw, qids, qtypes, _choice_counts(questions, raw))
     frame = pd.DataFrame(
         {
             "model": raw["model"].astype(str),
@@ -277,33 +338,7 @@ def forecast_frame(
     if bad_types:
         raise ScoresSchemaError(f"unknown qtype values {bad_types}; expected {list(QTYPES)}")
     frame["month"] = dates.month_indices(frame["resolution_date"]).astype(int)
-    too_big = [o >= len(p) for o, p in zip(frame["outcome"], frame["probs"], strict=True)]
-    if any(too_big):
-        i = too_big.index(True)
-        raise ScoresSchemaError(
-            f"question {frame['question_id'][i]}: its answer is option {frame['outcome'][i]} "
-            f"but its forecast has {len(frame['probs'][i])} options; the questions table and "
-            "the scores disagree"
-        )
-    key = ["model", "cell", "elicitation", "question_id"]
-    dup = frame.duplicated(key, keep=False)
-    if dup.any():
-        example = frame.loc[dup, key].head(3).to_dict("records")
-        raise ScoresSchemaError(
-            f"{int(dup.sum())} rows score the same question twice in one cell and elicitation, "
-            f"e.g. {example}: remove the repeated rows, or keep one of each with "
-            "-S analysis.duplicates=keep_first (or keep_last)"
-        )
-    unknown = frame["outcome"] < 0
-    dropped["no_outcome"] = int(unknown.sum())
-    excluded = frame["source"].isin(settings.exclude_sources) & ~unknown
-    dropped["excluded_source"] = int(excluded.sum())
-    keep = ~unknown & ~excluded
-    outside = pd.Series(False, index=frame.index)
-    if settings.date_start is not None:
-        outside |= frame["resolution_date"] < as_datetime64(settings.date_start)
-    if settings.date_end is not None:
-        outside |= frame["resolution_date"] > as_datetime64(settings.date_end)
-    dropped["period"] = int((outside & keep).sum())
-    keep &= ~outside
+    _checked_frame(frame)
+    keep = _kept(frame, settings, dropped)
+    has_probs = "probs" in raw.columns
     return Forecasts(frame.loc[keep, FORECAST_COLUMNS].reset_index(drop=True), dropped, has_probs)

@@ -1,44 +1,59 @@
 """How the report shows the proper-score tables (beyond the three papers): the scores
 per model, setting, elicitation and question type, and the paired model comparisons.
 ``proper_monthly`` and ``proper_reliability`` are drawn (:mod:`..proper_figures`) and
-stay CSV tables beside them."""
+stay CSV tables beside them. The scores' columns and headings come from the declared
+measures (:mod:`prescient.proper_metrics`) as this module is imported."""
 
 from __future__ import annotations
 
+from prescient import proper_metrics as declared
 from prescient.report import tables as fmt
 
 PART_SCORES = "proper-scores"
 PART_PAIRED = "model-comparisons"
 
-SCORES_COLUMNS: tuple[fmt.Column, ...] = (
-    ("model", "Model", fmt.fmt_text),
-    ("cell", "Setting", fmt.fmt_text),
-    ("elicitation", "Elicitation", fmt.fmt_text),
-    ("qtype", "Type", fmt.upper),
-    ("n", "n", fmt.fmt_int),
-    ("accuracy", "Accuracy (%)", fmt.fmt_text),
-    ("brier", "Brier", fmt.fmt_text),
-    ("log_score", "Log score", fmt.fmt_text),
-    ("skill_uniform", "Skill vs uninformed", fmt.fmt_text),
-    ("skill_base", "Skill vs base rate", fmt.fmt_text),
-    ("calibration", "Calibration of", fmt.fmt_text),
-    ("ece", "ECE (equal width)", fmt.fmt_text),
-    ("ece_mass", "ECE (equal mass)", fmt.digits(3)),
-    ("murphy_brier", "Binary Brier (Murphy)", fmt.digits(3)),
-    ("reliability", "Reliability", fmt.digits(3)),
-    ("resolution", "Resolution", fmt.digits(3)),
-    ("uncertainty", "Uncertainty", fmt.digits(3)),
-    ("within_bin", "Within bins", fmt.digits(3)),
-    ("n_uniform_fill", "Uniform fills", fmt.fmt_int),
-)
-SCORES_INTERVALS: dict[str, fmt.Interval] = {
-    "accuracy": ("accuracy", "accuracy_low", "accuracy_high", 2, 100.0, "n"),
-    "brier": ("brier", "brier_low", "brier_high", 3, 1.0, "n"),
-    "log_score": ("log_score", "log_low", "log_high", 3, 1.0, "n"),
-    "skill_uniform": ("skill_uniform", "skill_uniform_low", "skill_uniform_high", 3, 1.0, "n"),
-    "skill_base": ("skill_base", "skill_base_low", "skill_base_high", 3, 1.0, "n"),
-    "ece": ("ece", "ece_low", "ece_high", 3, 1.0, "n"),
-}
+
+def _score_columns() -> tuple[fmt.Column, ...]:
+    """The report's columns of ``proper_scores``: the declared measures
+    (:mod:`prescient.proper_metrics`) between accuracy and the uniform fills, those with
+    an interval written with it."""
+    out: list[fmt.Column] = [
+        ("model", "Model", fmt.fmt_text),
+        ("cell", "Setting", fmt.fmt_text),
+        ("elicitation", "Elicitation", fmt.fmt_text),
+        ("qtype", "Type", fmt.upper),
+        ("n", "n", fmt.fmt_int),
+        ("accuracy", "Accuracy (%)", fmt.fmt_text),
+    ]
+    out += [(s.name, s.label or s.name, fmt.fmt_text) for s in declared.item_scores()]
+    out += [(k.name, k.label or k.name, fmt.fmt_text) for k in declared.skills()]
+    out.append(("calibration", "Calibration of", fmt.fmt_text))
+    for c in declared.calibration_measures():
+        for i, (column, heading) in enumerate(zip(c.columns, c.headings(), strict=True)):
+            with_interval = i == 0 and c.replicates is not None
+            out.append((column, heading, fmt.fmt_text if with_interval else fmt.digits(3)))
+    out.append(("n_uniform_fill", "Uniform fills", fmt.fmt_int))
+    return tuple(out)
+
+
+def _score_intervals() -> dict[str, fmt.Interval]:
+    """Where each interval of ``proper_scores`` is shown: in its measure's column."""
+    out: dict[str, fmt.Interval] = {
+        "accuracy": ("accuracy", "accuracy_low", "accuracy_high", 2, 100.0, "n")
+    }
+    for s in declared.item_scores():
+        out[s.name] = (s.name, f"{s.interval}_low", f"{s.interval}_high", 3, 1.0, "n")
+    for k in declared.skills():
+        out[k.name] = (k.name, f"{k.name}_low", f"{k.name}_high", 3, 1.0, "n")
+    for c in declared.calibration_measures():
+        if c.replicates is not None:
+            head = c.columns[0]
+            out[head] = (head, f"{head}_low", f"{head}_high", 3, 1.0, "n")
+    return out
+
+
+SCORES_COLUMNS = _score_columns()
+SCORES_INTERVALS = _score_intervals()
 SCORES_NOTE = (
     "Lower is better for every score but the skills. Brier: on TF questions (p - y)^2 on "
     "P(Yes), from 0 to 1, 0.25 for always saying 0.5; on MC questions the sum over the "

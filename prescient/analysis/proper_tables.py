@@ -11,15 +11,13 @@ import pandas as pd
 
 from prescient.analysis.forecasts import forecast_frame
 from prescient.analysis.inputs import Inputs, period_months
-from prescient.analysis.proper import (
-    ALL,
-    monthly_brier,
-    paired_table,
-    proper_scores_table,
-    reliability_table,
-)
+from prescient.analysis.proper import monthly_brier, proper_scores_table
+from prescient.analysis.proper_calibration import reliability_table
+from prescient.analysis.proper_groups import ALL
+from prescient.analysis.proper_paired import paired_table
 from prescient.analysis.settings import AnalysisSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
+from prescient.proper_metrics import item_scores
 from prescient.report.tables import fmt_count
 
 PROPER_TABLES: tuple[str, ...] = (
@@ -97,19 +95,18 @@ def proper_tables(
 
 
 def _metrics(scores: pd.DataFrame, dropped: dict[str, int]) -> dict[str, Any]:
-    """Brier and log score over all questions per model, cell and elicitation."""
+    """Every declared item score (:mod:`prescient.proper_metrics`: Brier, log score) over
+    all questions per model, cell and elicitation."""
     out: dict[str, Any] = {"dropped": dropped, "models": {}}
     if scores.empty:
         return out
     pooled = scores.loc[scores["qtype"] == ALL]
-    columns = ("model", "cell", "elicitation", "n", "brier", "log_score")
-    for model, cell, elicitation, n, brier, log in zip(
-        *(pooled[c].tolist() for c in columns), strict=True
-    ):
+    names = [s.name for s in item_scores()]
+    for row in pooled[["model", "cell", "elicitation", "n", *names]].itertuples(index=False):
+        model, cell, elicitation, n, *values = row
         entry = out["models"].setdefault(str(model), {}).setdefault(str(cell), {})
         entry[str(elicitation)] = {
             "n": int(n),
-            "brier": round(float(brier), 6),
-            "log_score": round(float(log), 6),
+            **{name: round(float(v), 6) for name, v in zip(names, values, strict=True)},
         }
     return out

@@ -20,12 +20,12 @@ answers (``"uniform_fill"``): the probabilistic counterpart of counting it wrong
 papers count unparsed labels. It is never left out, so every elicitation is scored on
 the same questions; how many were filled is reported beside the scores.
 
-Scores per row (:func:`row_scores`): the Brier score, binary ``(P(Yes) - y)^2`` for
-true/false questions and summed over the options for multiple choice (as
-:mod:`prescient.proper_scores` defines them), and the log score ``-ln p(true answer)``
-with the probability clipped at :data:`prescient.proper_scores.LOG_CLIP`, so that one
-certain wrong answer costs a finite 13.8 nats. Both are rounded to 12 decimals: the same
-bytes on every machine.
+Scores per row (:func:`row_score_values`): every item score
+:mod:`prescient.proper_metrics` declares, by the declaration's own rule: the Brier score,
+binary ``(P(Yes) - y)^2`` for true/false questions and summed over the options for
+multiple choice, and the log score ``-ln p(true answer)`` with the probability clipped at
+:data:`prescient.proper_scores.LOG_CLIP`, so that one certain wrong answer costs a finite
+13.8 nats. Each is rounded to 12 decimals: the same bytes on every machine.
 """
 
 from __future__ import annotations
@@ -34,11 +34,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from prescient.evaluation.parsing import parse_answer
 from prescient.evaluation.probability import parse_probability
 from prescient.evaluation.settings import LABEL, TOKENS, VERBAL
 from prescient.llm.answer_logprobs import AnswerLogprobsError, answer_distribution
-from prescient.proper_scores import LOG_CLIP
+from prescient.proper_metrics import item_scores
 from prescient.vocab import TF
 
 LABEL_SOURCE = "label"
@@ -136,17 +138,16 @@ def read_forecast(
     raise ValueError(f"unknown elicitation {elicitation!r}")
 
 
-def row_scores(probs: Sequence[float], answer_index: int, qtype: str) -> tuple[float, float]:
-    """``(brier, log_score)`` of one forecast (module doc)."""
-    if qtype == TF:
-        outcome = 1.0 if answer_index == 0 else 0.0
-        brier = (float(probs[0]) - outcome) ** 2
-    else:
-        brier = sum(
-            (float(p) - (1.0 if i == answer_index else 0.0)) ** 2 for i, p in enumerate(probs)
-        )
-    log_score = -math.log(max(float(probs[answer_index]), LOG_CLIP))
-    return round(brier, DIGITS), round(log_score, DIGITS)
+def row_score_values(probs: Sequence[float], answer_index: int, qtype: str) -> dict[str, float]:
+    """Every declared item score of one forecast, by name (module doc)."""
+    m = np.asarray([probs], dtype=float)
+    y = np.asarray([answer_index], dtype=np.int64)
+    return {s.name: round(float(s.rule(m, y, qtype != TF)[0]), DIGITS) for s in item_scores()}
+
+
+def row_scores(probs: Sequence[float], answer_index: int, qtype: str) -> tuple[float, ...]:
+    """The declared item scores of one forecast in order: ``(brier, log_score)``."""
+    return tuple(row_score_values(probs, answer_index, qtype).values())
 
 
 def crowd_probs(value: object, qtype: str, n: int) -> tuple[float, ...] | None:

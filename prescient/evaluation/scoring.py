@@ -39,7 +39,7 @@ from prescient.evaluation.forecasts import (
     crowd_probs,
     most_probable,
     read_forecast,
-    row_scores,
+    row_score_values,
 )
 from prescient.evaluation.run import (
     OPTIONAL_COLUMNS,
@@ -52,6 +52,7 @@ from prescient.evaluation.settings import (
     elicitation_of,
 )
 from prescient.llm.fit import CONTEXT_EXCEEDED, FITTED
+from prescient.proper_metrics import item_scores
 from prescient.vocab import QTYPES
 
 QUESTION_INFO: dict[str, str] = {
@@ -70,10 +71,11 @@ SCORED_TYPES: dict[str, Any] = {
     "probs": "object",
     "prob_source": "string",
     "prob_adjusted": "string",
-    "brier": "Float64",
-    "log_score": "Float64",
+    **{s.name: "Float64" for s in item_scores()},
 }
-"""The columns scoring adds to the predictions (name -> dtype)."""
+"""The columns scoring adds to the predictions (name -> dtype): last, the item scores
+:mod:`prescient.proper_metrics` declares when this module is imported (the scores
+table's schema, so a study registers its own score before the score stage runs)."""
 SCORE_COLUMNS = (*PREDICTION_COLUMNS, *SCORED_TYPES, *QUESTION_INFO)
 
 
@@ -121,13 +123,13 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
                 cols[c].append(v)
             for c in ("parsed_answer", "parse_rule", "probs", "prob_source", "prob_adjusted"):
                 cols[c].append(None)
-            cols["brier"].append(None)
-            cols["log_score"].append(None)
+            for s in item_scores():
+                cols[s.name].append(None)
             continue
         choices = [str(c) for c in table_choices[qid]]
         f = read_forecast(elicitation, None if pd.isna(text) else str(text), qtype, choices)
         answer = table_answer[qid]
-        brier, log_score = row_scores(f.probs, answer, qtype)
+        scored = row_score_values(f.probs, answer, qtype)
         fields: tuple[tuple[str, Any], ...] = (
             ("parsed_answer", f.index),
             ("correct", f.index is not None and f.index == answer),
@@ -137,8 +139,7 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
             ("probs", list(f.probs)),
             ("prob_source", f.source),
             ("prob_adjusted", f.adjusted),
-            ("brier", brier),
-            ("log_score", log_score),
+            *((name, v) for name, v in scored.items() if name in cols),
         )
         for c, v in fields:
             cols[c].append(v)
@@ -187,7 +188,7 @@ def crowd_rows(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
         qid = str(row.question_id)
         probs = forecasts[qid]
         answer = int(str(by_id.at[qid, "answer_index"]))
-        brier, log_score = row_scores(probs, answer, str(row.qtype))
+        scored = row_score_values(probs, answer, str(row.qtype))
         index = most_probable(probs)
         rows.append(
             {
@@ -205,8 +206,7 @@ def crowd_rows(scores: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
                 "parse_rule": CROWD,
                 "probs": list(probs),
                 "prob_source": CROWD,
-                "brier": brier,
-                "log_score": log_score,
+                **{name: v for name, v in scored.items() if name in SCORED_TYPES},
                 "context_article_ids": [],
                 **{c: getattr(row, c) for c in QUESTION_INFO},
             }
@@ -266,8 +266,7 @@ def summarize(group: pd.DataFrame, proper: bool = False) -> dict[str, Any]:
         "parse_failure_rate": _rate(n_failed, n_ok),
         **(
             {
-                "brier": _mean(ok["brier"]),
-                "log_score": _mean(ok["log_score"]),
+                **{s.name: _mean(ok[s.name]) for s in item_scores() if s.name in ok},
                 "n_uniform_fill": int(ok["prob_source"].eq("uniform_fill").sum()),
             }
             if proper

@@ -99,7 +99,7 @@ TEXT_COLUMNS = (
     "task",
     "metric",
     "interval",
-    # proper scores (prescient/analysis/proper.py)
+    # proper scores (prescient/analysis/proper*.py)
     "elicitation",
     "calibration",
     "strategy",

@@ -11,14 +11,9 @@ import pandas as pd
 import pytest
 
 from prescient.analysis.forecasts import forecast_frame
-from prescient.analysis.proper import (
-    item_scores,
-    model_pairs,
-    monthly_brier,
-    paired_table,
-    proper_scores_table,
-    reliability_table,
-)
+from prescient.analysis.proper import item_scores, monthly_brier, proper_scores_table
+from prescient.analysis.proper_calibration import reliability_table
+from prescient.analysis.proper_paired import model_pairs, paired_table
 from prescient.analysis.schema import ScoresSchemaError
 from prescient.evaluation.forecasts import UNIFORM_FILL, row_scores
 from tests.fixtures.analysis.forecasts import (

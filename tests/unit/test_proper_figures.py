@@ -8,13 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from prescient.analysis.proper import (
-    monthly_brier,
-    paired_table,
-    proper_scores_table,
-    reliability_table,
-)
+from prescient.analysis.proper import monthly_brier, proper_scores_table
+from prescient.analysis.proper_calibration import reliability_table
 from prescient.analysis.proper_figures import PROPER_FIGURES
+from prescient.analysis.proper_paired import paired_table
 from prescient.analysis.proper_report import PROPER_REPORT_TABLES
 from prescient.report.tables import read_tables
 from prescient.settings import Bootstrap
