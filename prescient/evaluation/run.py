@@ -261,6 +261,47 @@ def run_cell(
     plans = plan_cell(
         model, setting, questions, contexts, prompt, generation, window, max_tokens, elicitation
     )
+    _log_fitting(plans, model, setting, window, max_tokens)
+    calls = [p for p in plans if p.request is not None]
+    results = gateway.complete_many(
+        [p.request for p in calls if p.request is not None],
+        desc=f"{model} {setting.name} {elicitation}",
+    )
+    by_qid = {p.question_id: r for p, r in zip(calls, results, strict=True)}
+    logger.info(
+        "%s %s %s: %d questions, %d requests, %d from the ledger",
+        model,
+        setting.name,
+        elicitation,
+        len(plans),
+        len(results),
+        sum(r.from_ledger for r in results),
+    )
+    frame = prediction_frame(
+        _prediction_rows(plans, by_qid, questions, model, setting, prompt, elicitation)
+    )
+    n_err = int(frame["error"].notna().sum())
+    if n_err:
+        logger.warning(
+            "%s %s %s: %d of %d questions have no answer (errors)",
+            model,
+            setting.name,
+            elicitation,
+            n_err,
+            len(frame),
+        )
+    return frame
+
+
+def _log_fitting(
+    plans: Sequence[PlannedCall],
+    model: str,
+    setting: Setting,
+    window: ContextWindow | None,
+    max_tokens: int,
+) -> None:
+    """Warn about the cell's prompts whose articles were cut to fit the context window and
+    those too long to send at all, so a shortened or missing answer is never silent."""
     fitted = [p.words_kept for p in plans if p.request is not None and p.words_kept is not None]
     exceeded = sum(1 for p in plans if (p.error or "").startswith(CONTEXT_EXCEEDED))
     if fitted and window is not None:
@@ -284,21 +325,19 @@ def run_cell(
             exceeded,
             CONTEXT_EXCEEDED,
         )
-    calls = [p for p in plans if p.request is not None]
-    results = gateway.complete_many(
-        [p.request for p in calls if p.request is not None],
-        desc=f"{model} {setting.name} {elicitation}",
-    )
-    by_qid = {p.question_id: r for p, r in zip(calls, results, strict=True)}
-    logger.info(
-        "%s %s %s: %d questions, %d requests, %d from the ledger",
-        model,
-        setting.name,
-        elicitation,
-        len(plans),
-        len(results),
-        sum(r.from_ledger for r in results),
-    )
+
+
+def _prediction_rows(
+    plans: Sequence[PlannedCall],
+    by_qid: Mapping[str, LLMResult],
+    questions: pd.DataFrame,
+    model: str,
+    setting: Setting,
+    prompt: PromptTemplate,
+    elicitation: str,
+) -> dict[str, list[Any]]:
+    """The cell's prediction columns, one row per planned call in plan order: the reply
+    of a sent call, or the reason a call was not sent, so every question has its row."""
     meta = questions.set_index(questions["question_id"].astype(str))
     rows: dict[str, list[Any]] = {c: [] for c in PREDICTION_COLUMNS}
     for p in plans:
@@ -323,18 +362,7 @@ def run_cell(
         rows["completion_tokens"].append(usage.get("completion_tokens"))
         rows["cost_usd"].append(res.cost if res is not None and res.ok else None)
         rows["ledger_key"].append(res.key if res is not None else None)
-    frame = prediction_frame(rows)
-    n_err = int(frame["error"].notna().sum())
-    if n_err:
-        logger.warning(
-            "%s %s %s: %d of %d questions have no answer (errors)",
-            model,
-            setting.name,
-            elicitation,
-            n_err,
-            len(frame),
-        )
-    return frame
+    return rows
 
 
 def prediction_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
