@@ -15,7 +15,7 @@ setting, written by ``retrieve``) and the prompts (the label prompts, and those 
 
 Output: the model's predictions directory (``--out``), one ``<setting>.parquet`` per
 setting (raw responses, one row per question and elicitation; columns in
-prescient.evaluation.run.PREDICTION_COLUMNS; a failed call is a
+prescient.evaluation.predictions.PREDICTION_COLUMNS; a failed call is a
 row with ``error`` set), written as a whole; and the model's gateway ledger
 (``--ledger``: persisted). All settings go through the one ledger, so a request two
 settings share (the same prompt: a question resolved before a RAG cutoff, under that

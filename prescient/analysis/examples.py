@@ -10,6 +10,7 @@ the rows of an example are as full as the run allows. The same inputs and seed g
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -148,27 +149,7 @@ def example_table(
     cells = cell_order(scores[["setting", "rag_cutoff", "cell"]].drop_duplicates().assign(model=""))
     cells = cells.set_index("cell")
     for number, qid in enumerate(ids, start=1):
-        q = described.loc[qid]
-        items = _items(q.get("choices"))
-        options = [str(o) for o in items] if items else None
-        qtype = str(q["qtype"]).lower()
-        lettered = qtype != TF
-        answer_index = q.get("answer_index")
-        if options is not None and answer_index is not None and not pd.isna(answer_index):
-            answer = _option(int(answer_index), options, lettered)
-        else:
-            answer = str(q.get("answer") or "")
-        shown_options = [_option(i, options, lettered) for i in range(len(options or []))]
-        base = {
-            "example": number,
-            "question_id": qid,
-            "qtype": qtype,
-            "resolution_date": dates.as_date(q["resolution_date"]).isoformat(),
-            "source": str(q.get("source") or ""),
-            "question": str(q.get("question") or ""),
-            "options": (" " if lettered else " / ").join(shown_options),
-            "answer": answer,
-        }
+        base, options, lettered = _question_columns(number, qid, described.loc[qid])
         mine = rows_of.loc[rows_of["_qid"] == qid].sort_values(["model", "_cell"])
         for cell in cells.index:
             in_cell = mine.loc[mine["_cell"] == cell]
@@ -177,30 +158,72 @@ def example_table(
                 "setting": cells.loc[cell, "setting"],
                 "rag_cutoff": cells.loc[cell, "rag_cutoff"],
             }
-            context = _context(in_cell, titles)
-            out.append(
-                {
-                    **base,
-                    "row": ARTICLES_ROW,
-                    "model": "",
-                    **where,
-                    "shown": context,
-                    "correct": None,
-                }
-            )
-            for _, r in in_cell.iterrows():
-                shown, correct = _reply(r, options, lettered)
-                out.append(
-                    {
-                        **base,
-                        "row": ANSWER_ROW,
-                        "model": str(r["model"]),
-                        **where,
-                        "shown": shown,
-                        "correct": correct,
-                    }
-                )
+            out += _cell_rows(base, where, in_cell, titles, options, lettered)
     return pd.DataFrame(out, columns=EXAMPLE_COLUMNS)
+
+
+def _question_columns(
+    number: int, qid: str, q: pd.Series[Any] | pd.DataFrame
+) -> tuple[dict[str, object], list[str] | None, bool]:
+    """The columns every row of one example repeats (the question as shown, its options
+    and answer), the options (None: the question table has none) and whether they are
+    lettered (MC) rather than read out (TF)."""
+    items = _items(q.get("choices"))
+    options = [str(o) for o in items] if items else None
+    qtype = str(q["qtype"]).lower()
+    lettered = qtype != TF
+    answer_index = q.get("answer_index")
+    if options is not None and answer_index is not None and not pd.isna(answer_index):
+        answer = _option(int(answer_index), options, lettered)
+    else:
+        answer = str(q.get("answer") or "")
+    shown_options = [_option(i, options, lettered) for i in range(len(options or []))]
+    base: dict[str, object] = {
+        "example": number,
+        "question_id": qid,
+        "qtype": qtype,
+        "resolution_date": dates.as_date(q["resolution_date"]).isoformat(),
+        "source": str(q.get("source") or ""),
+        "question": str(q.get("question") or ""),
+        "options": (" " if lettered else " / ").join(shown_options),
+        "answer": answer,
+    }
+    return base, options, lettered
+
+
+def _cell_rows(
+    base: dict[str, object],
+    where: dict[str, object],
+    in_cell: pd.DataFrame,
+    titles: dict[str, str],
+    options: list[str] | None,
+    lettered: bool,
+) -> list[dict[str, object]]:
+    """One example's rows in one cell: the articles its prompt held, then each model's
+    reply, so a reader sees what every model was shown beside what it answered."""
+    rows: list[dict[str, object]] = [
+        {
+            **base,
+            "row": ARTICLES_ROW,
+            "model": "",
+            **where,
+            "shown": _context(in_cell, titles),
+            "correct": None,
+        }
+    ]
+    for _, r in in_cell.iterrows():
+        shown, correct = _reply(r, options, lettered)
+        rows.append(
+            {
+                **base,
+                "row": ANSWER_ROW,
+                "model": str(r["model"]),
+                **where,
+                "shown": shown,
+                "correct": correct,
+            }
+        )
+    return rows
 
 
 def _context(rows: pd.DataFrame, titles: dict[str, str]) -> str:

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from prescient import io
+from prescient.evaluation.predictions import PREDICTION_COLUMNS, prediction_frame
 from prescient.evaluation.prompts import (
     EVAL_SPECS,
     ContextArticle,
@@ -48,40 +48,6 @@ from prescient.prompts import PromptTemplate
 from prescient.vocab import MC, choice_label
 
 logger = logging.getLogger(__name__)
-
-PREDICTION_SCHEMA: dict[str, str] = {
-    "model": "string",
-    "elicitation": "string",
-    "setting": "string",
-    "rag_cutoff": "string",
-    "question_id": "string",
-    "qtype": "string",
-    "resolution_date": "date32[pyarrow]",
-    "raw_response": "string",
-    "error": "string",
-    "template": "string",
-    "template_version": "string",
-    "context_article_ids": "object",
-    "context_words_kept": "Int64",
-    "prompt_tokens": "Int64",
-    "completion_tokens": "Int64",
-    "cost_usd": "Float64",
-    "ledger_key": "string",
-}
-"""One row per question, setting and elicitation (``label``, ``verbal_probability``,
-``token_logprobs``: :data:`~prescient.evaluation.settings.ELICITATIONS`;
-``raw_response`` is the reply as the model gave it: a label, a stated probability, or
-the log-probabilities of the allowed answers as JSON). ``ledger_key`` is the key of the ledger entry the
-reply came from (:func:`prescient.llm.ledger.request_key`, a function of the request
-alone; a failed call keeps its key too), null where no request was made (no gold
-article, a prompt that could not fit the context window). ``prompt_tokens``,
-``completion_tokens`` and ``cost_usd`` are what that reply cost when it was paid, as
-its ledger entry records it (the same whether this run sent it or was served it; a
-cost is null where the price is unknown, and an in-process model's is null too)."""
-OPTIONAL_COLUMNS = ("elicitation", "prompt_tokens", "completion_tokens", "cost_usd", "ledger_key")
-"""Columns predictions written before they existed lack (read as null; a null
-``elicitation`` is ``label``, the only one there was)."""
-PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)
 
 
 class CompletesMany(Protocol):
@@ -261,6 +227,47 @@ def run_cell(
     plans = plan_cell(
         model, setting, questions, contexts, prompt, generation, window, max_tokens, elicitation
     )
+    _log_fitting(plans, model, setting, window, max_tokens)
+    calls = [p for p in plans if p.request is not None]
+    results = gateway.complete_many(
+        [p.request for p in calls if p.request is not None],
+        desc=f"{model} {setting.name} {elicitation}",
+    )
+    by_qid = {p.question_id: r for p, r in zip(calls, results, strict=True)}
+    logger.info(
+        "%s %s %s: %d questions, %d requests, %d from the ledger",
+        model,
+        setting.name,
+        elicitation,
+        len(plans),
+        len(results),
+        sum(r.from_ledger for r in results),
+    )
+    frame = prediction_frame(
+        _prediction_rows(plans, by_qid, questions, model, setting, prompt, elicitation)
+    )
+    n_err = int(frame["error"].notna().sum())
+    if n_err:
+        logger.warning(
+            "%s %s %s: %d of %d questions have no answer (errors)",
+            model,
+            setting.name,
+            elicitation,
+            n_err,
+            len(frame),
+        )
+    return frame
+
+
+def _log_fitting(
+    plans: Sequence[PlannedCall],
+    model: str,
+    setting: Setting,
+    window: ContextWindow | None,
+    max_tokens: int,
+) -> None:
+    """Warn about the cell's prompts whose articles were cut to fit the context window and
+    those too long to send at all, so a shortened or missing answer is never silent."""
     fitted = [p.words_kept for p in plans if p.request is not None and p.words_kept is not None]
     exceeded = sum(1 for p in plans if (p.error or "").startswith(CONTEXT_EXCEEDED))
     if fitted and window is not None:
@@ -284,21 +291,19 @@ def run_cell(
             exceeded,
             CONTEXT_EXCEEDED,
         )
-    calls = [p for p in plans if p.request is not None]
-    results = gateway.complete_many(
-        [p.request for p in calls if p.request is not None],
-        desc=f"{model} {setting.name} {elicitation}",
-    )
-    by_qid = {p.question_id: r for p, r in zip(calls, results, strict=True)}
-    logger.info(
-        "%s %s %s: %d questions, %d requests, %d from the ledger",
-        model,
-        setting.name,
-        elicitation,
-        len(plans),
-        len(results),
-        sum(r.from_ledger for r in results),
-    )
+
+
+def _prediction_rows(
+    plans: Sequence[PlannedCall],
+    by_qid: Mapping[str, LLMResult],
+    questions: pd.DataFrame,
+    model: str,
+    setting: Setting,
+    prompt: PromptTemplate,
+    elicitation: str,
+) -> dict[str, list[Any]]:
+    """The cell's prediction columns, one row per planned call in plan order: the reply
+    of a sent call, or the reason a call was not sent, so every question has its row."""
     meta = questions.set_index(questions["question_id"].astype(str))
     rows: dict[str, list[Any]] = {c: [] for c in PREDICTION_COLUMNS}
     for p in plans:
@@ -323,31 +328,7 @@ def run_cell(
         rows["completion_tokens"].append(usage.get("completion_tokens"))
         rows["cost_usd"].append(res.cost if res is not None and res.ok else None)
         rows["ledger_key"].append(res.key if res is not None else None)
-    frame = prediction_frame(rows)
-    n_err = int(frame["error"].notna().sum())
-    if n_err:
-        logger.warning(
-            "%s %s %s: %d of %d questions have no answer (errors)",
-            model,
-            setting.name,
-            elicitation,
-            n_err,
-            len(frame),
-        )
-    return frame
-
-
-def prediction_frame(rows: Mapping[str, Sequence[Any]] | None = None) -> pd.DataFrame:
-    """A predictions table with the canonical column types (also when empty).
-
-    Rows without one of :data:`OPTIONAL_COLUMNS` (predictions made before the column
-    existed) get nulls there, as :func:`prescient.evaluation.scoring.score_predictions`
-    gives them.
-    """
-    if rows is not None:
-        n = len(next(iter(rows.values()), []))
-        rows = {**{c: [None] * n for c in OPTIONAL_COLUMNS}, **rows}
-    return io.typed_frame(PREDICTION_SCHEMA, rows)
+    return rows
 
 
 def run_model(

@@ -41,7 +41,7 @@ from prescient.evaluation.forecasts import (
     read_forecast,
     row_score_values,
 )
-from prescient.evaluation.run import (
+from prescient.evaluation.predictions import (
     OPTIONAL_COLUMNS,
     PREDICTION_COLUMNS,
     PREDICTION_SCHEMA,

@@ -28,6 +28,7 @@ from prescient.report import tables as fmt
 from prescient.report.figures import FigureSpec
 from prescient.report.outline import Outline, merge, parse_outline
 from prescient.report.parts import OptionalInput, ReportInputs, ReportPart
+from prescient.report.table_files import read_tables
 
 PAGE_PACKAGE = "prescient.page"
 
@@ -81,11 +82,11 @@ def read_inputs(tables_dir: str | Path, optional: Mapping[str, str | Path]) -> R
             not existing) leaves the part out of the run.
     """
     analyses = registry.analyses()
-    tables = fmt.read_tables(tables_dir, table_names(analyses))
+    tables = read_tables(tables_dir, table_names(analyses))
     absent: dict[str, str] = {}
     for source in optional_inputs():
         directory = Path(optional[source.part])
-        found = fmt.read_tables(directory, list(source.files.values()))
+        found = read_tables(directory, list(source.files.values()))
         if not found:
             absent[source.part] = (
                 f"Not part of this run: {directory.as_posix()} ({source.param}) holds no "

@@ -1,14 +1,13 @@
-"""Reading the analysis tables back and rendering them for people (Markdown, HTML).
+"""Rendering the analysis tables for people (Markdown, HTML).
 
-The ``analyze`` stage writes CSV; ``plot`` and ``report`` read the same CSV through
-:func:`read_tables`, so the tables directory is the one contract between the stages.
-Formatting rules live here once: percentages with two decimals, p-values in scientific
-notation when small, and an en dash for a missing value (a labelled gap). So does the
-display of a table (:class:`ReportTable`): the HTML report and the Markdown copies
-render the same specification. Each benchmark describes its own tables with these
-(Daily Oracle's in :mod:`prescient.analysis.report_tables`,
-FreshBench's and OpenForecast's in their folders); :mod:`prescient.page.analysis_tables`
-and :mod:`prescient.page.contents` gather them.
+The ``analyze`` stage writes CSV, which ``plot`` and ``report`` read back through
+:func:`prescient.report.table_files.read_tables`. Formatting rules live here once:
+percentages with two decimals, p-values in scientific notation when small, and an en
+dash for a missing value (a labelled gap). So does the display of a table
+(:class:`ReportTable`): the HTML report and the Markdown copies render the same
+specification. The shared analysis describes its tables with these
+(:mod:`prescient.analysis.report_tables`), each benchmark its own in its folder, and the
+page (:mod:`prescient.page.contents`) gathers them.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pandas as pd
 
@@ -34,128 +32,12 @@ and a Wilson interval says only how little one answer tells, so the report shows
 and its n alone."""
 EXCLUDES_MARK = "†"
 """Marks a bootstrap interval that does not contain its estimate."""
-# Columns that hold text even when every value looks numeric or is empty.
-TEXT_COLUMNS = (
-    "model",
-    "setting",
-    "rag_cutoff",
-    "cell",
-    "qtype",
-    "month",
-    "month_start",
-    "month_end",
-    "end_month_start",
-    "end_month_end",
-    "window",
-    "present_window",
-    "window_start",
-    "window_end",
-    "present_start",
-    "present_end",
-    "period_start",
-    "period_end",
-    "reference_start",
-    "reference_end",
-    "pre_start",
-    "pre_end",
-    "post_start",
-    "post_end",
-    "month_rule",
-    "period_rule",
-    "reference",
-    "rounding",
-    "anchor",
-    "anchor_date",
-    "knowledge_cutoff",
-    "release_date",
-    "source",
-    "verdict",
-    "mark",
-    "status",
-    "reason",
-    "category",
-    "mc_type",
-    "key",
-    "value",
-    "first_month",
-    "last_month",
-    "note",
-    "bucket",
-    "path",
-    "checksum",
-    "first_date",
-    "last_date",
-    # BPC tables (prescient/benchmarks/freshbench/bpc/tables.py)
-    "display_name",
-    "bucket_start",
-    "bucket_end",
-    "span",
-    "first_bucket",
-    "last_bucket",
-    "base_start",
-    "base_end",
-    "what",
-    # OpenForecast tables (prescient/benchmarks/openforecast/tables.py)
-    "task",
-    "metric",
-    "interval",
-    # proper scores (prescient/analysis/proper*.py)
-    "elicitation",
-    "calibration",
-    "strategy",
-    "model_a",
-    "model_b",
-    "accuracy_better",
-    "brier_better",
-    # construction funnel, leakage audit and examples
-    # (prescient/analysis/reading.py)
-    "stage",
-    "what",
-    "step",
-    "example",
-    "flag",
-    "question_id",
-    "question",
-    "options",
-    "answer",
-    "row",
-    "shown",
-)
 
 
 def fmt_count(n: object) -> str:
     """A count as people read it, the one rule of the report and its notes: thousands
     separated by commas (``8,370``)."""
     return f"{int(n):,}"  # type: ignore[call-overload]
-
-
-def read_tables(
-    directory: str | Path, names: Sequence[str] | None = None
-) -> dict[str, pd.DataFrame]:
-    """CSV tables of a directory keyed by file stem, text columns kept as text.
-
-    Args:
-        directory: where the tables are.
-        names: the stems to read (those missing are left out); None reads every CSV.
-            Stages pass the analysis's table names, so a stray file in the directory
-            never slips into their output unnoticed.
-    """
-    out = {}
-    paths = (
-        sorted(Path(directory).glob("*.csv"))
-        if names is None
-        else [
-            Path(directory) / f"{n}.csv" for n in names if (Path(directory) / f"{n}.csv").exists()
-        ]
-    )
-    for path in paths:
-        head = pd.read_csv(path, nrows=0)
-        dtypes = {c: str for c in head.columns if c in TEXT_COLUMNS}
-        df = pd.read_csv(path, dtype=dtypes, keep_default_na=False, na_values=[""])
-        for c in dtypes:
-            df[c] = df[c].fillna("").astype(str)
-        out[path.stem] = df
-    return out
 
 
 def fmt_number(value: object, digits: int = 2) -> str:

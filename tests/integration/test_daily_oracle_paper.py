@@ -29,7 +29,8 @@ import pytest
 import yaml
 
 from prescient.plumbing import params as params_mod
-from prescient.report.tables import MISSING, read_tables
+from prescient.report.table_files import read_tables
+from prescient.report.tables import MISSING
 from stages import analyze, plot, report
 from tests.conftest import ROOT
 from tests.integration.test_question_sources_dvc import DVC, _clone, _commit, _ran, _run, needs_dvc

@@ -15,7 +15,7 @@ import yaml
 
 from prescient.page.contents import report_figures, report_tables
 from prescient.page.summary import DEMO_LINE, headline
-from prescient.report.tables import read_tables
+from prescient.report.table_files import read_tables
 from stages import report
 from tests.fixtures.analysis.frames import candidates_for, sparse_demo
 from tests.fixtures.analysis.page import Page, read_page

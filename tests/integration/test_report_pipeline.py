@@ -18,7 +18,7 @@ from prescient.benchmarks import registry
 from prescient.io import frame_checksum
 from prescient.page.contents import analysis_figures, markdown_tables
 from prescient.report.provenance import params_digest
-from prescient.report.tables import read_tables
+from prescient.report.table_files import read_tables
 from stages import analyze
 from tests.conftest import ROOT
 from tests.fixtures.analysis.frames import (

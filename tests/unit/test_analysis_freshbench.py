@@ -13,15 +13,17 @@ import pytest
 
 from prescient.analysis.schema import ModelInfo, normalize_scores
 from prescient.benchmarks.freshbench.analysis import (
-    Span,
-    Tally,
     decline_row,
     freshbench,
+)
+from prescient.benchmarks.freshbench.settings import FreshBenchSettings
+from prescient.benchmarks.freshbench.windows import (
+    Span,
+    Tally,
     freshbench_month,
     post_periods,
     window_span,
 )
-from prescient.benchmarks.freshbench.settings import FreshBenchSettings
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import freshbench_settings, section_settings
 

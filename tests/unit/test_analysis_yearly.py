@@ -13,11 +13,11 @@ import pytest
 from prescient import dates
 from prescient.analysis.monthly import monthly_accuracy
 from prescient.analysis.schema import ModelInfo, normalize_scores
+from prescient.benchmarks.daily_oracle.analysis.headline import headline_table
 from prescient.benchmarks.daily_oracle.analysis.yearly import (
     YoYWindows,
     average_yoy,
     bc_interval,
-    headline_table,
     table3,
     yearly_averages,
 )

@@ -13,7 +13,7 @@ from prescient.evaluation.forecasts import (
     read_forecast,
     row_scores,
 )
-from prescient.evaluation.run import prediction_frame
+from prescient.evaluation.predictions import prediction_frame
 from prescient.evaluation.scoring import (
     SCORE_COLUMNS,
     cell_metrics,

@@ -7,7 +7,7 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient.evaluation.run import prediction_frame
+from prescient.evaluation.predictions import prediction_frame
 from prescient.evaluation.scoring import (
     SCORE_COLUMNS,
     ScoringError,

@@ -20,7 +20,7 @@ from prescient.analysis.trace import (
     parse_period,
     parse_qtype,
 )
-from prescient.evaluation.run import PREDICTION_COLUMNS
+from prescient.evaluation.predictions import PREDICTION_COLUMNS
 from prescient.evaluation.settings import NO_GOLD_ARTICLE, Setting
 from prescient.llm.ledger import request_key
 

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 from prescient.evaluation.contexts import context_frame
+from prescient.evaluation.predictions import prediction_frame
 from prescient.evaluation.run import (
     PlannedCall,
     plan_cell,
-    prediction_frame,
 )
 from prescient.evaluation.scoring import call_failures, context_fits
 from prescient.evaluation.settings import parse_setting

@@ -13,7 +13,7 @@ from prescient.analysis.proper_calibration import reliability_table
 from prescient.analysis.proper_figures import PROPER_FIGURES
 from prescient.analysis.proper_paired import paired_table
 from prescient.analysis.proper_report import PROPER_REPORT_TABLES
-from prescient.report.tables import read_tables
+from prescient.report.table_files import read_tables
 from prescient.settings import Bootstrap
 from tests.fixtures.analysis.forecasts import frame_of, paired_rows, row
 from tests.fixtures.analysis.settings import SEED, shipped

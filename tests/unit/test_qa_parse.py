@@ -13,10 +13,9 @@ import pytest
 from prescient.benchmarks.daily_oracle.parse import (
     parse_category,
     parse_distractors,
-    parse_filter,
     parse_generation,
-    total_score,
 )
+from prescient.benchmarks.daily_oracle.parse_scores import parse_filter, total_score
 from prescient.replies import parse_summary, yes_no
 from prescient.vocab import MC_TYPES, PRINCIPLES, accepted, mc_type
 

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from prescient.benchmarks.daily_oracle.parse import PRINCIPLES
 from prescient.prompts import TemplateError
 from prescient.rubric import filter_sections
 from prescient.step_templates import (
@@ -17,6 +16,7 @@ from prescient.step_templates import (
     render_slot,
     slots,
 )
+from prescient.vocab import PRINCIPLES
 from tests.conftest import ROOT
 
 PROMPTS = ROOT / "conf" / "prompts" / "construct"

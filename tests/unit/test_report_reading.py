@@ -24,12 +24,12 @@ from prescient.benchmarks.daily_oracle.analysis.construction import (
     leakage_audit,
 )
 from prescient.benchmarks.daily_oracle.figures import (
-    chance_level,
     fig3_closed_book,
     fig9_refusals_closed_book,
 )
 from prescient.benchmarks.daily_oracle.report import CONSTRUCTION_FUNNEL
-from prescient.report.tables import read_tables
+from prescient.benchmarks.daily_oracle.time_panel import chance_level
+from prescient.report.table_files import read_tables
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 

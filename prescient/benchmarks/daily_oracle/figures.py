@@ -1,14 +1,13 @@
 """Daily Oracle's figures (ICML 2025, Fig. 1-6 and 8-11), drawn from the analysis tables.
 
 Every figure is a pure function ``tables -> Figure`` listed in :data:`FIGURES` under its
-file stem; the dataset's (Fig. 1, 2 and 8) are drawn in :mod:`.dataset_figures`. Figures draw the columns of the analysis tables and compute nothing: counts,
-Wilson intervals and the bounds of months are columns there. Conventions, beside the
-report's (:mod:`prescient.report.figures`): monthly points with Wilson 95% bars and a
-shaded band, the moving average as the bold line; a model's knowledge cutoff as a dashed
-vertical line in its colour; months where no series of a panel has questions shaded grey
-and labelled "no questions"; the chance accuracy of the panel's question type (a
-uniform guess among the options, table ``chance_levels``) as a labelled dash-dot
-horizontal line on every accuracy panel.
+file stem; the dataset's (Fig. 1, 2 and 8) are drawn in :mod:`.dataset_figures`. Figures
+draw the columns of the analysis tables and compute nothing: counts, Wilson intervals
+and the bounds of months are columns there. The accuracy-over-time figures share one
+monthly panel (:class:`~.time_panel.TimePanel`): its conventions, beside the report's
+(:mod:`prescient.report.figures`), are Wilson 95% bars or bands around monthly points,
+the moving average as the bold line, knowledge cutoffs as dashed verticals, months
+without questions shaded grey, and the chance accuracy as a dash-dot line.
 """
 
 from __future__ import annotations
@@ -24,12 +23,9 @@ matplotlib.use("Agg")
 import matplotlib.dates as mdates  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
 
-from prescient.benchmarks.daily_oracle.dataset_figures import (
+from prescient.benchmarks.daily_oracle.dataset_figures import (  # noqa: E402
     empty_anderson_schooler,
     empty_categories_by_month,
     empty_pies,
@@ -37,6 +33,7 @@ from prescient.benchmarks.daily_oracle.dataset_figures import (
     fig2_anderson_schooler,
     fig8_categories_by_month,
 )
+from prescient.benchmarks.daily_oracle.time_panel import TimePanel, chance_level  # noqa: E402
 from prescient.dates import DYNAMIC, parse_rag_cutoff  # noqa: E402
 from prescient.evaluation.settings import (  # noqa: E402
     CLOSED_BOOK,
@@ -44,7 +41,6 @@ from prescient.evaluation.settings import (  # noqa: E402
     RAG,
 )
 from prescient.report.figures import (  # noqa: E402
-    GAP_COLOUR,
     FigureSpec,
     Tables,
     all_models,
@@ -55,175 +51,10 @@ from prescient.report.figures import (  # noqa: E402
     new_figure,
     no_data,
 )
-from prescient.report.tables import MIN_INTERVAL_N  # noqa: E402
 from prescient.vocab import MC, QTYPES, TF  # noqa: E402
 
 # The RAG setting without a dated cutoff (not a shade of the dated cutoffs).
 DYNAMIC_COLOUR = "#c51b7d"
-# Series with at most this many months show their Wilson intervals as error bars.
-FEW_MONTHS = 6
-# The chance level: a uniform guess among a question's options (table chance_levels).
-CHANCE_COLOUR = "#4d4d4d"
-CHANCE_STYLE = (0, (7, 3, 1, 3))
-
-
-def _pct(value: float) -> str:
-    """A percentage with at most one decimal, no trailing zero (50, 25, 33.3)."""
-    return f"{100.0 * value:.1f}".rstrip("0").rstrip(".")
-
-
-def chance_level(tables: Tables, qtype: str) -> tuple[float, str] | None:
-    """The chance accuracy of a question type (the ``chance_levels`` table) and its
-    legend label; None when the table has none (options unknown, no such questions)."""
-    levels = tables.get("chance_levels", pd.DataFrame())
-    if levels.empty:
-        return None
-    row = levels.loc[levels["qtype"] == qtype]
-    if row.empty or pd.isna(row["chance"].iloc[0]):
-        return None
-    value = float(row["chance"].iloc[0])
-    low, high = int(row["min_options"].iloc[0]), int(row["max_options"].iloc[0])
-    if low == high:
-        return value, f"chance {_pct(value)}% (a guess among {low} options)"
-    return value, f"chance {_pct(value)}% (a guess among {low}-{high} options, mean)"
-
-
-class TimePanel:
-    """One monthly panel: calendar, gap shading, series offsets, cutoff lines, legend."""
-
-    def __init__(self, ax: Axes, panel: pd.DataFrame, n_series: int) -> None:
-        self.ax = ax
-        self.first, self.last = month_axis(ax, panel["month_start"], panel["month_end"])
-        self.few = int(panel.loc[panel["n"] > 0, "month"].nunique()) <= FEW_MONTHS
-        self.n_series = max(1, n_series)
-        self.drawn = 0
-        self.cutoff_drawn = False
-        self.cutoff_outside: list[str] = []
-        self.empty_series: list[str] = []
-        self.chance_label = ""
-        self.gaps = self._shade_gaps(panel)
-
-    def _shade_gaps(self, panel: pd.DataFrame) -> bool:
-        """Shade calendar months where no series of the panel has questions."""
-        per_month = panel.groupby(["month_start", "month_end"])["n"].sum()
-        empty = [(str(s), str(e)) for s, e in per_month.index[per_month.to_numpy() == 0]]
-        for start, end in empty:
-            self.ax.axvspan(
-                float(mdates.date2num(pd.Timestamp(start))),
-                float(mdates.date2num(pd.Timestamp(end))),
-                color=GAP_COLOUR,
-                alpha=0.5,
-                lw=0,
-            )
-        return bool(empty)
-
-    def series(
-        self,
-        series: pd.DataFrame,
-        colour: Any,
-        label: str,
-        value: str = "accuracy",
-        low: str | None = "ci_low",
-        high: str | None = "ci_high",
-        linestyle: str = "-",
-    ) -> None:
-        """Monthly points with Wilson intervals, plus the moving average as a bold line.
-
-        With many months the interval is a faint band; with a few months (a band between
-        isolated months would invent values in between) it is an error bar, and the
-        series are nudged apart by a few days so coinciding points stay visible.
-        """
-        ax = self.ax
-        if series["n"].sum() == 0:  # named in the legend as having no scores here
-            self.empty_series.append(label)
-            self.drawn += 1
-            return
-        x = midpoints(series["month_start"], series["month_end"])
-        if self.few and self.n_series > 1:
-            shift = (self.drawn - (self.n_series - 1) / 2) * min(4.0, 20.0 / self.n_series)
-            x = x + pd.to_timedelta(shift, unit="D")
-        self.drawn += 1
-        y = 100.0 * series[value].astype(float)
-        ma = 100.0 * series[f"{value}_ma"].astype(float)
-        has_ma = bool(np.isfinite(ma).any())
-        point_label = None if has_ma else f"{label} (monthly)"
-        if low and high:
-            # no interval from one question (MIN_INTERVAL_N): the point alone
-            few = series["n"].astype(float) < MIN_INTERVAL_N
-            lo = (100.0 * series[low].astype(float)).where(~few, y)
-            hi = (100.0 * series[high].astype(float)).where(~few, y)
-            if self.few:
-                ax.errorbar(
-                    x,
-                    y,
-                    yerr=[(y - lo).clip(lower=0), (hi - y).clip(lower=0)],
-                    fmt="o",
-                    ms=4.5,
-                    color=colour,
-                    alpha=0.85,
-                    elinewidth=1.2,
-                    capsize=3,
-                    label=point_label,
-                )
-            else:
-                ax.fill_between(x, lo, hi, color=colour, alpha=0.10, lw=0)
-                ax.plot(x, y, "o", ms=2.5, color=colour, alpha=0.45, label=point_label)
-        else:
-            size = 4.5 if self.few else 2.5
-            ax.plot(x, y, "o", ms=size, color=colour, alpha=0.6, label=point_label)
-        if has_ma:
-            ax.plot(x, ma, color=colour, lw=2.0, ls=linestyle, label=label)
-
-    def cutoff(self, date: pd.Timestamp | None, colour: Any, name: str, style: str = "--") -> None:
-        """A vertical line at a cutoff inside the calendar; outside it, a legend note."""
-        if date is None:
-            return
-        if self.first <= date < self.last:
-            self.ax.axvline(float(mdates.date2num(date)), color=colour, ls=style, lw=1.3)
-            self.cutoff_drawn = self.cutoff_drawn or style == "--"
-        elif style == "--":
-            self.cutoff_outside.append(f"{name}: {date:%Y-%m-%d}")
-
-    def chance(self, level: tuple[float, str] | None) -> None:
-        """A labelled horizontal line at the chance accuracy (in percent)."""
-        if level is None:
-            return
-        value, label = level
-        self.ax.axhline(100.0 * value, color=CHANCE_COLOUR, ls=CHANCE_STYLE, lw=1.1, zorder=1.5)
-        self.chance_label = label
-
-    def finish(self, ylabel: str, top: float | None = None) -> None:
-        ax = self.ax
-        ax.set_ylabel(ylabel)
-        ax.set_xlabel("Resolution month")
-        ax.set_ylim(-2 if top is None else -0.02 * top, 102 if top is None else top)
-        ax.grid(alpha=0.3)
-        handles, labels = ax.get_legend_handles_labels()
-        if self.chance_label:
-            handles.append(Line2D([], [], color=CHANCE_COLOUR, ls=CHANCE_STYLE, lw=1.1))
-            labels.append(self.chance_label)
-        if self.cutoff_drawn:
-            handles.append(Line2D([], [], color="black", ls="--", lw=1.3))
-            labels.append("knowledge cutoff")
-        if self.cutoff_outside:
-            handles.append(Line2D([], [], color="none"))
-            labels.append("cutoff outside the range: " + "; ".join(self.cutoff_outside))
-        if self.gaps:
-            handles.append(Patch(color=GAP_COLOUR, alpha=0.5))
-            labels.append("no questions")
-        if self.empty_series:
-            handles.append(Line2D([], [], color="none"))
-            labels.append("no scores: " + ", ".join(self.empty_series))
-        # below the axes, so the legend never hides a point
-        ax.legend(
-            handles,
-            labels,
-            fontsize=8,
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.16),
-            ncol=2,
-            frameon=False,
-        )
 
 
 def _model_label(model: str, cutoffs: Mapping[str, pd.Timestamp]) -> str:

@@ -6,21 +6,22 @@ scores as words. Every parser here therefore looks for the *content* (labels, op
 points) wherever it appears, and returns an explicit ``error`` instead of raising when
 nothing usable is there, so the stage can keep the raw reply with a reason.
 
-One function owns each reading rule: the categories' aliases, the MC question type and
-the 0/1/2 reading of a score live here; cleaned lines, quotes, the Yes/No reading of a TF
-answer and the step-1 summary and key point live in :mod:`prescient.replies` (OpenForecast
-reads key points the same way); the names themselves (principles, categories, MC types,
-TF choices) come from :mod:`prescient.vocab`.
+One function owns each reading rule: the categories' aliases and the MC question type
+live here, the seven-principle filter's scores and their 0/1/2 reading in
+:mod:`.parse_scores`; cleaned lines, quotes, the Yes/No reading of a TF answer and the
+step-1 summary and key point live in :mod:`prescient.replies` (OpenForecast reads key
+points the same way); the names themselves (principles, categories, MC types, TF
+choices) come from :mod:`prescient.vocab`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from prescient.replies import clean_line, normalize, strip_quotes, yes_no
-from prescient.vocab import CATEGORIES, PRINCIPLES
+from prescient.vocab import CATEGORIES
 
 # --- step 2: four question-answer pairs ----------------------------------------------
 
@@ -241,179 +242,6 @@ def parse_distractors(text: str | None, answer: str, n: int = 3) -> DistractorRe
     if len(options) < n:
         return DistractorReply(tuple(options), f"found {len(options)} usable wrong options of {n}")
     return DistractorReply(tuple(options[:n]))
-
-
-# --- step 4: the seven-principle filter ------------------------------------------------
-
-PRINCIPLE_HEADINGS: Mapping[str, str] = {
-    "not_obvious": r"(?:answer\s+(?:is\s+)?)?(?:not\s+(?:too\s+)?|non[\s-]*)?obvious(?:ness)?\b",
-    "only_answerable_on_date": (
-        r"(?:only\s+)?(?:answerable|guessable)|non[\s-]*answerab|not\s+answerable"
-        r"|publi\w*\s+date"
-    ),
-    "no_new_information": (
-        r"(?:no|absence\s+of|without)\s+(?:new\s+)?(?:info|leak)|new\s+info"
-        r"|(?:information\s+)?leak"
-    ),
-    "objectivity": r"objectiv",
-    "clear_time_element": (
-        r"(?:inclusion\s+of\s+(?:a\s+)?)?clear\s+(?:time|temporal)|(?:time|temporal)\s+element"
-    ),
-    "public_interest": r"public\s+interest",
-    "correctness": r"(?:answer\s+)?correct(?:ness)?\b|accura",
-}
-"""How a principle's heading may begin (checked in this order, most specific first)."""
-
-_HEAD_PREFIX = re.compile(
-    r"(?i)^(?:\(?\d+[.)]\s*|principle\s*\d*\s*[:.)\-–]?\s*|category\s*[:\-–]\s*)"
-)
-_HEAD_SPLIT = re.compile(r"\s*(?::|\(|\s[-–—]\s|[–—=])\s*")
-_SCORE_WORDS = {"zero": 0, "one": 1, "two": 2, "0": 0, "1": 1, "2": 2}
-_SCORE_TOKEN = r"(zero|one|two|[0-9]+(?:\.[0-9]+)?)"
-_LABELLED_SCORE = re.compile(
-    rf"(?i)\b(?:points?|scores?|rating|grade)(?:\s+(?:awarded|given))?"
-    rf"[\s:=\-\[(]*(?:(?:of|is|was)\s+)?[\s:=\-\[(]*{_SCORE_TOKEN}\b(?!\s*/\s*[3-9])"
-)
-_FRACTION_SCORE = re.compile(rf"(?i)(?<![\d.]){_SCORE_TOKEN}\s*/\s*2\b")
-_N_POINTS = re.compile(rf"(?i)(?<![\d.]){_SCORE_TOKEN}\s*points?\b")
-_BARE_SCORE = re.compile(rf"(?i)^[\s:=\-–(\[]*{_SCORE_TOKEN}[\s)\].]*(?:points?)?[\s.]*$")
-_KEYED_SCORE = re.compile(
-    r"(?i)[\"']?\b(" + "|".join(PRINCIPLES) + r")\b[\"']?\s*[:=]\s*[\"']?(\d+(?:\.\d+)?)"
-)
-
-
-@dataclass(frozen=True)
-class FilterReply:
-    """Step 4 parsed: a 0/1/2 score per principle found; ``missing`` lists the others."""
-
-    scores: Mapping[str, int]
-    missing: tuple[str, ...] = ()
-    invalid: Mapping[str, str] = field(default_factory=dict)
-    error: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-def score_value(token: str) -> int | None:
-    """0, 1 or 2 from a score token (digits or words); None for anything else."""
-    return _SCORE_WORDS.get(token.strip().lower())
-
-
-def _heading(line: str) -> tuple[str, str] | None:
-    """``(principle, rest of line)`` when ``line`` starts with a principle's name."""
-    text = _HEAD_PREFIX.sub("", line)
-    parts = _HEAD_SPLIT.split(text, maxsplit=1)
-    head = parts[0].strip().lower()
-    if not head or len(head.split()) > 8 or "," in head:
-        return None
-    for key, pattern in PRINCIPLE_HEADINGS.items():
-        if re.match(pattern, head):
-            rest = text[len(parts[0]) :].lstrip(" :-–—=(")
-            return key, rest
-    return None
-
-
-def _find_score(segment: str) -> str | None:
-    for pattern in (_LABELLED_SCORE, _FRACTION_SCORE, _N_POINTS):
-        m = pattern.search(segment)
-        if m:
-            return m.group(1)
-    for line in segment.splitlines():
-        m = _BARE_SCORE.match(line)
-        if m:
-            return m.group(1)
-    return None
-
-
-def _sections(text: str, principles: Sequence[str]) -> dict[str, list[str]]:
-    sections: dict[str, list[str]] = {}
-    current: str | None = None
-    for raw in text.splitlines():
-        line = clean_line(raw)
-        if not line:
-            continue
-        found = _heading(line)
-        if found is not None and found[0] in principles:
-            key, rest = found
-            if key == current:  # the name repeated inside its own section
-                sections[key].append(rest)
-                continue
-            if key in sections:  # a second block (another question): stop reading
-                current = None
-                continue
-            current = key
-            sections[key] = [rest] if rest else []
-            continue
-        if current is not None:
-            sections[current].append(line)
-    return sections
-
-
-_SCORE_LINE = re.compile(r"(?i)^\s*(?:scores?\s*[:=]\s*)?((?:[0-2][\s,;/|]+)*[0-2])\s*\.?\s*$")
-
-
-def _score_line(text: str, n: int) -> list[int] | None:
-    """The scores of a one-line reply (``Scores: 2 2 1 2 2 2 1``): the first line of
-    exactly ``n`` scores 0-2, in the principles' order; None when there is none."""
-    for raw in text.splitlines():
-        m = _SCORE_LINE.match(clean_line(raw))
-        if m:
-            digits = re.findall(r"[0-2]", m.group(1))
-            if len(digits) == n:
-                return [int(d) for d in digits]
-    return None
-
-
-def parse_filter(text: str | None, principles: Sequence[str] = PRINCIPLES) -> FilterReply:
-    """A 0/1/2 score for each principle from a step-4 reply.
-
-    A line of exactly seven scores (``Scores: 2 2 1 2 2 2 1``, the one-line format of the
-    compact template) gives them in the principles' order.
-
-    Each principle's section starts at a line that begins with its name (markdown,
-    numbered, or ``Name: 2`` on one line) and runs to the next principle's heading; its
-    score is the first ``Point: 2`` / ``Score: two`` / ``2/2`` / ``2 points`` / bare
-    ``2`` in it. ``key: 2`` pairs with the project's principle keys (JSON-like replies)
-    are read too. A score outside 0-2 or a missing principle makes the reply an error,
-    with the scores that were found kept for the audit. Totals the model writes itself
-    are ignored: the total is always the sum of the seven scores.
-    """
-    if not text or not text.strip():
-        return FilterReply({}, tuple(principles), {}, "empty reply")
-    line = _score_line(text, len(principles))
-    if line is not None:
-        return FilterReply(dict(zip(principles, line, strict=True)))
-    tokens: dict[str, str] = {}
-    for m in _KEYED_SCORE.finditer(text):
-        tokens.setdefault(m.group(1).lower(), m.group(2))
-    for key, lines in _sections(text, principles).items():
-        token = _find_score("\n".join(lines))
-        if token is not None:
-            tokens.setdefault(key, token)
-    scores: dict[str, int] = {}
-    invalid: dict[str, str] = {}
-    for key, token in tokens.items():
-        value = score_value(token)
-        if value is None:
-            invalid[key] = token
-        else:
-            scores[key] = value
-    missing = tuple(k for k in principles if k not in scores and k not in invalid)
-    if missing or invalid:
-        parts = []
-        if missing:
-            parts.append(f"no score for {', '.join(missing)}")
-        if invalid:
-            parts.append("out of range: " + ", ".join(f"{k}={v}" for k, v in invalid.items()))
-        return FilterReply(scores, missing, invalid, "; ".join(parts))
-    return FilterReply(scores)
-
-
-def total_score(scores: Mapping[str, int]) -> int:
-    """The filter total: the sum of the seven principle scores (0-14)."""
-    return int(sum(scores[k] for k in PRINCIPLES))
 
 
 # --- step 5: categories and MC types -------------------------------------------------

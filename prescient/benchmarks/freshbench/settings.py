@@ -20,7 +20,7 @@ from prescient.settings import Settings
 CALENDAR = "calendar"
 MonthRule = Literal["calendar", "freshbench"]
 """How a question is placed in a window of months before the anchor date (see
-:mod:`prescient.benchmarks.freshbench.analysis`)."""
+:mod:`prescient.benchmarks.freshbench.windows`)."""
 
 PRESENT = "present"
 PRE_ANCHOR = "pre_anchor"
@@ -59,7 +59,7 @@ class FreshBenchSettings(Settings):
     Attributes:
         month_rule: how a question is placed in the windows before the anchor date:
             ``calendar`` (calendar months) or ``freshbench`` (FreshBench's 30-day months;
-            :mod:`prescient.benchmarks.freshbench.analysis` sets the two side by side).
+            :mod:`prescient.benchmarks.freshbench.windows` sets the two side by side).
         present_months: ``[a, b]``: the present window, a to b months before the anchor
             (paper: 0-20); every past window is compared with it. Under ``freshbench`` a
             may be negative (the window then reaches -a months past the anchor).

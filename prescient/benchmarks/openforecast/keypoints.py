@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,7 @@ from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.ledger import Ledger, is_success, read_entries
 from prescient.llm.steps import article_values, template_request
 from prescient.llm.store import StageLedger
-from prescient.llm.types import Complete, LLMRequest
+from prescient.llm.types import Complete, LLMRequest, LLMResult
 from prescient.prompts import PromptTemplate
 from prescient.replies import parse_summary
 
@@ -131,36 +131,19 @@ def story_events(
     bare = bool(template.extras.get("reply_is_keypoint"))
     events: list[AtomicEvent] = []
     for st in kept:
-        first = records[st.members[0]]
-        cid = stable_id("cluster", first["article_id"])
-        title = str(first["clean_title"])
-        by_day: dict[Any, list[tuple[str, str]]] = {}
-        for i in st.members:
-            res = results[i]
-            if not res.ok:
-                counts["llm_error"] += 1
-                continue
-            parsed = parse_summary(res.text, bare)
-            if not parsed.ok or parsed.keypoint is None:
-                counts["parse_error"] += 1
-            elif parsed.no_new_event:
-                counts["no_new_event"] += 1
-            else:
-                by_day.setdefault(as_date(records[i]["date"]), []).append(
-                    (parsed.keypoint, str(records[i]["article_id"]))
-                )
+        by_day = _points_by_day(st, records, results, bare, counts)
         if len(by_day) < min_dates:
             counts["chains_too_few_dates_after_keypoints"] += 1
             continue
-        for day, points in by_day.items():
-            dup = near_duplicates([p for p, _ in points], s.dedupe_similarity)
-            for k, (text, _) in enumerate(points):
-                if dup[k] is not None:
-                    counts["merged_duplicates"] += 1
-                    continue
-                ids = tuple(a for j, (_, a) in enumerate(points) if j == k or dup[j] == k)
-                event = AtomicEvent(cid, title, None, EventDate(day, DAY), text, ids, len(events))
-                events.append(event)
+        first = records[st.members[0]]
+        _add_events(
+            events,
+            stable_id("cluster", first["article_id"]),
+            str(first["clean_title"]),
+            by_day,
+            s.dedupe_similarity,
+            counts,
+        )
     for key in (
         "llm_error",
         "parse_error",
@@ -170,3 +153,51 @@ def story_events(
     ):
         counts.setdefault(key, 0)
     return events, dict(counts)
+
+
+def _points_by_day(
+    story: Story,
+    records: Sequence[dict[str, Any]],
+    results: Mapping[int, LLMResult],
+    bare: bool,
+    counts: Counter[str],
+) -> dict[Any, list[tuple[str, str]]]:
+    """A story's usable key points by day, each with its article; the replies that give
+    no event (failed, unreadable, "no new event") are counted in ``counts`` instead."""
+    by_day: dict[Any, list[tuple[str, str]]] = {}
+    for i in story.members:
+        res = results[i]
+        if not res.ok:
+            counts["llm_error"] += 1
+            continue
+        parsed = parse_summary(res.text, bare)
+        if not parsed.ok or parsed.keypoint is None:
+            counts["parse_error"] += 1
+        elif parsed.no_new_event:
+            counts["no_new_event"] += 1
+        else:
+            by_day.setdefault(as_date(records[i]["date"]), []).append(
+                (parsed.keypoint, str(records[i]["article_id"]))
+            )
+    return by_day
+
+
+def _add_events(
+    events: list[AtomicEvent],
+    cid: str,
+    title: str,
+    by_day: Mapping[Any, Sequence[tuple[str, str]]],
+    similarity: float,
+    counts: Counter[str],
+) -> None:
+    """Append one chain's events to ``events``: one per day and distinct key point, its
+    near duplicates of the same day merged into it (their articles report it too)."""
+    for day, points in by_day.items():
+        dup = near_duplicates([p for p, _ in points], similarity)
+        for k, (text, _) in enumerate(points):
+            if dup[k] is not None:
+                counts["merged_duplicates"] += 1
+                continue
+            ids = tuple(a for j, (_, a) in enumerate(points) if j == k or dup[j] == k)
+            event = AtomicEvent(cid, title, None, EventDate(day, DAY), text, ids, len(events))
+            events.append(event)

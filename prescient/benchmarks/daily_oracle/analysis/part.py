@@ -16,6 +16,7 @@ from prescient.benchmarks.daily_oracle.analysis.construction import (
     construction_funnel,
     leakage_audit,
 )
+from prescient.benchmarks.daily_oracle.analysis.headline import headline_table
 from prescient.benchmarks.daily_oracle.analysis.notes import (
     cutoff_notes,
     headline_metrics,
@@ -31,7 +32,6 @@ from prescient.benchmarks.daily_oracle.analysis.settings import (
 from prescient.benchmarks.daily_oracle.analysis.slope import slopes_table
 from prescient.benchmarks.daily_oracle.analysis.yearly import (
     REGIMES,
-    headline_table,
     table3,
     yearly_averages,
 )

@@ -57,14 +57,11 @@ from prescient.analysis.monthly import SERIES_KEYS
 from prescient.analysis.schema import ModelInfo, iso
 from prescient.analysis.settings import BootstrapSettings
 from prescient.benchmarks.daily_oracle.analysis.settings import (
-    HeadlineSettings,
     Table3Settings,
     WindowRule,
     YearlyRule,
 )
-from prescient.evaluation.settings import CLOSED_BOOK
 from prescient.seeds import derive_seed
-from prescient.vocab import QTYPES
 
 REGIMES = ("pre", "post", "all")
 
@@ -374,91 +371,3 @@ def table3(
         *[f"yoy_{r}{s}" for r in REGIMES for s in suffixes],
     ]
     return pd.DataFrame(rows, columns=columns)
-
-
-HEADLINE_COLUMNS = [
-    "setting",
-    "qtype",
-    "first_month",
-    "last_month",
-    "n_models",
-    "models",
-    "first_accuracy",
-    "last_accuracy",
-    "change_pct",
-    "n_first",
-    "n_last",
-    "left_out",
-]
-"""Columns of the headline table (:func:`headline_table`)."""
-
-
-def headline_table(
-    monthly: pd.DataFrame,
-    models: Mapping[str, ModelInfo],
-    settings: HeadlineSettings,
-) -> pd.DataFrame:
-    """The paper's headline decline (Daily Oracle, ICML 2025, section 4.2), per type.
-
-    In the closed-book setting, the mean over models of the monthly accuracy (%) in the
-    first and in the last month of the monthly table's calendar (the period's, when one
-    is set), and the relative change ``100 * (last - first) / first``. A model enters when
-    it has questions in both months, so both means are over the same models; the others,
-    and baselines under ``exclude_baselines``, are named in ``left_out``. ``n_first`` and
-    ``n_last`` count the questions behind the accuracies that entered the means.
-    """
-    if monthly.empty:
-        return pd.DataFrame(columns=HEADLINE_COLUMNS)
-    first = int(monthly["month_index"].min())
-    last = int(monthly["month_index"].max())
-    closed = monthly.loc[monthly["setting"] == CLOSED_BOOK]
-    rows = []
-    for qtype in [q for q in QTYPES if q in set(closed["qtype"])]:
-        series = closed.loc[closed["qtype"] == qtype]
-        kept: list[str] = []
-        left_out: list[str] = []
-        accs: dict[str, tuple[float, float]] = {}
-        counts = [0, 0]
-        for model, grp in series.groupby("model", sort=True):
-            name = str(model)
-            info = models.get(name)
-            if settings.exclude_baselines and info is not None and info.baseline:
-                left_out.append(f"{name} (baseline)")
-                continue
-            by_month = grp.set_index("month_index")
-            n_first = int(by_month["n"].get(first, 0))
-            n_last = int(by_month["n"].get(last, 0))
-            if n_first == 0 or n_last == 0:
-                missing = [
-                    dates.month_label(m) for m, k in ((first, n_first), (last, n_last)) if k == 0
-                ]
-                left_out.append(f"{name} (no questions in {' and '.join(missing)})")
-                continue
-            kept.append(name)
-            correct = by_month["n_correct"]
-            accs[name] = (
-                int(correct.get(first, 0)) / n_first,
-                int(correct.get(last, 0)) / n_last,
-            )
-            counts[0] += n_first
-            counts[1] += n_last
-        a = 100.0 * float(np.mean([v[0] for v in accs.values()])) if accs else math.nan
-        b = 100.0 * float(np.mean([v[1] for v in accs.values()])) if accs else math.nan
-        change = 100.0 * (b - a) / a if accs and a > 0 else math.nan
-        rows.append(
-            {
-                "setting": CLOSED_BOOK,
-                "qtype": qtype,
-                "first_month": dates.month_label(first),
-                "last_month": dates.month_label(last),
-                "n_models": len(kept),
-                "models": ", ".join(kept),
-                "first_accuracy": a,
-                "last_accuracy": b,
-                "change_pct": change,
-                "n_first": counts[0],
-                "n_last": counts[1],
-                "left_out": ", ".join(left_out),
-            }
-        )
-    return pd.DataFrame(rows, columns=HEADLINE_COLUMNS)

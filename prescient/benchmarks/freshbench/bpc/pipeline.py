@@ -11,7 +11,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,40 @@ def check_models(settings: BpcSettings, registry: Mapping[str, ModelSpec]) -> No
             )
 
 
+@dataclass
+class _CallTally:
+    """The scoring requests of every model summed into one report, so the stage judges
+    ``llm.max_failed_share`` over all its calls rather than model by model."""
+
+    requests: int = 0
+    failed: int = 0
+    not_sent: int = 0
+    spending: list[str] = field(default_factory=list)
+    failed_by_model: Counter[str] = field(default_factory=Counter)
+    first_errors: list[str] = field(default_factory=list)
+
+    def add(self, name: str, report: FailureReport) -> None:
+        """Count one model's report."""
+        self.requests += report.requests
+        self.failed += report.failed
+        self.not_sent += report.not_sent
+        self.spending += [f"{name}: {report.spending}"] if report.not_sent else []
+        self.failed_by_model.update(report.failed_by_model)
+        self.first_errors += [e for e in report.first_errors if e not in self.first_errors]
+
+    def report(self, max_failed_share: float) -> FailureReport:
+        """The report over every model counted (its first five distinct errors)."""
+        return FailureReport(
+            self.requests,
+            self.failed,
+            max_failed_share,
+            dict(sorted(self.failed_by_model.items())),
+            tuple(self.first_errors[:5]),
+            self.not_sent,
+            "; ".join(self.spending),
+        )
+
+
 def run_bpc(
     articles: pd.DataFrame,
     settings: BpcSettings,
@@ -123,10 +157,7 @@ def run_bpc(
     doc_frames: list[pd.DataFrame] = []
     names: list[str] = []
     skipped: list[dict[str, Any]] = []
-    requests = failed = not_sent = 0
-    spending: list[str] = []
-    failed_by_model: Counter[str] = Counter()
-    first_errors: list[str] = []
+    tally = _CallTally()
     options = {"n_ubatch": settings.local.n_ubatch}
     for name in settings.models:
         spec = registry[name]
@@ -142,12 +173,7 @@ def run_bpc(
             results = score_documents(gateway, spec, scored, method_params(spec, settings), options)
             gateway.finish()
             report = gateway.failure_report()
-        requests += report.requests
-        failed += report.failed
-        not_sent += report.not_sent
-        spending += [f"{name}: {report.spending}"] if report.not_sent else []
-        failed_by_model.update(report.failed_by_model)
-        first_errors += [e for e in report.first_errors if e not in first_errors]
+        tally.add(name, report)
         doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))
         names.append(name)
     docs = (
@@ -155,15 +181,7 @@ def run_bpc(
         if doc_frames
         else io.typed_records(tables.DOCS, [])
     )
-    calls = FailureReport(
-        requests,
-        failed,
-        llm.max_failed_share,
-        dict(sorted(failed_by_model.items())),
-        tuple(first_errors[:5]),
-        not_sent,
-        "; ".join(spending),
-    )
+    calls = tally.report(llm.max_failed_share)
     return _tabulate(docs, sample, settings, [registry[n] for n in names], seed, skipped, calls)
 
 
