@@ -459,7 +459,7 @@ def test_a_ledger_written_before_keeps_every_hit(tmp_path: Path) -> None:
     from prescient.llm.types import LLMRequest
     from tests.support.llm import llm_settings, model_spec
 
-    fixture = Path(__file__).parents[1] / "fixtures" / "llm" / "ledger_written_before.jsonl"
+    fixture = Path(__file__).parents[2] / "fixtures" / "llm" / "ledger_written_before.jsonl"
     path = tmp_path / "l.jsonl"
     path.write_bytes(fixture.read_bytes())
     closed = "http://127.0.0.1:9/v1"  # nothing listens: any call would fail

@@ -225,7 +225,7 @@ def test_a_batch_of_in_process_models_loads_no_network_transport() -> None:
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=Path(__file__).resolve().parents[2],  # the repository: its modules import from it
+        cwd=Path(__file__).resolve().parents[3],  # the repository: its modules import from it
         capture_output=True,
         text=True,
         check=True,

@@ -69,7 +69,7 @@ def test_page_and_state(served: tuple[AnnotationServer, list[str]]) -> None:
     server, ids = served
     status, page, headers = _request(server, "GET", "/")
     assert status == 200 and '<script src="/app.js"' in page["text"]
-    web = Path(__file__).resolve().parents[2] / "prescient" / "annotation" / "web"
+    web = Path(__file__).resolve().parents[3] / "prescient" / "annotation" / "web"
     assert page["text"] == (web / "index.html").read_text(encoding="utf-8")
     for route, name, ctype in (
         ("/app.js", "app.js", "text/javascript"),
