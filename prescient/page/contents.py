@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import functools
 from collections.abc import Callable, Mapping
+from importlib import resources
 from pathlib import Path
 
 import pandas as pd
@@ -43,8 +44,6 @@ def parts() -> tuple[ReportPart, ...]:
 def outline() -> Outline:
     """The page's outline (``prescient/page/outline.yaml``) with every benchmark's parts
     placed."""
-    from importlib import resources
-
     text = resources.files(PAGE_PACKAGE).joinpath("outline.yaml").read_text(encoding="utf-8")
     return merge(parse_outline(text), [(p.title, p.outline) for p in parts()])
 

@@ -1,13 +1,16 @@
-"""The library's modules import each other without circles, the library (``prescient/``
-outside ``plumbing/``) imports neither DVC nor Hydra, and shared modules import no
-benchmark.
+"""The library's modules import each other without circles, by module and by folder; the
+library (``prescient/`` outside ``plumbing/``) imports neither DVC nor Hydra; only the
+page, the stages and the plumbing import a benchmark (the registry aside, which finds
+them); no benchmark imports another; the report toolkit imports no benchmark and not the
+page.
 
 A circle makes the result of an import depend on which module of the circle is imported
 first (one of them sees the other half-initialised), and a function-level import placed
 only to dodge one hides the same tangle from the reader. The graph here counts every
 ``import`` statement of the project's modules at any depth of a file (module level,
 inside functions, under ``if TYPE_CHECKING:``), relative ones resolved, and module names
-written as strings (``"pkg.mod:Class"``, the lazy registries resolved with importlib).
+written as strings (``"pkg.mod:Class"``, the lazy registries resolved with importlib;
+``"pkg.*.mod"``, a registry that finds modules by folder, names every module it matches).
 """
 
 from __future__ import annotations
