@@ -32,7 +32,7 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -311,3 +311,15 @@ async def _collect(batch: JournalBatch, api: BatchAPI, poll_s: float, sleep: Sle
             None, f"batch {batch.batch_id} {results.status} without answering it"
         )
     return results
+
+
+def keyed_records(raw: bytes, wanted: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The records of a batch's JSON Lines results file whose ``custom_id`` is asked for
+    (the ledger key), in file order: every batch API's results are read this way."""
+    for line in raw.decode("utf-8").splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        key = rec.get("custom_id")
+        if key in wanted:
+            yield str(key), rec

@@ -30,7 +30,14 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from prescient.llm.batch import BatchError, BatchHTTP, BatchState, Outcome, ReplyFields
+from prescient.llm.batch import (
+    BatchError,
+    BatchHTTP,
+    BatchState,
+    Outcome,
+    ReplyFields,
+    keyed_records,
+)
 from prescient.llm.limits import Clock
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy
@@ -129,13 +136,7 @@ class AnthropicBatchAPI(BatchHTTP):
 def read_results(raw: bytes, wanted: set[str]) -> dict[str, Outcome]:
     """The outcomes in a results file, for the keys asked for."""
     out: dict[str, Outcome] = {}
-    for line in raw.decode("utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
-        key = rec.get("custom_id")
-        if key not in wanted:
-            continue
+    for key, rec in keyed_records(raw, wanted):
         result = rec.get("result") or {}
         kind = result.get("type")
         if kind == "succeeded" and result.get("message"):

@@ -24,7 +24,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from prescient.llm.batch import BatchHTTP, BatchState, Outcome, ReplyFields
+from prescient.llm.batch import BatchHTTP, BatchState, Outcome, ReplyFields, keyed_records
 from prescient.llm.limits import Clock
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy
@@ -131,13 +131,7 @@ def request_lines(bodies: Mapping[str, Mapping[str, Any]]) -> bytes:
 def read_results(raw: bytes, wanted: set[str]) -> dict[str, Outcome]:
     """The outcomes in an output or error file, for the keys asked for."""
     out: dict[str, Outcome] = {}
-    for line in raw.decode("utf-8").splitlines():
-        if not line.strip():
-            continue
-        rec = json.loads(line)
-        key = rec.get("custom_id")
-        if key not in wanted:
-            continue
+    for key, rec in keyed_records(raw, wanted):
         resp = rec.get("response") or {}
         status = int(resp.get("status_code") or 0)
         if rec.get("error") or status >= 400 or not resp.get("body"):
