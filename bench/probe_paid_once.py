@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.fixtures.eval import scratch_eval_project  # noqa: E402
-from tests.integration.test_store_dvc import (  # noqa: E402
+from tests.integration.plumbing.test_store_dvc import (  # noqa: E402
     DVC,
     SWEEP,
     env,

@@ -52,7 +52,7 @@ tokenizer.ggml.bos_token_id=int:<id>``, llama-cpp-python's server puts that toke
 and aligns its echo; with SmolLM2's document separator (id 0) its values equal the
 in-process ones with ``bpc.local.condition_token`` ``<|endoftext|>`` for every token
 after the first (the server reports none for the first: it is left out with its
-characters). tests/integration/test_llama_server.py checks both.
+characters). tests/integration/llm/test_llama_server.py checks both.
 
 Errors keep the shapes the gateway's retry rules read (:mod:`prescient.llm.transport_base`):
 HTTP statuses, timeouts and connection failures are retried by the gateway's policy;

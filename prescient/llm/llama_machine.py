@@ -46,7 +46,7 @@ def default_threads() -> int:
     idle one two threads are about 1.7 times faster than one. So the model gets the
     cores that are idle when it loads (at least one, at most 8 and never more than the
     usable cores). Results do not depend on it: one and two threads give bit-identical
-    logits (tests/integration/test_gateway_local.py), so the variable is machine
+    logits (tests/integration/llm/test_gateway_local.py), so the variable is machine
     tuning, not a parameter, and not part of the ledger key.
     """
     if os.environ.get("PRESCIENT_LLAMA_THREADS", "").isdigit():

@@ -16,7 +16,7 @@ from prescient.analysis.trace import cell_rows, parse_cell, trace_rows
 from prescient.llm.ledger import read_entries
 from prescient.plumbing import cli
 from tests.fixtures.eval import construct_questions
-from tests.integration.test_evaluate_stages import (  # noqa: F401 (the fixture)
+from tests.integration.evaluation.test_evaluate_stages import (  # noqa: F401 (the fixture)
     CALLS,
     project,
     run_model,

@@ -48,7 +48,7 @@ MC = [
 ]
 CASES = [(TF, ["Yes", "No"]), (MC, ["(a)", "(b)", "(c)", "(d)"])]
 # SmolLM2's chat template with its default system prompt, as llama.cpp sees it
-# (tests/integration/test_gateway_local.py pins the generation from this prompt).
+# (tests/integration/llm/test_gateway_local.py pins the generation from this prompt).
 CAPITAL = [{"role": "user", "content": "What is the capital city of France? Answer in one word."}]
 CAPITAL_PROMPT = (
     "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging "

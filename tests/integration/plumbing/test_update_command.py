@@ -22,7 +22,7 @@ import yaml
 
 from prescient.llm.ledger import read_entries
 from tests.conftest import ROOT
-from tests.integration.test_update_days import halves
+from tests.integration.plumbing.test_update_days import halves
 from tests.support import construct_script
 from tests.support.fake_openai import FakeOpenAI
 

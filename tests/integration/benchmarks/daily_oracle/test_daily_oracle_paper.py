@@ -33,7 +33,14 @@ from prescient.report.table_files import read_tables
 from prescient.report.tables import MISSING
 from stages import analyze, plot, report
 from tests.conftest import ROOT
-from tests.integration.test_question_sources_dvc import DVC, _clone, _commit, _ran, _run, needs_dvc
+from tests.integration.evaluation.test_question_sources_dvc import (
+    DVC,
+    _clone,
+    _commit,
+    _ran,
+    _run,
+    needs_dvc,
+)
 
 PRESET = ("analysis=daily_oracle_paper", "analysis_inputs=scores_file")
 FIRST, LAST = (2019, 11), (2025, 2)  # the table's months; the period is 2020-01..2024-12
