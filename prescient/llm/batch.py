@@ -10,14 +10,16 @@ ledger keys (each request's ``custom_id``), and :func:`run_batch` submits, polls
 reads them the same way.
 
 **Never submitted twice.** A :class:`BatchJournal` (JSON Lines, each line fsync'd) records
-a batch before it is created (its digest: a hash of its sorted ledger keys) and its id
-right after. A killed stage reads the journal and polls the batch it submitted instead
+a batch before it is created (its digest: a hash of its sorted ledger keys and its
+attempt, :func:`batch_digest`) and its id right after. A killed stage reads the journal and polls the batch it submitted instead
 of submitting again. A kill between the two lines is covered where the API keeps
 metadata with a batch (OpenAI's: the digest is sent as the batch's metadata, and
 :meth:`BatchAPI.find` finds the batch on the server); an API without metadata
 (Anthropic's) cannot tell that batch from another, so a kill in that instant submits the
 batch again on the rerun. A request the batch did not answer (a failed line, an expired
-batch) comes back as an error and is recorded as a failed call, like any other.
+batch) comes back as an error and is recorded as a failed call, like any other; a rerun
+asks it again in a new attempt (a batch whose digest differs from the failed one's, so
+neither the journal nor :meth:`BatchAPI.find` mistakes the finished batch for it).
 
 Reads that fail for a passing reason (a connection error, a timeout, a 429 or 5xx) are
 retried under the retry policy given to the API (a status poll runs for hours); uploads
@@ -31,12 +33,11 @@ import asyncio
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
+from prescient.llm.batch_journal import BatchJournal, JournalBatch
 from prescient.llm.limits import Clock
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy, is_retryable
@@ -44,14 +45,45 @@ from prescient.llm.transport_base import HTTPSession, Messages
 
 logger = logging.getLogger(__name__)
 
+__all__ = [
+    "BatchAPI",
+    "BatchError",
+    "BatchHTTP",
+    "BatchJournal",
+    "BatchState",
+    "JournalBatch",
+    "Outcome",
+    "attempt_of",
+    "batch_digest",
+    "keyed_records",
+    "run_batch",
+]
+
 ReplyFields = tuple[str, str | None, dict[str, int]]
 """A reply's text, why generation stopped, and its prompt and completion token counts."""
 
 
-def batch_digest(keys: Iterable[str]) -> str:
-    """The batch's identity: sha256 of its sorted ledger keys (first 32 hex digits)."""
+def batch_digest(keys: Iterable[str], attempt: int = 0) -> str:
+    """The batch's identity: sha256 of its sorted ledger keys and its attempt (first 32
+    hex digits).
+
+    The attempt is how many batches of exactly these keys were collected before
+    (:func:`attempt_of`): a batch that failed as a whole is sent again under a new
+    identity instead of being found and reread, while a batch not yet collected keeps
+    its identity, so a rerun polls it instead of submitting it twice. The first attempt
+    hashes the keys alone (the digest journals and batch metadata already carry).
+    """
     joined = "\n".join(sorted(set(keys)))
+    if attempt:
+        joined += f"\n#attempt {attempt}"
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:32]
+
+
+def attempt_of(keys: Iterable[str], known: Iterable[JournalBatch]) -> int:
+    """The attempt a new batch of ``keys`` is: the batches of the same keys collected
+    before (each attempt has its own digest, so each is counted once)."""
+    wanted = set(keys)
+    return sum(1 for b in known if b.collected and set(b.keys) == wanted)
 
 
 @dataclass(frozen=True)
@@ -184,70 +216,6 @@ class BatchHTTP:
         await self.http.aclose()
 
 
-@dataclass
-class JournalBatch:
-    """A batch the journal knows: its keys, its id once created, whether it was read."""
-
-    digest: str
-    model: str
-    keys: list[str]
-    batch_id: str | None = None
-    collected: bool = False
-
-
-class BatchJournal:
-    """The durable record of submitted batches (module doc), one JSON object per line."""
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-
-    def _write(self, record: Mapping[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        line = (json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n").encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        try:
-            os.write(fd, line)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def batches(self) -> dict[str, JournalBatch]:
-        """Every batch recorded, by digest (a torn last line is ignored: its batch
-        was never created, or the metadata finds it)."""
-        found: dict[str, JournalBatch] = {}
-        if not self.path.exists():
-            return found
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            d = rec["digest"]
-            if rec["event"] == "submitting":
-                found[d] = JournalBatch(d, rec["model"], list(rec["keys"]))
-            elif d in found and rec["event"] == "submitted":
-                found[d].batch_id = rec["batch_id"]
-            elif d in found and rec["event"] == "collected":
-                found[d].collected = True
-        return found
-
-    def submitting(self, batch: JournalBatch) -> None:
-        self._write(
-            {
-                "event": "submitting",
-                "digest": batch.digest,
-                "model": batch.model,
-                "keys": batch.keys,
-            }
-        )
-
-    def submitted(self, digest: str, batch_id: str) -> None:
-        self._write({"event": "submitted", "digest": digest, "batch_id": batch_id})
-
-    def collected(self, digest: str, status: str) -> None:
-        self._write({"event": "collected", "digest": digest, "status": status})
-
-
 Sleep = Callable[[float], Awaitable[None]]
 Record = Callable[[Mapping[str, Outcome]], Awaitable[None]]
 
@@ -260,20 +228,25 @@ async def run_batch(
     record: Record,
     poll_s: float,
     sleep: Sleep = asyncio.sleep,
+    submitted: Callable[[list[str]], None] | None = None,
 ) -> None:
     """Answer ``bodies`` (ledger key -> chat-completion body) through batches.
 
     A key in a batch the journal recorded and has not collected is answered by polling
-    that batch; the others go in one new batch. Every key gets an :class:`Outcome`,
-    handed to ``record`` batch by batch; ``record`` must keep them durably (the ledger)
-    before it returns, because the journal then marks the batch read.
+    that batch; the others go in one new batch (a new attempt where the same keys were
+    batched before, :func:`batch_digest`). Every key gets an :class:`Outcome`, handed
+    to ``record`` batch by batch; ``record`` must keep them durably (the ledger) before
+    it returns, because the journal then marks the batch read. ``submitted`` hears the
+    keys of each batch this call creates, so that what was sent now can be told from
+    what an earlier run's batch answers.
     """
     wanted = set(bodies)
-    open_ = [b for b in journal.batches().values() if not b.collected and wanted & set(b.keys)]
+    known = journal.batches().values()
+    open_ = [b for b in known if not b.collected and wanted & set(b.keys)]
     covered = {k for b in open_ for k in b.keys}
     fresh = sorted(wanted - covered)
     if fresh:
-        batch = JournalBatch(batch_digest(fresh), model, fresh)
+        batch = JournalBatch(batch_digest(fresh, attempt_of(fresh, known)), model, fresh)
         journal.submitting(batch)
         open_.append(batch)
     for batch in open_:
@@ -282,8 +255,14 @@ async def run_batch(
             if batch.batch_id is None:
                 asked = {k: bodies[k] for k in batch.keys if k in bodies}
                 batch.batch_id = await api.submit(asked, batch.digest)
+                if submitted is not None:
+                    submitted(list(batch.keys))
                 logger.info(
                     "%s: submitted batch %s (%d requests)", model, batch.batch_id, len(batch.keys)
+                )
+            else:
+                logger.info(
+                    "%s: found batch %s (%d requests)", model, batch.batch_id, len(batch.keys)
                 )
             journal.submitted(batch.digest, batch.batch_id)
         else:

@@ -75,7 +75,7 @@ class Stats(Protocol):
 
     calls: int
 
-    def paid(self, entry: Mapping[str, Any]) -> None: ...
+    def paid(self, entry: Mapping[str, Any], earlier: bool = False) -> None: ...
 
 
 class Host(Protocol):
@@ -166,6 +166,7 @@ class BatchRoute:
         self.scrub = scrub
         self.make_entry = make_entry
         self._entries: dict[str, Entry] = {}
+        self._sent: set[str] = set()
         self._held: dict[str, str] = {}
         self._model_of: dict[str, str] = {}
         self._tasks: dict[str, asyncio.Future[None]] = {}
@@ -240,17 +241,24 @@ class BatchRoute:
             for key in sorted(outcomes):
                 if key in group and key not in self._entries:
                     outcome = outcomes[key]
-                    await self._record(group[key], outcome.body, outcome.error, api)
+                    await self._record(group[key], outcome.body, outcome.error, api, True)
 
         try:
             await run_batch(
-                spec.name, bodies, api, journal, record, gw.settings.batch_poll_s, gw.clock.sleep
+                spec.name,
+                bodies,
+                api,
+                journal,
+                record,
+                gw.settings.batch_poll_s,
+                gw.clock.sleep,
+                submitted=self._sent.update,
             )
         except Exception as exc:  # a failed batch is recorded, not raised
             error = f"batch: {self.scrub(describe(exc))}"
             logger.warning("%s: %s", spec.name, error)
             for key in sorted(set(group) - set(self._entries)):
-                await self._record(group[key], None, error, api)
+                await self._record(group[key], None, error, api, False)
         finally:
             await api.aclose()
             for key in group:
@@ -262,7 +270,14 @@ class BatchRoute:
         body: Mapping[str, Any] | None,
         error: str | None,
         api: BatchAPI,
+        collected: bool,
     ) -> None:
+        """Keep one request's outcome in the ledger; ``collected``: it came from a batch.
+
+        The stats count it as sent only where this run submitted its batch, as collected
+        where an earlier run's batch answered it, and not at all where no batch was sent
+        (the submission failed), so the stage's log line says what was really sent.
+        """
         gw = self.gateway
         req, spec, gen, key = planned
         reply = None
@@ -277,10 +292,13 @@ class BatchRoute:
                 reply = Reply(text, finish, usage, cost)
         if reply is None:
             error = self.scrub(error or "batch: no answer")
-        gw.stats.calls += 1
         entry = self.make_entry(planned, reply, error)
         await gw.cache.ledger.append_async(entry, keyed_here=True)
-        gw.stats.paid(entry)
+        if key in self._sent:
+            gw.stats.calls += 1
+            gw.stats.paid(entry)
+        elif collected:
+            gw.stats.paid(entry, earlier=True)
         gw.ceiling.settle(key, entry)
         if error is not None:
             gw.cache.failed_here[key] = entry

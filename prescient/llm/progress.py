@@ -33,6 +33,9 @@ class GatewayStats:
         sent: distinct requests sent to a model (identical requests of a batch are one;
             a request whose attempts all failed counts too).
         sent_failed: sent requests that failed after their last attempt.
+        collected: requests an earlier run's batch answered (sent and paid for then,
+            read now); failed ones in ``collected_failed``.
+        collected_failed: collected requests that the batch did not answer.
         calls: attempts that reached a transport (retries included).
         retries: attempts after the first.
         failures: results returned with ``ok=False``.
@@ -51,6 +54,8 @@ class GatewayStats:
     ledger_hits: int = 0
     sent: int = 0
     sent_failed: int = 0
+    collected: int = 0
+    collected_failed: int = 0
     calls: int = 0
     retries: int = 0
     failures: int = 0
@@ -75,11 +80,16 @@ class GatewayStats:
             if len(self.first_errors) < FIRST_ERRORS and text not in self.first_errors:
                 self.first_errors.append(text)
 
-    def paid(self, entry: Mapping[str, Any]) -> None:
-        """Count one request sent to a model (its new ledger entry)."""
-        self.sent += 1
+    def paid(self, entry: Mapping[str, Any], earlier: bool = False) -> None:
+        """Count one request sent to a model (its new ledger entry); ``earlier``: sent by
+        an earlier run's batch and only collected now, so not counted as sent again."""
+        if earlier:
+            self.collected += 1
+            self.collected_failed += not is_success(entry)
+        else:
+            self.sent += 1
+            self.sent_failed += not is_success(entry)
         if not is_success(entry):
-            self.sent_failed += 1
             return
         usage = entry.get("usage") or {}
         self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
@@ -107,7 +117,7 @@ class GatewayStats:
 
     def describe(self) -> str:
         """One line: results, served, sent (failed, retries), tokens and cost."""
-        answered = self.sent - self.sent_failed
+        answered = self.sent - self.sent_failed + self.collected - self.collected_failed
         if answered == 0:
             cost = "nothing paid"
         elif self.unpriced == answered:
@@ -118,7 +128,13 @@ class GatewayStats:
         return (
             f"{self.requests} results: {self.ledger_hits} served without a call, "
             f"{self.sent} sent to models ({self.sent_failed} failed, {self.retries} retries), "
-            f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens, "
+            + (
+                f"{self.collected} collected from earlier batches "
+                f"({self.collected_failed} failed), "
+                if self.collected
+                else ""
+            )
+            + f"{self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens, "
             f"{cost}" + (f", {self.not_sent} not sent (cost ceiling)" if self.not_sent else "")
         )
 

@@ -228,3 +228,66 @@ def test_a_status_read_failing_for_a_passing_reason_is_retried_and_a_refusal_rec
         and refused.error == "batch: BatchError: POST /batches: HTTP 400: batches are off"
     )
     assert [e["error"] for e in read_entries(ledger)] == [None, refused.error]
+
+
+def never_twice_at_once(journal: Path) -> None:
+    """No key was in two batches the journal had not collected at the same time."""
+    open_keys: dict[str, set[str]] = {}
+    for line in journal.read_text().splitlines():
+        rec = json.loads(line)
+        if rec["event"] == "submitting":
+            pending = set().union(*open_keys.values()) if open_keys else set()
+            assert not pending & set(rec["keys"]), "a key submitted twice at once"
+            open_keys[rec["digest"]] = set(rec["keys"])
+        elif rec["event"] == "collected":
+            open_keys.pop(rec["digest"], None)
+
+
+@pytest.mark.parametrize("failure", ["expired", "every line 500"])
+def test_a_batch_that_failed_as_a_whole_is_sent_again_once_the_server_is_healthy(
+    tmp_path: Path, failure: str
+) -> None:
+    ledger = tmp_path / "l.jsonl"
+    with FakeBatches(answer=answer) as s:
+        for attempt in (1, 2):
+            with gateway(s.url, ledger) as gw:
+                keys = frozenset(gw.key_for(req(i)) for i in range(3))
+                if failure == "expired":
+                    s.expire_after = 0
+                else:
+                    s.fail_keys = keys
+                out = gw.complete_many([req(i) for i in range(3)])
+                assert not any(r.ok for r in out) and s.created == attempt
+                assert (gw.stats.sent, gw.stats.sent_failed, gw.stats.collected) == (3, 3, 0)
+        s.expire_after, s.fail_keys = None, frozenset()
+        with gateway(s.url, ledger) as gw:
+            out = gw.complete_many([req(i) for i in range(3)])
+            assert (gw.stats.sent, gw.stats.sent_failed) == (3, 0)
+            assert "3 sent to models (0 failed" in gw.stats.describe()
+        assert s.created == 3, "each rerun is a new attempt, not a reread of the failed one"
+        assert [r.text for r in out] == ["A:q0", "A:q1", "A:q2"]
+        for n in range(3):
+            lines = s.files[f"file-in-{n}"].decode().splitlines()
+            sent = [json.loads(x)["custom_id"] for x in lines]
+            assert sorted(sent) == sorted(keys) and len(set(sent)) == len(sent)
+        digests = {b["metadata"]["prescient_batch"] for b in s.batches.values()}
+        assert len(digests) == 3
+    journal = BatchJournal(journal_path(ledger)).batches()
+    assert len(journal) == 3 and all(b.collected for b in journal.values())
+    never_twice_at_once(journal_path(ledger))
+    with gateway(s.url, ledger) as gw:
+        assert all(r.from_ledger for r in gw.complete_many([req(i) for i in range(3)]))
+
+
+def test_a_rerun_counts_a_pending_batch_as_collected_not_sent(tmp_path: Path) -> None:
+    ledger = tmp_path / "l.jsonl"
+    with FakeBatches(answer=answer, polls=3) as s:
+        with gateway(s.url, ledger, clock=KilledWhileWaiting()) as gw, pytest.raises(Killed):
+            gw.complete_many([req(i) for i in range(3)])
+        with gateway(s.url, ledger) as gw:
+            out = gw.complete_many([req(i) for i in range(3)] + [req(3)])
+            assert (gw.stats.sent, gw.stats.collected) == (1, 3)
+            assert "1 sent to models" in gw.stats.describe()
+            assert "3 collected from earlier batches (0 failed)" in gw.stats.describe()
+        assert s.created == 2 and all(r.ok for r in out)
+    never_twice_at_once(journal_path(ledger))

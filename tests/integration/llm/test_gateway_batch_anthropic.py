@@ -197,3 +197,17 @@ def test_the_params_are_written_as_the_messages_api_names_them() -> None:
         "length",
         {"prompt_tokens": 5, "completion_tokens": 2},
     )
+
+
+def test_an_anthropic_batch_that_expired_whole_is_sent_again_on_the_rerun(
+    tmp_path: Path,
+) -> None:
+    journal = BatchJournal(tmp_path / "b.jsonl")
+    with FakeAnthropicBatches(expire_after=0) as s:
+        got = run(s, journal, 3)
+        assert s.created == 1 and all(v.body is None for v in got.values())
+        s.expire_after = None
+        got = run(s, journal, 3)
+        assert s.created == 2 and all(v.body is not None for v in got.values())
+    batches = journal.batches()
+    assert len(batches) == 2 and all(b.collected for b in batches.values())

@@ -144,3 +144,29 @@ def test_new_requests_beside_a_pending_batch_go_in_a_batch_of_their_own(tmp_path
         assert s.created == 2
         second = [json.loads(x)["custom_id"] for x in s.files["file-in-1"].decode().splitlines()]
     assert second == ["k02", "k03"] and len(got) == 4
+
+
+def test_a_batch_that_expired_whole_is_a_new_attempt_which_a_kill_resumes(
+    tmp_path: Path,
+) -> None:
+    journal = BatchJournal(tmp_path / "b.jsonl")
+
+    async def killed(_: float) -> None:
+        raise Killed
+
+    with FakeBatches(expire_after=0, polls=1) as s:
+        got = run(s, journal, bodies(3))
+        assert s.created == 1 and all(v.body is None for v in got.values())
+        s.expire_after = None
+        with pytest.raises(Killed):
+            run(s, journal, bodies(3), sleep=killed)
+        assert s.created == 2, "a new attempt, not the expired batch reread"
+        got = run(s, journal, bodies(3))
+        assert s.created == 2, "the pending attempt is polled, not submitted again"
+        again = run(s, journal, bodies(3))
+        assert s.created == 3, "a collected attempt is not found again"
+    assert all(v.body is not None for v in got.values()) and len(got) == 3
+    assert all(v.body is not None for v in again.values())
+    digests = [b["metadata"]["prescient_batch"] for b in s.batches.values()]
+    assert digests == [batch_digest(bodies(3), n) for n in range(3)]
+    assert len(set(digests)) == 3 and all(b.collected for b in journal.batches().values())
