@@ -3,18 +3,22 @@ of an earlier day (TF-IDF cosine), and the contradictory ones (a repeat answered
 ways).
 
 Every flag is a function of the question set alone, never of the order its rows arrive
-in: a question is the repeat of an earlier one by resolution date, then question id.
+in: a question is the repeat of an earlier one by resolution date, then question id. And
+every flag of a question is a function of the questions of its day and earlier days
+alone, so a benchmark that grows by a day never changes an earlier day's flags.
 Question construction audits its own output with these functions and the analysis counts
 repeats across the whole evaluated set with them, so the two agree on what a repeat is.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from scipy import sparse
 
 from prescient.replies import normalize
 
@@ -36,6 +40,16 @@ def _order(frame: pd.DataFrame) -> npt.NDArray[np.int64]:
     return keys.sort_values(["day", "id"], kind="stable").index.to_numpy(dtype=np.int64)
 
 
+def _log_table(n: int) -> npt.NDArray[np.float64]:
+    """``ln(k)`` for k = 0..n (0 at k = 0), from the C library's scalar ``log``: the same
+    bits on every machine, where numpy's vectorised ``log`` may take another code path
+    on another CPU."""
+    table = np.zeros(n + 1, dtype=np.float64)
+    for k in range(1, n + 1):
+        table[k] = math.log(k)
+    return table
+
+
 def near_duplicates(
     frame: pd.DataFrame, threshold: float, window_days: int | None
 ) -> tuple[list[str | None], list[float | None]]:
@@ -43,16 +57,19 @@ def near_duplicates(
     cosine similarity reaches ``threshold`` (and, with ``window_days``, the earlier day is
     at most that many days before).
 
-    One TF-IDF model (sublinear tf, smooth idf, l2 norm; every word and number a token,
-    single characters included) is fitted on the whole set, so a
-    flag is a function of the question set alone (not of its row order). The
-    similarities are computed as sparse products of row chunks with the questions before
-    them (:data:`MAX_SIMILARITY_CELLS`), so tens of thousands of questions need neither
-    quadratic memory nor one model per day. Questions of the same day are never compared
-    (siblings are the answer checks' concern; identical text is :func:`duplicates`').
-    Ties go to the earliest question in (day, question id) order.
+    The weights are those known on the question's day: sublinear tf and smooth idf
+    (``1 + ln((1 + n) / (1 + df))``) over the questions of that day and every earlier
+    day, l2-normalised; every word and number is a token, single characters included. So
+    a question's flag depends on its day and the days before it alone: questions added
+    later (a daily update) never change an earlier question's flag, and the flag does
+    not depend on the row order of the table. Each day's questions are compared with the
+    earlier days' in sparse products of row chunks (:data:`MAX_SIMILARITY_CELLS`), so
+    tens of thousands of questions need neither quadratic memory nor a model refitted
+    per day. Questions of the same day are never compared (siblings are the answer
+    checks' concern; identical text is :func:`duplicates`'). Ties go to the earliest
+    question in (day, question id) order.
     """
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import CountVectorizer
 
     n = len(frame)
     match: list[str | None] = [None] * n
@@ -69,39 +86,57 @@ def near_duplicates(
     )
     try:
         # every word and number counts, single characters too ("game 6" is not "game 7")
-        vectorizer = TfidfVectorizer(sublinear_tf=True, token_pattern=r"(?u)\b\w+\b")
-        x = vectorizer.fit_transform(texts).tocsr()
+        counts = CountVectorizer(token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
     except ValueError:  # no words at all
         return match, score
-    # rows of a day are compared with every row of earlier days: those before the day's first
-    first_of_day = np.searchsorted(days, days, side="left")
-    start = int(np.searchsorted(days, days[0], side="right"))  # the first day has no past
-    while start < n:
-        stop = min(n, start + max(1, MAX_SIMILARITY_CELLS // n))
-        limit = int(first_of_day[stop - 1])
-        if limit == 0:
-            start = stop
-            continue
-        sims = (x[start:stop] @ x[:limit].T).tocoo()
-        row = sims.row + start
-        col = sims.col
-        val = sims.data
-        keep = (val >= threshold - 1e-12) & (col < first_of_day[row])
+    counts = sparse.csr_matrix(counts, dtype=np.int64)
+    counts.sort_indices()
+    logs = _log_table(max(n + 1, int(counts.data.max(initial=1))))
+    tf = sparse.csr_matrix(
+        (1.0 + logs[counts.data], counts.indices, counts.indptr), shape=counts.shape
+    )
+    df = np.zeros(counts.shape[1], dtype=np.int64)
+    day_starts = np.flatnonzero(np.r_[True, days[1:] != days[:-1]])
+    day_ends = np.r_[day_starts[1:], n]
+    for a, b in zip(day_starts.tolist(), day_ends.tolist(), strict=True):
+        df += np.bincount(counts.indices[counts.indptr[a] : counts.indptr[b]], minlength=len(df))
+        lo = 0
         if window_days is not None:
-            keep &= days[row] - days[col] <= window_days
-        row, col, val = row[keep], col[keep], val[keep]
-        # per row: highest similarity, then the earliest question
-        best = np.lexsort((col, -val, row))
-        row, col, val = row[best], col[best], val[best]
-        first = np.ones(len(row), dtype=bool)
-        first[1:] = row[1:] != row[:-1]
-        for r, c, v in zip(row[first], col[first], val[first], strict=True):
-            if v >= threshold:
-                target = int(order[r])
-                match[target] = str(ids[c])
-                score[target] = round(float(v), 4)
-        start = stop
+            lo = int(np.searchsorted(days, days[a] - window_days, side="left"))
+        if lo >= a:
+            continue
+        idf = 1.0 + logs[1 + b] - logs[1 + df]  # known on this day: rows [0, b)
+        weighted = _normalized(tf[lo:b], idf)
+        earlier = weighted[: a - lo].T.tocsc()
+        step = max(1, MAX_SIMILARITY_CELLS // (a - lo))
+        for c0 in range(a, b, step):
+            c1 = min(b, c0 + step)
+            sims = (weighted[c0 - lo : c1 - lo] @ earlier).tocoo()
+            keep = sims.data >= threshold - 1e-12
+            row = sims.row[keep] + c0
+            col = sims.col[keep] + lo
+            val = sims.data[keep]
+            # per row: highest similarity, then the earliest question
+            best = np.lexsort((col, -val, row))
+            row, col, val = row[best], col[best], val[best]
+            first = np.ones(len(row), dtype=bool)
+            first[1:] = row[1:] != row[:-1]
+            for r, c, v in zip(row[first], col[first], val[first], strict=True):
+                if v >= threshold:
+                    target = int(order[r])
+                    match[target] = str(ids[c])
+                    score[target] = round(float(v), 4)
     return match, score
+
+
+def _normalized(tf: sparse.csr_matrix, idf: npt.NDArray[np.float64]) -> sparse.csr_matrix:
+    """Rows of ``tf`` weighted by ``idf`` and scaled to unit length (empty rows stay 0)."""
+    data = tf.data * idf[tf.indices]
+    lengths = np.diff(tf.indptr)
+    rows = np.repeat(np.arange(tf.shape[0]), lengths)
+    norms = np.sqrt(np.bincount(rows, weights=data * data, minlength=tf.shape[0]))
+    scale = np.repeat(np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0), lengths)
+    return sparse.csr_matrix((data * scale, tf.indices, tf.indptr), shape=tf.shape)
 
 
 def duplicates(
@@ -121,9 +156,10 @@ def duplicates(
         ``dup_exact_of``, the first question (by resolution date, then id) with the same
         type and normalised words, on any day (None for that first one and for unique
         questions); ``dup_near_of`` and ``dup_similarity`` (:func:`near_duplicates`);
-        ``dup_contradicts``, true when a question with the same type and words has
-        another gold answer (compared as normalised text): the same question answered
-        both ways.
+        ``dup_contradicts``, true when a question with the same type and words, of the
+        same or an earlier day, has another gold answer (compared as normalised text):
+        the same question answered both ways. Every column is known on the question's
+        day: questions of later days never change it.
     """
     out = pd.DataFrame(index=frame.index)
     if frame.empty:
@@ -137,21 +173,30 @@ def duplicates(
     keys = [question_key(t, q) for t, q in zip(rows["qtype"], rows["question"], strict=True)]
     answers = [normalize(str(a)) for a in rows["answer"]]
     ids = rows["question_id"].astype(str).tolist()
+    days = pd.to_datetime(pd.Series(rows["resolution_date"].tolist()), errors="coerce").tolist()
     exact: list[str | None] = [None] * len(rows)
     first: dict[str, int] = {}
     answers_of: dict[str, set[str]] = {}
-    for i in order:
+    contradicts = [False] * len(rows)
+    day_rows: list[int] = []
+    for pos, i in enumerate(order.tolist()):
         k = keys[i]
         if k in first:
             exact[i] = ids[first[k]]
         else:
             first[k] = int(i)
         answers_of.setdefault(k, set()).add(answers[i])
+        day_rows.append(i)
+        last_of_day = pos + 1 == len(order) or days[order[pos + 1]] != days[i]
+        if last_of_day:  # known on this day: its questions and every earlier day's
+            for j in day_rows:
+                contradicts[j] = len(answers_of[keys[j]]) > 1
+            day_rows = []
     near, sim = near_duplicates(rows, threshold, window_days)
     out["dup_exact_of"] = pd.Series(exact, index=frame.index, dtype=object)
     out["dup_near_of"] = pd.Series(near, index=frame.index, dtype=object)
     out["dup_similarity"] = pd.Series(sim, index=frame.index, dtype="Float64")
-    out["dup_contradicts"] = [len(answers_of[k]) > 1 for k in keys]
+    out["dup_contradicts"] = contradicts
     return out
 
 

@@ -1,7 +1,7 @@
 """Stage ``ingest``: read the configured news source into the article table.
 
 Params: ``corpus`` (source, path, column mapping), ``ingest`` (filters and bounds) and
-``base.through`` (the last day kept, on top of ``ingest.date_end``). A corpus outside
+``base.through`` (an article known after it, by :mod:`prescient.arrival`, is not kept). A corpus outside
 the project is named ``remote://<location>/<path>`` (prescient.plumbing.locations).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
 """
@@ -19,7 +19,7 @@ from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.plumbing.locations import resolve
 from prescient.plumbing.stage import DONE, StageRun, entry, reworded
 from prescient.settings import load_settings
-from prescient.through import capped, read_through
+from prescient.through import read_through
 
 logger = logging.getLogger("stages.ingest")
 
@@ -35,9 +35,8 @@ def work(run: StageRun) -> int:
         corpus = load_settings(CorpusSettings, p, "corpus")
         corpus = corpus.model_copy(update={"path": str(resolve(corpus.path))})
         settings = load_settings(IngestSettings, p, "ingest")
-        # base.through bounds the publication-date window (daily updates).
-        end = capped(settings.date_end, read_through(p))
-        settings = settings.model_copy(update={"date_end": end})
+        # base.through bounds the days an article is known from (daily updates).
+        settings = settings.model_copy(update={"through": read_through(p)})
         articles, report = ingest_corpus(corpus, settings)
 
     metrics = summarize(articles, report, io.frame_checksum(articles))

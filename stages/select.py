@@ -1,7 +1,8 @@
 """Stage ``select``: each day's random and hot-topic articles -> the selected-articles table.
 
-Params: ``base.seed``, ``select`` and ``base.through`` (the last day selected, on top of
-``select.date_end``).
+Params: ``base.seed``, ``select``, ``base.through`` and ``corpus.arrival_grace_days``: the
+last day selected is the last settled one (:func:`prescient.arrival.settled_through`), on
+top of ``select.date_end``; articles that arrived late for their day are not candidates.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import sys
 import pandas as pd
 
 from prescient import io
+from prescient.arrival import settled_through
 from prescient.benchmarks.daily_oracle.select import SelectSettings, select_articles
 from prescient.plumbing.stage import DONE, StageRun, entry
-from prescient.settings import load_settings
+from prescient.settings import load_settings, section
 from prescient.through import capped, read_through
 
 logger = logging.getLogger("stages.select")
@@ -30,12 +32,13 @@ def options(ap: argparse.ArgumentParser) -> None:
 def work(run: StageRun) -> int:
     args, p = run.args, run.params
     settings = load_settings(SelectSettings, p, "select")
-    # base.through bounds the selection window (daily updates).
-    end = capped(settings.date_end, read_through(p))
+    # base.through bounds the selection window to settled days (daily updates).
+    grace = int(section(p, "corpus.arrival_grace_days"))
+    end = capped(settings.date_end, settled_through(read_through(p), grace))
     settings = settings.model_copy(update={"date_end": end})
     seed = int(p["base"]["seed"])
     articles = pd.read_parquet(args.articles)
-    selected, metrics = select_articles(articles, settings, seed)
+    selected, metrics = select_articles(articles, settings, seed, grace)
     io.write_parquet(args.out, selected)
     io.write_json(args.metrics, metrics)
     logger.info("selected %d articles over %d days", metrics["articles_selected"], metrics["days"])

@@ -118,8 +118,9 @@ class DuplicateQuestionSettings(Settings):
         handling: ``flag`` (count them in the metrics, the notes and the duplicates
             table; evaluate them all), ``drop_repeats`` (leave every repeat of an earlier
             question, word for word or near, out of every table; the first stays) or
-            ``drop_contradictory`` (leave out every question asked more than once with
-            different gold answers).
+            ``drop_contradictory`` (leave out every repeat whose gold answer differs
+            from that of the same question asked on its day or before; the first
+            asking stays).
     """
 
     threshold: Annotated[float, Field(gt=0.0, le=1.0)]

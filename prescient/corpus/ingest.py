@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 from tqdm import tqdm
 
+from prescient.arrival import known_from
 from prescient.corpus import language, physical
 from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops
 from prescient.corpus.normalize import (
@@ -40,7 +41,7 @@ from prescient.dates import parse_date
 
 logger = logging.getLogger(__name__)
 
-ARTICLE_COLUMNS = ("article_id", "date", "title", "text", "url", "source_domain")
+ARTICLE_COLUMNS = ("article_id", "date", "title", "text", "url", "source_domain", "arrived")
 
 _MASTHEAD_LOG_DOMAINS = 10
 """Source domains whose mastheads the stage logs (the most frequent first)."""
@@ -51,6 +52,7 @@ class _Candidate:
     order: int
     where: str
     date: dt.date
+    arrived: dt.date | None
     title: str
     text: str
     url: str | None
@@ -78,6 +80,21 @@ def _as_text(name: str, value: Any) -> str | None:
     except UnicodeEncodeError:
         raise _FieldError("invalid_utf8", f"{name} holds a lone surrogate") from None
     return value
+
+
+def _arrival(row: RawRow) -> tuple[dt.date | None, str, str]:
+    """(arrived, reason, detail): the day the row entered the corpus (its fetch day for a
+    WARC record, the mapped ``arrived`` column for a file; None: on its date), or the
+    reason it is not usable."""
+    if row.fetched is not None:
+        return row.fetched, "", ""
+    raw = row.fields.get("arrived")
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None, "", ""
+    arrived = parse_date(raw)
+    if arrived is None:
+        return None, "unparseable_arrival", repr(raw)[:80]
+    return arrived, "", ""
 
 
 def _check_date(
@@ -130,6 +147,14 @@ def _check_row(
     if date is None:
         report.drop(reason, row.where, ex, detail)
         return None
+    arrived, reason, detail = _arrival(row)
+    if reason:
+        report.drop(reason, row.where, ex, detail)
+        return None
+    known = known_from(date, arrived)
+    if s.through is not None and known > s.through:
+        report.drop("after_through", row.where, ex, f"known from {known}, through {s.through}")
+        return None
     if len(text) <= s.min_chars:
         report.drop("text_too_short", row.where, ex, f"{len(text)} chars")
         return None
@@ -155,6 +180,7 @@ def _check_row(
         order,
         row.where,
         date,
+        arrived,
         title,
         text,
         url,
@@ -179,8 +205,10 @@ def _retract(candidates: list[_Candidate], report: IngestReport, limit: int) -> 
 def _deduplicate(
     candidates: list[_Candidate], report: IngestReport, limit: int
 ) -> list[dict[str, Any]]:
-    """Keep the earliest copy (by date, then input order) of each URL and each text."""
-    candidates.sort(key=lambda c: (c.date, c.order))
+    """Keep the first copy of each URL and each text: the first known
+    (:func:`~prescient.arrival.known_from`), then the earliest dated, then the first read,
+    so a copy that arrives later never replaces one already in use."""
+    candidates.sort(key=lambda c: (known_from(c.date, c.arrived), c.date, c.order))
     seen_ids: set[str] = set()
     seen_text: set[str] = set()
     records: list[dict[str, Any]] = []
@@ -203,6 +231,7 @@ def _deduplicate(
                 "text": c.text,
                 "url": c.url,
                 "source_domain": c.source_domain,
+                "arrived": c.arrived if c.arrived is not None else c.date,
             }
         )
     return records
@@ -212,7 +241,8 @@ def _strip_mastheads(
     records: list[dict[str, Any]], s: IngestSettings, report: IngestReport
 ) -> None:
     """Titles of the kept articles lose their outlet's masthead suffix, counted per
-    source domain (:mod:`prescient.corpus.titles`); ids stay those of the titles read."""
+    source domain from the day the suffix became one (:mod:`prescient.corpus.titles`);
+    ids stay those of the titles read."""
     if s.title_suffix_min_count is None or not records:
         return
     titles = [r["title"] for r in records]
@@ -220,8 +250,14 @@ def _strip_mastheads(
     found = mastheads(titles, s.title_suffix_separators, s.title_suffix_min_count, domains)
     if not found:
         return
+    known = [known_from(r["date"], r["arrived"]) for r in records]
     stripped = strip_title_suffixes(
-        titles, s.title_suffix_separators, s.title_suffix_min_count, domains, drop_ellipsis=False
+        titles,
+        s.title_suffix_separators,
+        s.title_suffix_min_count,
+        domains,
+        drop_ellipsis=False,
+        days=known,
     )
     for r, title in zip(records, stripped, strict=True):
         if title != r["title"]:
@@ -235,8 +271,8 @@ def ingest_rows(
 ) -> tuple[pd.DataFrame, IngestReport]:
     """Filter, normalise and de-duplicate rows into the article table.
 
-    De-duplication keeps the earliest copy (by date, then input order) of each
-    normalised URL and of each exact normalised text; ``article_id`` collisions (same
+    De-duplication keeps the first known copy (then the earliest dated, then the first
+    read) of each normalised URL and of each exact normalised text; ``article_id`` collisions (same
     title and date, no URL) count as ``duplicate_url`` since the id stands for the URL.
     The kept articles' titles then lose their source domain's masthead suffix
     (``ingest.title_suffix_*``; the id of an article without URL is that of the title
@@ -320,6 +356,7 @@ def articles_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     for col in ("article_id", "title", "text", "url", "source_domain"):
         df[col] = df[col].astype("string")
     df["date"] = df["date"].astype(pd.ArrowDtype(pa.date32()))
+    df["arrived"] = df["arrived"].astype(pd.ArrowDtype(pa.date32()))
     return df
 
 

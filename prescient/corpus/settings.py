@@ -16,6 +16,9 @@ ARTICLE_FIELDS = ("date", "title", "text", "url", "source_domain")
 """Fields of an article, in the order of the article table."""
 REQUIRED_FIELDS = ("date", "title", "text")
 """Fields a column-mapped source must map (url and source_domain may be absent)."""
+MAPPED_FIELDS = (*ARTICLE_FIELDS, "arrived")
+"""Fields a column-mapped source may map: the article's, and the day it entered the
+corpus (:mod:`prescient.arrival`; absent: on its date)."""
 
 
 class CorpusSettings(Settings):
@@ -34,6 +37,10 @@ class CorpusSettings(Settings):
         chains: the OpenForecast chain source this corpus implies (the default of
             ``chains.source``): ``demo`` for the demo corpus's fictional timelines,
             ``cluster`` (stories linked from its own articles) for real news.
+        arrival_grace_days: an article that arrived at most this many days after its
+            date still counts for its day's question construction, and a day is
+            settled (selected from) once ``base.through`` is this many days past it
+            (:mod:`prescient.arrival`).
         crawls: the crawls the corpus is read from; only the pipeline uses it: the crawl
             pipeline (pipelines/crawl/dvc.yaml) defines one stage, ``crawl@NAME``, per
             entry, so a corpus that lists none has no crawl stage at all (``ccnews``
@@ -48,6 +55,7 @@ class CorpusSettings(Settings):
     date_format: str | None
     hosts: tuple[str, ...] | None
     chains: Literal["demo", "cluster", "import"]
+    arrival_grace_days: int = Field(ge=0)
     crawls: tuple[Literal["ccnews"], ...]
 
     @field_validator("hosts")
@@ -70,20 +78,20 @@ class CorpusSettings(Settings):
         if self.format == "warc":
             return self
         columns = self.columns or {}
-        unknown = sorted(set(columns) - set(ARTICLE_FIELDS))
+        unknown = sorted(set(columns) - set(MAPPED_FIELDS))
         absent = [f for f in REQUIRED_FIELDS if not columns.get(f)]
         if unknown or absent:
             raise ValueError(
-                f"corpus.columns must map {', '.join(ARTICLE_FIELDS)} to columns of the "
+                f"corpus.columns must map {', '.join(MAPPED_FIELDS)} to columns of the "
                 f"{self.format} source (date, title, text required); unknown fields: "
                 f"{unknown}, unmapped: {absent}; set corpus.columns.<field>=<column>"
             )
         return self
 
     def column_map(self) -> dict[str, str | None]:
-        """Every article field -> its column (None: not in the source)."""
+        """Every mapped field -> its column (None: not in the source)."""
         columns = self.columns or {}
-        return {f: columns.get(f) for f in ARTICLE_FIELDS}
+        return {f: columns.get(f) for f in MAPPED_FIELDS}
 
 
 class RaySettings(Settings):
@@ -140,6 +148,9 @@ class IngestSettings(Settings):
             titles are kept as read; see :mod:`prescient.corpus.titles`).
         date_start: first publication day kept (null: open).
         date_end: last publication day kept (null: open).
+        through: ``base.through``, set by the stage (not a key of the section): an
+            article known after it (:func:`prescient.arrival.known_from`) is
+            ``after_through``.
         max_date: articles dated after this day are ``future_date`` (null: no bound).
         max_days_after_crawl: a WARC page may be dated at most this many days after its
             record's WARC-Date (time zones); later is ``future_date``.
@@ -163,6 +174,7 @@ class IngestSettings(Settings):
     title_suffix_min_count: int | None = Field(ge=2)
     date_start: Day | None
     date_end: WindowEnd
+    through: Day | None = None
     max_date: Day | None
     max_days_after_crawl: int = Field(ge=0)
     max_record_bytes: int = Field(ge=1024)

@@ -12,9 +12,12 @@ Groups decide whose titles count together: ingest counts within each source doma
 outlet's masthead recurs in its own titles; one outlet's recurring phrase never strips
 another's titles), the OpenForecast chain builder over the whole corpus. Either way the
 result is a function of the titles and the settings alone, but it depends on the other
-titles of the group: a suffix that recurs only ``min_count - 1`` times is kept, and one
-more article from the same outlet can change the older titles with it. With a real
-outlet's hundreds of titles a day the threshold is crossed on its first day.
+titles of the group: a suffix that recurs only ``min_count - 1`` times is kept. Given
+each title's day (ingest passes the day each article is known from,
+:mod:`prescient.arrival`), a suffix is a masthead from the day its ``min_count``-th title
+is known, and only titles of that day or later lose it: an article arriving later never
+changes an older title. With a real outlet's hundreds of titles a day the threshold is
+crossed on its first day.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*$")
 
@@ -60,6 +64,30 @@ def mastheads(
     return out
 
 
+def masthead_days(
+    titles: Sequence[str],
+    separators: Sequence[str],
+    min_count: int,
+    groups: Sequence[Hashable],
+    days: Sequence[Any],
+) -> dict[Hashable, dict[str, Any]]:
+    """The day from which each recurring suffix (lowercased) of each group is a masthead:
+    the day its ``min_count``-th title is known (``days``: each title's day, any ordered
+    values)."""
+    if not len(titles) == len(groups) == len(days):
+        raise ValueError(f"{len(titles)} titles, {len(groups)} groups and {len(days)} days")
+    seen: dict[tuple[Hashable, str], list[Any]] = {}
+    for title, key, day in zip(titles, groups, days, strict=True):
+        found = title_suffix(title, separators)
+        if found and found[1]:
+            seen.setdefault((key, found[1].lower()), []).append(day)
+    out: dict[Hashable, dict[str, Any]] = {}
+    for (key, suffix), when in seen.items():
+        if len(when) >= min_count:
+            out.setdefault(key, {})[suffix] = sorted(when)[min_count - 1]
+    return out
+
+
 def strip_title_suffixes(
     titles: Sequence[str],
     separators: Sequence[str],
@@ -67,6 +95,7 @@ def strip_title_suffixes(
     groups: Sequence[Hashable] | None = None,
     *,
     drop_ellipsis: bool = True,
+    days: Sequence[Any] | None = None,
 ) -> list[str]:
     """The titles without their group's mastheads (see the module docstring).
 
@@ -78,15 +107,28 @@ def strip_title_suffixes(
         drop_ellipsis: also drop a final "..." or "…" of a cut title (the chain builder
             vectorises words, and a cut word is none; a title that is only an ellipsis
             becomes empty); ingest keeps it.
+        days: each title's day: a suffix is stripped only from titles of the day it
+            became a masthead (:func:`masthead_days`) or later (None: from every title).
     """
     keys: Sequence[Hashable] = [None] * len(titles) if groups is None else groups
-    recurring = mastheads(titles, separators, min_count, keys)
+    if days is None:
+        since: dict[Hashable, dict[str, Any]] = {
+            key: dict.fromkeys(found, None)
+            for key, found in mastheads(titles, separators, min_count, keys).items()
+        }
+        when: Sequence[Any] = [None] * len(titles)
+    else:
+        since = masthead_days(titles, separators, min_count, keys, days)
+        when = days
     out = []
-    for title, key in zip(titles, keys, strict=True):
-        mine = recurring.get(key, {})
+    for title, key, day in zip(titles, keys, when, strict=True):
+        mine = since.get(key, {})
         while mine:
             found = title_suffix(title, separators)
             if found is None or found[1].lower() not in mine:
+                break
+            start = mine[found[1].lower()]
+            if start is not None and day < start:
                 break
             title = title[: found[0]]
         out.append(_ELLIPSIS.sub("", title).strip() if drop_ellipsis else title.strip())

@@ -127,17 +127,55 @@ def previous_release(releases: Path, day: dt.date) -> Path | None:
     return earlier[-1] if earlier else None
 
 
+def published(questions: Path, releases: Path, day: dt.date) -> dict[str, Any] | None:
+    """The manifest of the release of ``day`` when it is already published with exactly
+    this question table (a second update on the same day); None when there is none.
+
+    Raises:
+        UpdateError: a release of ``day`` exists with other questions: a published
+            release never changes.
+    """
+    name = release_name(day)
+    table, manifest = releases / f"{name}.parquet", releases / f"{name}.json"
+    if not table.exists() and not manifest.exists():
+        return None
+    if not questions.is_file():
+        raise UpdateError(f"{questions}: no question table; the pipeline did not produce one")
+    same = table.is_file() and table.read_bytes() == questions.read_bytes()
+    stored: dict[str, Any] | None = None
+    if same and manifest.is_file():
+        try:
+            stored = json.loads(manifest.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            stored = None
+    if not same or not isinstance(stored, dict):
+        raise UpdateError(
+            f"{releases}/{name}.*: a release of {day} is already published, with other "
+            f"questions than {questions} (or damaged); a published release never changes. "
+            "Fix: restore the pipeline that made it (git checkout), or delete "
+            f"{releases}/{name}.parquet and {name}.json to publish this table instead"
+        )
+    return stored
+
+
 def write_release(questions: Path, releases: Path, day: dt.date) -> dict[str, Any]:
     """Copy the question table to ``releases/questions-DAY.parquet`` and write its manifest.
+
+    A release of ``day`` already published with the same table is left as it is (its
+    manifest returned): a second update on the same day writes nothing.
 
     Returns:
         The manifest (also written as ``questions-DAY.json``).
 
     Raises:
-        UpdateError: the question table is missing or holds questions after ``day``.
+        UpdateError: the question table is missing or holds questions after ``day``, or
+            a release of ``day`` exists with other questions (:func:`published`).
     """
     if not questions.is_file():
         raise UpdateError(f"{questions}: no question table; the pipeline did not produce one")
+    stored = published(questions, releases, day)
+    if stored is not None:
+        return stored
     df = pd.read_parquet(questions)
     days = sorted({d for d in df["resolution_date"]})
     if days and days[-1] > day:

@@ -39,6 +39,7 @@ from prescient.plumbing.lockfile import LockError, check, repair
 from prescient.plumbing.update import (
     UpdateError,
     calls_sent,
+    published,
     run_log_offset,
     set_through,
     write_release,
@@ -104,6 +105,7 @@ def _update(args: argparse.Namespace) -> int:
     try:
         composed = params.load(root / params.PARAMS_FILE)
         questions = root / (args.questions or str(section(composed, DAILY_ORACLE_QUESTIONS)))
+        before_release = published(questions, root / args.releases, day)
         manifest = write_release(questions, root / args.releases, day)
     except ParamsError as exc:
         logger.error("%s; or name the question table to release with --questions", exc)
@@ -111,6 +113,15 @@ def _update(args: argparse.Namespace) -> int:
     except UpdateError as exc:
         logger.error("%s", exc)
         return 1
+    if before_release is not None:
+        logger.info(
+            "release %s is already published with these %d questions: nothing written; "
+            "%d model calls",
+            manifest["file"],
+            manifest["questions"],
+            sum(calls_sent(log, before).values()),
+        )
+        return 0
     if not args.no_dvc_add:
         rc = subprocess.run(
             [*_dvc_atomic(), "add", "-q", args.releases], cwd=root, check=False

@@ -2,9 +2,11 @@
 
 :class:`ArticleIndex` indexes the ingested corpus once, in date order, and answers each
 (question, RAG cutoff) with BM25 statistics of exactly the articles the visibility rule
-(:mod:`prescient.retrieval.visibility`) lets that question see. Because the corpus is
-sorted by date and the visible window always ends at a date, the visible articles are a
-prefix of the index, which :class:`~prescient.retrieval.bm25.PrefixBM25` scores exactly.
+(:mod:`prescient.retrieval.visibility`) lets that question see, applied to the day each
+article is known from (its date, or its later arrival: :mod:`prescient.arrival`). Because
+the corpus is sorted by that day and the visible window always ends at a day, the visible
+articles are a prefix of the index, which :class:`~prescient.retrieval.bm25.PrefixBM25`
+scores exactly.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pydantic import AfterValidator, Field
 from tqdm import tqdm
 
 from prescient import dates, io
+from prescient.arrival import day_array, known_days
 from prescient.dates import format_rag_cutoff
 from prescient.retrieval.bm25 import BM25Params, PrefixBM25
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
@@ -96,10 +99,6 @@ def excluded_articles(gold: Any, exclude_gold: bool) -> tuple[str, ...]:
     return ()
 
 
-def _day_array(values: Iterable[Any]) -> np.ndarray:
-    return np.array([np.datetime64(dates.as_date(v), "D") for v in values], dtype="datetime64[D]")
-
-
 class ArticleIndex:
     """The corpus, indexed once, searchable under any visibility window.
 
@@ -122,20 +121,24 @@ class ArticleIndex:
         missing = [c for c in ("article_id", "date", *s.fields) if c not in articles.columns]
         if missing:
             raise ValueError(f"articles table lacks columns {missing}")
-        days = _day_array(articles["date"])
+        days = day_array(articles["date"])
+        known = known_days(articles)
         keep = np.ones(len(articles), dtype=bool)
         if s.corpus_start is not None:
             keep = days >= np.datetime64(s.corpus_start, "D")
         ids = articles["article_id"].astype(str).to_numpy()
-        # Date order defines the prefixes; article_id makes it total.
-        order = np.lexsort((ids, days))
+        # The day each article is known from defines the prefixes (an article that
+        # arrived late is visible from its arrival, prescient/arrival.py); its date, then
+        # article_id make the order total.
+        order = np.lexsort((ids, days, known))
         order = order[keep[order]]
         self.article_ids = ids[order]
-        self.dates = days[order]
+        self.dates = known[order]
+        self.article_dates = days[order]
         self.start: dt.date | None = (
             s.corpus_start
             if s.corpus_start is not None
-            else (dates.as_date(self.dates[0]) if len(self.dates) else None)
+            else (dates.as_date(self.article_dates.min()) if len(self.dates) else None)
         )
         self.position = {a: i for i, a in enumerate(self.article_ids)}
         if len(self.position) != len(self.article_ids):
@@ -203,7 +206,9 @@ class ArticleIndex:
             exclude=exclude,
         )
         return [
-            Retrieved(str(self.article_ids[h.doc]), dates.as_date(self.dates[h.doc]), h.score)
+            Retrieved(
+                str(self.article_ids[h.doc]), dates.as_date(self.article_dates[h.doc]), h.score
+            )
             for h in hits
         ]
 

@@ -21,7 +21,8 @@ Determinism: question ids hash the article id, the slot and the question text; M
 choices are ordered by seeds derived from the base seed, the question id and the choice
 index (:func:`prescient.seeds.derive_seed`); every model reply comes from the ledger on
 a rerun. An article's rows therefore depend only on the article and its day; its leakage
-columns also on the other questions (duplicates are looked for across the whole set).
+columns also on the other questions of its day and earlier days (duplicates are looked
+for among those, :mod:`prescient.duplicates`), never on later days.
 The records, ids and rules that need no model are in :mod:`.construct_records`, the
 tables built from them in :mod:`.construct_frames`.
 """

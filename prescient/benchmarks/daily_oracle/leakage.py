@@ -10,12 +10,12 @@ measures those per question; whether flagged questions are dropped is the caller
 switch.
 
 The answer and phrase flags of a question depend only on its own day. Duplicates are
-looked for across the whole question set (:func:`prescient.duplicates.duplicates`): every flag is a function
-of the question set alone, never of the order its rows arrive in, and a question is
-flagged as the repeat of an earlier one (by resolution date, then question id), so the
-first of a group stays unflagged unless the group contradicts itself. Adding questions
-can flag a later repeat of an earlier question, and (through the shared TF-IDF weights)
-move a near-duplicate similarity across the threshold.
+looked for among the questions of its day and earlier days
+(:func:`prescient.duplicates.duplicates`): every flag is a function of the question set
+alone, never of the order its rows arrive in; a question is flagged as the repeat of an
+earlier one (by resolution date, then question id), so the first of a group stays
+unflagged; and every flag is what was known on the question's day (the TF-IDF weights
+too), so adding later days never changes an earlier question's flags.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from prescient.arrival import on_time_mask
 from prescient.seeds import derive_seed
 from prescient.settings import Day, Settings, WindowEnd
 from prescient.similarity import mean_pairwise_similarity
@@ -139,15 +140,24 @@ def select_day(
 
 
 def select_articles(
-    articles: pd.DataFrame, s: SelectSettings, base_seed: int
+    articles: pd.DataFrame, s: SelectSettings, base_seed: int, grace_days: int = 0
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Select articles for every day in the configured range; returns table and metrics."""
+    """Select articles for every day in the configured range; returns table and metrics.
+
+    Only articles that arrived on time for their day are candidates
+    (:func:`prescient.arrival.on_time`, ``grace_days`` = ``corpus.arrival_grace_days``):
+    a day's candidates are final once the day is settled, so an article brought late by
+    a later update never changes an earlier day's selection. Late ones are counted
+    (``late_articles``).
+    """
     dates = articles["date"]
     mask = pd.Series(True, index=articles.index)
     if s.date_start:
         mask &= dates >= s.date_start
     if s.date_end:
         mask &= dates <= s.date_end
+    late = mask & ~pd.Series(on_time_mask(articles, grace_days), index=articles.index)
+    mask &= ~late
     rows: list[dict[str, Any]] = []
     per_day: list[dict[str, Any]] = []
     for day, group in articles[mask].groupby("date", sort=True):
@@ -158,7 +168,7 @@ def select_articles(
     out["cluster_id"] = out["cluster_id"].astype("Int64")
     out["cluster_size"] = out["cluster_size"].astype("Int64")
     out["padded"] = out["padded"].astype(bool)
-    return out, summarize(per_day, out, s)
+    return out, {**summarize(per_day, out, s), "late_articles": int(late.sum())}
 
 
 def summarize(

@@ -1,7 +1,9 @@
 """Daily updates on the demo corpus split into two halves: the pipeline run through the
-middle day, then through the last day, with the same ledgers. The first half's questions
-and predictions stay byte-identical, only the second half costs model calls, and the
-result equals a run through the last day from empty ledgers. The stages run in process,
+middle day, then through the last day, with the same ledgers. Between the two, the crawl
+brings late articles: copies of first-half stories, dated in the first half, that arrived
+after the middle day. The first half's questions, retrievals and predictions stay
+byte-identical, only the second half costs model calls, and the result equals a run
+through the last day from empty ledgers on the grown corpus. The stages run in process,
 with a scripted construction model and the random baseline, through the real gateway.
 """
 
@@ -67,9 +69,41 @@ def halves() -> tuple[dt.date, dt.date]:
     return days[len(days) // 2 - 1], days[-1]
 
 
-def write_params(work: Path, through: dt.date) -> Path:
+def demo_rows() -> list[dict[str, Any]]:
+    p = params.compose(ROOT)
+    with gzip.open(ROOT / p["corpus"]["path"], "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def write_corpus(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row) + "\n")
+    return path
+
+
+def late_copies(rows: list[dict[str, Any]], mid: dt.date, n: int = 12) -> list[dict[str, Any]]:
+    """Copies of first-half stories, still dated in the first half, that arrived the day
+    after the middle one: on topic for first-half questions, were they ever shown."""
+    early = [r for r in rows if (d := parse_date(r.get("date"))) is not None and d <= mid]
+    arrived = (mid + dt.timedelta(days=1)).isoformat()
+    return [
+        {
+            **r,
+            "url": f"https://late.example/{i}",
+            "title": f"{r['title']} (updated)",
+            "text": f"{r['text']} This report was updated with further detail.",
+            "arrived": arrived,
+        }
+        for i, r in enumerate(early[-n:])
+    ]
+
+
+def write_params(work: Path, through: dt.date, corpus: Path) -> Path:
     p = params.compose(ROOT, [f"base.through={through.isoformat()}", "questions=daily_oracle"])
-    p["corpus"]["path"] = str(ROOT / p["corpus"]["path"])
+    p["corpus"]["path"] = str(corpus)
+    p["corpus"]["columns"]["arrived"] = "arrived"
     name = register_script("update_construct", script)
     p["models"]["scripted_construct"] = model_entry(
         "scripted_construct", name, params={}, concurrency=4
@@ -86,10 +120,10 @@ def write_params(work: Path, through: dt.date) -> Path:
     return out
 
 
-def pipeline(work: Path, through: dt.date) -> None:
+def pipeline(work: Path, through: dt.date, corpus: Path) -> None:
     """ingest -> select -> construct -> questions -> retrieve -> evaluate, as dvc.yaml
     wires them."""
-    pp = ["--params", str(write_params(work, through))]
+    pp = ["--params", str(write_params(work, through, corpus))]
     w = {name: str(work / name) for name in ("articles.parquet", "selected.parquet")}
     assert (
         ingest.main([*pp, "--out", w["articles.parquet"], "--metrics", str(work / "i.json")]) == 0
@@ -142,14 +176,19 @@ def snapshot(work: Path) -> dict[str, Any]:
     return {
         "questions": pd.read_parquet(work / "questions.parquet"),
         "articles": pd.read_parquet(work / "articles.parquet"),
+        "retrieval": pd.read_parquet(work / "r.parquet"),
         **{s: pd.read_parquet(work / f"pred/{s}.parquet") for s in SETTINGS},
     }
 
 
 def test_updating_through_the_last_day_pays_only_for_the_new_days(tmp_path: Path) -> None:
     mid, end = halves()
+    rows = demo_rows()
+    late = late_copies(rows, mid)
+    before = write_corpus(tmp_path / "corpus/before.jsonl.gz", rows)
+    grown = write_corpus(tmp_path / "corpus/grown.jsonl.gz", rows + late)
     work = tmp_path / "project"
-    pipeline(work, mid)
+    pipeline(work, mid, before)
     first = snapshot(work)
     entries_mid = ledger_entries(work / "llm")
     release_mid = write_release(work / "questions.parquet", work / "releases", mid)
@@ -157,14 +196,24 @@ def test_updating_through_the_last_day_pays_only_for_the_new_days(tmp_path: Path
     assert len(q1) > 0 and max(q1["resolution_date"]) <= mid
     assert max(first["articles"]["date"]) <= mid  # ingest respects base.through
 
-    pipeline(work, end)
+    pipeline(work, end, grown)
     second = snapshot(work)
     q2 = second["questions"]
     assert max(q2["resolution_date"]) > mid and len(q2) > len(q1)
 
-    # The first half, byte for byte: questions and every cell's predictions.
+    # The late articles are in the corpus, known from the day they arrived.
+    arts = second["articles"]
+    brought = arts[arts["url"].str.startswith("https://late.example/")]
+    assert len(brought) == len(late) and (brought["arrived"] > mid).all()
+    assert (brought["date"] <= mid).all()
+
+    # The first half, byte for byte: questions, retrievals and every cell's predictions.
     old = q2["resolution_date"] <= mid
     assert parquet_bytes(q2[old]) == parquet_bytes(q1)
+    r1, r2 = first["retrieval"], second["retrieval"]
+    kept = r2[r2["question_id"].isin(q1["question_id"])]
+    assert len(r1) > 0 and parquet_bytes(kept) == parquet_bytes(r1)
+    assert not kept["article_id"].isin(brought["article_id"]).any()
     for s in SETTINGS:
         kept = second[s][second[s]["question_id"].isin(q1["question_id"])]
         assert parquet_bytes(kept) == parquet_bytes(first[s])
@@ -206,7 +255,7 @@ def test_updating_through_the_last_day_pays_only_for_the_new_days(tmp_path: Path
 
     # Updating equals building through the last day at once, from empty ledgers.
     fresh = tmp_path / "fresh"
-    pipeline(fresh, end)
+    pipeline(fresh, end, grown)
     again = snapshot(fresh)
     assert parquet_bytes(again["questions"]) == parquet_bytes(q2)
     # ... and the two steps together paid exactly what the one run paid: nothing twice.

@@ -137,7 +137,9 @@ def test_output_schema_and_order() -> None:
             art(date="2024-03-02", url="https://g.example/c", text=BODY + "c"),
         ]
     )
-    assert list(df.columns) == ["article_id", "date", "title", "text", "url", "source_domain"]
+    assert list(df.columns) == [
+        *("article_id", "date", "title", "text", "url", "source_domain", "arrived")
+    ]
     assert df["date"].tolist() == sorted(df["date"].tolist())
     same_day = df[df["date"] == dt.date(2024, 3, 2)]
     assert list(same_day["article_id"]) == sorted(same_day["article_id"])

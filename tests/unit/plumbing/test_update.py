@@ -18,6 +18,7 @@ from prescient.plumbing import params
 from prescient.plumbing.update import (
     UpdateError,
     calls_sent,
+    published,
     run_log_offset,
     set_through,
     write_release,
@@ -188,3 +189,29 @@ def test_calls_are_what_the_runs_logged_after_the_offset_sent(tmp_path: Path) ->
         "data/llm/evaluate/b.jsonl": 3,
     }
     assert run_log_offset(None) == 0 and calls_sent(None, 0) == {}
+
+
+def test_a_second_update_on_the_same_day_writes_nothing(tmp_path: Path) -> None:
+    table, releases = tmp_path / "questions.parquet", tmp_path / "releases"
+    questions(["a", "b"], ["2025-01-14", "2025-01-28"]).to_parquet(table)
+    write_release(table, releases, D(2025, 1, 29))
+    questions(["a", "b", "c"], ["2025-01-14", "2025-01-28", "2025-01-30"]).to_parquet(table)
+    first = write_release(table, releases, D(2025, 1, 31))
+    files = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in releases.iterdir()}
+    assert published(table, releases, D(2025, 1, 31)) == first
+    again = write_release(table, releases, D(2025, 1, 31))
+    assert again == first and again["previous"] == "questions-2025-01-29.parquet"
+    assert again["new_questions"] == 1
+    assert {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in releases.iterdir()} == files
+    assert published(table, releases, D(2025, 2, 1)) is None
+
+
+def test_a_published_release_never_changes(tmp_path: Path) -> None:
+    table, releases = tmp_path / "questions.parquet", tmp_path / "releases"
+    questions(["a"], ["2025-01-14"]).to_parquet(table)
+    write_release(table, releases, D(2025, 1, 31))
+    before = (releases / "questions-2025-01-31.json").read_bytes()
+    questions(["a", "b"], ["2025-01-14", "2025-01-15"]).to_parquet(table)
+    with pytest.raises(UpdateError, match=r"already published.*never changes.*delete"):
+        write_release(table, releases, D(2025, 1, 31))
+    assert (releases / "questions-2025-01-31.json").read_bytes() == before

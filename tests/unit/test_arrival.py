@@ -1,0 +1,149 @@
+"""The arrival rule: an article is used from the later of its date and its arrival, only
+on-time articles make their day's questions, and adding later days (however late their
+articles) never changes what an earlier day saw: ingest, selection, retrieval and the
+repeated-question flags all follow it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import numpy as np
+import pandas as pd
+
+from prescient.arrival import known_days, known_from, on_time, on_time_mask, settled_through
+from prescient.corpus.ingest import ingest_rows
+from prescient.corpus.readers import RawRow
+from prescient.corpus.titles import strip_title_suffixes
+from prescient.duplicates import duplicates
+from prescient.plumbing import params
+from prescient.retrieval.search import ArticleIndex, RetrievalSettings
+from prescient.settings import load_settings
+from tests.conftest import ROOT
+from tests.support.corpus import BODY, ingest_settings
+from tests.support.corpus import article as art
+
+D = dt.date(2024, 5, 10)
+
+
+def day(n: int) -> dt.date:
+    return D + dt.timedelta(days=n)
+
+
+def test_the_rule() -> None:
+    assert known_from(D, None) == D
+    assert known_from(D, day(-1)) == D  # fetched before its stated date (time zones)
+    assert known_from(D, day(3)) == day(3)
+    assert on_time(D, None, 0) and on_time(D, D, 0) and not on_time(D, day(1), 0)
+    assert on_time(D, day(1), 1) and not on_time(D, day(2), 1)
+    assert settled_through(day(5), 1) == day(4) and settled_through(None, 1) is None
+    table = pd.DataFrame({"date": [D, D, D], "arrived": [D, day(2), day(-1)]})
+    assert known_days(table).tolist() == [np.datetime64(x, "D") for x in (D, day(2), D)]
+    assert on_time_mask(table, 1).tolist() == [True, False, True]
+    assert known_days(table[["date"]]).tolist() == [np.datetime64(D, "D")] * 3
+    assert on_time_mask(table[["date"]], 0).all()
+
+
+def ingest(rows: list[dict[str, object]], through: dt.date | None) -> tuple[pd.DataFrame, dict]:
+    raw = [RawRow(f"mem:{i}", dict(r)) for i, r in enumerate(rows, 1)]
+    s = ingest_settings().model_copy(update={"through": through})
+    df, report = ingest_rows(raw, s, date_format=None)
+    return df, dict(report.dropped)
+
+
+def test_ingest_keeps_what_is_known_by_base_through_and_the_first_known_copy() -> None:
+    rows = [
+        {**art(date=D.isoformat(), url="https://g.example/a", text=BODY + "a"), "arrived": None},
+        # published on D, brought by the crawl of day+3
+        {**art(date=D.isoformat(), url="https://g.example/b", text=BODY + "b")}
+        | {"arrived": day(3).isoformat()},
+        # a later copy of /a that states an earlier date must not replace the one in use
+        {**art(date=day(-2).isoformat(), url="https://g.example/a", text=BODY + "a2")}
+        | {"arrived": day(4).isoformat()},
+        {**art(date=D.isoformat(), url="https://g.example/c", text=BODY + "c")}
+        | {"arrived": "not a day"},
+    ]
+    early, dropped = ingest(rows, day(2))
+    assert early["url"].tolist() == ["https://g.example/a"]
+    assert dropped["after_through"] == 2 and dropped["unparseable_arrival"] == 1
+    late, dropped = ingest(rows, day(4))
+    assert sorted(late["url"]) == ["https://g.example/a", "https://g.example/b"]
+    assert dropped["duplicate_url"] == 1
+    kept_a = late[late["url"] == "https://g.example/a"].iloc[0]
+    assert kept_a["date"] == D and kept_a["text"].endswith("a")  # the copy known first
+    assert late.set_index("url")["arrived"].to_dict() == {
+        "https://g.example/a": D,
+        "https://g.example/b": day(3),
+    }
+
+
+def test_a_masthead_is_stripped_from_the_day_it_became_one() -> None:
+    titles = [f"Story {i} | The Courier" for i in range(4)]
+    days = [day(0), day(1), day(2), day(3)]
+    out = strip_title_suffixes(titles, [" | "], 3, ["c"] * 4, drop_ellipsis=False, days=days)
+    assert out == ["Story 0 | The Courier", "Story 1 | The Courier", "Story 2", "Story 3"]
+    # without days: every title of the group, as before
+    assert strip_title_suffixes(titles, [" | "], 3, ["c"] * 4)[0] == "Story 0"
+
+
+def index(articles: pd.DataFrame) -> ArticleIndex:
+    s = load_settings(RetrievalSettings, params.compose(ROOT), "retrieval")
+    return ArticleIndex(articles, s)
+
+
+def test_a_late_article_is_visible_from_its_arrival_with_its_own_date() -> None:
+    articles = pd.DataFrame(
+        {
+            "article_id": ["early", "late", "other"],
+            "date": [D, D, day(1)],
+            "arrived": [D, day(6), day(1)],
+            "title": ["harbour strike", "harbour strike talks", "bakery prize"],
+            "text": ["dockers strike at the harbour"] * 2 + ["rye bread prize"],
+        }
+    )
+    idx = index(articles)
+    before = idx.search("harbour strike", idx.window(day(5), None), k=5)
+    assert [r.article_id for r in before] == ["early"]
+    after = idx.search("harbour strike", idx.window(day(9), None), k=5)
+    assert {r.article_id for r in after} == {"early", "late"}
+    assert {r.date for r in after} == {D}  # reported under its stated date
+    # the early question's results are those of an index without the late article
+    alone = index(articles[articles["article_id"] != "late"])
+    again = alone.search("harbour strike", alone.window(day(5), None), k=5)
+    assert [(r.article_id, r.score) for r in before] == [(r.article_id, r.score) for r in again]
+
+
+WORDS = [f"w{i}" for i in range(40)]
+
+
+def question_set(n: int, seed: int) -> pd.DataFrame:
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        words = rng.choices(WORDS[: 8 + i % 30], k=rng.randint(3, 9))
+        rows.append(
+            {
+                "question_id": f"q{i:03d}",
+                "qtype": rng.choice(["tf", "mc"]),
+                "question": "Will " + " ".join(words) + "?",
+                "answer": rng.choice(["Yes", "No"]),
+                "resolution_date": day(rng.randint(0, 40)),
+            }
+        )
+    # a few word-for-word repeats answered both ways
+    for k in range(6):
+        src = dict(rows[k])
+        rows.append(
+            {**src, "question_id": f"r{k}", "resolution_date": day(41 + k), "answer": "Yes"}
+        )
+    return pd.DataFrame(rows)
+
+
+def test_adding_later_days_never_changes_an_earlier_questions_flags() -> None:
+    full = question_set(160, 7)
+    whole = duplicates(full, 0.5).set_index(full["question_id"])
+    assert whole["dup_near_of"].notna().sum() > 5  # the check has something to find
+    for cut in (5, 17, 30, 44):
+        early = full[full["resolution_date"] <= day(cut)]
+        part = duplicates(early, 0.5).set_index(early["question_id"])
+        pd.testing.assert_frame_equal(part, whole.loc[part.index])
