@@ -231,7 +231,8 @@ def _repeat_notes(counts: Mapping[str, Any]) -> list[str]:
     )
     if counts["has_answers"]:
         line += (
-            "; contradictory duplicates (the same question with different gold answers): "
+            "; contradictory duplicates (repeats answered otherwise than the same question "
+            "on their day or before): "
             f"{fmt_count(counts['contradictory_duplicates'])} questions, "
             f"{fmt_count(counts['contradictory_questions'])} distinct"
         )

@@ -49,7 +49,7 @@ FLAG_COLUMNS: dict[str, tuple[str, str]] = {
     ),
     vocab.FLAG_CONTRADICTORY: (
         "leak_contradictory_duplicate",
-        "the same question with another gold answer",
+        "a repeat answered otherwise than the same question on its day or before",
     ),
     vocab.FLAG_PHRASE: (
         "leak_phrase",
