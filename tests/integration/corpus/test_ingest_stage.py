@@ -72,6 +72,7 @@ def warc_corpus(warc_dir: Path) -> dict[str, object]:
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "arrival_grace_days": 0,
         "crawls": [],
     }
 
@@ -188,6 +189,7 @@ def test_the_same_inputs_give_the_same_bytes_on_any_day(tmp_path: Path, clock: A
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "arrival_grace_days": 0,
         "crawls": [],
     }
     for name, corpus in (("warc", warc_corpus(warc_dir)), ("jsonl", jsonl)):
@@ -239,6 +241,7 @@ def test_a_damaged_file_is_listed_and_the_rest_is_kept(tmp_path: Path) -> None:
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "arrival_grace_days": 0,
         "crawls": [],
     }
     rc, df, m = run_stage(tmp_path, write_params(tmp_path, corpus))
@@ -264,6 +267,7 @@ def test_missing_input_is_one_clear_error(tmp_path: Path, caplog: pytest.LogCapt
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "arrival_grace_days": 0,
         "crawls": [],
     }
     rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
@@ -286,6 +290,7 @@ def test_an_empty_corpus_file_stops_naming_it(
         "date_format": None,
         "hosts": None,
         "chains": "cluster",
+        "arrival_grace_days": 0,
         "crawls": [],
     }
     rc, _, _ = run_stage(tmp_path, write_params(tmp_path, corpus))
