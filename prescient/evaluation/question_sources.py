@@ -32,7 +32,7 @@ SOURCE_SCHEMA: dict[str, str] = {
 
 EVAL_SCHEMA: dict[str, str] = {
     **SOURCE_SCHEMA,
-    "sample_rank": "int64",
+    "sample_key": "uint64",
     "visibility_gap_days": "int64",
 }
 """Column -> pandas dtype of the evaluated question table (stage ``retrieve``)."""

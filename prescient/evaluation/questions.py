@@ -16,9 +16,10 @@ the corpus's normalised URLs; ``gold_title`` / ``gold_text``, the article inline
 (the leading question word of MC questions, derived when the file has none), and where
 the row came from: ``source`` (the source's name), ``source_path`` and
 ``source_checksum`` (sha256 of the file's bytes). The evaluated table
-(:data:`.question_sources.EVAL_SCHEMA`) adds ``sample_rank`` (the question's place in the seeded sample
-order: a model evaluated on n questions answers ranks 1..n) and ``visibility_gap_days``
-(the retrieval gap its window was computed with);
+(:data:`.question_sources.EVAL_SCHEMA`) adds ``sample_key`` (the question's key in the
+seeded sample order, a function of the seed and its id alone, so adding questions never
+changes an old row: a model evaluated on n questions answers the n smallest keys) and
+``visibility_gap_days`` (the retrieval gap its window was computed with);
 :func:`prescient.evaluation.run.model_sample` takes a model's budget from it.
 
 Answers may be given as the choice text, a letter (``b`` or ``(b)``), an index
@@ -48,6 +49,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from prescient import io
@@ -319,16 +321,18 @@ def combine_sources(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return question_frame({c: union[c].tolist() for c in QUESTION_COLUMNS})
 
 
-def sample_order(question_ids: Iterable[Any], seed: int) -> list[int]:
-    """Each question's place (1 = first) in the seeded sample order.
+def sample_keys(question_ids: Iterable[Any], seed: int) -> list[int]:
+    """Each question's key in the seeded sample order: ``derive_seed(seed, "sample",
+    question_id)``, a function of the question alone (:func:`first_in_sample`)."""
+    return [derive_seed(seed, "sample", str(q)) for q in question_ids]
 
-    A question's place follows from ``derive_seed(seed, "sample", question_id)`` (ties by
-    id), so adding questions never reorders the old ones among themselves: a sample of
-    the first n is stable under additions beyond displacing the largest, and a sample of
-    m < n questions is a subset of the sample of n.
-    """
+
+def sample_order(question_ids: Iterable[Any], seed: int) -> list[int]:
+    """Each question's place (1 = first) in the seeded sample order: by
+    :func:`sample_keys`, ties by id. Adding questions never reorders the old ones among
+    themselves, and a sample of m < n questions is a subset of the sample of n."""
     ids = [str(q) for q in question_ids]
-    keys = [derive_seed(seed, "sample", q) for q in ids]
+    keys = sample_keys(ids, seed)
     order = sorted(range(len(ids)), key=lambda i: (keys[i], ids[i]))
     ranks = [0] * len(ids)
     for place, i in enumerate(order, 1):
@@ -336,14 +340,26 @@ def sample_order(question_ids: Iterable[Any], seed: int) -> list[int]:
     return ranks
 
 
+def first_in_sample(frame: pd.DataFrame, n: int) -> pd.Series:
+    """The rows among the first ``n`` of the seeded sample order (``sample_key``, ties by
+    question id). A sample of the whole set: a question added later can displace one,
+    so a budget is for a fixed question set, not for one that grows every day."""
+    keys = [int(k) for k in frame["sample_key"].tolist()]
+    ids = [str(q) for q in frame["question_id"].tolist()]
+    order = sorted(range(len(frame)), key=lambda i: (keys[i], ids[i]))
+    keep = np.zeros(len(frame), dtype=bool)
+    keep[order[:n]] = True
+    return pd.Series(keep, index=frame.index)
+
+
 def evaluated_table(
     tables: Mapping[str, pd.DataFrame], max_questions: int | None, seed: int, gap_days: int
 ) -> pd.DataFrame:
     """The evaluated question table: the union of the sources, sampled, with each
-    question's ``sample_rank`` and the retrieval gap (:data:`.question_sources.EVAL_SCHEMA`)."""
+    question's ``sample_key`` and the retrieval gap (:data:`.question_sources.EVAL_SCHEMA`)."""
     union = combine_sources(tables)
-    union["sample_rank"] = sample_order(union["question_id"], seed)
+    union["sample_key"] = sample_keys(union["question_id"], seed)
     if max_questions is not None:
-        union = union.loc[union["sample_rank"] <= max_questions]
+        union = union.loc[first_in_sample(union, max_questions)]
     union["visibility_gap_days"] = gap_days
     return question_frame({c: union[c].tolist() for c in EVAL_COLUMNS}, EVAL_SCHEMA)

@@ -34,6 +34,7 @@ from prescient.evaluation.prompts import (
     ContextArticle,
     render_messages,
 )
+from prescient.evaluation.questions import first_in_sample
 from prescient.evaluation.settings import (
     GOLD,
     LABEL,
@@ -119,15 +120,15 @@ def _articles_by_question(contexts: pd.DataFrame) -> dict[str, list[tuple[str, C
 
 
 def model_sample(questions: pd.DataFrame, max_questions: int | None) -> pd.DataFrame:
-    """The questions a model with a budget answers: those whose ``sample_rank`` (their
-    place in the evaluated table's seeded sample order) is at most the budget.
+    """The questions a model with a budget answers: the first ``max_questions`` of the
+    evaluated table's seeded sample order (:func:`.questions.first_in_sample`).
 
     Nested by construction: a smaller budget's questions are a subset of a larger one's,
     so a slow model's scores line up with the baselines' on the same questions.
     """
     if max_questions is None:
         return questions
-    return questions.loc[questions["sample_rank"] <= max_questions].reset_index(drop=True)
+    return questions.loc[first_in_sample(questions, max_questions)].reset_index(drop=True)
 
 
 def plan_cell(

@@ -164,7 +164,7 @@ class EvalSettings(Settings):
             ``generation`` for its requests (a stated probability needs a longer reply
             than a label).
         max_questions: model -> how many questions it answers: the first that many in
-            the seeded sample order of the evaluated table (its ``sample_rank``), so a
+            the seeded sample order of the evaluated table (its ``sample_key``), so a
             slow model's questions are a subset of those of every model with a larger
             budget or none. Models not listed answer every question.
     """

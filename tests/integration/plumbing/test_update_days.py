@@ -177,6 +177,7 @@ def snapshot(work: Path) -> dict[str, Any]:
         "questions": pd.read_parquet(work / "questions.parquet"),
         "articles": pd.read_parquet(work / "articles.parquet"),
         "retrieval": pd.read_parquet(work / "r.parquet"),
+        "evaluated": pd.read_parquet(work / "eval_questions.parquet"),
         **{s: pd.read_parquet(work / f"pred/{s}.parquet") for s in SETTINGS},
     }
 
@@ -210,6 +211,10 @@ def test_updating_through_the_last_day_pays_only_for_the_new_days(tmp_path: Path
     # The first half, byte for byte: questions, retrievals and every cell's predictions.
     old = q2["resolution_date"] <= mid
     assert parquet_bytes(q2[old]) == parquet_bytes(q1)
+    # the evaluated table's rows too, but for the checksum of the source file they were
+    # read from (a grown file has a new one)
+    e1, e2 = (t.drop(columns="source_checksum") for t in (first["evaluated"], second["evaluated"]))
+    assert parquet_bytes(e2[e2["question_id"].isin(e1["question_id"])]) == parquet_bytes(e1)
     r1, r2 = first["retrieval"], second["retrieval"]
     kept = r2[r2["question_id"].isin(q1["question_id"])]
     assert len(r1) > 0 and parquet_bytes(kept) == parquet_bytes(r1)

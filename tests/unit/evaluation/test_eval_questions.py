@@ -27,6 +27,7 @@ from prescient.evaluation.questions import (
     evaluated_table,
     load_source,
     normalize_questions,
+    sample_keys,
     sample_order,
 )
 from prescient.evaluation.run import model_sample
@@ -546,14 +547,18 @@ def test_sources_combine_into_one_evaluated_table(tmp_path: Path) -> None:
     assert table.groupby("source").size().to_dict() == {"daily_oracle": 4, "openforecast": 3}
     of = table.set_index("question_id").loc["of-mcnc-1"]
     assert of["source"] == "openforecast" and of["answer"] == "Vote" and of["mc_type"] == "What"
-    assert sorted(table["sample_rank"]) == list(range(1, 8))
+    assert table["sample_key"].tolist() == sample_keys(table["question_id"], 3)
     assert set(table["visibility_gap_days"]) == {1}
     # the sample order is the seeded one, whatever the sources
     expected = sorted(table["question_id"], key=lambda q: derive_seed(3, "sample", q))
-    assert table.sort_values("sample_rank")["question_id"].tolist() == expected
-    # a global sample keeps ranks 1..n
+    assert table.sort_values("sample_key")["question_id"].tolist() == expected
+    # a global sample keeps the first five, each row as it is in the whole table
     five = evaluated_table(tables, 5, seed=3, gap_days=1)
-    assert sorted(five["sample_rank"]) == [1, 2, 3, 4, 5]
+    assert set(five["question_id"]) == set(expected[:5])
+    pd.testing.assert_frame_equal(
+        five.reset_index(drop=True),
+        table[table["question_id"].isin(expected[:5])].reset_index(drop=True),
+    )
 
 
 def test_a_question_id_in_two_sources_is_refused() -> None:
@@ -573,7 +578,7 @@ def test_model_samples_are_nested() -> None:
     samples = [set(model_sample(table, n)["question_id"]) for n in (1, 2, 3, None)]
     assert [len(s) for s in samples] == [1, 2, 3, 4]
     assert samples[0] <= samples[1] <= samples[2] <= samples[3]
-    first = table.loc[table["sample_rank"] == 1, "question_id"].item()
+    first = table.loc[table["sample_key"].idxmin(), "question_id"]
     assert samples[0] == {first}
 
 
