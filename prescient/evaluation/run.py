@@ -34,7 +34,7 @@ from prescient.evaluation.prompts import (
     ContextArticle,
     render_messages,
 )
-from prescient.evaluation.questions import first_in_sample
+from prescient.evaluation.sample import first_in_sample
 from prescient.evaluation.settings import (
     GOLD,
     LABEL,
@@ -121,7 +121,7 @@ def _articles_by_question(contexts: pd.DataFrame) -> dict[str, list[tuple[str, C
 
 def model_sample(questions: pd.DataFrame, max_questions: int | None) -> pd.DataFrame:
     """The questions a model with a budget answers: the first ``max_questions`` of the
-    evaluated table's seeded sample order (:func:`.questions.first_in_sample`).
+    evaluated table's seeded sample order (:func:`.sample.first_in_sample`).
 
     Nested by construction: a smaller budget's questions are a subset of a larger one's,
     so a slow model's scores line up with the baselines' on the same questions.

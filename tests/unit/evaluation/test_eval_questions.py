@@ -27,10 +27,9 @@ from prescient.evaluation.questions import (
     evaluated_table,
     load_source,
     normalize_questions,
-    sample_keys,
-    sample_order,
 )
 from prescient.evaluation.run import model_sample
+from prescient.evaluation.sample import sample_keys, sample_order
 from prescient.plumbing import params
 from prescient.question_schema import QUESTION_FIELDS
 from prescient.seeds import derive_seed
