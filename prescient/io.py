@@ -189,23 +189,77 @@ def write_parquet(path: str | os.PathLike[str], df: pd.DataFrame) -> None:
         df.to_parquet(tmp, index=False)
 
 
+def write_parquet_parts(
+    path: str | os.PathLike[str], parts: Iterable[pd.DataFrame], empty: pd.DataFrame
+) -> FrameDigest:
+    """Write consecutive parts of one table as Parquet atomically (a row group or more
+    per part, so only one part is held at a time), without the pandas index; ``empty``
+    (the table's columns, no rows) is written when there is no part.
+
+    Returns:
+        The table's :func:`frame_checksum`, as a :class:`FrameDigest`.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    digest = FrameDigest()
+    with atomic_path(path) as tmp:
+        writer: pq.ParquetWriter | None = None
+        try:
+            for part in parts:
+                digest.update(part)
+                table = pa.Table.from_pandas(part, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(tmp, table.schema)
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
+        if writer is None:
+            digest.update(empty)
+            empty.to_parquet(tmp, index=False)
+    return digest
+
+
 def frame_checksum(df: pd.DataFrame) -> str:
     """sha256 of a frame's content (column names, dtypes and values, in row order).
 
     Independent of Parquet writer metadata, so it identifies the data, not the file.
     """
-    h = hashlib.sha256()
-    h.update(json.dumps([[c, str(t)] for c, t in df.dtypes.items()]).encode())
-    hashable = df.copy(deep=False)
-    for c in df.columns:
-        if df[c].dtype == object:  # list cells (choices, context ids) as JSON text
-            hashable[c] = [
-                json.dumps([str(x) for x in v]) if isinstance(v, list | tuple | np.ndarray) else v
-                for v in df[c]
-            ]
-    row_hashes = pd.util.hash_pandas_object(hashable, index=False).to_numpy()
-    h.update(row_hashes.tobytes())
-    return h.hexdigest()
+    digest = FrameDigest()
+    digest.update(df)
+    return digest.hexdigest()
+
+
+class FrameDigest:
+    """:func:`frame_checksum` of a table that arrives in consecutive parts (each with the
+    same columns and dtypes): the same digest as of the parts concatenated."""
+
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+        self._dtypes: str | None = None
+
+    def update(self, df: pd.DataFrame) -> None:
+        dtypes = json.dumps([[c, str(t)] for c, t in df.dtypes.items()])
+        if self._dtypes is None:
+            self._dtypes = dtypes
+            self._h.update(dtypes.encode())
+        elif dtypes != self._dtypes:
+            raise ValueError(f"a part with dtypes {dtypes} after parts with {self._dtypes}")
+        hashable = df.copy(deep=False)
+        for c in df.columns:
+            if df[c].dtype == object:  # list cells (choices, context ids) as JSON text
+                hashable[c] = [
+                    json.dumps([str(x) for x in v])
+                    if isinstance(v, list | tuple | np.ndarray)
+                    else v
+                    for v in df[c]
+                ]
+        row_hashes = pd.util.hash_pandas_object(hashable, index=False).to_numpy()
+        self._h.update(row_hashes.tobytes())
+
+    def hexdigest(self) -> str:
+        return self._h.hexdigest()
 
 
 def typed_frame(

@@ -11,10 +11,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from pathlib import Path
 
 from prescient import io
 from prescient.corpus.accounting import summarize
-from prescient.corpus.ingest import ingest_corpus
+from prescient.corpus.ingest import ingest_corpus_to
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.plumbing.locations import resolve
 from prescient.plumbing.stage import DONE, StageRun, entry, reworded
@@ -37,10 +38,9 @@ def work(run: StageRun) -> int:
         settings = load_settings(IngestSettings, p, "ingest")
         # base.through bounds the days an article is known from (daily updates).
         settings = settings.model_copy(update={"through": read_through(p)})
-        articles, report = ingest_corpus(corpus, settings)
+        articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out))
 
-    metrics = summarize(articles, report, io.frame_checksum(articles))
-    io.write_parquet(args.out, articles)
+    metrics = summarize(articles, report, checksum)
     io.write_json(args.metrics, metrics)
     logger.info(
         "kept %d of %d rows (%d dropped, %d damaged stretches) from corpus %r",

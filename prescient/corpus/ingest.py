@@ -16,11 +16,13 @@ import datetime as dt
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 from tqdm import tqdm
 
+from prescient import io
 from prescient.arrival import known_from
 from prescient.corpus import language, physical
 from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops
@@ -35,6 +37,7 @@ from prescient.corpus.normalize import (
 from prescient.corpus.physical import Damage
 from prescient.corpus.readers import read_rows
 from prescient.corpus.settings import CorpusSettings, IngestSettings
+from prescient.corpus.spill import DiskSpill, MemorySpill, Spill
 from prescient.corpus.titles import mastheads, strip_title_suffixes
 from prescient.corpus.units import RawRow, Unit
 from prescient.dates import parse_date
@@ -54,7 +57,7 @@ class _Candidate:
     date: dt.date
     arrived: dt.date | None
     title: str
-    text: str
+    text_hash: str
     url: str | None
     norm_url: str | None
     source_domain: str | None
@@ -120,8 +123,9 @@ def _check_date(
 
 def _check_row(
     row: RawRow, s: IngestSettings, date_format: str | None, report: IngestReport, order: int
-) -> _Candidate | None:
-    """Apply the per-row checks; count and return None on the first failure."""
+) -> tuple[_Candidate, str] | None:
+    """Apply the per-row checks; count and return None on the first failure, else the
+    candidate and its normalised text."""
     ex = s.examples_per_reason
     if row.reason:
         report.drop(row.reason, row.where, ex, row.detail)
@@ -176,19 +180,20 @@ def _check_row(
             return None
     for note in row.notes:
         report.notes[note] += 1
-    return _Candidate(
+    cand = _Candidate(
         order,
         row.where,
         date,
         arrived,
         title,
-        text,
+        text_hash(text),
         url,
         normalize_url(url),
         domain or None,
         row.file_no,
         row.members,
     )
+    return cand, text
 
 
 def _retract(candidates: list[_Candidate], report: IngestReport, limit: int) -> list[_Candidate]:
@@ -214,7 +219,7 @@ def _deduplicate(
     records: list[dict[str, Any]] = []
     for c in candidates:
         aid = article_id(c.norm_url, c.title, c.date)
-        th = text_hash(c.text)
+        th = c.text_hash
         if aid in seen_ids:
             report.drop("duplicate_url", c.where, limit, c.norm_url or c.title[:60])
             continue
@@ -228,7 +233,7 @@ def _deduplicate(
                 "article_id": aid,
                 "date": c.date,
                 "title": c.title,
-                "text": c.text,
+                "order": c.order,
                 "url": c.url,
                 "source_domain": c.source_domain,
                 "arrived": c.arrived if c.arrived is not None else c.date,
@@ -286,6 +291,21 @@ def ingest_rows(
     Returns:
         The article table sorted by (date, article_id), and the accounting.
     """
+    spill = MemorySpill()
+    records, report = _decide(units, settings, date_format, spill)
+    frames = list(_month_frames(records, spill))
+    return (pd.concat(frames, ignore_index=True) if frames else articles_frame([])), report
+
+
+def _month(day: dt.date) -> int:
+    return day.year * 12 + day.month - 1
+
+
+def _decide(
+    units: Iterable[Unit], settings: IngestSettings, date_format: str | None, spill: Spill
+) -> tuple[list[dict[str, Any]], IngestReport]:
+    """Every row checked, the kept ones de-duplicated and their titles cleaned: the
+    article records without their texts, which wait in ``spill`` under their input order."""
     report = IngestReport(max_date=settings.max_date)
     limit = settings.examples_per_reason
     candidates: list[_Candidate] = []
@@ -297,16 +317,33 @@ def ingest_rows(
                 candidates = _retract(candidates, report, limit)
             continue
         report.rows_read += 1
-        cand = _check_row(unit, settings, date_format, report, report.rows_read)
-        if cand is None:
+        checked = _check_row(unit, settings, date_format, report, report.rows_read)
+        if checked is None:
             continue
+        cand, text = checked
         if report.is_corrupt(cand.file_no, cand.members):
             report.drop(physical.CORRUPT_GZIP, cand.where, limit, "its gzip member is corrupt")
             continue
         candidates.append(cand)
+        spill.put(_month(cand.date), cand.order, text)
     records = _deduplicate(candidates, report, limit)
+    del candidates
     _strip_mastheads(records, settings, report)
-    return articles_frame(records), report
+    return records, report
+
+
+def _month_frames(records: list[dict[str, Any]], spill: Spill) -> Iterator[pd.DataFrame]:
+    """The article table one month of dates at a time, in order: together, the table
+    sorted by (date, article_id); each month's texts read back from ``spill`` alone."""
+    by_month: dict[int, list[dict[str, Any]]] = {}
+    for r in records:
+        by_month.setdefault(_month(r["date"]), []).append(r)
+    for month in sorted(by_month):
+        texts = spill.texts(month)
+        rows = by_month.pop(month)
+        for r in rows:
+            r["text"] = texts[r.pop("order")]
+        yield articles_frame(rows)
 
 
 def read_units(corpus: CorpusSettings, settings: IngestSettings) -> Iterator[Unit]:
@@ -332,9 +369,42 @@ def ingest_corpus(
             see :func:`~prescient.corpus.accounting.check_drops` (the examples are
             logged first).
     """
-    articles, report = ingest_rows(
-        read_units(corpus, settings), settings, date_format=corpus.date_format
-    )
+    spill = MemorySpill()
+    records, report = _decide(read_units(corpus, settings), settings, corpus.date_format, spill)
+    _stop_if_wrong(corpus, settings, report)
+    frames = list(_month_frames(records, spill))
+    return (pd.concat(frames, ignore_index=True) if frames else articles_frame([])), report
+
+
+def ingest_corpus_to(
+    corpus: CorpusSettings, settings: IngestSettings, out: Path
+) -> tuple[pd.DataFrame, IngestReport, str]:
+    """:func:`ingest_corpus`, writing the article table to ``out`` (Parquet, atomically)
+    a month of dates at a time: the texts wait in a :class:`~prescient.corpus.spill.DiskSpill`
+    beside ``out`` until their month is written, so memory holds one month of text, not
+    the corpus. Nothing is written when the stage stops.
+
+    Returns:
+        The table's ``date`` and ``source_domain`` columns (for the metrics), the
+        accounting and the table's :func:`~prescient.io.frame_checksum`.
+    """
+    spill = DiskSpill(out.parent)
+    try:
+        records, report = _decide(read_units(corpus, settings), settings, corpus.date_format, spill)
+        _stop_if_wrong(corpus, settings, report)
+        summary = pd.DataFrame(
+            {
+                "date": [r["date"] for r in records],
+                "source_domain": pd.Series([r["source_domain"] for r in records], dtype="string"),
+            }
+        )
+        digest = io.write_parquet_parts(out, _month_frames(records, spill), articles_frame([]))
+    finally:
+        spill.close()
+    return summary, report, digest.hexdigest()
+
+
+def _stop_if_wrong(corpus: CorpusSettings, settings: IngestSettings, report: IngestReport) -> None:
     log_examples(report)
     if report.rows_read == 0:
         where = f"{corpus.path}" + (f" (corpus.glob={corpus.glob!r})" if corpus.glob else "")
@@ -344,7 +414,6 @@ def ingest_corpus(
             "fix: point corpus.path at the corpus file or directory"
         )
     check_drops(report, settings.max_drop_share)
-    return articles, report
 
 
 def articles_frame(records: list[dict[str, Any]]) -> pd.DataFrame:

@@ -1,0 +1,103 @@
+"""Where ingest keeps article texts while it decides which articles to keep.
+
+Which articles are kept is decided over the whole corpus (the first known copy of each
+story wins, mastheads count an outlet's titles), but the decision needs no text: only
+each text's hash. So ingest hands every candidate's text to a spill, keyed by its input
+order and filed under the month of its date, and holds small records in memory; the
+article table is then written month by month, each month's texts read back alone. At
+the paper's size (1.25 million articles, about 7 GB of text) the stage holds one month
+of text at a time instead of all of it.
+
+:class:`MemorySpill` keeps the texts in a dict (small inputs, tests);
+:class:`DiskSpill` writes them to zstd-compressed Arrow files in a temporary directory
+once the texts buffered pass a byte budget.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Protocol
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+FLUSH_BYTES = 128 * 1024 * 1024
+"""Texts buffered in memory before a :class:`DiskSpill` writes them out."""
+
+
+class Spill(Protocol):
+    def put(self, month: int, order: int, text: str) -> None: ...
+
+    def texts(self, month: int) -> dict[int, str]: ...
+
+    def close(self) -> None: ...
+
+
+class MemorySpill:
+    """Every text in memory."""
+
+    def __init__(self) -> None:
+        self._by_month: dict[int, dict[int, str]] = defaultdict(dict)
+
+    def put(self, month: int, order: int, text: str) -> None:
+        self._by_month[month][order] = text
+
+    def texts(self, month: int) -> dict[int, str]:
+        return self._by_month.pop(month, {})
+
+    def close(self) -> None:
+        self._by_month.clear()
+
+
+class DiskSpill:
+    """Texts in Arrow files under a temporary directory inside ``parent`` (removed on
+    :meth:`close`), one or more files per month."""
+
+    def __init__(self, parent: Path, flush_bytes: int | None = None) -> None:
+        parent.mkdir(parents=True, exist_ok=True)
+        self.root = Path(tempfile.mkdtemp(prefix=".ingest-spill-", dir=parent))
+        self.flush_bytes = FLUSH_BYTES if flush_bytes is None else flush_bytes
+        self._orders: dict[int, list[int]] = defaultdict(list)
+        self._texts: dict[int, list[str]] = defaultdict(list)
+        self._buffered = 0
+        self._files: dict[int, list[Path]] = defaultdict(list)
+
+    def put(self, month: int, order: int, text: str) -> None:
+        self._orders[month].append(order)
+        self._texts[month].append(text)
+        self._buffered += len(text)
+        if self._buffered >= self.flush_bytes:
+            self._flush()
+
+    def _flush(self) -> None:
+        options = ipc.IpcWriteOptions(compression="zstd")
+        for month in sorted(self._orders):
+            table = pa.table(
+                {
+                    "order": pa.array(self._orders[month], pa.int64()),
+                    "text": pa.array(self._texts[month], pa.large_string()),
+                }
+            )
+            path = self.root / f"{month}-{len(self._files[month])}.arrow"
+            with ipc.new_file(path, table.schema, options=options) as writer:
+                writer.write_table(table)
+            self._files[month].append(path)
+        self._orders.clear()
+        self._texts.clear()
+        self._buffered = 0
+
+    def texts(self, month: int) -> dict[int, str]:
+        out: dict[int, str] = {}
+        for path in self._files.pop(month, []):
+            with ipc.open_file(path) as reader:
+                table = reader.read_all()
+            out.update(zip(table["order"].to_pylist(), table["text"].to_pylist(), strict=True))
+            path.unlink()
+        out.update(zip(self._orders.pop(month, []), self._texts.pop(month, []), strict=True))
+        return out
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
