@@ -231,6 +231,20 @@ def frame_checksum(df: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
+def parquet_checksum(path: str | os.PathLike[str]) -> str:
+    """:func:`frame_checksum` of the table in a Parquet file, read one row group at a
+    time (a corpus need not fit in memory to be identified)."""
+    import pyarrow.parquet as pq
+
+    digest = FrameDigest()
+    with pq.ParquetFile(path) as pf:
+        if pf.num_row_groups == 0:
+            digest.update(pd.read_parquet(path))
+        for i in range(pf.num_row_groups):
+            digest.update(pf.read_row_group(i).to_pandas())
+    return digest.hexdigest()
+
+
 class FrameDigest:
     """:func:`frame_checksum` of a table that arrives in consecutive parts (each with the
     same columns and dtypes): the same digest as of the parts concatenated."""

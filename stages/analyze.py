@@ -25,9 +25,10 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from prescient import io
-from prescient.analysis.parts import BenchmarkAnalysis
+from prescient.analysis.parts import ARTICLE_COLUMNS, BenchmarkAnalysis
 from prescient.analysis.pipeline import AnalysisResult, load_all, run_analysis, table_names
 from prescient.benchmarks import registry
 from prescient.page.contents import markdown_tables
@@ -37,14 +38,20 @@ from prescient.report.tables import markdown_document
 logger = logging.getLogger("stages.analyze")
 
 
-def _read_optional(path: Path, scores: Path, what: str) -> pd.DataFrame | None:
-    """The table at ``path``; None when it names the scores file (the scores table stands
-    in for it) or is absent (the statistics that need it say so)."""
+def _read_optional(
+    path: Path, scores: Path, what: str, columns: tuple[str, ...] | None = None
+) -> pd.DataFrame | None:
+    """The table at ``path`` (only ``columns`` of it, those it has, when given); None when
+    it names the scores file (the scores table stands in for it) or is absent (the
+    statistics that need it say so)."""
     if path.resolve() == scores.resolve():
         logger.info("%s: the scores table (its own columns stand in)", what)
         return None
     if path.exists():
-        return pd.read_parquet(path)
+        if columns is None:
+            return pd.read_parquet(path)
+        present = set(pq.read_schema(path).names)
+        return pd.read_parquet(path, columns=[c for c in columns if c in present])
     logger.warning("%s %s not found: the statistics that need it are left empty", what, path)
     return None
 
@@ -95,7 +102,7 @@ def work(run: StageRun) -> int:
         return BAD_INPUT
     raw = pd.read_parquet(scores_path)
     questions = _read_optional(Path(args.questions), scores_path, "questions table")
-    articles = _read_optional(Path(args.articles), scores_path, "articles table")
+    articles = _read_optional(Path(args.articles), scores_path, "articles table", ARTICLE_COLUMNS)
     candidates = _read_optional(Path(args.candidates), scores_path, "candidates table")
     with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
         result = run_analysis(raw, questions, articles, p, settings, seed, candidates, parts)
@@ -105,7 +112,7 @@ def work(run: StageRun) -> int:
         "scores_rows": str(len(raw)),
         "questions_path": args.questions if questions is not None else "(the scores table)",
         "questions_checksum": io.frame_checksum(questions) if questions is not None else "",
-        "corpus_checksum": io.frame_checksum(articles) if articles is not None else "",
+        "corpus_checksum": io.parquet_checksum(args.articles) if articles is not None else "",
         "articles": str(len(articles)) if articles is not None else "",
         **result.provenance,
     }

@@ -22,6 +22,10 @@ from prescient.analysis.schema import ModelInfo
 from prescient.analysis.settings import AnalysisSettings
 from prescient.settings import Settings, load_settings
 
+ARTICLE_COLUMNS = ("article_id", "date", "title")
+"""The columns of the article table an analysis reads: never the texts, so a corpus of
+any size is read in a fraction of its size."""
+
 
 @dataclass(frozen=True)
 class AnalysisContext:
@@ -36,7 +40,8 @@ class AnalysisContext:
         params: the composed params (a benchmark validates its own sections of them).
         seed: ``base.seed``.
         questions: the evaluated question table, or None.
-        articles: the ingested articles, or None.
+        articles: the ingested articles' :data:`ARTICLE_COLUMNS` (those the file has),
+            or None.
         candidates: the construct stage's candidates table, or None.
     """
 
