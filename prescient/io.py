@@ -231,6 +231,21 @@ def frame_checksum(df: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
+def parquet_parts(
+    path: str | os.PathLike[str], columns: Sequence[str] | None = None
+) -> Iterator[pd.DataFrame]:
+    """A Parquet file's table one row group at a time (``columns``: only those of them the
+    file has), so a table larger than memory can be read through."""
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(path) as pf:
+        names = None if columns is None else [c for c in columns if c in pf.schema_arrow.names]
+        if pf.num_row_groups == 0:
+            yield pd.read_parquet(path, columns=names)
+        for i in range(pf.num_row_groups):
+            yield pf.read_row_group(i, columns=names).to_pandas()
+
+
 def parquet_checksum(path: str | os.PathLike[str]) -> str:
     """:func:`frame_checksum` of the table in a Parquet file, read one row group at a
     time (a corpus need not fit in memory to be identified)."""

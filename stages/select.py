@@ -11,11 +11,13 @@ import argparse
 import logging
 import sys
 
-import pandas as pd
-
 from prescient import io
 from prescient.arrival import settled_through
-from prescient.benchmarks.daily_oracle.select import SelectSettings, select_articles
+from prescient.benchmarks.daily_oracle.select import (
+    SELECT_READS,
+    SelectSettings,
+    select_articles,
+)
 from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.settings import load_settings, section
 from prescient.through import capped, read_through
@@ -37,8 +39,10 @@ def work(run: StageRun) -> int:
     end = capped(settings.date_end, settled_through(read_through(p), grace))
     settings = settings.model_copy(update={"date_end": end})
     seed = int(p["base"]["seed"])
-    articles = pd.read_parquet(args.articles)
-    selected, metrics = select_articles(articles, settings, seed, grace)
+    # one row group (a month of the ingested table) at a time, without the columns
+    # selection never reads
+    parts = io.parquet_parts(args.articles, SELECT_READS)
+    selected, metrics = select_articles(parts, settings, seed, grace)
     io.write_parquet(args.out, selected)
     io.write_json(args.metrics, metrics)
     logger.info("selected %d articles over %d days", metrics["articles_selected"], metrics["days"])

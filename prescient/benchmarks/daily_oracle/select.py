@@ -12,6 +12,7 @@ articles, so adding other days never changes a day's selection.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
@@ -25,6 +26,8 @@ from prescient.settings import Day, Settings, WindowEnd
 from prescient.similarity import mean_pairwise_similarity
 
 SELECTED_COLUMNS = ("article_id", "date", "selection", "cluster_id", "cluster_size", "padded")
+SELECT_READS = ("article_id", "date", "title", "text", "arrived")
+"""The columns of the article table selection reads (``arrived`` when the table has it)."""
 
 
 class SelectSettings(Settings):
@@ -140,35 +143,75 @@ def select_day(
 
 
 def select_articles(
-    articles: pd.DataFrame, s: SelectSettings, base_seed: int, grace_days: int = 0
+    articles: pd.DataFrame | Iterable[pd.DataFrame],
+    s: SelectSettings,
+    base_seed: int,
+    grace_days: int = 0,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Select articles for every day in the configured range; returns table and metrics.
 
-    Only articles that arrived on time for their day are candidates
+    ``articles`` is the article table, or its consecutive parts in date order (the row
+    groups of the ingested table: a day may span two parts), so only a part and a day are
+    in memory at once. Only articles that arrived on time for their day are candidates
     (:func:`prescient.arrival.on_time`, ``grace_days`` = ``corpus.arrival_grace_days``):
     a day's candidates are final once the day is settled, so an article brought late by
     a later update never changes an earlier day's selection. Late ones are counted
     (``late_articles``).
     """
-    dates = articles["date"]
-    mask = pd.Series(True, index=articles.index)
-    if s.date_start:
-        mask &= dates >= s.date_start
-    if s.date_end:
-        mask &= dates <= s.date_end
-    late = mask & ~pd.Series(on_time_mask(articles, grace_days), index=articles.index)
-    mask &= ~late
+    parts = [articles] if isinstance(articles, pd.DataFrame) else articles
     rows: list[dict[str, Any]] = []
     per_day: list[dict[str, Any]] = []
-    for day, group in articles[mask].groupby("date", sort=True):
-        day_rows, stats = select_day(group, s, day_seed(base_seed, cast(dt.date, day)))
-        rows.extend(day_rows)
-        per_day.append({"date": day, **stats, "selected": len(day_rows)})
+    late_total = 0
+    pending: pd.DataFrame | None = None
+    last: dt.date | None = None
+    last_seen: Any = None
+
+    def select(days: pd.DataFrame) -> None:
+        nonlocal last
+        for day, group in days.groupby("date", sort=True):
+            day = cast(dt.date, day)
+            if last is not None and day <= last:
+                raise ValueError(
+                    f"articles table: day {day} after day {last}; the table must be "
+                    "sorted by date (the ingest stage writes it so)"
+                )
+            last = day
+            day_rows, stats = select_day(group, s, day_seed(base_seed, day))
+            rows.extend(day_rows)
+            per_day.append({"date": day, **stats, "selected": len(day_rows)})
+
+    for part in parts:
+        dates = part["date"]
+        if len(part) and last_seen is not None and dates.min() < last_seen:
+            raise ValueError(
+                f"articles table: day {dates.min()} after day {last_seen}; the table must "
+                "be sorted by date (the ingest stage writes it so)"
+            )
+        if len(part):
+            last_seen = dates.max()
+        mask = pd.Series(True, index=part.index)
+        if s.date_start:
+            mask &= dates >= s.date_start
+        if s.date_end:
+            mask &= dates <= s.date_end
+        late = mask & ~pd.Series(on_time_mask(part, grace_days), index=part.index)
+        late_total += int(late.sum())
+        kept = part[mask & ~late]
+        if pending is not None:
+            kept = pd.concat([pending, kept], ignore_index=True)
+        if kept.empty:
+            pending = None
+            continue
+        final = kept["date"].max()
+        select(kept[kept["date"] < final])
+        pending = kept[kept["date"] == final]
+    if pending is not None:
+        select(pending)
     out = pd.DataFrame.from_records(rows, columns=list(SELECTED_COLUMNS))
     out["cluster_id"] = out["cluster_id"].astype("Int64")
     out["cluster_size"] = out["cluster_size"].astype("Int64")
     out["padded"] = out["padded"].astype(bool)
-    return out, {**summarize(per_day, out, s), "late_articles": int(late.sum())}
+    return out, {**summarize(per_day, out, s), "late_articles": late_total}
 
 
 def summarize(

@@ -152,3 +152,18 @@ def test_bad_settings_are_one_line_naming_the_parameter(overrides: list[str], me
     text = str(err.value)
     assert text.startswith(message) and "\n" not in text
     assert "fix it in conf/ or with -S" in text
+
+
+def test_parts_of_the_table_select_as_the_whole_table() -> None:
+    """The stage reads the table a row group at a time; a day may span two parts."""
+    days = [dt.date(2024, 3, d) for d in (4, 5, 6)]
+    whole = pd.concat([day_frame(d, prefix=f"{d.day}-") for d in days], ignore_index=True)
+    whole = whole.sort_values(["date", "article_id"], ignore_index=True)
+    cut1, cut2 = 7, len(whole) - 3  # inside the first and the last day
+    parts = [whole.iloc[:cut1], whole.iloc[cut1:cut2], whole.iloc[cut2:], whole.iloc[:0]]
+    expected = select_articles(whole, shipped(), base_seed=3)
+    got = select_articles(iter(parts), shipped(), base_seed=3)
+    pd.testing.assert_frame_equal(got[0], expected[0])
+    assert got[1] == expected[1]
+    with pytest.raises(ValueError, match="sorted by date"):
+        select_articles(iter([whole.iloc[cut2:], whole.iloc[:cut1]]), shipped(), base_seed=3)
