@@ -1,0 +1,48 @@
+"""A table written in parts reads back as one table, is identified by the same checksum
+as the whole, and is read through one row group at a time."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from prescient import io
+
+
+def frame(start: int, n: int) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "id": pd.Series([f"a{i}" for i in range(start, start + n)], dtype="string"),
+            "date": pd.Series(
+                [dt.date(2024, 1, 1) + dt.timedelta(days=i) for i in range(start, start + n)],
+                dtype=pd.ArrowDtype(pa.date32()),
+            ),
+            "text": pd.Series([f"text {i}" if i % 3 else None for i in range(start, start + n)]),
+        }
+    )
+
+
+def test_parts_read_back_as_the_whole(tmp_path: Path) -> None:
+    parts = [frame(0, 5), frame(5, 1), frame(6, 7)]
+    whole = pd.concat(parts, ignore_index=True)
+    out = tmp_path / "t.parquet"
+    digest = io.write_parquet_parts(out, iter(parts), frame(0, 0))
+    assert digest.hexdigest() == io.frame_checksum(whole) == io.parquet_checksum(out)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), whole)
+    read = list(io.parquet_parts(out, ["id", "date", "absent"]))
+    assert [len(p) for p in read] == [5, 1, 7]
+    pd.testing.assert_frame_equal(pd.concat(read, ignore_index=True), whole[["id", "date"]])
+
+
+def test_no_part_writes_the_empty_table_and_a_mismatch_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "t.parquet"
+    io.write_parquet_parts(out, iter([]), frame(0, 0))
+    assert list(pd.read_parquet(out).columns) == ["id", "date", "text"]
+    digest = io.FrameDigest()
+    digest.update(frame(0, 2))
+    with pytest.raises(ValueError, match="dtypes"):
+        digest.update(frame(0, 2).astype({"id": object}))
