@@ -50,7 +50,7 @@ _MASTHEAD_LOG_DOMAINS = 10
 """Source domains whose mastheads the stage logs (the most frequent first)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Candidate:
     order: int
     where: str
@@ -340,9 +340,12 @@ def _month_frames(records: list[dict[str, Any]], spill: Spill) -> Iterator[pd.Da
         by_month.setdefault(_month(r["date"]), []).append(r)
     for month in sorted(by_month):
         texts = spill.texts(month)
-        rows = by_month.pop(month)
-        for r in rows:
-            r["text"] = texts[r.pop("order")]
+        # new rows: the records stay without texts, so a written month's texts are freed
+        rows = [
+            {**{k: v for k, v in r.items() if k != "order"}, "text": texts[r["order"]]}
+            for r in by_month.pop(month)
+        ]
+        del texts
         yield articles_frame(rows)
 
 
