@@ -653,7 +653,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         order = stage_order(repo, env)
         wanted = args.stages.split(",") if args.stages else None
         if wanted:
-            order = [s for s in order if s.split("@", 1)[0] in wanted]
+            order = [s for s in order if s in wanted or s.split("@", 1)[0] in wanted]
         if args.synthetic_questions:
             order = [s for s in order if s != "construct"]
         for name in order:
@@ -675,6 +675,28 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                 result["failed_stage"] = name
                 print(f"[{scale:g}] stage {name} failed (rc {m['rc']}); see {log}", flush=True)
                 break
+        if args.check_bm25 and (repo / "data/interim/retrieval.parquet").exists():
+            result["bm25_check"] = check_bm25(repo, args.check_bm25, args.check_bm25_max_window)
+            print(f"[{scale:g}] rank-bm25 check: {result['bm25_check']}", flush=True)
+        for key, value in (
+            json.loads((repo / "reports/metrics/construct.json").read_text()).items()
+            if (repo / "reports/metrics/construct.json").exists()
+            and "construct" in result["stages"]
+            else []
+        ):
+            if key in ("articles", "questions", "accepted", "by_status", "funnel"):
+                result.setdefault("construct_metrics", {})[key] = value
+        qpath = repo / "data/interim/eval_questions.parquet"
+        if qpath.exists():
+            import pandas as pd
+
+            q = pd.read_parquet(qpath, columns=["qtype"])
+            result["questions"] = {str(k): int(v) for k, v in q["qtype"].value_counts().items()}
+        apath = repo / "data/interim/articles.parquet"
+        if apath.exists():
+            import pyarrow.parquet as pq
+
+            result["articles"] = pq.ParquetFile(apath).metadata.num_rows
         result["disk"] = disk(repo)
         full = not wanted and not args.synthetic_questions and "failed_stage" not in result
         if full:
@@ -723,28 +745,6 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                     )
                 if not args.keep:
                     shutil.rmtree(scratch, ignore_errors=True)
-        if args.check_bm25 and (repo / "data/interim/retrieval.parquet").exists():
-            result["bm25_check"] = check_bm25(repo, args.check_bm25, args.check_bm25_max_window)
-            print(f"[{scale:g}] rank-bm25 check: {result['bm25_check']}", flush=True)
-        for key, value in (
-            json.loads((repo / "reports/metrics/construct.json").read_text()).items()
-            if (repo / "reports/metrics/construct.json").exists()
-            and "construct" in result["stages"]
-            else []
-        ):
-            if key in ("articles", "questions", "accepted", "by_status", "funnel"):
-                result.setdefault("construct_metrics", {})[key] = value
-        qpath = repo / "data/interim/eval_questions.parquet"
-        if qpath.exists():
-            import pandas as pd
-
-            q = pd.read_parquet(qpath, columns=["qtype"])
-            result["questions"] = {str(k): int(v) for k, v in q["qtype"].value_counts().items()}
-        apath = repo / "data/interim/articles.parquet"
-        if apath.exists():
-            import pyarrow.parquet as pq
-
-            result["articles"] = pq.ParquetFile(apath).metadata.num_rows
     if not args.keep:
         shutil.rmtree(repo, ignore_errors=True)
     return result
@@ -840,7 +840,10 @@ def main() -> int:
     ap.add_argument(
         "--scale", type=float, action="append", help="fraction of the paper's span (repeatable)"
     )
-    ap.add_argument("--stages", help="comma-separated stage names to run (default: all)")
+    ap.add_argument(
+        "--stages",
+        help="comma-separated stages (or cells: evaluate@scale_m0) to run (default: all)",
+    )
     ap.add_argument(
         "--synthetic-questions",
         action="store_true",
@@ -880,12 +883,13 @@ def main() -> int:
         return 0
     if Path(args.workdir).resolve().is_relative_to(ROOT):
         raise SystemExit("--workdir must be outside the repository")
-    results: dict[str, Any] = (
-        json.loads(RESULTS.read_text()).get("scales", {}) if RESULTS.exists() else {}
-    )
+    results: dict[str, Any] = {}
     for scale in args.scale or [0.01]:
         r = run_scale(args, scale)
         r["command"] = " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+        # Several runs may share the file: merge with what it holds now.
+        if RESULTS.exists():
+            results = json.loads(RESULTS.read_text()).get("scales", {})
         results[fmt_scale(scale)] = r
         out = {"machine": machine(), "scales": results, "growth": growth(results)}
         RESULTS.parent.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,7 @@ import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -300,6 +301,7 @@ def _made_up_words(rng: np.random.Generator, n: int, avoid: set[str]) -> list[st
     return out
 
 
+@lru_cache(maxsize=2)
 def vocabulary(size: int = VOCAB_SIZE, exponent: float = ZIPF_EXPONENT) -> Vocabulary:
     """The seeded vocabulary: function words first, then made-up forms in a seeded
     order (the mean word length, 6 characters with its space, is the shared corpus's)."""
