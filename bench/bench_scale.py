@@ -407,6 +407,20 @@ def stage_order(repo: Path, env: dict[str, str]) -> list[str]:
     ]
 
 
+MEM_LIMIT_GB: float | None = None
+"""Address-space limit of every process a measured command starts (``--mem-limit-gb``),
+so that a stage that outgrows the machine fails alone instead of waking the kernel's
+out-of-memory killer."""
+
+
+def _limit_memory() -> None:
+    if MEM_LIMIT_GB:
+        import resource
+
+        cap = int(MEM_LIMIT_GB * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
 def measured(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> dict[str, Any]:
     """Run ``cmd`` as a child; wall, CPU (user + sys of its reaped process tree) and
     the peak RSS of the largest process of the tree."""
@@ -414,7 +428,9 @@ def measured(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> dict[
         fh.write(f"\n$ {' '.join(cmd)}\n".encode())
         fh.flush()
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT, preexec_fn=_limit_memory
+        )
         _, status, ru = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -508,6 +524,82 @@ def synthetic_questions(repo: Path, start: dt.date, end: dt.date, scale: float) 
     return len(table)
 
 
+# --- the article table without the ingest stage (corpora too large for its memory) ----
+
+
+def direct_articles(repo: Path, corpus: Path, through: dt.date, out: Path | None = None) -> int:
+    """Write ``data/interim/articles.parquet`` from the synthetic corpus day by day with
+    ingest's own normalisation and id functions, in the stage's columns, dtypes and
+    order, streaming (constant memory). The synthetic corpus needs none of ingest's
+    other rules (its URLs and texts are unique, its titles carry no masthead, every
+    article is English: the language check keeps them all), so the table is the stage's
+    own; ``--direct-articles`` checks that on a corpus the stage can ingest."""
+    import gzip as gz
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(repo))
+    from prescient.corpus.ingest import articles_frame
+    from prescient.corpus.normalize import (
+        article_id,
+        domain_of,
+        normalize_text,
+        normalize_title,
+        normalize_url,
+    )
+    from prescient.corpus.settings import IngestSettings
+    from prescient.plumbing import params
+    from prescient.settings import load_settings
+
+    ing = load_settings(IngestSettings, params.load(repo / "params.yaml"), "ingest")
+    lo, hi = ing.min_chars, ing.max_chars
+    out = out or repo / "data/interim/articles.parquet"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    writer = None
+    n = 0
+    day: str | None = None
+    rows: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        nonlocal writer, n
+        if not rows:
+            return
+        table = pa.Table.from_pandas(articles_frame(rows), preserve_index=False)
+        if writer is None:
+            writer = pq.ParquetWriter(out, table.schema)
+        writer.write_table(table)
+        n += len(rows)
+        rows.clear()
+
+    with gz.open(corpus, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            o = json.loads(line)
+            if o["date"] > through.isoformat():
+                break
+            if o["date"] != day:
+                flush()
+                day = o["date"]
+            text, title = normalize_text(o["text"]), normalize_title(o["title"])
+            if not lo < len(text) < hi:
+                continue
+            url = o["url"].strip()
+            rows.append(
+                {
+                    "article_id": article_id(normalize_url(url), title, dt.date.fromisoformat(day)),
+                    "date": dt.date.fromisoformat(day),
+                    "title": title,
+                    "text": text,
+                    "url": url,
+                    "source_domain": o["source_domain"].lower() or domain_of(url),
+                }
+            )
+    flush()
+    if writer is not None:
+        writer.close()
+    return n
+
+
 # --- rank-bm25 check --------------------------------------------------------------------
 
 
@@ -546,10 +638,18 @@ def check_bm25(repo: Path, n_pairs: int, max_window: int) -> dict[str, Any]:
         np.sort(rng.choice(len(pairs), size=min(n_pairs, len(pairs)), replace=False))
     ]
     n_max = int(pairs["n"].max())
-    texts = pd.read_parquet(repo / "data/interim/articles.parquet", columns=["title", "text"]).iloc[
-        :n_max
-    ]
-    docs = [tok(f"{t}\n{x}") for t, x in zip(texts["title"], texts["text"], strict=True)]
+    # The first n_max articles only, streamed (the whole table may not fit in memory).
+    import pyarrow.parquet as pq
+
+    docs: list[list[str]] = []
+    pf = pq.ParquetFile(repo / "data/interim/articles.parquet")
+    for batch in pf.iter_batches(batch_size=4096, columns=["title", "text"]):
+        for t, x in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
+            if len(docs) < n_max:
+                docs.append(tok(f"{t}\n{x}"))
+        if len(docs) >= n_max:
+            break
+
     ids = arts["article_id"].to_numpy()
     mismatches = compared = 0
     t0 = time.perf_counter()
@@ -671,10 +771,26 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                 f"rss {m['peak_rss_mb']:7.0f} MB  out {m['disk_mb']:8.1f} MB  calls {m['model_calls']}",
                 flush=True,
             )
+            if m["rc"] and name == "ingest" and args.direct_articles:
+                result.setdefault("failed_stages", []).append(name)
+                print(
+                    f"[{scale:g}] ingest failed (rc {m['rc']}): writing the table directly",
+                    flush=True,
+                )
+                t0 = time.perf_counter()
+                n = direct_articles(repo, corpus_n, end)
+                result["direct_articles"] = {
+                    "rows": n,
+                    "wall_s": round(time.perf_counter() - t0, 1),
+                }
+                print(f"[{scale:g}] direct article table: {result['direct_articles']}", flush=True)
+                continue
             if m["rc"]:
+                result.setdefault("failed_stages", []).append(name)
                 result["failed_stage"] = name
                 print(f"[{scale:g}] stage {name} failed (rc {m['rc']}); see {log}", flush=True)
-                break
+                if not args.keep_going:
+                    break
         if args.check_bm25 and (repo / "data/interim/retrieval.parquet").exists():
             result["bm25_check"] = check_bm25(repo, args.check_bm25, args.check_bm25_max_window)
             print(f"[{scale:g}] rank-bm25 check: {result['bm25_check']}", flush=True)
@@ -770,30 +886,109 @@ def by_base(stages: dict[str, Any]) -> dict[str, dict[str, float]]:
     return out
 
 
-def growth(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Per stage: log(t_hi / t_lo) / log(s_hi / s_lo) over the two largest scales that
-    both ran it (wall time)."""
-    per = {float(s): by_base(r["stages"]) for s, r in results.items() if r.get("stages")}
-    stages = sorted({st for p in per.values() for st in p})
-    out = {}
-    for st in stages:
-        have = sorted(s for s, p in per.items() if st in p and p[st]["wall_s"] > 0)
-        if len(have) < 2:
-            continue
-        lo, hi = have[-2], have[-1]
-        out[st] = {
-            "from": lo,
-            "to": hi,
-            "wall_exponent": round(
-                math.log(per[hi][st]["wall_s"] / per[lo][st]["wall_s"]) / math.log(hi / lo), 2
-            ),
-            "cpu_exponent": round(
-                math.log(per[hi][st]["cpu_s"] / max(per[lo][st]["cpu_s"], 1e-3))
-                / math.log(hi / lo),
-                2,
-            ),
+def _exponent(t_lo: float, t_hi: float, s_lo: float, s_hi: float) -> float:
+    return math.log(max(t_hi, 1e-3) / max(t_lo, 1e-3)) / math.log(s_hi / s_lo)
+
+
+def per_cell(stages: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Stage name -> mean wall and CPU seconds per cell (one cell unless a matrix stage,
+    such as evaluate's one cell per model), the largest peak RSS and the number of
+    cells; successful runs only."""
+    acc: dict[str, list[dict[str, Any]]] = {}
+    for name, m in stages.items():
+        if m.get("rc", 0) == 0:
+            acc.setdefault(name.split("@", 1)[0], []).append(m)
+    return {
+        k: {
+            "wall_s": sum(m["wall_s"] for m in v) / len(v),
+            "cpu_s": sum(m["cpu_s"] for m in v) / len(v),
+            "peak_rss_mb": max(m["peak_rss_mb"] for m in v),
+            "cells": len(v),
         }
+        for k, v in acc.items()
+    }
+
+
+def growth(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per stage (per cell of a matrix stage): the growth exponent log(t_hi / t_lo) /
+    log(s_hi / s_lo) of wall time, CPU time and peak RSS over the two largest scales that
+    ran it, and its projection to the paper's size (scale 1): measured when it ran
+    there, else the largest scale's figure times (1 / s)^exponent (linear when only one
+    scale ran it). ``full_total_*`` multiplies a matrix stage's cell by its cells."""
+    per = {float(s): per_cell(r["stages"]) for s, r in results.items() if r.get("stages")}
+    names: list[str] = []
+    for s in sorted(per):
+        names += [n for n in per[s] if n not in names]
+    cells = {n: max(p[n]["cells"] for p in per.values() if n in p) for n in names}
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        have = sorted(s for s, p in per.items() if name in p)
+        row: dict[str, Any] = {"scales": have}
+        exps = {"wall_s": 1.0, "cpu_s": 1.0, "peak_rss_mb": 1.0}
+        if len(have) >= 2:
+            lo, hi = have[-2], have[-1]
+            for key in exps:
+                exps[key] = _exponent(per[lo][name][key], per[hi][name][key], lo, hi)
+            row.update(
+                exponent_between=[lo, hi],
+                wall_exponent=round(exps["wall_s"], 2),
+                cpu_exponent=round(exps["cpu_s"], 2),
+                rss_exponent=round(exps["peak_rss_mb"], 2),
+            )
+        top = have[-1]
+        f = 1.0 / top
+        m = per[top][name]
+        row["full_measured"] = top == 1.0
+        for key, e in exps.items():
+            row[f"full_{key}"] = round(m[key] * f**e, 1)
+        row["cells"] = cells[name]
+        row["full_total_wall_s"] = round(row["full_wall_s"] * cells[name], 1)
+        row["full_total_cpu_s"] = round(row["full_cpu_s"] * cells[name], 1)
+        out[name] = row
     return out
+
+
+def markdown(data: dict[str, Any]) -> str:
+    """The tables of docs/scale.md from a results file."""
+    results, g = data["scales"], data["growth"]
+    scales = sorted(results, key=float)
+    lines = [
+        "| stage | "
+        + " | ".join(f"{float(s):.0%} wall s / CPU s / peak RSS MB / out MB" for s in scales)
+        + " |"
+    ]
+    lines.append("| --- |" + " --- |" * len(scales))
+    names: list[str] = []
+    for s in scales:
+        for st in by_base(results[s].get("stages", {})):
+            if st not in names:
+                names.append(st)
+    for st in names:
+        cells = []
+        for s in scales:
+            m = by_base(results[s].get("stages", {})).get(st)
+            cells.append(
+                f"{m['wall_s']:.1f} / {m['cpu_s']:.1f} / {m['peak_rss_mb']:.0f} / {m['disk_mb']:.1f}"
+                if m
+                else "–"
+            )
+        lines.append(f"| {st} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| stage | scales | wall exp. | CPU exp. | RSS exp. | 100%: wall s | CPU s "
+        "| peak RSS MB | cells | total wall s | how |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, r in g.items():
+        how = "measured" if r["full_measured"] else "projected"
+        lines.append(
+            f"| {name} | {', '.join(f'{x:g}' for x in r['scales'])} "
+            f"| {r.get('wall_exponent', '1 (assumed)')} | {r.get('cpu_exponent', '1 (assumed)')} "
+            f"| {r.get('rss_exponent', '1 (assumed)')} | {r['full_wall_s']:.0f} "
+            f"| {r['full_cpu_s']:.0f} | {r['full_peak_rss_mb']:.0f} | {r['cells']} "
+            f"| {r['full_total_wall_s']:.0f} | {how} |"
+        )
+    return "\n".join(lines)
 
 
 def machine() -> dict[str, Any]:
@@ -876,11 +1071,21 @@ def main() -> int:
         default=60_000,
         help="largest visible window (articles) rank-bm25 is rebuilt on",
     )
+    ap.add_argument(
+        "--markdown", action="store_true", help="print docs tables from the results file"
+    )
     ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.markdown:
+        data = json.loads(RESULTS.read_text())
+        data["growth"] = growth(data["scales"])
+        print(markdown(data))
+        return 0
     if args.serve is not None:
         serve(args.serve, args.latency_ms / 1000)
         return 0
+    global MEM_LIMIT_GB
+    MEM_LIMIT_GB = args.mem_limit_gb
     if Path(args.workdir).resolve().is_relative_to(ROOT):
         raise SystemExit("--workdir must be outside the repository")
     results: dict[str, Any] = {}
