@@ -1072,6 +1072,15 @@ def main() -> int:
         help="largest visible window (articles) rank-bm25 is rebuilt on",
     )
     ap.add_argument(
+        "--mem-limit-gb", type=float, help="address-space limit of each stage process (GiB)"
+    )
+    ap.add_argument(
+        "--direct-articles",
+        action="store_true",
+        help="when ingest fails, write its table directly from the corpus and go on",
+    )
+    ap.add_argument("--keep-going", action="store_true", help="run the next stages after a failure")
+    ap.add_argument(
         "--markdown", action="store_true", help="print docs tables from the results file"
     )
     ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
