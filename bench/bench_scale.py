@@ -584,10 +584,11 @@ def direct_articles(repo: Path, corpus: Path, through: dt.date, out: Path | None
             if not lo < len(text) < hi:
                 continue
             url = o["url"].strip()
+            date = dt.date.fromisoformat(o["date"])
             rows.append(
                 {
-                    "article_id": article_id(normalize_url(url), title, dt.date.fromisoformat(day)),
-                    "date": dt.date.fromisoformat(day),
+                    "article_id": article_id(normalize_url(url), title, date),
+                    "date": date,
                     "title": title,
                     "text": text,
                     "url": url,
@@ -653,7 +654,8 @@ def check_bm25(repo: Path, n_pairs: int, max_window: int) -> dict[str, Any]:
     ids = arts["article_id"].to_numpy()
     mismatches = compared = 0
     t0 = time.perf_counter()
-    for n, group in pairs.groupby("n"):
+    for n_key, group in pairs.groupby("n"):
+        n = int(str(n_key))
         bm = BM25Okapi(
             docs[:n], k1=settings.bm25.k1, b=settings.bm25.b, epsilon=settings.bm25.epsilon
         )
