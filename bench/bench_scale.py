@@ -816,6 +816,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
 
             result["articles"] = pq.ParquetFile(apath).metadata.num_rows
         result["disk"] = disk(repo)
+        save(scale, result)
         full = not wanted and not args.synthetic_questions and "failed_stage" not in result
         if full:
             # No-op: nothing changed.
@@ -1030,6 +1031,18 @@ def table(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def save(scale: float, result: dict[str, Any]) -> dict[str, Any]:
+    """Merge one scale's result into the results file (several runs may share it, and a
+    run saves after its stages and again at the end, so a kill loses little)."""
+    results = json.loads(RESULTS.read_text()).get("scales", {}) if RESULTS.exists() else {}
+    result["command"] = " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+    results[fmt_scale(scale)] = result
+    out = {"machine": machine(), "scales": results, "growth": growth(results)}
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(out, indent=2, default=str) + "\n")
+    return results
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1101,15 +1114,7 @@ def main() -> int:
         raise SystemExit("--workdir must be outside the repository")
     results: dict[str, Any] = {}
     for scale in args.scale or [0.01]:
-        r = run_scale(args, scale)
-        r["command"] = " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
-        # Several runs may share the file: merge with what it holds now.
-        if RESULTS.exists():
-            results = json.loads(RESULTS.read_text()).get("scales", {})
-        results[fmt_scale(scale)] = r
-        out = {"machine": machine(), "scales": results, "growth": growth(results)}
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps(out, indent=2, default=str) + "\n")
+        results = save(scale, run_scale(args, scale))
     print(table(results))
     print(json.dumps(growth(results), indent=2))
     return 0
