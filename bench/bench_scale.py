@@ -752,6 +752,12 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         target.symlink_to(corpus_n)
         configure(repo, server.url, "data/raw/synthetic/news.jsonl.gz", start, end, end)
         compose(repo, env)
+        if args.articles_table:
+            # A table written beforehand by direct_articles (see --articles-table).
+            table_path = repo / "data/interim/articles.parquet"
+            table_path.parent.mkdir(parents=True, exist_ok=True)
+            os.link(args.articles_table, table_path)
+            result["articles_table"] = str(args.articles_table)
         order = stage_order(repo, env)
         wanted = args.stages.split(",") if args.stages else None
         if wanted:
@@ -1094,12 +1100,28 @@ def main() -> int:
         action="store_true",
         help="when ingest fails, write its table directly from the corpus and go on",
     )
+    ap.add_argument(
+        "--articles-table",
+        help="an article table written by --write-articles-table: used instead of ingest's",
+    )
+    ap.add_argument(
+        "--write-articles-table",
+        nargs=2,
+        metavar=("CORPUS", "OUT"),
+        help="write the article table of a synthetic corpus directly (streaming) and exit",
+    )
     ap.add_argument("--keep-going", action="store_true", help="run the next stages after a failure")
     ap.add_argument(
         "--markdown", action="store_true", help="print docs tables from the results file"
     )
     ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.write_articles_table:
+        corpus, out = map(Path, args.write_articles_table)
+        t0 = time.perf_counter()
+        n = direct_articles(ROOT, corpus, scale_corpus.PAPER_END, out)
+        print(json.dumps({"rows": n, "wall_s": round(time.perf_counter() - t0, 1)}))
+        return 0
     if args.markdown:
         data = json.loads(RESULTS.read_text())
         data["growth"] = growth(data["scales"])
