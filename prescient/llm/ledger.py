@@ -118,6 +118,9 @@ class Ledger:
         self._index_lock = threading.RLock()
         self._offset = 0
         self._lines = 0
+        # Where this instance's own lines are going in right now (None: no write under
+        # way): refresh reads no further, since the writer indexes those lines itself.
+        self._writing_at: int | None = None
         self._load()
         # Group commit state: lines waiting, sequence numbers handed out and made durable.
         self._cond = threading.Condition()
@@ -187,6 +190,8 @@ class Ledger:
                 size = os.stat(self._path_str).st_size
             except FileNotFoundError:
                 return 0
+            if self._writing_at is not None:
+                size = min(size, self._writing_at)
             if size <= self._offset:
                 return 0
             with open(self.path, "rb") as fh:
@@ -347,16 +352,24 @@ class Ledger:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
                 start = _cut_torn_tail(fh, self.path)
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+                with self._index_lock:
+                    self._writing_at = start
+                written = False
+                try:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                    written = True
+                finally:
+                    with self._index_lock:
+                        self._writing_at = None
+                        # Our own lines need no re-reading when nobody wrote since our
+                        # last read (nobody can while we hold the lock).
+                        if written and start == self._offset:
+                            self._offset += len(data)
+                            self._lines += len(lines)
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-        with self._index_lock:
-            # Our own lines need no re-reading when nobody wrote since our last read.
-            if start == self._offset:
-                self._offset += len(data)
-                self._lines += len(lines)
 
 
 def _cut_torn_tail(fh: IO[bytes], path: Path) -> int:
