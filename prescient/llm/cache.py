@@ -44,6 +44,11 @@ CLAIM_WINDOW = 2
 """A lane's requests that may hold a claim at once, per unit of its concurrency."""
 
 
+def window_size(lane: Lane) -> int:
+    """How many of a lane's requests may hold a claim at once."""
+    return CLAIM_WINDOW * max(1, lane[1])
+
+
 class LedgerCache:
     """A ledger with cross-process claims.
 
@@ -76,6 +81,12 @@ class LedgerCache:
         """The servable answer for ``key`` already in the ledger, or None."""
         return self.ledger.get(key)
 
+    def answered(self, key: str) -> Entry | None:
+        """What ``fetch`` answers ``key`` with at once, without a call: the ledger's
+        answer, else a failure this cache recorded; None when neither has it."""
+        entry = self.ledger.get(key)
+        return self.failed_here.get(key) if entry is None else entry
+
     async def fetch(
         self,
         key: str,
@@ -93,9 +104,7 @@ class LedgerCache:
             lane: the lane whose claim window the request waits in before it claims
                 its key (module docstring); None: it claims at once.
         """
-        entry = self.ledger.get(key)
-        if entry is None:
-            entry = self.failed_here.get(key)
+        entry = self.answered(key)
         if entry is not None:
             return entry, True
         future = inflight.get(key)
@@ -109,7 +118,7 @@ class LedgerCache:
         name, concurrency = lane
         window = windows.get(name)
         if window is None:
-            window = windows[name] = asyncio.Semaphore(CLAIM_WINDOW * max(1, concurrency))
+            window = windows[name] = asyncio.Semaphore(window_size(lane))
         return window
 
     async def _miss(

@@ -38,6 +38,7 @@ progress bar in :mod:`prescient.llm.progress`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import logging
 import os
@@ -45,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from prescient.llm.batch_route import BatchRoute, batch_refusal
-from prescient.llm.cache import Entry, InFlight, LedgerCache
+from prescient.llm.cache import Entry, InFlight, Lane, LedgerCache, window_size
 from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
@@ -276,8 +277,24 @@ class Gateway:
             logger.info("%s: %s", label, est.describe())
         # the requests of models whose entry sets batch: true
         route = BatchRoute(self, planned, scrub, self._batch_entry)
+        results: list[LLMResult | None] = [None] * len(planned)
+        # What the ledger answers is answered here, without a task; the other requests
+        # wait in their lane (a model's requests; None: those of a batch job).
+        lanes: dict[Lane | None, collections.deque[int]] = {}
+        for i, (req, spec, _, key) in enumerate(planned):
+            if route.takes(key):
+                lanes.setdefault(None, collections.deque()).append(i)
+                continue
+            entry = self.cache.answered(key)
+            if entry is None:
+                lanes.setdefault((spec.name, spec.concurrency), collections.deque()).append(i)
+            else:
+                result = result_from_entry(req, key, entry, from_ledger=True)
+                progress.done(result)
+                results[i] = result
 
-        async def one(p: Planned) -> LLMResult:
+        async def one(i: int) -> None:
+            p = planned[i]
             req, spec, _, key = p
 
             async def call() -> Entry:
@@ -292,17 +309,31 @@ class Gateway:
             else:
                 result = result_from_entry(req, key, entry, from_ledger=hit)
             progress.done(result)
-            return result
+            results[i] = result
 
+        async def worker(queue: collections.deque[int]) -> None:
+            while queue:
+                await one(queue.popleft())
+
+        # A lane's requests are taken in order by as many workers as it may hold claims
+        # (cache.window_size): enough to keep its concurrency busy, and no task waits
+        # for a place in the window, however long the batch.
+        workers = [
+            worker(queue)
+            for lane, queue in lanes.items()
+            for _ in range(len(queue) if lane is None else min(len(queue), window_size(lane)))
+        ]
         try:
-            results = list(await asyncio.gather(*(one(p) for p in planned)))
+            await asyncio.gather(*workers)
         finally:
             progress.close()
             await route.aclose()
             await transports.aclose()
         if progress.failed:
             logger.warning("%s: %d of %d requests failed", label, progress.failed, len(batch))
-        return results
+        done = [r for r in results if r is not None]
+        assert len(done) == len(planned), "a request was left without a result"
+        return done
 
     # -- parts ----------------------------------------------------------------------
 
