@@ -26,12 +26,12 @@ model is asked, so another process is never paid twice for a key.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from prescient.llm.claims import Claims
 from prescient.llm.ledger import Ledger, is_success
+from prescient.llm.limits import PerLoop
 from prescient.llm.store import StageLedger
 
 Entry = dict[str, Any]
@@ -73,9 +73,7 @@ class LedgerCache:
         self.claimed = 0
         self.most_claimed = 0
         # Semaphores belong to a loop, and each batch runs on its own: one set per loop.
-        self._windows: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]
-        ] = weakref.WeakKeyDictionary()
+        self._windows: PerLoop[dict[str, asyncio.Semaphore]] = PerLoop(dict)
 
     def get(self, key: str) -> Entry | None:
         """The servable answer for ``key`` already in the ledger, or None."""
@@ -114,8 +112,8 @@ class LedgerCache:
         return await asyncio.shield(future)
 
     def _window(self, lane: Lane) -> asyncio.Semaphore:
-        windows = self._windows.setdefault(asyncio.get_running_loop(), {})
-        name, concurrency = lane
+        windows = self._windows.get()
+        name = lane[0]
         window = windows.get(name)
         if window is None:
             window = windows[name] = asyncio.Semaphore(window_size(lane))

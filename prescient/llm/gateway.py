@@ -342,6 +342,7 @@ class Gateway:
         req, spec, gen, key = p
         transport = transports.for_model(spec, req.kind)
         outcome = await attempts(self, spec, req, gen, transport, scrub, key)
+        await self.limits.after_sends()  # the slot it freed is taken up before what follows
         entry = ledger_entry(self.stage, self.clock, key, req, spec, gen, outcome)
         entry["cost"] = reply_cost(spec, entry["usage"], entry["cost"])
         self.stats.paid(entry)
