@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import fcntl
+import json
 import logging
 import os
 import threading
@@ -110,7 +111,11 @@ class Ledger:
         self._path_str = str(self.path)
         with contextlib.suppress(OSError):  # reading needs no directory; writing says why
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._ok: dict[str, dict[str, Any]] = {}
+        # Each servable answer's line, as written: bytes, which take a third of the
+        # memory of the parsed entry and which the garbage collector never scans (parsed
+        # entries are containers: every full collection would walk them all, a cost
+        # that grows with the ledger on every batch).
+        self._ok: dict[str, bytes] = {}
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
         self.unserved: list[tuple[int, str]] = []
@@ -141,13 +146,16 @@ class Ledger:
         return key in self._ok
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The servable answer for ``key``, or None (never a failure, never a forgery)."""
-        return self._ok.get(key)
+        """The servable answer for ``key``, or None (never a failure, never a forgery):
+        the entry read from its line, a new dict on every call."""
+        line = self._ok.get(key)
+        return None if line is None else _entry(line)
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """``(key, servable answer)`` of every key answered so far."""
         with self._index_lock:
-            return list(self._ok.items())
+            lines = list(self._ok.items())
+        return [(key, _entry(line)) for key, line in lines]
 
     # -- reading --------------------------------------------------------------------
 
@@ -210,16 +218,18 @@ class Ledger:
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
         else:
-            self._index(entry, number, count_failures=count_failures)
+            self._index(entry, raw, number, count_failures=count_failures)
 
     def _index(
         self,
         entry: Mapping[str, Any],
+        line: bytes,
         number: int | None = None,
         *,
         count_failures: bool = True,
         verify: bool = True,
     ) -> None:
+        """Index ``entry``, whose line in the file is ``line``, when it is servable."""
         if not is_success(entry):
             self.failed_entries += count_failures
             return
@@ -228,7 +238,7 @@ class Ledger:
             self.unserved.append((number or 0, problem))
             return
         with self._index_lock:
-            self._ok.setdefault(str(entry["key"]), dict(entry))  # the first answer stays
+            self._ok.setdefault(str(entry["key"]), line)  # the first answer stays
 
     # -- writing --------------------------------------------------------------------
 
@@ -286,7 +296,7 @@ class Ledger:
             for lo, hi, cause in self._failed:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
-        self._index(entry)
+        self._index(entry, line)
 
     def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Durably append several entries with one write and one fsync (the caller has
@@ -296,9 +306,10 @@ class Ledger:
             OSError: the write failed; none of the entries is in the ledger.
         """
         hashed = [with_response_hash(e) for e in entries]
-        self._write([utf8_json(e) + b"\n" for e in hashed])
-        for entry in hashed:
-            self._index(entry)
+        lines = [utf8_json(e) + b"\n" for e in hashed]
+        self._write(lines)
+        for entry, line in zip(hashed, lines, strict=True):
+            self._index(entry, line)
 
     async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
@@ -335,8 +346,8 @@ class Ledger:
                     if not fut.done():
                         fut.set_exception(OSError(f"could not append to {self.path}: {exc}"))
                 continue
-            for _, entry, fut, keyed_here in batch:
-                self._index(entry, verify=not keyed_here)
+            for line, entry, fut, keyed_here in batch:
+                self._index(entry, line, verify=not keyed_here)
                 if not fut.done():
                     fut.set_result(None)
 
@@ -370,6 +381,12 @@ class Ledger:
                             self._lines += len(lines)
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _entry(line: bytes) -> dict[str, Any]:
+    """The entry on an indexed line (UTF-8 JSON: it was read, or written, as one)."""
+    entry: dict[str, Any] = json.loads(line)
+    return entry
 
 
 def _cut_torn_tail(fh: IO[bytes], path: Path) -> int:
