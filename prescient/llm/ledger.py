@@ -149,13 +149,17 @@ class Ledger:
         """The servable answer for ``key``, or None (never a failure, never a forgery):
         the entry read from its line, a new dict on every call."""
         line = self._ok.get(key)
-        return None if line is None else _entry(line)
+        return None if line is None else entry_of_line(line)
+
+    def line(self, key: str) -> bytes | None:
+        """The line of the servable answer for ``key`` (what ``get`` reads), or None."""
+        return self._ok.get(key)
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """``(key, servable answer)`` of every key answered so far."""
         with self._index_lock:
             lines = list(self._ok.items())
-        return [(key, _entry(line)) for key, line in lines]
+        return [(key, entry_of_line(line)) for key, line in lines]
 
     # -- reading --------------------------------------------------------------------
 
@@ -260,10 +264,13 @@ class Ledger:
                 "make the file and its directory writable or pass another --ledger path"
             ) from exc
 
-    def append(self, entry: Mapping[str, Any]) -> None:
+    def append(self, entry: Mapping[str, Any]) -> bytes:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
 
         The entry is written with its ``response_sha256`` (added when it lacks one).
+
+        Returns:
+            the line written.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
@@ -297,6 +304,7 @@ class Ledger:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
         self._index(entry, line)
+        return line
 
     def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Durably append several entries with one write and one fsync (the caller has
@@ -311,7 +319,7 @@ class Ledger:
         for entry, line in zip(hashed, lines, strict=True):
             self._index(entry, line)
 
-    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
+    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
 
         The entry is written with its ``response_sha256`` (added when it lacks one).
@@ -320,6 +328,9 @@ class Ledger:
             entry: the entry.
             keyed_here: the caller computed ``entry["key"]`` from this very entry's
                 request (the gateway does), so hashing it again to check is skipped.
+
+        Returns:
+            the line written.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
@@ -332,6 +343,7 @@ class Ledger:
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())
         await done
+        return line
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
@@ -383,9 +395,9 @@ class Ledger:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def _entry(line: bytes) -> dict[str, Any]:
-    """The entry on an indexed line (UTF-8 JSON: it was read, or written, as one)."""
-    entry: dict[str, Any] = json.loads(line)
+def entry_of_line(line: bytes) -> dict[str, Any]:
+    """The entry on a line the index holds (UTF-8 JSON: it was read, or written, as one)."""
+    entry: dict[str, Any] = json.loads(line.decode("utf-8"))
     return entry
 
 
