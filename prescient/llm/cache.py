@@ -49,6 +49,13 @@ def window_size(lane: Lane) -> int:
     return CLAIM_WINDOW * max(1, lane[1])
 
 
+def _retrieve(future: asyncio.Future[tuple[Entry, bool]]) -> None:
+    """Mark a call's error as seen (the request that made the call raises it itself),
+    so a future nobody else waited on logs nothing."""
+    if not future.cancelled():
+        future.exception()
+
+
 class LedgerCache:
     """A ledger with cross-process claims.
 
@@ -106,10 +113,21 @@ class LedgerCache:
         if entry is not None:
             return entry, True
         future = inflight.get(key)
-        if future is None:
-            window = None if lane is None else self._window(lane)
-            future = inflight[key] = asyncio.ensure_future(self._miss(key, call, window))
-        return await asyncio.shield(future)
+        if future is not None:  # an identical request is on its way: its answer is ours
+            return await asyncio.shield(future)
+        # This request makes the call; identical ones wait on its future meanwhile.
+        future = inflight[key] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_retrieve)
+        try:
+            found = await self._miss(key, call, None if lane is None else self._window(lane))
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+            raise
+        future.set_result(found)
+        return found
 
     def _window(self, lane: Lane) -> asyncio.Semaphore:
         windows = self._windows.get()

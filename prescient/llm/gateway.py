@@ -189,9 +189,7 @@ class Gateway:
     def generation_params(self, request: LLMRequest) -> dict[str, Any]:
         """The model's default generation params overridden by the request's (keyed,
         stored); a log-probability request's own params alone (the defaults are chat's)."""
-        defaults = {} if request.kind == LOGPROBS else self.spec(request.model).params
-        params = {**defaults, **request.params}
-        return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
+        return _generation_params(self.spec(request.model), request)
 
     def key_for(self, request: LLMRequest) -> str:
         """The ledger key this request has (what ``LLMResult.key`` will be)."""
@@ -293,7 +291,7 @@ class Gateway:
                 progress.done(result)
                 results[i] = result
 
-        async def one(i: int) -> None:
+        async def one(i: int, batched: bool) -> None:
             p = planned[i]
             req, spec, _, key = p
 
@@ -301,7 +299,8 @@ class Gateway:
                 return await self._send(p, transports, scrub)
 
             try:
-                entry, hit = await route.fetch(key) or await self.cache.fetch(
+                found = await route.fetch(key) if batched else None
+                entry, hit = found or await self.cache.fetch(
                     key, call, inflight, (spec.name, spec.concurrency)
                 )
             except NotSent as exc:  # held back before sending: nothing in the ledger
@@ -311,15 +310,15 @@ class Gateway:
             progress.done(result)
             results[i] = result
 
-        async def worker(queue: collections.deque[int]) -> None:
+        async def worker(queue: collections.deque[int], batched: bool) -> None:
             while queue:
-                await one(queue.popleft())
+                await one(queue.popleft(), batched)
 
         # A lane's requests are taken in order by as many workers as it may hold claims
         # (cache.window_size): enough to keep its concurrency busy, and no task waits
         # for a place in the window, however long the batch.
         workers = [
-            worker(queue)
+            worker(queue, lane is None)
             for lane, queue in lanes.items()
             for _ in range(len(queue) if lane is None else min(len(queue), window_size(lane)))
         ]
@@ -362,8 +361,14 @@ class Gateway:
     def plan(self, req: LLMRequest) -> Planned:
         """The request with its model entry, generation params and ledger key."""
         spec = self.spec(req.model)
-        gen = self.generation_params(req)
+        gen = _generation_params(spec, req)
         return req, spec, gen, request_key(spec.litellm_model, req.messages, gen)
+
+
+def _generation_params(spec: ModelSpec, request: LLMRequest) -> dict[str, Any]:
+    """:meth:`Gateway.generation_params` of a request to ``spec``."""
+    params = request.params if request.kind == LOGPROBS else {**spec.params, **request.params}
+    return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
 
 
 def stage_gateway(
