@@ -341,11 +341,13 @@ class Gateway:
         req, spec, gen, key = p
         transport = transports.for_model(spec, req.kind)
         outcome = await attempts(self, spec, req, gen, transport, scrub, key)
-        await self.limits.after_sends()  # the slot it freed is taken up before what follows
         entry = ledger_entry(self.stage, self.clock, key, req, spec, gen, outcome)
         entry["cost"] = reply_cost(spec, entry["usage"], entry["cost"])
         self.stats.paid(entry)
+        # Settled before the request its freed slot woke is admitted, as the ceiling asks.
         self.ceiling.settle(key, entry)
+        # The ledger write (hashing, encoding) waits until the slot is taken up again.
+        await self.limits.after_sends()
         return entry
 
     def _batch_entry(self, p: Planned, reply: Reply | None, error: str | None) -> Entry:

@@ -135,9 +135,9 @@ class Limits:
     async def after_sends(self) -> None:
         """Let what is already due on the loop run first: the requests that released
         slots woke, the replies that arrived. A request calls this once its reply is in
-        and its slot released, so the next requests go out before its own bookkeeping
-        (ledger entry, hashing, the write): when many replies land at once, the slots
-        refill first, as a bare client's would.
+        and its slot released (and its cost settled), so the next requests go out before
+        its ledger write (hashing, encoding, the write itself): when many replies land at
+        once, the slots refill first, as a bare client's would.
 
         Every caller in one pass of the loop waits on one future, set by a callback the
         loop runs after the callbacks due in its next pass (a timer due at once runs
