@@ -16,6 +16,16 @@ it is not counted); then the embedded model's speed for a ~500-token prompt and 
     .venv/bin/python bench/bench_gateway.py --skip-local --providers hosted_vllm
     .venv/bin/python bench/bench_gateway.py --skip-local --transport litellm   # litellm only
     .venv/bin/python bench/bench_gateway.py --skip-local --concurrency 1 8 32 --runs 1
+    .venv/bin/python bench/bench_gateway.py --long 100000 --providers hosted_vllm
+
+``--long N`` is the memory check instead: N requests sent through one gateway in
+batches of ``--rounds`` x concurrency (the last of ``--concurrency``), the process's RSS
+sampled after every batch. It reports the RSS at the start (after the first batch:
+imports, connections and buffers are in place by then), the middle and the end, the
+growth per request from the first batch on, and, beside it, the deep size of the
+ledger's index per entry (each answer is served from memory, so the index grows by one
+entry per request and nothing else should grow). The rate and CPU per call over the
+whole run come with it.
 
 With ``--transport auto`` (the default, as in ``llm.transport``) these OpenAI-compatible
 providers go through the direct client; ``litellm`` measures litellm's own path.
@@ -190,6 +200,71 @@ def report(provider: str, rows: dict[int, list[tuple[dict[str, float], dict[str,
         assert all(g["hits"] == 1.0 and g["reached"] == 0 for g, _ in runs), "rerun missed"
 
 
+def rss_bytes() -> int:
+    """This process's resident set size (Linux /proc; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+def deep_size(obj: object, seen: set[int] | None = None) -> int:
+    """Bytes of ``obj`` and everything it holds (dicts, lists, tuples), each object once."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, list | tuple):
+        size += sum(deep_size(v, seen) for v in obj)
+    return size
+
+
+def long_run(server: RemoteServer, provider: str, total: int, concurrency: int, tmp: Path) -> None:
+    """``total`` requests through one gateway in batches; RSS after every batch."""
+    size = max(20, concurrency * ROUNDS[0])
+    model = "gpt-4o-mini" if provider == "openai" else "bench-model"
+    spec = model_spec(
+        "fake", f"{provider}/{model}", api_base=server.url, concurrency=concurrency, params={}
+    )
+    gw = gateway(spec, tmp / f"{provider}-long.jsonl")
+    samples: list[tuple[int, int]] = []  # (requests sent so far, RSS)
+    sent, cpu0, t0 = 0, time.process_time(), time.perf_counter()
+    while sent < total:
+        n = min(size, total - sent)
+        reqs = [
+            LLMRequest("fake", [{"role": "user", "content": f"long {provider} q{sent + i}"}])
+            for i in range(n)
+        ]
+        out = gw.complete_many(reqs)
+        assert all(r.ok and not r.from_ledger for r in out), [r.error for r in out][:3]
+        del reqs, out
+        sent += n
+        samples.append((sent, rss_bytes()))
+        if len(samples) % 10 == 0:
+            print(f"  {sent} requests: RSS {samples[-1][1] / 2**20:.1f} MiB", flush=True)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    index = getattr(gw.ledger, "_ok", {})
+    index_bytes = deep_size(index)
+    gw.close()
+    (n0, start), (nm, middle), (n1, end) = samples[0], samples[len(samples) // 2], samples[-1]
+    growth = (end - start) / max(1, n1 - n0)
+    per_entry = index_bytes / max(1, len(index))
+    mib = 2**20
+    print(
+        f"\n{provider} long run: {sent} requests in batches of {size} at concurrency "
+        f"{concurrency}: {sent / wall:.1f} req/s, {1000 * cpu / sent:.3f} ms CPU/call\n"
+        f"RSS after {n0} requests {start / mib:.1f} MiB, after {nm} {middle / mib:.1f} MiB, "
+        f"after {n1} {end / mib:.1f} MiB: {growth:.0f} bytes per request\n"
+        f"ledger index: {len(index)} entries, {index_bytes / mib:.1f} MiB deep, "
+        f"{per_entry:.0f} bytes per entry; growth beyond it {growth - per_entry:.0f} bytes "
+        "per request"
+    )
+
+
 def local_speed(tmp: Path) -> None:
     """Prompt processing and generation speed of the embedded model (prefix cache defeated)."""
     spec = model_spec(
@@ -244,6 +319,12 @@ def main() -> int:
         help="a batch is this many times the concurrency (requests each slot sends in turn)",
     )
     ap.add_argument(
+        "--long",
+        type=int,
+        metavar="N",
+        help="the memory check instead: N requests through one gateway (module doc)",
+    )
+    ap.add_argument(
         "--transport",
         choices=["auto", "litellm"],
         default="auto",
@@ -270,6 +351,9 @@ def main() -> int:
                     for i in range(16)
                 ]
             )
+            if args.long:
+                long_run(server, provider, args.long, args.concurrency[-1], tmp)
+                continue
             bare(server, max(args.concurrency))
             rows: dict[int, list[tuple[dict[str, float], dict[str, float]]]] = {}
             for run in range(1, args.runs + 1):
@@ -290,7 +374,7 @@ def main() -> int:
                         flush=True,
                     )
             report(provider, rows)
-        if not args.skip_local:
+        if not args.skip_local and not args.long:
             local_speed(tmp)
     return 0
 

@@ -206,6 +206,10 @@ class BatchRoute:
             self._model_of[key] = spec.name
         return groups
 
+    def takes(self, key: str) -> bool:
+        """Whether this route answers ``key`` (its batch, or the ceiling held it back)."""
+        return key in self._model_of or key in self._held
+
     async def fetch(self, key: str) -> tuple[Entry, bool] | None:
         """``(entry, False)`` for a request this route answers, once its batch is read;
         None for one it does not take.

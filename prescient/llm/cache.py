@@ -26,12 +26,12 @@ model is asked, so another process is never paid twice for a key.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from prescient.llm.claims import Claims
 from prescient.llm.ledger import Ledger, is_success
+from prescient.llm.limits import PerLoop
 from prescient.llm.store import StageLedger
 
 Entry = dict[str, Any]
@@ -42,6 +42,18 @@ Lane = tuple[str, int]
 
 CLAIM_WINDOW = 2
 """A lane's requests that may hold a claim at once, per unit of its concurrency."""
+
+
+def window_size(lane: Lane) -> int:
+    """How many of a lane's requests may hold a claim at once."""
+    return CLAIM_WINDOW * max(1, lane[1])
+
+
+def _retrieve(future: asyncio.Future[tuple[Entry, bool]]) -> None:
+    """Mark a call's error as seen (the request that made the call raises it itself),
+    so a future nobody else waited on logs nothing."""
+    if not future.cancelled():
+        future.exception()
 
 
 class LedgerCache:
@@ -68,13 +80,17 @@ class LedgerCache:
         self.claimed = 0
         self.most_claimed = 0
         # Semaphores belong to a loop, and each batch runs on its own: one set per loop.
-        self._windows: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]
-        ] = weakref.WeakKeyDictionary()
+        self._windows: PerLoop[dict[str, asyncio.Semaphore]] = PerLoop(dict)
 
     def get(self, key: str) -> Entry | None:
         """The servable answer for ``key`` already in the ledger, or None."""
         return self.ledger.get(key)
+
+    def answered(self, key: str) -> Entry | None:
+        """What ``fetch`` answers ``key`` with at once, without a call: the ledger's
+        answer, else a failure this cache recorded; None when neither has it."""
+        entry = self.ledger.get(key)
+        return self.failed_here.get(key) if entry is None else entry
 
     async def fetch(
         self,
@@ -93,23 +109,32 @@ class LedgerCache:
             lane: the lane whose claim window the request waits in before it claims
                 its key (module docstring); None: it claims at once.
         """
-        entry = self.ledger.get(key)
-        if entry is None:
-            entry = self.failed_here.get(key)
+        entry = self.answered(key)
         if entry is not None:
             return entry, True
         future = inflight.get(key)
-        if future is None:
-            window = None if lane is None else self._window(lane)
-            future = inflight[key] = asyncio.ensure_future(self._miss(key, call, window))
-        return await asyncio.shield(future)
+        if future is not None:  # an identical request is on its way: its answer is ours
+            return await asyncio.shield(future)
+        # This request makes the call; identical ones wait on its future meanwhile.
+        future = inflight[key] = asyncio.get_running_loop().create_future()
+        future.add_done_callback(_retrieve)
+        try:
+            found = await self._miss(key, call, None if lane is None else self._window(lane))
+        except BaseException as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(exc)
+            raise
+        future.set_result(found)
+        return found
 
     def _window(self, lane: Lane) -> asyncio.Semaphore:
-        windows = self._windows.setdefault(asyncio.get_running_loop(), {})
-        name, concurrency = lane
+        windows = self._windows.get()
+        name = lane[0]
         window = windows.get(name)
         if window is None:
-            window = windows[name] = asyncio.Semaphore(CLAIM_WINDOW * max(1, concurrency))
+            window = windows[name] = asyncio.Semaphore(window_size(lane))
         return window
 
     async def _miss(

@@ -38,6 +38,7 @@ progress bar in :mod:`prescient.llm.progress`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import logging
 import os
@@ -45,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from prescient.llm.batch_route import BatchRoute, batch_refusal
-from prescient.llm.cache import Entry, InFlight, LedgerCache
+from prescient.llm.cache import Entry, InFlight, Lane, LedgerCache, window_size
 from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
 from prescient.llm.endpoints import EndpointPools
 from prescient.llm.failures import FailureReport, failed_stage
@@ -188,9 +189,7 @@ class Gateway:
     def generation_params(self, request: LLMRequest) -> dict[str, Any]:
         """The model's default generation params overridden by the request's (keyed,
         stored); a log-probability request's own params alone (the defaults are chat's)."""
-        defaults = {} if request.kind == LOGPROBS else self.spec(request.model).params
-        params = {**defaults, **request.params}
-        return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
+        return _generation_params(self.spec(request.model), request)
 
     def key_for(self, request: LLMRequest) -> str:
         """The ledger key this request has (what ``LLMResult.key`` will be)."""
@@ -276,15 +275,32 @@ class Gateway:
             logger.info("%s: %s", label, est.describe())
         # the requests of models whose entry sets batch: true
         route = BatchRoute(self, planned, scrub, self._batch_entry)
+        results: list[LLMResult | None] = [None] * len(planned)
+        # What the ledger answers is answered here, without a task; the other requests
+        # wait in their lane (a model's requests; None: those of a batch job).
+        lanes: dict[Lane | None, collections.deque[int]] = {}
+        for i, (req, spec, _, key) in enumerate(planned):
+            if route.takes(key):
+                lanes.setdefault(None, collections.deque()).append(i)
+                continue
+            entry = self.cache.answered(key)
+            if entry is None:
+                lanes.setdefault((spec.name, spec.concurrency), collections.deque()).append(i)
+            else:
+                result = result_from_entry(req, key, entry, from_ledger=True)
+                progress.done(result)
+                results[i] = result
 
-        async def one(p: Planned) -> LLMResult:
+        async def one(i: int, batched: bool) -> None:
+            p = planned[i]
             req, spec, _, key = p
 
             async def call() -> Entry:
                 return await self._send(p, transports, scrub)
 
             try:
-                entry, hit = await route.fetch(key) or await self.cache.fetch(
+                found = await route.fetch(key) if batched else None
+                entry, hit = found or await self.cache.fetch(
                     key, call, inflight, (spec.name, spec.concurrency)
                 )
             except NotSent as exc:  # held back before sending: nothing in the ledger
@@ -292,17 +308,31 @@ class Gateway:
             else:
                 result = result_from_entry(req, key, entry, from_ledger=hit)
             progress.done(result)
-            return result
+            results[i] = result
 
+        async def worker(queue: collections.deque[int], batched: bool) -> None:
+            while queue:
+                await one(queue.popleft(), batched)
+
+        # A lane's requests are taken in order by as many workers as it may hold claims
+        # (cache.window_size): enough to keep its concurrency busy, and no task waits
+        # for a place in the window, however long the batch.
+        workers = [
+            worker(queue, lane is None)
+            for lane, queue in lanes.items()
+            for _ in range(len(queue) if lane is None else min(len(queue), window_size(lane)))
+        ]
         try:
-            results = list(await asyncio.gather(*(one(p) for p in planned)))
+            await asyncio.gather(*workers)
         finally:
             progress.close()
             await route.aclose()
             await transports.aclose()
         if progress.failed:
             logger.warning("%s: %d of %d requests failed", label, progress.failed, len(batch))
-        return results
+        done = [r for r in results if r is not None]
+        assert len(done) == len(planned), "a request was left without a result"
+        return done
 
     # -- parts ----------------------------------------------------------------------
 
@@ -314,7 +344,10 @@ class Gateway:
         entry = ledger_entry(self.stage, self.clock, key, req, spec, gen, outcome)
         entry["cost"] = reply_cost(spec, entry["usage"], entry["cost"])
         self.stats.paid(entry)
+        # Settled before the request its freed slot woke is admitted, as the ceiling asks.
         self.ceiling.settle(key, entry)
+        # The ledger write (hashing, encoding) waits until the slot is taken up again.
+        await self.limits.after_sends()
         return entry
 
     def _batch_entry(self, p: Planned, reply: Reply | None, error: str | None) -> Entry:
@@ -330,8 +363,14 @@ class Gateway:
     def plan(self, req: LLMRequest) -> Planned:
         """The request with its model entry, generation params and ledger key."""
         spec = self.spec(req.model)
-        gen = self.generation_params(req)
+        gen = _generation_params(spec, req)
         return req, spec, gen, request_key(spec.litellm_model, req.messages, gen)
+
+
+def _generation_params(spec: ModelSpec, request: LLMRequest) -> dict[str, Any]:
+    """:meth:`Gateway.generation_params` of a request to ``spec``."""
+    params = request.params if request.kind == LOGPROBS else {**spec.params, **request.params}
+    return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
 
 
 def stage_gateway(

@@ -26,6 +26,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import fcntl
+import json
 import logging
 import os
 import threading
@@ -110,7 +111,11 @@ class Ledger:
         self._path_str = str(self.path)
         with contextlib.suppress(OSError):  # reading needs no directory; writing says why
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._ok: dict[str, dict[str, Any]] = {}
+        # Each servable answer's line, as written: bytes, which take a third of the
+        # memory of the parsed entry and which the garbage collector never scans (parsed
+        # entries are containers: every full collection would walk them all, a cost
+        # that grows with the ledger on every batch).
+        self._ok: dict[str, bytes] = {}
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
         self.unserved: list[tuple[int, str]] = []
@@ -118,6 +123,9 @@ class Ledger:
         self._index_lock = threading.RLock()
         self._offset = 0
         self._lines = 0
+        # Where this instance's own lines are going in right now (None: no write under
+        # way): refresh reads no further, since the writer indexes those lines itself.
+        self._writing_at: int | None = None
         self._load()
         # Group commit state: lines waiting, sequence numbers handed out and made durable.
         self._cond = threading.Condition()
@@ -138,13 +146,20 @@ class Ledger:
         return key in self._ok
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The servable answer for ``key``, or None (never a failure, never a forgery)."""
+        """The servable answer for ``key``, or None (never a failure, never a forgery):
+        the entry read from its line, a new dict on every call."""
+        line = self._ok.get(key)
+        return None if line is None else entry_of_line(line)
+
+    def line(self, key: str) -> bytes | None:
+        """The line of the servable answer for ``key`` (what ``get`` reads), or None."""
         return self._ok.get(key)
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """``(key, servable answer)`` of every key answered so far."""
         with self._index_lock:
-            return list(self._ok.items())
+            lines = list(self._ok.items())
+        return [(key, entry_of_line(line)) for key, line in lines]
 
     # -- reading --------------------------------------------------------------------
 
@@ -187,6 +202,8 @@ class Ledger:
                 size = os.stat(self._path_str).st_size
             except FileNotFoundError:
                 return 0
+            if self._writing_at is not None:
+                size = min(size, self._writing_at)
             if size <= self._offset:
                 return 0
             with open(self.path, "rb") as fh:
@@ -205,16 +222,18 @@ class Ledger:
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
         else:
-            self._index(entry, number, count_failures=count_failures)
+            self._index(entry, raw, number, count_failures=count_failures)
 
     def _index(
         self,
         entry: Mapping[str, Any],
+        line: bytes,
         number: int | None = None,
         *,
         count_failures: bool = True,
         verify: bool = True,
     ) -> None:
+        """Index ``entry``, whose line in the file is ``line``, when it is servable."""
         if not is_success(entry):
             self.failed_entries += count_failures
             return
@@ -223,7 +242,7 @@ class Ledger:
             self.unserved.append((number or 0, problem))
             return
         with self._index_lock:
-            self._ok.setdefault(str(entry["key"]), dict(entry))  # the first answer stays
+            self._ok.setdefault(str(entry["key"]), line)  # the first answer stays
 
     # -- writing --------------------------------------------------------------------
 
@@ -245,10 +264,13 @@ class Ledger:
                 "make the file and its directory writable or pass another --ledger path"
             ) from exc
 
-    def append(self, entry: Mapping[str, Any]) -> None:
+    def append(self, entry: Mapping[str, Any]) -> bytes:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
 
         The entry is written with its ``response_sha256`` (added when it lacks one).
+
+        Returns:
+            the line written.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
@@ -281,7 +303,8 @@ class Ledger:
             for lo, hi, cause in self._failed:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
-        self._index(entry)
+        self._index(entry, line)
+        return line
 
     def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Durably append several entries with one write and one fsync (the caller has
@@ -291,11 +314,12 @@ class Ledger:
             OSError: the write failed; none of the entries is in the ledger.
         """
         hashed = [with_response_hash(e) for e in entries]
-        self._write([utf8_json(e) + b"\n" for e in hashed])
-        for entry in hashed:
-            self._index(entry)
+        lines = [utf8_json(e) + b"\n" for e in hashed]
+        self._write(lines)
+        for entry, line in zip(hashed, lines, strict=True):
+            self._index(entry, line)
 
-    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
+    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
 
         The entry is written with its ``response_sha256`` (added when it lacks one).
@@ -304,6 +328,9 @@ class Ledger:
             entry: the entry.
             keyed_here: the caller computed ``entry["key"]`` from this very entry's
                 request (the gateway does), so hashing it again to check is skipped.
+
+        Returns:
+            the line written.
 
         Raises:
             OSError: the write failed; the entry is not in the ledger.
@@ -316,6 +343,7 @@ class Ledger:
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())
         await done
+        return line
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
@@ -330,8 +358,8 @@ class Ledger:
                     if not fut.done():
                         fut.set_exception(OSError(f"could not append to {self.path}: {exc}"))
                 continue
-            for _, entry, fut, keyed_here in batch:
-                self._index(entry, verify=not keyed_here)
+            for line, entry, fut, keyed_here in batch:
+                self._index(entry, line, verify=not keyed_here)
                 if not fut.done():
                     fut.set_result(None)
 
@@ -347,16 +375,30 @@ class Ledger:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
                 start = _cut_torn_tail(fh, self.path)
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+                with self._index_lock:
+                    self._writing_at = start
+                written = False
+                try:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                    written = True
+                finally:
+                    with self._index_lock:
+                        self._writing_at = None
+                        # Our own lines need no re-reading when nobody wrote since our
+                        # last read (nobody can while we hold the lock).
+                        if written and start == self._offset:
+                            self._offset += len(data)
+                            self._lines += len(lines)
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-        with self._index_lock:
-            # Our own lines need no re-reading when nobody wrote since our last read.
-            if start == self._offset:
-                self._offset += len(data)
-                self._lines += len(lines)
+
+
+def entry_of_line(line: bytes) -> dict[str, Any]:
+    """The entry on a line the index holds (UTF-8 JSON: it was read, or written, as one)."""
+    entry: dict[str, Any] = json.loads(line.decode("utf-8"))
+    return entry
 
 
 def _cut_torn_tail(fh: IO[bytes], path: Path) -> int:

@@ -45,7 +45,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 # Parameters that change how a request travels, not what the model is asked: never part
@@ -108,9 +108,35 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",
 keeps no state between calls, so one serves every thread."""
 
 
+def _c_canonical() -> Callable[[Any], str] | None:
+    """What ``_CANONICAL.encode`` does for a container, calling json's C encoder directly
+    (its Python wrappers cost more than encoding a small object); None where there is no
+    C encoder, or it does not write what ``_CANONICAL`` writes."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    c = _CANONICAL
+    args = (c.default, json.encoder.encode_basestring, None, c.key_separator)
+    rest = (c.item_separator, c.sort_keys, c.skipkeys, c.allow_nan)
+
+    def encode(obj: Any) -> str:
+        return "".join(make({}, *args, *rest)(obj, 0))  # a fresh circular-reference check
+
+    sample = {"b": [1, 2.5, 1e16, -0.0, None, True, 'é\ud800\n"x'], "a": {"z": {}, "y": []}}
+    try:
+        return encode if encode(sample) == c.encode(sample) else None
+    except (TypeError, ValueError):
+        return None
+
+
+_ENCODE = _c_canonical()
+
+
 def canonical_json(obj: Any) -> str:
     """Deterministic JSON: sorted keys, no whitespace, UTF-8 kept as is."""
-    return _CANONICAL.encode(obj)
+    if _ENCODE is None or isinstance(obj, str):
+        return _CANONICAL.encode(obj)
+    return _ENCODE(obj)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

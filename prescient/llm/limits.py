@@ -11,7 +11,7 @@ import datetime as dt
 import time
 import weakref
 from collections.abc import Callable
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 
 class Clock(Protocol):
@@ -74,6 +74,39 @@ class TokenBucket:
         return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
+T = TypeVar("T")
+
+
+class PerLoop(Generic[T]):
+    """One value per event loop (semaphores and futures belong to a loop, and each batch
+    runs on its own), made by ``make`` on first use; a loop's value goes with the loop.
+    The last loop's is kept at hand, since every call of a batch asks for it."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._values: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, T] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._last: tuple[weakref.ref[asyncio.AbstractEventLoop], T] | None = None
+
+    def get(self) -> T:
+        """The running loop's value."""
+        loop = asyncio.get_running_loop()
+        last = self._last
+        if last is not None and last[0]() is loop:
+            return last[1]
+        value = self._values.get(loop)
+        if value is None:
+            value = self._values[loop] = self._make()
+        self._last = (weakref.ref(loop), value)
+        return value
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class Limits:
     """Every model's limits for one gateway.
 
@@ -88,17 +121,35 @@ class Limits:
     def __init__(self, clock: Clock) -> None:
         self.clock = clock
         self._buckets: dict[str, TokenBucket] = {}
-        self._sems: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]
-        ] = weakref.WeakKeyDictionary()
+        self._sems: PerLoop[dict[str, asyncio.Semaphore]] = PerLoop(dict)
+        self._turn: PerLoop[list[asyncio.Future[None]]] = PerLoop(list)
 
     def slot(self, model: str, concurrency: int) -> asyncio.Semaphore:
         """``model``'s slots on the running loop: ``async with limits.slot(...)`` holds one."""
-        sems = self._sems.setdefault(asyncio.get_running_loop(), {})
+        sems = self._sems.get()
         sem = sems.get(model)
         if sem is None:
             sem = sems[model] = asyncio.Semaphore(concurrency)
         return sem
+
+    async def after_sends(self) -> None:
+        """Let what is already due on the loop run first: the requests that released
+        slots woke, the replies that arrived. A request calls this once its reply is in
+        and its slot released (and its cost settled), so the next requests go out before
+        its ledger write (hashing, encoding, the write itself): when many replies land at
+        once, the slots refill first, as a bare client's would.
+
+        Every caller in one pass of the loop waits on one future, set by a callback the
+        loop runs after the callbacks due in its next pass (a timer due at once runs
+        after those).
+        """
+        turn = self._turn.get()
+        if not turn or turn[0].done():
+            loop = asyncio.get_running_loop()
+            future = loop.create_future()
+            loop.call_at(loop.time(), _wake, future)
+            turn[:] = [future]
+        await turn[0]
 
     async def pace(self, model: str, rpm: float | None) -> None:
         """Wait until ``model``'s requests-per-minute budget allows one more start."""

@@ -30,6 +30,7 @@ def _price_table() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+@functools.cache
 def price(model: str) -> tuple[float, float] | None:
     """USD per (prompt, completion) token from litellm's price table; None when unknown."""
     table = _price_table()
@@ -39,6 +40,7 @@ def price(model: str) -> tuple[float, float] | None:
     return float(info["input_cost_per_token"]), float(info.get("output_cost_per_token") or 0.0)
 
 
+@functools.cache
 def batch_price(model: str) -> tuple[float, float] | None:
     """USD per (prompt, completion) token of requests sent through a provider's Batch
     API, from litellm's price table (``*_cost_per_token_batches``); None when the table

@@ -49,6 +49,7 @@ from typing import Any
 from prescient import io
 from prescient.llm.ledger import (
     Ledger,
+    entry_of_line,
     is_success,
     utf8_json,
     with_response_hash,
@@ -132,7 +133,12 @@ class StageLedger:
         self.run_log = None if run_log is None else Path(run_log)
         self.recorded = Ledger(path)
         self.store = Ledger(store)
-        self._used: dict[str, dict[str, Any]] = {}
+        # By key, what the snapshot will hold: (line, whether it is written as it is,
+        # whether it is a success). An answer served from a ledger is kept as the line
+        # found there and written as the ledger writer writes its entry; an entry
+        # appended here is kept as the line the store got. Lines, not entries: a third of
+        # the memory, and nothing the garbage collector scans.
+        self._used: dict[str, tuple[bytes, bool, bool]] = {}
         self.imported = 0
 
     @property
@@ -170,43 +176,58 @@ class StageLedger:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The servable answer for ``key`` (the stage's recorded one first), or None."""
-        entry = self.recorded.get(key) or self.store.get(key)
-        if entry is not None:
-            self._used[key] = entry
-        return entry
+        line = self.recorded.line(key)
+        if line is None:
+            line = self.store.line(key)
+            if line is None:
+                return None
+        used = self._used.get(key)
+        if used is None or used[0] is not line:  # not the very line appended here
+            self._used[key] = (line, False, True)
+        return entry_of_line(line)
 
     def refresh(self) -> int:
         """Read what other processes appended to the store since."""
         return self.store.refresh()
 
-    def _remember(self, entry: Mapping[str, Any]) -> Mapping[str, Any]:
-        entry = with_response_hash(entry)
+    def _remember(self, entry: Mapping[str, Any], line: bytes) -> None:
+        """Keep an appended entry (its line as written) unless a success is kept already."""
         key = str(entry["key"])
-        if not (key in self._used and is_success(self._used[key])):
-            self._used[key] = dict(entry)
-        return entry
+        used = self._used.get(key)
+        if used is None or not used[2]:
+            self._used[key] = (line, True, is_success(entry))
 
-    def append(self, entry: Mapping[str, Any]) -> None:
+    def append(self, entry: Mapping[str, Any]) -> bytes:
         """Durably append one entry to the store (see ``Ledger.append``)."""
         entry = with_response_hash(entry)
-        self.store.append(entry)
-        self._remember(entry)
+        line = self.store.append(entry)
+        self._remember(entry, line)
+        return line
 
-    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> None:
+    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
         """Durably append one entry to the store (see ``Ledger.append_async``)."""
         entry = with_response_hash(entry)
-        await self.store.append_async(entry, keyed_here=keyed_here)
-        self._remember(entry)
+        line = await self.store.append_async(entry, keyed_here=keyed_here)
+        self._remember(entry, line)
+        return line
 
     def used(self) -> list[dict[str, Any]]:
         """The entries the stage used so far, one per key, sorted by key."""
-        return [self._used[k] for k in sorted(self._used)]
+        return [entry_of_line(self._used[k][0]) for k in sorted(self._used)]
 
     def write_snapshot(self) -> int:
-        """Write the used entries as the stage's ledger (atomically); returns their count."""
-        entries = self.used()
-        write_entries(self.snapshot_path, entries)
-        return len(entries)
+        """Write the used entries as the stage's ledger (atomically); returns their count.
+
+        Each is written as the ledger writer writes it (:func:`write_entries`): an
+        appended entry is its line in the store, one served from a ledger is rewritten
+        from the line it was read from.
+        """
+        lines = []
+        for key in sorted(self._used):
+            line, as_written, _ = self._used[key]
+            lines.append(line if as_written else entry_line(entry_of_line(line)))
+        write_lines(self.snapshot_path, lines)
+        return len(lines)
 
     def log_run(self, stage: str, record: Mapping[str, Any]) -> None:
         """Append one line to the run log: when, the stage, its ledger, the experiment
@@ -236,11 +257,21 @@ class StageLedger:
         self.recorded.close()
 
 
+def entry_line(entry: Mapping[str, Any]) -> bytes:
+    """``entry``'s line as the ledger writer writes it (with its ``response_sha256``)."""
+    return utf8_json(with_response_hash(entry)) + b"\n"
+
+
+def write_lines(path: str | os.PathLike[str], lines: Iterable[bytes]) -> None:
+    """Write ledger lines (each ending in a newline) as one file, atomically."""
+    with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        for line in lines:
+            fh.write(line)
+
+
 def write_entries(path: str | os.PathLike[str], entries: Iterable[Mapping[str, Any]]) -> None:
     """Write ``entries`` as a JSON Lines ledger, atomically, each as the ledger writes it."""
-    with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        for entry in entries:
-            fh.write(utf8_json(with_response_hash(entry)) + b"\n")
+    write_lines(path, (entry_line(entry) for entry in entries))
 
 
 def open_stage_ledger(

@@ -382,6 +382,44 @@ def test_refresh_reads_what_other_writers_appended(tmp_path: Path) -> None:
     assert mine.refresh() == 0
 
 
+def test_a_refresh_during_this_ledgers_own_write_reads_none_of_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer indexes its own lines; a refresh in the middle of the write (the lines
+    already in the file, the write not yet over) leaves them to it, so no line is read
+    and checked twice."""
+    path = tmp_path / "l.jsonl"
+    mine, theirs = Ledger(path), Ledger(path)
+    theirs.append(entry("b"))  # another writer's line, before ours: read as usual
+    fsync, seen = os.fsync, []
+
+    def fsync_and_refresh(fd: int) -> None:
+        fsync(fd)
+        seen.append(mine.refresh())
+
+    monkeypatch.setattr(os, "fsync", fsync_and_refresh)
+    mine.append_many([entry("a"), entry("c")])
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert seen == [1]  # b alone
+    assert mine.refresh() == 0
+    assert {k for k, _ in mine.items()} == {str(entry(q)["key"]) for q in "abc"}
+    assert not mine.damaged and not mine.unserved
+
+
+def test_the_index_keeps_lines_and_every_get_reads_a_new_entry(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    led = Ledger(path)
+    led.append(entry("a"))
+    k = str(entry("a")["key"])
+    assert led.line(k) == path.read_bytes()
+    first = led.get(k)
+    assert first == written(entry("a"))
+    first["response"] = "changed by a caller"  # type: ignore[index]
+    assert led.get(k) == written(entry("a"))
+    assert Ledger(path).line(k) == led.line(k)
+    assert led.line("no such key") is None
+
+
 # -- fuzz -------------------------------------------------------------------------------
 
 _json_leaf = st.one_of(
@@ -435,7 +473,7 @@ def test_fuzz_readers_never_raise_and_serve_only_self_consistent_answers(
     assert n + len(led.damaged) == len(lines)  # every line is an entry or counted damage
     assert len(list(read_entries(path))) == n
     stats([str(path)])
-    served = {k: v for k, v in led._ok.items()}
+    served = dict(led.items())
     for key, e in served.items():  # whatever is served answers its own request
         assert e["error"] is None and isinstance(e["response"], str)
         assert request_key(e["litellm_model"], e["messages"], e["params"]) == key

@@ -3,6 +3,7 @@ snapshot of exactly the answers its outputs came from."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,13 @@ import pytest
 
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries, request_key
-from prescient.llm.store import StageLedger, open_stage_ledger, run_log_path, store_path
+from prescient.llm.store import (
+    StageLedger,
+    entry_line,
+    open_stage_ledger,
+    run_log_path,
+    store_path,
+)
 from prescient.llm.types import LLMRequest
 from prescient.plumbing.llm_cli import read_runs, run_totals
 from prescient.plumbing.locations import dvc_cache_dir
@@ -112,6 +119,33 @@ def test_the_snapshot_holds_exactly_the_used_entries_sorted_one_per_key(tmp_path
     again.write_snapshot()
     assert [e["key"] for e in read_entries(path)] == sorted([key("a"), key("c")])
     assert all(len(e["response_sha256"]) == 64 for e in read_entries(path))
+
+
+def test_the_snapshot_holds_appended_lines_as_written_and_served_ones_as_the_writer_writes(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path / "p")
+    path = root / "data/llm/x.jsonl"
+    store = store_path(path, dvc_cache_dir(root), root)
+    assert store is not None
+    path.parent.mkdir(parents=True)
+    old = {**entry("old", "from an old ledger"), "tags": {"ids": [1, 2]}}
+    path.write_bytes(json.dumps(old).encode() + b"\n")  # not canonical, no answer hash
+    ledger = StageLedger(path, store)
+    ledger.check_writable()
+    assert ledger.get(key("old"))["response"] == "from an old ledger"  # type: ignore[index]
+    appended = [ledger.append(entry(name, name.upper())) for name in ("b", "a")]
+    failed = ledger.append(entry("f", None, error="timeout"))
+    assert ledger.get(key("a")) is not None  # served again: still the line appended
+    ledger.write_snapshot()
+    lines = path.read_bytes().splitlines(keepends=True)
+    by_key = {json.loads(line)["key"]: line for line in lines}
+    assert list(by_key) == sorted(by_key)
+    assert by_key[key("a")] == appended[1] and by_key[key("b")] == appended[0]
+    assert by_key[key("f")] == failed
+    assert by_key[key("old")] == entry_line(old)
+    assert appended[1] in store.read_bytes().splitlines(keepends=True)
+    assert [e["key"] for e in ledger.used()] == list(by_key)
 
 
 def test_the_stage_ledger_answers_before_the_store_and_is_copied_into_it(
