@@ -36,7 +36,13 @@ whether the update's outputs equal a run from scratch through the same day.
 the paper's size and shape written directly (16,783 TF and 14,727 MC questions at
 100%, scaled), for corpus-sized runs where construction's model calls would not fit
 the time. ``--check-bm25 N`` compares N retrieved (question, cutoff) pairs with
-rank-bm25 rebuilt on their visible articles.
+rank-bm25 rebuilt on their visible articles. For corpora a stage cannot hold in memory:
+``--mem-limit-gb`` caps each stage process's address space (a stage that outgrows the
+machine fails alone); ``--write-articles-table CORPUS OUT`` writes the article table
+with ingest's own rules, streaming, and ``--articles-table OUT`` uses it instead of the
+ingest stage's; ``--engine-retrieval`` answers a kept scale's questions at every cutoff
+with the library's BM25 index alone, its texts streamed (the retrieve stage's work
+without its copies of the corpus). ``--markdown`` prints the tables of docs/scale.md.
 
     .venv/bin/python bench/bench_scale.py --scale 0.01 [--scale 0.1 ...] [--stages ...]
         [--keep] [--latency-ms 0] [--workdir /work/scale-work]
@@ -677,6 +683,88 @@ def check_bm25(repo: Path, n_pairs: int, max_window: int) -> dict[str, Any]:
     }
 
 
+# --- the retrieval engine alone (when the retrieve stage does not fit in memory) -----
+
+
+def engine_retrieval(repo: Path, articles: Path) -> dict[str, Any]:
+    """BM25 retrieval of every question at every RAG cutoff with the library's index
+    (``PrefixBM25``, the visibility rule, ``top_k``), the texts streamed from the article
+    table instead of held in a frame: what stage ``retrieve`` computes, without its
+    copies of the corpus. Writes ``data/interim/retrieval.parquet`` and
+    ``data/interim/eval_questions.parquet`` (for ``--check-bm25``) and returns timings."""
+    import resource
+
+    import numpy as np
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    sys.path.insert(0, str(repo))
+    from prescient.dates import parse_rag_cutoff
+    from prescient.plumbing import params
+    from prescient.retrieval.bm25 import PrefixBM25
+    from prescient.retrieval.search import RetrievalSettings
+    from prescient.retrieval.tokenize import Tokenizer
+    from prescient.retrieval.visibility import visible_window
+    from prescient.settings import load_settings
+
+    p = params.load(repo / "params.yaml")
+    settings = load_settings(RetrievalSettings, p, "retrieval")
+    cuts = [parse_rag_cutoff(x[4:]) for x in p["eval"]["settings"] if x.startswith("rag_")]
+    tok = Tokenizer.from_settings(settings.tokenizer)
+    meta = pd.read_parquet(articles, columns=["article_id", "date"])
+    days = np.array(pd.to_datetime(meta["date"]).to_numpy(), dtype="datetime64[D]")
+    ids = meta["article_id"].to_numpy()
+    fields = list(settings.fields)
+
+    def tokens() -> Any:
+        for batch in pq.ParquetFile(articles).iter_batches(batch_size=4096, columns=fields):
+            cols = [batch.column(i).to_pylist() for i in range(len(fields))]
+            for parts in zip(*cols, strict=True):
+                yield tok("\n".join(str(x) for x in parts if x))
+
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    checkpoints = [*np.searchsorted(days, np.unique(days), side="left").tolist(), len(days)]
+    index = PrefixBM25(tokens(), settings.bm25, checkpoints=checkpoints)
+    build_wall, build_cpu = time.perf_counter() - t0, time.process_time() - c0
+    qs = pd.read_parquet(repo / "data/interim/questions/daily_oracle.parquet")
+    rows: dict[str, list[Any]] = {
+        k: [] for k in ("question_id", "rag_cutoff", "rank", "article_id", "score", "window_end")
+    }
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    for cut in cuts:
+        for qid, text, res in zip(
+            qs["question_id"], qs["question"], qs["resolution_date"], strict=True
+        ):
+            w = visible_window(pd.Timestamp(res).date(), cut, gap_days=settings.gap_days)
+            n = int(np.searchsorted(days, np.datetime64(w.end, "D"), side="left"))
+            for rank, hit in enumerate(index.search(tok(str(text)), n, settings.top_k), 1):
+                rows["question_id"].append(qid)
+                rows["rag_cutoff"].append(cut.isoformat() if cut else "dynamic")
+                rows["rank"].append(rank)
+                rows["article_id"].append(ids[hit.doc])
+                rows["score"].append(hit.score)
+                rows["window_end"].append(w.end)
+    query_wall, query_cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = repo / "data/interim"
+    pd.DataFrame(rows).to_parquet(out / "retrieval.parquet", index=False)
+    qs[["question_id", "question"]].to_parquet(out / "eval_questions.parquet", index=False)
+    return {
+        "articles": len(ids),
+        "questions": len(qs),
+        "cutoffs": len(cuts),
+        "queries": len(qs) * len(cuts),
+        "postings": int(len(index.post_docs)),
+        "terms": index.n_terms,
+        "index_wall_s": round(build_wall, 1),
+        "index_cpu_s": round(build_cpu, 1),
+        "query_wall_s": round(query_wall, 1),
+        "query_cpu_s": round(query_cpu, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
 # --- comparing an update with a run from scratch ---------------------------------------
 
 COMPARED = (
@@ -976,8 +1064,13 @@ def markdown(data: dict[str, Any]) -> str:
         cells = []
         for s in scales:
             m = by_base(results[s].get("stages", {})).get(st)
+            failed = any(
+                n.split("@", 1)[0] == st and v.get("rc", 0)
+                for n, v in results[s].get("stages", {}).items()
+            )
             cells.append(
-                f"{m['wall_s']:.1f} / {m['cpu_s']:.1f} / {m['peak_rss_mb']:.0f} / {m['disk_mb']:.1f}"
+                ("failed: " if failed else "")
+                + f"{m['wall_s']:.1f} / {m['cpu_s']:.1f} / {m['peak_rss_mb']:.0f} / {m['disk_mb']:.1f}"
                 if m
                 else "–"
             )
@@ -1049,6 +1142,17 @@ def save(scale: float, result: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
+def merge_engine(args: argparse.Namespace) -> None:
+    """Add a scale's engine_retrieval.json (``--engine-retrieval``) to the results file."""
+    scale = (args.scale or [1.0])[0]
+    path = Path(args.workdir) / f"s{fmt_scale(scale)}" / "engine_retrieval.json"
+    data = json.loads(RESULTS.read_text())
+    data["scales"].setdefault(fmt_scale(scale), {"scale": scale, "stages": {}}).update(
+        json.loads(path.read_text())
+    )
+    RESULTS.write_text(json.dumps(data, indent=2, default=str) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1110,12 +1214,33 @@ def main() -> int:
         metavar=("CORPUS", "OUT"),
         help="write the article table of a synthetic corpus directly (streaming) and exit",
     )
+    ap.add_argument(
+        "--engine-retrieval",
+        action="store_true",
+        help="retrieval of a kept scale's questions with the index alone, texts streamed",
+    )
+    ap.add_argument(
+        "--merge-engine", action="store_true", help="add engine_retrieval.json to the results"
+    )
     ap.add_argument("--keep-going", action="store_true", help="run the next stages after a failure")
     ap.add_argument(
         "--markdown", action="store_true", help="print docs tables from the results file"
     )
     ap.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.engine_retrieval:
+        repo = Path(args.workdir) / f"s{fmt_scale((args.scale or [1.0])[0])}" / "repo"
+        r = {"engine_retrieval": engine_retrieval(repo, Path(args.articles_table))}
+        print(json.dumps(r), flush=True)
+        if args.check_bm25:
+            r["bm25_check"] = check_bm25(repo, args.check_bm25, args.check_bm25_max_window)
+            print(json.dumps(r["bm25_check"]), flush=True)
+        (repo.parent / "engine_retrieval.json").write_text(json.dumps(r, indent=2) + "\n")
+        merge_engine(args)
+        return 0
+    if args.merge_engine:
+        merge_engine(args)
+        return 0
     if args.write_articles_table:
         corpus, out = map(Path, args.write_articles_table)
         t0 = time.perf_counter()
