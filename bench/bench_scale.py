@@ -376,17 +376,16 @@ def configure(
     (repo / "dvc.yaml").write_text(yaml.safe_dump(dvc_yaml, sort_keys=False))
 
 
-def compose(repo: Path, env: dict[str, str]) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "prescient", "params", "compose"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def checked(cmd: list[str], repo: Path, env: dict[str, str], what: str) -> str:
+    """Run ``cmd`` in the clone; its stdout, or stop naming ``what`` and its output."""
+    out = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, check=False)
     if out.returncode:
-        raise SystemExit(f"params compose failed:\n{out.stdout}\n{out.stderr}")
+        raise SystemExit(f"{what} failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    return out.stdout
+
+
+def compose(repo: Path, env: dict[str, str]) -> None:
+    checked([sys.executable, "-m", "prescient", "params", "compose"], repo, env, "params compose")
 
 
 def clone(repo: Path, env: dict[str, str]) -> None:
@@ -398,18 +397,10 @@ def clone(repo: Path, env: dict[str, str]) -> None:
 
 
 def stage_order(repo: Path, env: dict[str, str]) -> list[str]:
-    out = subprocess.run(
-        [str(ROOT / ".venv/bin/dvc"), "repro", "--dry", "--force"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if out.returncode:
-        raise SystemExit(f"dvc repro --dry failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
+    dvc = [str(ROOT / ".venv/bin/dvc"), "repro", "--dry", "--force"]
+    stdout = checked(dvc, repo, env, "dvc repro --dry")
     return [
-        line.split("'")[1] for line in out.stdout.splitlines() if line.startswith("Running stage '")
+        line.split("'")[1] for line in stdout.splitlines() if line.startswith("Running stage '")
     ]
 
 
