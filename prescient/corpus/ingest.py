@@ -40,7 +40,7 @@ from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.corpus.spill import DiskSpill, MemorySpill, Spill
 from prescient.corpus.titles import mastheads, strip_title_suffixes
 from prescient.corpus.units import RawRow, Unit
-from prescient.dates import parse_date
+from prescient.dates import month_index, parse_date
 
 logger = logging.getLogger(__name__)
 
@@ -297,10 +297,6 @@ def ingest_rows(
     return (pd.concat(frames, ignore_index=True) if frames else articles_frame([])), report
 
 
-def _month(day: dt.date) -> int:
-    return day.year * 12 + day.month - 1
-
-
 def _decide(
     units: Iterable[Unit], settings: IngestSettings, date_format: str | None, spill: Spill
 ) -> tuple[list[dict[str, Any]], IngestReport]:
@@ -325,7 +321,7 @@ def _decide(
             report.drop(physical.CORRUPT_GZIP, cand.where, limit, "its gzip member is corrupt")
             continue
         candidates.append(cand)
-        spill.put(_month(cand.date), cand.order, text)
+        spill.put(month_index(cand.date), cand.order, text)
     records = _deduplicate(candidates, report, limit)
     del candidates
     _strip_mastheads(records, settings, report)
@@ -337,7 +333,7 @@ def _month_frames(records: list[dict[str, Any]], spill: Spill) -> Iterator[pd.Da
     sorted by (date, article_id); each month's texts read back from ``spill`` alone."""
     by_month: dict[int, list[dict[str, Any]]] = {}
     for r in records:
-        by_month.setdefault(_month(r["date"]), []).append(r)
+        by_month.setdefault(month_index(r["date"]), []).append(r)
     for month in sorted(by_month):
         texts = spill.texts(month)
         # new rows: the records stay without texts, so a written month's texts are freed
