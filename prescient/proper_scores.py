@@ -222,8 +222,17 @@ def mcnemar(a_correct: npt.ArrayLike, b_correct: npt.ArrayLike) -> McNemar:
     n, k = only_a + only_b, min(only_a, only_b)
     # integer arithmetic: 2.0**n overflows a float from 1024 discordant pairs on, and
     # int / int division rounds the exact ratio once
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
-    return McNemar(only_a, only_b, min(1.0, 2.0 * tail))
+    return McNemar(only_a, only_b, min(1.0, 2.0 * (_lower_tail_count(n, k) / 2**n)))
+
+
+def _lower_tail_count(n: int, k: int) -> int:
+    """``sum(comb(n, i) for i in range(k + 1))``, exactly, in time linear in ``k`` big-int
+    steps (each coefficient from the previous one, not each from scratch)."""
+    term = total = 1
+    for i in range(k):
+        term = term * (n - i) // (i + 1)
+        total += term
+    return total
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from prescient.proper_scores import (
+    _lower_tail_count,
     brier_items,
     ece,
     holm,
@@ -115,6 +116,12 @@ def test_mcnemar_counts_thousands_of_discordant_pairs() -> None:
     got = mcnemar(a, ~a)
     assert got.p == pytest.approx(sm_mcnemar([[0, 1500], [1400, 0]], exact=True).pvalue)
     assert 0.0 < got.p < 0.1
+
+
+def test_mcnemar_tail_is_the_exact_sum_of_binomial_coefficients() -> None:
+    for n in range(40):
+        for k in range(n + 1):
+            assert _lower_tail_count(n, k) == sum(math.comb(n, i) for i in range(k + 1))
 
 
 def test_holm_matches_statsmodels() -> None:
