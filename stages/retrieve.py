@@ -78,17 +78,21 @@ def work(run: StageRun) -> int:
     seed = int(p["base"]["seed"])
     tables = _read_sources(Path(args.questions), list(questions_settings.sources))
     questions = evaluated_table(tables, questions_settings.max_questions, seed, settings.gap_days)
-    articles = pd.read_parquet(args.articles)
-    # A VisibilityError (a table that would show the future) exits 4, writing nothing.
-    prepared = prepare_contexts(questions, articles, settings, grid, progress=True)
-
     contexts = Path(args.contexts)
-    if contexts.is_dir():  # tables of settings no longer in the grid
-        for stale in contexts.glob("*.parquet"):
-            if stale.stem not in prepared.contexts:
-                stale.unlink()
-    for name, table in prepared.contexts.items():
+
+    def write(name: str, table: pd.DataFrame) -> None:
         io.write_parquet(contexts / f"{name}.parquet", table)
+
+    # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
+    # A VisibilityError (a table that would show the future) exits 4 before any table
+    # is written; each context table is written as soon as it is built.
+    prepared = prepare_contexts(
+        questions, Path(args.articles), settings, grid, progress=True, sink=write
+    )
+    names = {s.name for s in grid.settings}
+    for stale in contexts.glob("*.parquet"):  # tables of settings no longer in the grid
+        if stale.stem not in names:
+            stale.unlink()
     io.write_parquet(args.questions_out, prepared.questions)
     io.write_parquet(args.retrieval, prepared.retrieval)
     io.write_json(args.metrics, prepared.metrics)

@@ -22,10 +22,14 @@ an answer option is presented).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from prescient import dates, io
 from prescient.corpus.normalize import normalize_url
@@ -126,6 +130,45 @@ def match_gold(
     return matched, counts
 
 
+SHOWN_COLUMNS: tuple[str, ...] = ("article_id", "date", "title", "text")
+"""The article columns a context shows."""
+
+
+def shown_articles(
+    path: str | Path,
+    ids: Collection[str],
+    whole: Collection[str],
+    max_words: int | None,
+) -> pd.DataFrame:
+    """The articles ``ids`` of an article table on disk (:data:`SHOWN_COLUMNS`), read a
+    row group at a time. Texts of articles not in ``whole`` (the gold articles, which
+    keep their own cut) are cut to ``max_words`` words as they are read: the same cut a
+    retrieved article gets in its context, so the contexts are unchanged and only what
+    they show is held."""
+    wanted = pa.array(sorted(ids), type=pa.string())
+    table = pq.ParquetFile(path)
+    parts = []
+    for group in range(table.num_row_groups):
+        part = table.read_row_group(group, columns=list(SHOWN_COLUMNS))
+        part = part.filter(pc.is_in(part.column("article_id").cast(pa.string()), wanted))
+        if part.num_rows == 0:
+            continue
+        frame = part.to_pandas()
+        if max_words is not None:
+            cut = ~frame["article_id"].astype(str).isin(whole)
+            frame.loc[cut, "text"] = [
+                truncate_words(_str(t), max_words) for t in frame.loc[cut, "text"]
+            ]
+        parts.append(frame)
+    if not parts:
+        empty: pd.DataFrame = (
+            table.schema_arrow.empty_table().select(list(SHOWN_COLUMNS)).to_pandas()
+        )
+        return empty
+    shown: pd.DataFrame = pd.concat(parts, ignore_index=True)
+    return shown
+
+
 def build_contexts(
     setting: Setting,
     questions: pd.DataFrame,
@@ -134,16 +177,20 @@ def build_contexts(
     *,
     max_words: int | None,
     gold_max_words: int | None,
+    gold_ids: Sequence[str | None] | None = None,
 ) -> pd.DataFrame:
     """The context table of one setting.
 
     Args:
         setting: the setting.
         questions: the normalised question table.
-        articles: the ingested corpus (article_id, date, title, text, url).
+        articles: the ingested corpus (article_id, date, title, text, url), or at least
+            the articles the setting shows when ``gold_ids`` is given.
         retrieval: the retrieval table (question_id, rag_cutoff, rank, article_id, ...).
         max_words: words kept per retrieved article (None: all).
         gold_max_words: words kept of the gold article (None: all).
+        gold_ids: each question's gold article, as :func:`match_gold` found it in the
+            whole corpus (None: matched here, against ``articles``).
     """
     rows: dict[str, list[Any]] = {c: [] for c in CONTEXT_COLUMNS}
 
@@ -161,7 +208,8 @@ def build_contexts(
         return context_frame(rows)
     by_id = articles.set_index(articles["article_id"].astype(str), drop=False)
     if setting.kind == GOLD:
-        gold_ids, _ = match_gold(questions, articles)
+        if gold_ids is None:
+            gold_ids, _ = match_gold(questions, articles)
         for q, aid in zip(questions.to_dict("records"), gold_ids, strict=True):
             qid = str(q["question_id"])
             if aid is not None:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -20,9 +22,15 @@ from prescient.evaluation.contexts import (
     build_contexts,
     context_summary,
     match_gold,
+    shown_articles,
 )
 from prescient.evaluation.settings import EvalSettings
-from prescient.retrieval.search import ArticleIndex, RetrievalSettings, window_violations
+from prescient.retrieval.search import (
+    ArticleIndex,
+    RetrievalSettings,
+    read_meta,
+    window_violations,
+)
 from prescient.retrieval.visibility import describe_rule
 from prescient.vocab import MC, TF
 
@@ -36,7 +44,7 @@ class VisibilityError(RuntimeError):
 @dataclass(frozen=True)
 class PreparedContexts:
     """The evaluated questions (gold articles matched), the retrieval table, each
-    setting's context table (by setting name) and metrics."""
+    setting's context table (by setting name; empty when a sink took them) and metrics."""
 
     questions: pd.DataFrame
     retrieval: pd.DataFrame
@@ -83,20 +91,28 @@ def visibility_metrics(questions: pd.DataFrame, gap_days: int) -> dict[str, Any]
 
 def prepare_contexts(
     questions: pd.DataFrame,
-    articles: pd.DataFrame,
+    articles: pd.DataFrame | str | Path,
     retrieval: RetrievalSettings,
     grid: EvalSettings,
     *,
     progress: bool = False,
+    sink: Callable[[str, pd.DataFrame], None] | None = None,
 ) -> PreparedContexts:
     """Retrieval and contexts for every setting of the grid.
 
     Args:
         questions: the evaluated question table (normalised, sampled).
-        articles: the ingested corpus.
+        articles: the ingested corpus, as a frame or as its parquet file. From the file
+            only the columns retrieval needs are held (:func:`read_meta`); the texts are
+            streamed into the index and read back only for the articles a context shows,
+            those of retrieved-only articles cut to ``retrieval.max_words`` on the way,
+            so the corpus is never in memory. The tables are the same either way.
         retrieval: params ``retrieval``.
         grid: params ``eval`` (its settings; the models play no part here).
         progress: progress bars while indexing and retrieving.
+        sink: called with each setting's context table as soon as it is built, which is
+            then not kept (``contexts`` of the result stays empty); None: the tables are
+            returned in ``contexts``.
 
     Raises:
         VisibilityError: a retrieved article is dated on or after its question's
@@ -104,7 +120,8 @@ def prepare_contexts(
             sure no table that shows one is ever written.
     """
     start = time.perf_counter()
-    gold, gold_counts = match_gold(questions, articles)
+    meta = read_meta(articles) if not isinstance(articles, pd.DataFrame) else articles
+    gold, gold_counts = match_gold(questions, meta)
     questions = questions.assign(
         article_id=pd.Series(
             [g if g is not None else a for g, a in zip(gold, questions["article_id"], strict=True)],
@@ -112,7 +129,12 @@ def prepare_contexts(
             dtype="string",
         )
     )
-    index = ArticleIndex(articles, retrieval, progress=progress)
+    index = (
+        ArticleIndex(articles, retrieval, progress=progress)
+        if isinstance(articles, pd.DataFrame)
+        else ArticleIndex.from_parquet(articles, retrieval, meta=meta, progress=progress)
+    )
+    del meta
     built = time.perf_counter()
     table = index.retrieve_table(questions, grid.rag_cutoffs, progress=progress)
     logger.info(
@@ -127,17 +149,30 @@ def prepare_contexts(
         raise VisibilityError(
             f"{violations} retrieved articles are not before their visibility window's end"
         )
-    contexts = {
-        setting.name: build_contexts(
+    gold_ids = {g for g in gold if g is not None}
+    shown_ids = gold_ids | set(table["article_id"].astype(str))
+    shown = (
+        articles.loc[articles["article_id"].astype(str).isin(shown_ids)]
+        if isinstance(articles, pd.DataFrame)
+        else shown_articles(articles, shown_ids, gold_ids, retrieval.max_words)
+    )
+    contexts: dict[str, pd.DataFrame] = {}
+    summaries: dict[str, Any] = {}
+    for setting in grid.settings:
+        ctx = build_contexts(
             setting,
             questions,
-            articles,
+            shown,
             table,
             max_words=retrieval.max_words,
             gold_max_words=retrieval.gold_max_words,
+            gold_ids=gold,
         )
-        for setting in grid.settings
-    }
+        summaries[setting.name] = context_summary(ctx, questions)
+        if sink is None:
+            contexts[setting.name] = ctx
+        else:
+            sink(setting.name, ctx)
     metrics = {
         "questions": _counts(questions),
         "sources": source_metrics(questions),
@@ -153,6 +188,6 @@ def prepare_contexts(
         },
         "retrieval_rows": len(table),
         "leakage_violations": violations,
-        "settings": {name: context_summary(ctx, questions) for name, ctx in contexts.items()},
+        "settings": summaries,
     }
     return PreparedContexts(questions, table, contexts, metrics)

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 from pydantic import AfterValidator, Field
 from tqdm import tqdm
 
@@ -99,6 +101,53 @@ def excluded_articles(gold: Any, exclude_gold: bool) -> tuple[str, ...]:
     return ()
 
 
+META_COLUMNS: tuple[str, ...] = ("article_id", "date", "arrived", "url")
+"""The article columns retrieval needs besides the texts (``arrived`` and ``url`` where the
+table has them)."""
+
+
+def read_meta(path: str | Path) -> pd.DataFrame:
+    """:data:`META_COLUMNS` of an article table, in file order (no texts)."""
+    names = set(pq.ParquetFile(path).schema_arrow.names)
+    return pd.read_parquet(path, columns=[c for c in META_COLUMNS if c in names])
+
+
+def _join(parts: Iterable[Any]) -> str:
+    """An article's indexed fields as one text (missing and empty fields left out)."""
+    return "\n".join(str(p) for p in parts if isinstance(p, str) and p)
+
+
+def _frame_texts(columns: Sequence[np.ndarray], order: np.ndarray) -> Iterator[str]:
+    for i in order:
+        yield _join(c[i] for c in columns)
+
+
+def texts_in_order(path: str | Path, fields: Sequence[str], rows: np.ndarray) -> Iterator[str]:
+    """The joined ``fields`` of an article table's rows ``rows`` (file positions), in that
+    order.
+
+    Row groups are read in file order as far as the next row asks, and only rows read
+    but not yet yielded are held: for a table written in date order, which the index
+    order follows except for late arrivals, that is about one row group's texts plus the
+    late articles, not the corpus.
+    """
+    table = pq.ParquetFile(path)
+    wanted = np.zeros(table.metadata.num_rows, dtype=bool)
+    wanted[rows] = True
+    pending: dict[int, str] = {}
+    loaded = group = 0
+    for row in rows.tolist():
+        while row >= loaded:
+            part = table.read_row_group(group, columns=list(fields))
+            cols = [part.column(f).to_pylist() for f in fields]
+            for j, parts in enumerate(zip(*cols, strict=True)):
+                if wanted[loaded + j]:
+                    pending[loaded + j] = _join(parts)
+            loaded += part.num_rows
+            group += 1
+        yield pending.pop(row)
+
+
 class ArticleIndex:
     """The corpus, indexed once, searchable under any visibility window.
 
@@ -107,6 +156,8 @@ class ArticleIndex:
         settings: retrieval settings (fields, tokenizer, BM25 parameters, corpus start,
             gap).
         progress: show a progress bar while indexing.
+        texts: the indexed text of the articles in a given order of their rows (see
+            :meth:`from_parquet`); None: joined from ``articles``' own ``fields``.
     """
 
     def __init__(
@@ -115,10 +166,12 @@ class ArticleIndex:
         settings: RetrievalSettings,
         *,
         progress: bool = False,
+        texts: Callable[[np.ndarray], Iterable[str]] | None = None,
     ) -> None:
         self.settings = s = settings
         self.tokenizer = Tokenizer.from_settings(s.tokenizer)
-        missing = [c for c in ("article_id", "date", *s.fields) if c not in articles.columns]
+        needed = ("article_id", "date") if texts is not None else ("article_id", "date", *s.fields)
+        missing = [c for c in needed if c not in articles.columns]
         if missing:
             raise ValueError(f"articles table lacks columns {missing}")
         days = day_array(articles["date"])
@@ -143,20 +196,47 @@ class ArticleIndex:
         self.position = {a: i for i, a in enumerate(self.article_ids)}
         if len(self.position) != len(self.article_ids):
             raise ValueError("articles table has duplicate article_id values")
-        texts = [articles[f].to_numpy()[order] for f in s.fields]
+        docs = (
+            texts(order)
+            if texts is not None
+            else _frame_texts([articles[f].to_numpy() for f in s.fields], order)
+        )
         checkpoints = np.searchsorted(self.dates, np.unique(self.dates), side="left")
         self.bm25 = PrefixBM25(
-            self._tokenized(texts),
+            map(self.tokenizer, docs),
             s.bm25,
             checkpoints=[*checkpoints.tolist(), len(self.dates)],
             progress=progress,
         )
 
-    def _tokenized(self, texts: Sequence[np.ndarray]) -> Iterator[list[str]]:
-        tok = self.tokenizer
-        for i in range(len(self.article_ids)):
-            parts = [t[i] for t in texts]
-            yield tok("\n".join(str(p) for p in parts if isinstance(p, str) and p))
+    @classmethod
+    def from_parquet(
+        cls,
+        path: str | Path,
+        settings: RetrievalSettings,
+        *,
+        meta: pd.DataFrame | None = None,
+        progress: bool = False,
+    ) -> ArticleIndex:
+        """The index of an article table on disk, its texts streamed a row group at a time
+        (:func:`texts_in_order`) rather than held: the same index as from the whole frame.
+
+        Args:
+            path: the ingested articles (parquet).
+            settings: retrieval settings.
+            meta: the table's own :func:`read_meta` when the caller has it already.
+            progress: show a progress bar while indexing.
+        """
+        meta = read_meta(path) if meta is None else meta
+        fields = settings.fields
+        missing = sorted(set(fields) - set(pq.ParquetFile(path).schema_arrow.names))
+        if missing:
+            raise ValueError(f"{path}: the article table lacks the indexed columns {missing}")
+
+        def texts(order: np.ndarray) -> Iterator[str]:
+            return texts_in_order(path, fields, order)
+
+        return cls(meta, settings, progress=progress, texts=texts)
 
     def __len__(self) -> int:
         return len(self.article_ids)
