@@ -246,6 +246,22 @@ def parquet_parts(
             yield pf.read_row_group(i, columns=names).to_pandas()
 
 
+def read_parquet_where(
+    path: str | os.PathLike[str], column: str, values: Iterable[str]
+) -> pd.DataFrame:
+    """The rows of a Parquet file whose string ``column`` is one of ``values`` (none: an
+    empty table with the file's columns), filtered as the file is scanned, so only those
+    rows are ever held."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    wanted = pa.array(sorted(set(values)), type=pa.string())
+    data = ds.dataset(path, format="parquet")
+    table = data.to_table(filter=ds.field(column).cast(pa.string()).isin(wanted))
+    out: pd.DataFrame = table.to_pandas()
+    return out
+
+
 def parquet_checksum(path: str | os.PathLike[str]) -> str:
     """:func:`frame_checksum` of the table in a Parquet file, read one row group at a
     time (a corpus need not fit in memory to be identified)."""

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from prescient import io
 from prescient.annotation.principles import load_rubric
 from prescient.annotation.sample import build_items, draw_sample, packet_files, write_packets
 from prescient.annotation.settings import PacketSettings, load_annotation_settings
@@ -44,7 +45,9 @@ def work(run: StageRun) -> int:
         candidates = pd.read_parquet(args.candidates)
         rubric = load_rubric(args.rubric)
         sample, report = draw_sample(candidates, settings, seed)
-        items = build_items(sample, pd.read_parquet(args.articles))
+        # Only the sampled questions' articles are read, never the whole corpus.
+        cited = io.read_parquet_where(args.articles, "article_id", sample["article_id"].astype(str))
+        items = build_items(sample, cited)
     write_packets(Path(args.out), packet_files(items, report, settings, seed, rubric, candidates))
 
     drawn = report.to_dict()

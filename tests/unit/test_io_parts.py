@@ -46,3 +46,13 @@ def test_no_part_writes_the_empty_table_and_a_mismatch_is_refused(tmp_path: Path
     digest.update(frame(0, 2))
     with pytest.raises(ValueError, match="dtypes"):
         digest.update(frame(0, 2).astype({"id": object}))
+
+
+def test_rows_are_read_by_their_key_across_row_groups(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    io.write_parquet_parts(path, [frame(0, 5), frame(5, 4)], frame(0, 0))
+    got = io.read_parquet_where(path, "id", ["a7", "a1", "a1", "zz"])
+    assert got["id"].tolist() == ["a1", "a7"]
+    assert got["text"].tolist() == ["text 1", "text 7"]
+    none = io.read_parquet_where(path, "id", [])
+    assert len(none) == 0 and list(none.columns) == ["id", "date", "text"]
