@@ -39,6 +39,7 @@ from prescient.corpus.readers import file_units
 from prescient.corpus.settings import ARTICLE_FIELDS, CorpusSettings, RaySettings
 from prescient.corpus.sources import InputFile, check_digest, corpus_files
 from prescient.corpus.units import RawRow, Unit
+from prescient.ray_cluster import cluster_cpus, connect
 
 logger = logging.getLogger(__name__)
 
@@ -179,29 +180,6 @@ def file_tables(
     yield units_table([]).replace_schema_metadata({_SHA256: hexdigest.encode()})
 
 
-def connect(settings: RaySettings) -> bool:
-    """Join or start Ray as configured; False when this process already had a session
-    (a notebook's, a test's), which is then used and left running."""
-    import ray
-
-    if ray.is_initialized():
-        return False
-    options: dict[str, Any] = {
-        "include_dashboard": False,
-        "log_to_driver": False,
-        "configure_logging": False,
-    }
-    if settings.address is None:
-        ray.init(num_cpus=settings.num_cpus, **options)
-    else:
-        # The cluster runs this checkout's code, whatever version its nodes have installed.
-        import prescient
-
-        package = Path(prescient.__file__).parent
-        ray.init(address=settings.address, runtime_env={"py_modules": [str(package)]}, **options)
-    return True
-
-
 def read_rows_ray(
     corpus: CorpusSettings, settings: RaySettings, *, max_record_bytes: int
 ) -> Iterator[Unit]:
@@ -218,7 +196,7 @@ def read_rows_ray(
     started = connect(settings)
     queue: deque[tuple[InputFile, Any]] = deque()
     try:
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        cpus = cluster_cpus()
         in_flight = settings.files_in_flight or 2 * max(1, cpus)
         logger.info(
             "ray: %d files over %d CPUs, %d at a time (%s)",

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from prescient.ray_cluster import RayCluster
 from prescient.settings import Day, Settings, WindowEnd
 
 ARTICLE_FIELDS = ("date", "title", "text", "url", "source_domain")
@@ -94,40 +95,18 @@ class CorpusSettings(Settings):
         return {f: columns.get(f) for f in MAPPED_FIELDS}
 
 
-class RaySettings(Settings):
-    """Where the ``ray`` engine runs (params section ``ingest.ray``).
+class RaySettings(RayCluster):
+    """Where the ``ray`` engine runs (params section ``ingest.ray``; ``address`` and
+    ``num_cpus`` as :class:`prescient.ray_cluster.RayCluster`).
 
     Attributes:
-        address: None: start a Ray on this machine for the stage; ``auto``: join the
-            cluster this machine belongs to (``ray start``); ``ray://host:port``: a
-            remote cluster through Ray Client.
-        num_cpus: CPUs of the Ray started for the stage (None: every core); only
-            without an address.
         files_in_flight: files read at once (None: twice the cluster's CPUs); results
             of files read ahead wait in Ray's object store until ingest reaches them.
         rows_per_batch: rows per Arrow table a task sends back.
     """
 
-    address: str | None
-    num_cpus: int | None = Field(ge=1)
     files_in_flight: int | None = Field(ge=1)
     rows_per_batch: int = Field(ge=1)
-
-    @field_validator("address")
-    @classmethod
-    def _known_address(cls, value: str | None) -> str | None:
-        if value is not None and value != "auto" and not value.startswith("ray://"):
-            raise ValueError("must be null (a Ray on this machine), auto or ray://host:port")
-        return value
-
-    @model_validator(mode="after")
-    def _cpus_only_for_a_local_ray(self) -> RaySettings:
-        if self.address is not None and self.num_cpus is not None:
-            raise ValueError(
-                f"ingest.ray.num_cpus ({self.num_cpus}) applies to a Ray started here; "
-                f"the cluster at {self.address} has its own: set it to null"
-            )
-        return self
 
 
 class IngestSettings(Settings):

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,8 @@ from tqdm import tqdm
 from prescient import dates, io
 from prescient.arrival import day_array, known_days
 from prescient.dates import format_rag_cutoff
-from prescient.retrieval.bm25 import BM25Params, PrefixBM25
+from prescient.retrieval.bm25 import BM25Params, Hit, PrefixBM25
+from prescient.retrieval.ray_queries import Query, RetrievalRay, answer, answer_on_ray
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
 from prescient.retrieval.visibility import VisibleWindow, visible_window
 from prescient.settings import Day, Settings
@@ -70,6 +71,9 @@ class RetrievalSettings(Settings):
         fields: article columns indexed, joined by a newline.
         bm25: BM25Okapi parameters.
         tokenizer: how articles and queries become tokens.
+        engine: where the queries are answered: ``local`` (this process) or ``ray``
+            (Ray tasks, :mod:`prescient.retrieval.ray_queries`; the same table).
+        ray: the Ray cluster and chunk size of the ``ray`` engine.
     """
 
     top_k: Annotated[int, Field(ge=1)]
@@ -81,6 +85,8 @@ class RetrievalSettings(Settings):
     fields: Annotated[tuple[Annotated[str, Field(min_length=1)], ...], Field(min_length=1)]
     bm25: BM25Params
     tokenizer: TokenizerSettings
+    engine: Literal["local", "ray"]
+    ray: RetrievalRay
 
 
 @dataclass(frozen=True)
@@ -325,31 +331,47 @@ class ArticleIndex:
             if "forecast_date" in questions.columns
             else [None] * len(questions)
         )
+        # Every query first (its window and the positions it never returns), then the
+        # hits of all of them from the configured engine, in the same order.
+        asked: list[tuple[str, str, VisibleWindow]] = []
+        queries: list[Query] = []
+        top_k = self.settings.top_k
+        for cutoff in rag_cutoffs:
+            label = format_rag_cutoff(cutoff)
+            for qid, text, res, fc, g in zip(
+                questions["question_id"],
+                questions["question"],
+                res_dates,
+                forecast,
+                gold,
+                strict=True,
+            ):
+                win = self.window(res, cutoff, fc)
+                excl = excluded_articles(g, self.settings.exclude_gold)
+                positions = tuple(self.position[a] for a in excl if a in self.position)
+                asked.append((str(qid), label, win))
+                queries.append(
+                    (self.tokenizer(str(text)), self.visible_count(win), top_k, positions)
+                )
         rows: dict[str, list[Any]] = {c: [] for c in RETRIEVAL_COLUMNS}
-        total = len(questions) * len(rag_cutoffs)
-        with tqdm(total=total, desc="retrieve", unit="query", disable=not progress) as bar:
-            for cutoff in rag_cutoffs:
-                label = format_rag_cutoff(cutoff)
-                for qid, text, res, fc, g in zip(
-                    questions["question_id"],
-                    questions["question"],
-                    res_dates,
-                    forecast,
-                    gold,
-                    strict=True,
-                ):
-                    win = self.window(res, cutoff, fc)
-                    excl = excluded_articles(g, self.settings.exclude_gold)
-                    for rank, hit in enumerate(self.search(str(text), win, exclude_ids=excl), 1):
-                        rows["question_id"].append(str(qid))
-                        rows["rag_cutoff"].append(label)
-                        rows["rank"].append(rank)
-                        rows["article_id"].append(hit.article_id)
-                        rows["score"].append(hit.score)
-                        rows["article_date"].append(hit.date)
-                        rows["window_end"].append(win.end)
-                    bar.update(1)
+        with tqdm(total=len(queries), desc="retrieve", unit="query", disable=not progress) as bar:
+            for (qid, label, win), hits in zip(asked, self._answers(queries), strict=True):
+                for rank, hit in enumerate(hits, 1):
+                    rows["question_id"].append(qid)
+                    rows["rag_cutoff"].append(label)
+                    rows["rank"].append(rank)
+                    rows["article_id"].append(str(self.article_ids[hit.doc]))
+                    rows["score"].append(hit.score)
+                    rows["article_date"].append(dates.as_date(self.article_dates[hit.doc]))
+                    rows["window_end"].append(win.end)
+                bar.update(1)
         return retrieval_frame(rows)
+
+    def _answers(self, queries: Sequence[Query]) -> Iterator[list[Hit]]:
+        if self.settings.engine == "ray" and queries:
+            yield from answer_on_ray(self.bm25, queries, self.settings.ray)
+        else:
+            yield from answer(self.bm25, queries)
 
     def gold_visibility(
         self,
