@@ -22,13 +22,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
 import logging
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -252,3 +253,27 @@ LOCAL = LocalLlamaProvider()
 LOCAL_EVAL = LlamaEvals(LocalLlamaProvider.GGUF, lambda: LOCAL.n_threads)
 """The process's scoring instance (logits kept; freed when a batch ends)."""
 atexit.register(LOCAL_EVAL.close)
+
+_POOLS: list[Any] = []
+
+
+def scoring() -> tuple[concurrent.futures.Executor, Any]:
+    """The executor and the scoring instance ``local/`` log-probability and answer
+    log-probability requests go to: :data:`LOCAL_EVAL` on its one thread, or the pool
+    :func:`scoring_pool` installed (:mod:`prescient.llm.llama_ray`)."""
+    if _POOLS:
+        pool = _POOLS[-1]
+        return pool.executor, pool
+    return LOCAL.executor(), LOCAL_EVAL
+
+
+@contextlib.contextmanager
+def scoring_pool(pool: Any) -> Iterator[Any]:
+    """Score on ``pool`` (an object with ``executor``, ``score`` and
+    ``answer_logprobs``, such as :class:`prescient.llm.llama_ray.RayScoringPool`) inside
+    the block."""
+    _POOLS.append(pool)
+    try:
+        yield pool
+    finally:
+        _POOLS.remove(pool)

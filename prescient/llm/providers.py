@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from prescient.llm.answer_logprobs import ANSWER_LOGPROBS, request_answers
 from prescient.llm.baselines import baseline_answer, baseline_answer_logprobs
-from prescient.llm.embedded import LOCAL, LOCAL_EVAL
+from prescient.llm.embedded import LOCAL, LOCAL_EVAL, scoring
 from prescient.llm.llama_machine import llama_provenance
 from prescient.llm.logprobs import LOGPROBS, DocScore, request_text
 from prescient.llm.routes import IN_PROCESS, Route
@@ -75,8 +75,9 @@ class InProcessTransport:
         text = request_text(call.messages)
         if provider == "local":
             loop = asyncio.get_running_loop()
+            executor, evals = scoring()
             score, provenance = await loop.run_in_executor(
-                LOCAL.executor(), LOCAL_EVAL.score, name, text, call.gen, call.options
+                executor, evals.score, name, text, call.gen, call.options
             )
             return _logprob_reply(score, {**llama_provenance(), **provenance})
         if provider == "scripted":
@@ -91,9 +92,10 @@ class InProcessTransport:
         answers = request_answers(call.gen)
         if provider == "local":
             loop = asyncio.get_running_loop()
+            executor, evals = scoring()
             got, provenance = await loop.run_in_executor(
-                LOCAL.executor(),
-                LOCAL_EVAL.answer_logprobs,
+                executor,
+                evals.answer_logprobs,
                 name,
                 call.messages,
                 answers,

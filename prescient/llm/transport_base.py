@@ -196,3 +196,6 @@ class ProviderError(Exception):
     def __init__(self, status_code: int, message: str) -> None:
         super().__init__(message)
         self.status_code = status_code
+
+    def __reduce__(self) -> tuple[Any, tuple[int, str]]:
+        return (type(self), (self.status_code, str(self)))

@@ -371,7 +371,8 @@ class ArticleIndex:
         if self.settings.engine == "ray" and queries:
             yield from answer_on_ray(self.bm25, queries, self.settings.ray)
         else:
-            yield from answer(self.bm25, queries)
+            for query in queries:  # one at a time, so the progress bar moves
+                yield from answer(self.bm25, [query])
 
     def gold_visibility(
         self,

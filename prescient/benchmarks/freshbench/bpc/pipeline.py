@@ -6,6 +6,7 @@ in the directory the stage names: articles and settings in, tables and metrics o
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -159,23 +160,41 @@ def run_bpc(
     skipped: list[dict[str, Any]] = []
     tally = _CallTally()
     options = {"n_ubatch": settings.local.n_ubatch}
-    for name in settings.models:
-        spec = registry[name]
-        reason = skip_reason(spec)
-        if reason is not None:
-            logger.warning("%s skipped: %s", name, reason)
-            skipped.append({"model": name, "what": "scoring", "reason": reason})
-            continue
-        path = Path(ledger_dir) / f"{name}.jsonl"
-        with Gateway(
-            registry, path, stage=STAGE, settings=llm, ledger=open_stage_ledger(path, cache_dir)
-        ) as gateway:
-            results = score_documents(gateway, spec, scored, method_params(spec, settings), options)
-            gateway.finish()
-            report = gateway.failure_report()
-        tally.add(name, report)
-        doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))
-        names.append(name)
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if settings.engine == "ray" and any(
+            registry[n].litellm_model.startswith("local/") for n in settings.models
+        ):
+            from prescient.llm.embedded import scoring_pool
+            from prescient.llm.llama_ray import RayScoringPool
+
+            pool = stack.enter_context(RayScoringPool(settings.ray))
+            stack.enter_context(scoring_pool(pool))
+        for name in settings.models:
+            spec = registry[name]
+            reason = skip_reason(spec)
+            if reason is not None:
+                logger.warning("%s skipped: %s", name, reason)
+                skipped.append({"model": name, "what": "scoring", "reason": reason})
+                continue
+            if pool is not None and spec.litellm_model.startswith("local/"):
+                # As many texts in flight as the pool has actors (not part of any key).
+                spec = spec.model_copy(update={"concurrency": pool.size})
+            path = Path(ledger_dir) / f"{name}.jsonl"
+            with Gateway(
+                {**registry, name: spec},
+                path,
+                stage=STAGE,
+                settings=llm,
+                ledger=open_stage_ledger(path, cache_dir),
+            ) as gateway:
+                params = method_params(spec, settings)
+                results = score_documents(gateway, spec, scored, params, options)
+                gateway.finish()
+                report = gateway.failure_report()
+            tally.add(name, report)
+            doc_frames.append(doc_rows(spec, sample.documents, results, settings.max_text_chars))
+            names.append(name)
     docs = (
         pd.concat(doc_frames, ignore_index=True)
         if doc_frames

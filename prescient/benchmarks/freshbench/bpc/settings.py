@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from prescient.llm.llama_ray import LlamaRay
 from prescient.llm.logprobs import Segmenting, SegmentingRule
 from prescient.settings import Day, Settings, WindowEnd
 
@@ -69,6 +70,8 @@ class BpcSettings(Settings):
     release: ReleaseSettings
     bootstrap: BootstrapSettings
     local: LocalSettings
+    engine: Literal["local", "ray"]
+    ray: LlamaRay
 
     @model_validator(mode="after")
     def _stride_fits(self) -> BpcSettings:
