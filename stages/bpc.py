@@ -20,8 +20,6 @@ import logging
 import sys
 from pathlib import Path
 
-import pandas as pd
-
 from prescient import io
 from prescient.benchmarks.freshbench.bpc.pipeline import run_bpc
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
@@ -50,7 +48,7 @@ def work(run: StageRun) -> int:
     llm = GatewaySettings.from_params(p)
     registry = load_registry(p)
     result = run_bpc(
-        pd.read_parquet(args.articles),
+        Path(args.articles),  # the drawn documents' texts only are read
         settings,
         registry,
         seed,

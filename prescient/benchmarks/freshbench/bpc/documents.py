@@ -15,10 +15,15 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
+from prescient import io
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.dates import is_missing, month_index, month_label, month_start, optional_date
 from prescient.seeds import derive_seed
@@ -92,19 +97,27 @@ class Sample:
     counts: dict[str, int]
 
 
-def sample_documents(articles: pd.DataFrame, settings: BpcSettings, seed: int) -> Sample:
+def sample_documents(
+    articles: pd.DataFrame,
+    settings: BpcSettings,
+    seed: int,
+    texts: Callable[[list[str]], Mapping[str, str]] | None = None,
+) -> Sample:
     """Filter, bucket and draw the documents (see the module docstring).
 
     Args:
         articles: the ingested corpus (``article_id``, ``date``, ``text``,
-            ``source_domain``).
+            ``source_domain``), or, with ``texts``, the same without ``text`` and with
+            ``text_chars``, each text's length in characters (:func:`read_for_sample`).
         settings: the ``bpc`` section.
         seed: ``base.seed``.
+        texts: the texts of the drawn documents by article id (None: from ``articles``).
 
     Raises:
         ValueError: a required column is missing or an article id repeats.
     """
-    missing = {"article_id", "date", "text", "source_domain"} - set(articles.columns)
+    length = "text" if texts is None else "text_chars"
+    missing = {"article_id", "date", length, "source_domain"} - set(articles.columns)
     if missing:
         raise ValueError(f"articles lack column(s) {sorted(missing)}: run the ingest stage")
     dupes = articles["article_id"][articles["article_id"].duplicated()]
@@ -114,9 +127,13 @@ def sample_documents(articles: pd.DataFrame, settings: BpcSettings, seed: int) -
     counts: Counter[str] = Counter(articles=len(articles))
     keep: list[dict[str, object]] = []
     domains = set(settings.source_domains) if settings.source_domains is not None else None
-    for row in articles[["article_id", "date", "text", "source_domain"]].itertuples(index=False):
+    for row in articles[["article_id", "date", length, "source_domain"]].itertuples(index=False):
         day = optional_date(row.date)
-        text = "" if is_missing(row.text) else str(row.text)
+        n_chars = (
+            int(row.text_chars)  # type: ignore[arg-type]
+            if texts is not None
+            else (0 if is_missing(row.text) else len(str(row.text)))
+        )
         source = "" if is_missing(row.source_domain) else str(row.source_domain)
         if day is None:
             counts["no_date"] += 1
@@ -126,19 +143,25 @@ def sample_documents(articles: pd.DataFrame, settings: BpcSettings, seed: int) -
             counts["outside_dates"] += 1
         elif domains is not None and source not in domains:
             counts["other_source"] += 1
-        elif len(text) < settings.min_chars:
+        elif n_chars < settings.min_chars:
             counts["too_short"] += 1
         else:
-            keep.append(
-                {
-                    "article_id": str(row.article_id),
-                    "date": day,
-                    "source_domain": source,
-                    "text": text,
-                }
-            )
+            keep.append({"article_id": str(row.article_id), "date": day, "source_domain": source})
     buckets = _buckets(keep, settings)
     drawn = _draw(keep, buckets, settings, seed)
+    ids = drawn["article_id"].astype(str).tolist()
+    if ids:  # only the drawn documents' texts are read
+        if texts is None:
+            wanted = set(ids)
+            found: Mapping[str, Any] = {
+                str(a): t
+                for a, t in zip(articles["article_id"], articles["text"], strict=True)
+                if str(a) in wanted
+            }
+        else:
+            found = texts(ids)
+        text = ["" if is_missing(found.get(a)) else str(found[a]) for a in ids]
+        drawn = drawn.assign(text=pd.Series(text, index=drawn.index))[list(SAMPLE_COLUMNS)]
     counts["drawn"] = len(drawn)
     counts["not_drawn"] = len(keep) - len(drawn)
     reasons = ("no_date", "outside_dates", "other_source", "too_short", "not_drawn", "drawn")
@@ -173,4 +196,28 @@ def _draw(
     df = pd.DataFrame(rows).sort_values(["bucket_index", "_key", "article_id"], kind="stable")
     df["sample_rank"] = df.groupby("bucket_index").cumcount() + 1
     df = df[df["sample_rank"] <= settings.docs_per_bucket]
-    return df[list(SAMPLE_COLUMNS)].reset_index(drop=True)
+    return df[[c for c in SAMPLE_COLUMNS if c != "text"]].reset_index(drop=True)
+
+
+SAMPLE_READS = ("article_id", "date", "source_domain")
+"""The article columns the sample is drawn from (with each text's length)."""
+
+
+def read_for_sample(path: str | Path) -> tuple[pd.DataFrame, Callable[[list[str]], dict[str, str]]]:
+    """An article table on disk as :func:`sample_documents` takes it without holding the
+    texts: :data:`SAMPLE_READS` and ``text_chars`` (read a row group at a time), and a
+    function reading the drawn documents' texts back by id."""
+    import pyarrow.compute as pc
+
+    parts = []
+    for part in io.parquet_parts(path, [*SAMPLE_READS, "text"]):
+        text = pa.array(part["text"], type=pa.large_string())
+        chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False)
+        parts.append(part.drop(columns=["text"]).assign(text_chars=chars))
+    frame = pd.concat(parts, ignore_index=True)
+
+    def texts(ids: list[str]) -> dict[str, str]:
+        rows = io.read_parquet_where(path, "article_id", ids)
+        return dict(zip(rows["article_id"].astype(str), rows["text"], strict=True))
+
+    return frame, texts

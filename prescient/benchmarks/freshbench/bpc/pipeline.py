@@ -21,7 +21,11 @@ import pandas as pd
 
 from prescient import io
 from prescient.benchmarks.freshbench.bpc import tables
-from prescient.benchmarks.freshbench.bpc.documents import Sample, sample_documents
+from prescient.benchmarks.freshbench.bpc.documents import (
+    Sample,
+    read_for_sample,
+    sample_documents,
+)
 from prescient.benchmarks.freshbench.bpc.run import STAGE, DocResult, score_documents
 from prescient.benchmarks.freshbench.bpc.scorers import method_params, skip_reason
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
@@ -119,7 +123,7 @@ class _CallTally:
 
 
 def run_bpc(
-    articles: pd.DataFrame,
+    articles: pd.DataFrame | str | Path,
     settings: BpcSettings,
     registry: Mapping[str, ModelSpec],
     seed: int,
@@ -130,7 +134,8 @@ def run_bpc(
     """Score the sample under every model of ``bpc.models`` and build the tables.
 
     Args:
-        articles: the ingested corpus.
+        articles: the ingested corpus, as a frame or as its parquet file (then only the
+            drawn documents' texts are ever held, :func:`read_for_sample`).
         settings: the ``bpc`` section.
         registry: the model registry (``params.models``).
         seed: ``base.seed``.
@@ -144,7 +149,11 @@ def run_bpc(
         ScorerConfigError: a model cannot be used as configured (nothing is scored).
     """
     check_models(settings, registry)
-    sample = sample_documents(articles, settings, seed)
+    if isinstance(articles, pd.DataFrame):
+        sample = sample_documents(articles, settings, seed)
+    else:
+        table, texts = read_for_sample(articles)
+        sample = sample_documents(table, settings, seed, texts)
     logger.info(
         "%d documents drawn in %d buckets of %d months (%s)",
         sample.counts["drawn"],

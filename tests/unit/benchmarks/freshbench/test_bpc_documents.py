@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from prescient.benchmarks.freshbench.bpc.documents import bucket_of, bucket_range, sample_documents
+from prescient.benchmarks.freshbench.bpc.documents import (
+    bucket_of,
+    bucket_range,
+    read_for_sample,
+    sample_documents,
+)
 from prescient.benchmarks.freshbench.bpc.scorers import method_params, skip_reason
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.llm.registry import ModelSpec, load_registry
@@ -162,3 +170,21 @@ def test_ledger_key_params_follow_the_method() -> None:
     assert method_params(registry["smollm2_135m"], stride)["stride_tokens"] == 16
     server = method_params(registry["local_openai_server"], settings)
     assert server["scorer"] == "completions_echo" and server["echo"] is True
+
+
+def test_the_sample_drawn_from_the_file_is_the_sample_of_the_frame(tmp_path: Path) -> None:
+    articles = _articles({"2024-01-10": 7, "2024-02-20": 3, "2024-05-01": 4, "2024-07-01": 5})
+    articles.loc[0, "text"] = "too short"
+    articles.loc[3, "text"] = None
+    articles.loc[5, "text"] = "é" * 120  # 120 characters in 240 bytes: long enough
+    articles.loc[6, "text"] = "é" * 90  # 180 bytes, but 90 characters: too short
+    path = tmp_path / "articles.parquet"
+    pq.write_table(pa.Table.from_pandas(articles, preserve_index=False), path, row_group_size=4)
+    settings = _settings("bpc.docs_per_bucket=3", "bpc.min_chars=100")
+    whole = sample_documents(articles, settings, SEED)
+    table, texts = read_for_sample(path)
+    assert "text" not in table.columns
+    streamed = sample_documents(table, settings, SEED, texts)
+    pd.testing.assert_frame_equal(streamed.documents, whole.documents)
+    assert streamed.counts == whole.counts and streamed.counts["too_short"] == 3
+    assert streamed.buckets == whole.buckets
