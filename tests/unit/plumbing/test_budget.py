@@ -25,6 +25,7 @@ PAPER = {
     ("select", "min_samples"): 3,
     ("openforecast", "samples", "distractor_fallback"): None,
     ("analysis", "anderson_schooler", "window_days"): 100,
+    ("crawl", "max_files"): None,  # every file of the window, not a trial
 }
 
 
@@ -87,3 +88,16 @@ def test_loading_params_logs_the_budget(caplog: pytest.LogCaptureFixture) -> Non
     with caplog.at_level(logging.INFO, logger="prescient.plumbing.params"):
         params.load(ROOT / "params.yaml")
     assert any(r.getMessage().startswith("budget demo: ") for r in caplog.records)
+
+
+def test_no_default_outside_the_demo_budget_is_labelled_a_demo_value() -> None:
+    """A value the demo needs lives in conf/budget/demo.yaml, not in a default that every
+    corpus reads with a note saying it is the demo's."""
+    labelled = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "conf").rglob("*.yaml"))
+        if path.parent.name != "budget" and path.name != "demo.yaml"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "DEMO BUDGET" in line and line.lstrip().startswith("#")
+    ]
+    assert labelled == []
