@@ -262,6 +262,27 @@ def read_parquet_where(
     return out
 
 
+class TablesOnDisk(Mapping[str, pd.DataFrame]):
+    """Parquet tables by name, read when asked for; only the last one read is kept, so a
+    caller that takes them in turn holds one at a time."""
+
+    def __init__(self, paths: Mapping[str, str | os.PathLike[str]]) -> None:
+        self.paths = dict(paths)
+        self._last: tuple[str, pd.DataFrame] | None = None
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if self._last is None or self._last[0] != name:
+            self._last = None  # let the previous table go before reading the next
+            self._last = (name, pd.read_parquet(self.paths[name]))
+        return self._last[1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
 def parquet_checksum(path: str | os.PathLike[str]) -> str:
     """:func:`frame_checksum` of the table in a Parquet file, read one row group at a
     time (a corpus need not fit in memory to be identified)."""

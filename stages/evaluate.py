@@ -100,7 +100,8 @@ def work(run: StageRun) -> int:
         logger.info(
             "%s answers a sample of %d questions (eval.max_questions)", args.model, len(questions)
         )
-    contexts = {name: pd.read_parquet(path) for name, path in tables.items()}
+    # One setting's context table in memory at a time (settings are answered in turn).
+    contexts = io.TablesOnDisk(tables)
     with gateway:
         predictions = run_model(
             gateway,

@@ -56,3 +56,17 @@ def test_rows_are_read_by_their_key_across_row_groups(tmp_path: Path) -> None:
     assert got["text"].tolist() == ["text 1", "text 7"]
     none = io.read_parquet_where(path, "id", [])
     assert len(none) == 0 and list(none.columns) == ["id", "date", "text"]
+
+
+def test_tables_on_disk_hold_the_last_table_read(tmp_path: Path) -> None:
+    paths = {}
+    for name, start in (("a", 0), ("b", 10)):
+        paths[name] = tmp_path / f"{name}.parquet"
+        frame(start, 3).to_parquet(paths[name], index=False)
+    tables = io.TablesOnDisk(paths)
+    assert list(tables) == ["a", "b"] and len(tables) == 2 and "a" in tables
+    first = tables["a"]
+    assert tables["a"] is first  # asked again in turn: not read again
+    assert tables["b"]["id"].tolist() == ["a10", "a11", "a12"]
+    assert tables["a"] is not first  # read again once another was read
+    pd.testing.assert_frame_equal(tables["a"], first)
