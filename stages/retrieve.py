@@ -6,7 +6,9 @@ sample size), ``retrieval`` (index, truncation, the visibility gap) and
 
 Inputs: ``--questions``, the directory where stage ``questions`` wrote one normalised
 table per source (``<name>.parquet``; tables of sources no longer configured are
-ignored), and the ingested articles.
+ignored), and the ingested articles, read from their file: ids, dates and URLs, then the
+texts streamed into the index a row group at a time and, afterwards, those of the
+articles a context shows (the corpus is never held).
 
 Outputs:
 - ``--questions-out``: the evaluated question table, the one question table every later
@@ -21,7 +23,9 @@ Outputs:
   included), the visibility rule, retrieval and context summaries.
 
 A retrieved article outside its question's visibility window stops the stage with exit
-4 (:mod:`prescient.plumbing.stage`) before anything is written.
+4 (:mod:`prescient.plumbing.stage`) before anything is written. ``retrieval.engine: ray``
+answers the queries in Ray tasks (:mod:`prescient.retrieval.ray_queries`), with the same
+tables.
 """
 
 from __future__ import annotations
