@@ -212,20 +212,44 @@ RUN_FIELDS = (
 """The run log's counts that :func:`run_totals` adds up."""
 
 
-def read_runs(path: str | Path) -> list[dict[str, Any]]:
-    """The run log's lines (:data:`prescient.llm.store.RUN_LOG`); unreadable lines skipped."""
+def read_runs(path: str | Path, skipped: list[str] | None = None) -> list[dict[str, Any]]:
+    """The run log's lines (:data:`prescient.llm.store.RUN_LOG`).
+
+    A line that is not a run (not JSON, invalid UTF-8, nested too deeply, not an object,
+    or a count of :data:`RUN_FIELDS` that is not a number) is skipped, and named in
+    ``skipped`` (``line N: why``) when a list is given; the others are read as they are.
+    """
     out: list[dict[str, Any]] = []
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         return out
-    for line in raw.splitlines():
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        why = None
         try:
             obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
+        except RecursionError:
+            why = "nested too deeply"
+        except ValueError as exc:  # bad JSON, invalid UTF-8 (UnicodeDecodeError)
+            why = f"not JSON ({type(exc).__name__})"
+        else:
+            if not isinstance(obj, dict):
+                why = f"a JSON {type(obj).__name__}, not an object"
+            else:
+                bad = [
+                    f
+                    for f in RUN_FIELDS
+                    if obj.get(f) is not None
+                    and (isinstance(obj[f], bool) or not isinstance(obj[f], int | float))
+                ]
+                if bad:
+                    why = f"{', '.join(bad)} not a number"
+        if why is None:
             out.append(obj)
+        elif skipped is not None:
+            skipped.append(f"line {number}: {why}")
     return out
 
 
@@ -254,7 +278,10 @@ def _runs(args: argparse.Namespace) -> int:
     if path is None:
         print("not a DVC project (no .dvc here): pass --log", file=sys.stderr)
         return 2
-    runs = read_runs(path)
+    skipped: list[str] = []
+    runs = read_runs(path, skipped)
+    for line in skipped:
+        print(f"{path}: {line}; skipped", file=sys.stderr)
     for run in runs[-args.last :] if args.last else []:
         experiment = f"  experiment {run['experiment']}" if run.get("experiment") else ""
         print(

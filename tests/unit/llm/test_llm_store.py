@@ -20,6 +20,7 @@ from prescient.llm.store import (
     store_path,
 )
 from prescient.llm.types import LLMRequest
+from prescient.plumbing.cli import main as cli_main
 from prescient.plumbing.llm_cli import read_runs, run_totals
 from prescient.plumbing.locations import dvc_cache_dir
 from tests.support.llm import llm_settings, model_spec
@@ -278,3 +279,31 @@ def test_the_estimate_counts_only_what_is_not_answered_by_hand(tmp_path: Path) -
     with gw:
         local_only = estimate(gw, [LLMRequest("local", fresh)])
     assert local_only.max_cost_usd is None and "nothing to pay" in local_only.describe()
+
+
+def test_the_run_log_reader_skips_and_names_any_line_that_is_not_a_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = {"stage": "s", "sent": 2, "served": 1, "cost_usd": 0.5}
+    lines = [
+        json.dumps(good).encode(),
+        b"",
+        b"[" * 100_000 + b"]" * 100_000,  # deep nesting
+        b'{"stage": "s", "sent": 1, "bad": "\xff"}',  # invalid UTF-8
+        b"[1, 2]",
+        b'{"stage": "s", "sent": "three"}',  # a count that is not a number
+        b'{"stage": "s", "sent": true}',
+        b'{"stage": "s", "sent": 1, "prompt_tokens"',  # torn
+        json.dumps({**good, "sent": 1}).encode(),
+    ]
+    log = tmp_path / "runs.jsonl"
+    log.write_bytes(b"\n".join(lines) + b"\n")
+    skipped: list[str] = []
+    runs = read_runs(log, skipped)
+    assert [r["sent"] for r in runs] == [2, 1]
+    assert [s.split(":")[0] for s in skipped] == [f"line {n}" for n in (3, 4, 5, 6, 7, 8)]
+    assert "nested too deeply" in skipped[0] and "not a number" in skipped[3]
+    assert run_totals(runs)["s"]["sent"] == 3
+    assert cli_main(["ledger", "runs", "--log", str(log)]) == 0
+    err = capsys.readouterr().err
+    assert "line 3: nested too deeply; skipped" in err and err.count("skipped") == 6
