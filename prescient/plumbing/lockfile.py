@@ -21,13 +21,16 @@ shorter record of the same stages, and DVC re-runs the stages it no longer match
 lock that does not end with a newline is reported as torn (DVC's dump always ends one).
 
 ``python -m prescient lock check`` exits 1 on a torn lock and prints the fix;
-``python -m prescient lock repair`` restores it. :mod:`prescient.plumbing.dvc_atomic` makes the
+``python -m prescient lock repair`` restores it. Both cover every lock of the project: its
+own ``dvc.lock`` and that of each pipeline below it (:func:`lock_paths`, e.g. the crawl's
+``pipelines/crawl/dvc.lock``). :mod:`prescient.plumbing.dvc_atomic` makes the
 writes the project's own ``dvc`` runs do atomic, so they cannot tear the file.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,9 +99,30 @@ def problem_with(text: str) -> tuple[str | None, int]:
     return None, len(data.get("stages") or {})
 
 
-def check(root: Path) -> LockState:
-    """The state of ``root/dvc.lock`` (an absent lock is not torn: DVC creates one)."""
-    path = root / LOCK_NAME
+_NOT_PROJECT_DIRS = frozenset({".venv", "venv", "node_modules", "__pycache__"})
+
+
+def lock_paths(root: Path) -> list[Path]:
+    """Every ``dvc.lock`` of the project at ``root``: its own, then the one beside each
+    ``dvc.yaml`` below it (a pipeline of its own, e.g. ``pipelines/crawl/``), whether
+    DVC has written it yet or not. Hidden directories and environments are not searched."""
+    found = [root / LOCK_NAME]
+    for here, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _NOT_PROJECT_DIRS)
+        if "dvc.yaml" in files and Path(here) != root:
+            found.append(Path(here) / LOCK_NAME)
+    return found
+
+
+def check_all(root: Path) -> list[LockState]:
+    """:func:`check` of every lock of :func:`lock_paths`."""
+    return [check(root, path) for path in lock_paths(root)]
+
+
+def check(root: Path, path: Path | None = None) -> LockState:
+    """The state of the lock ``path`` (default ``root/dvc.lock``; an absent lock is not
+    torn: DVC creates one)."""
+    path = root / LOCK_NAME if path is None else path
     if not path.exists():
         return LockState(path, False, None, 0)
     try:
@@ -128,11 +152,13 @@ def _git_show(root: Path, spec: str) -> str | None:
         return None
 
 
-def committed_lock(root: Path) -> tuple[str, str] | None:
-    """(where, text) of the version git holds that DVC can use: the staged lock when it
-    is valid and differs from ``HEAD``'s, else ``HEAD``'s; None when neither is usable."""
-    head = _git_show(root, f"HEAD:./{LOCK_NAME}")  # ./: relative to root, not to git's top
-    staged = _git_show(root, f":./{LOCK_NAME}")
+def committed_lock(root: Path, path: Path | None = None) -> tuple[str, str] | None:
+    """(where, text) of the version git holds of the lock ``path`` (default
+    ``root/dvc.lock``) that DVC can use: the staged one when it is valid and differs from
+    ``HEAD``'s, else ``HEAD``'s; None when neither is usable."""
+    rel = (root / LOCK_NAME if path is None else path).relative_to(root).as_posix()
+    head = _git_show(root, f"HEAD:./{rel}")  # ./: relative to root, not to git's top
+    staged = _git_show(root, f":./{rel}")
     for where, text in (("the git index", staged), ("HEAD", head)):
         if text is not None and problem_with(text)[0] is None:
             if where == "the git index" and text == head:
@@ -141,8 +167,32 @@ def committed_lock(root: Path) -> tuple[str, str] | None:
     return None
 
 
-def repair(root: Path) -> str | None:
-    """Restore a torn ``dvc.lock`` from git; leave a usable one untouched.
+def repair_all(root: Path) -> list[tuple[Path, str]]:
+    """:func:`repair` every lock of :func:`lock_paths`; the locks restored, each with
+    where its version came from.
+
+    Raises:
+        LockError: a torn lock git has no usable version of (the others are repaired
+            first; the message names each such lock and its fix).
+    """
+    restored: list[tuple[Path, str]] = []
+    errors: list[str] = []
+    for path in lock_paths(root):
+        try:
+            where = repair(root, path)
+        except LockError as exc:
+            errors.append(str(exc))
+            continue
+        if where is not None:
+            restored.append((path, where))
+    if errors:
+        raise LockError("; ".join(errors))
+    return restored
+
+
+def repair(root: Path, path: Path | None = None) -> str | None:
+    """Restore a torn lock (``path``, default ``root/dvc.lock``) from git; leave a usable
+    one untouched.
 
     Returns:
         Where the restored lock came from (``HEAD``, ``the git index``), None when the
@@ -152,10 +202,10 @@ def repair(root: Path) -> str | None:
         LockError: the lock is torn and git has no usable version of it; the message
             says how to start it afresh.
     """
-    state = check(root)
+    state = check(root, path)
     if not state.torn:
         return None
-    found = committed_lock(root)
+    found = committed_lock(root, state.path)
     if found is None:
         raise LockError(
             f"{state.path}: {state.problem}, and git has no committed {LOCK_NAME} to restore. "

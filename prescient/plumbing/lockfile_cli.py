@@ -1,5 +1,7 @@
 """``prescient lock check|repair``: find a torn ``dvc.lock`` and restore it from git.
 
+Every lock of the project is covered: its own and each pipeline's below it.
+
 ``check`` exits 0 when DVC can use the lock (or there is none yet) and 1 when it is torn,
 printing the fix; ``repair`` restores a torn lock from git (:mod:`prescient.plumbing.lockfile`)
 and exits 0, or exits 1 with the fix when git has no usable version of it.
@@ -11,31 +13,32 @@ import argparse
 import logging
 from pathlib import Path
 
-from prescient.plumbing.lockfile import LockError, check, repair
+from prescient.plumbing.lockfile import LockError, check_all, repair_all
 
 logger = logging.getLogger(__name__)
 
 
 def _check(args: argparse.Namespace) -> int:
-    state = check(Path(args.root))
-    if state.torn:
-        logger.error("%s is torn: %s. Fix: %s", state.path, state.problem, state.fix())
-        return 1
-    if state.stages:
-        logger.info("%s is whole (%d stages)", state.path, state.stages)
-    else:
-        logger.info("%s: no lock yet (DVC writes one on the first `dvc repro`)", state.path)
-    return 0
+    torn = 0
+    for state in check_all(Path(args.root)):
+        if state.torn:
+            torn += 1
+            logger.error("%s is torn: %s. Fix: %s", state.path, state.problem, state.fix())
+        elif state.stages:
+            logger.info("%s is whole (%d stages)", state.path, state.stages)
+        else:
+            logger.info("%s: no lock yet (DVC writes one on the first `dvc repro`)", state.path)
+    return 1 if torn else 0
 
 
 def _repair(args: argparse.Namespace) -> int:
     try:
-        where = repair(Path(args.root))
+        restored = repair_all(Path(args.root))
     except LockError as exc:
         logger.error("%s", exc)
         return 1
-    if where is None:
-        logger.info("%s is not torn; nothing to repair", check(Path(args.root)).path)
+    if not restored:
+        logger.info("no lock of %s is torn; nothing to repair", Path(args.root).resolve())
     return 0
 
 
@@ -43,8 +46,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("lock", help="check dvc.lock, or restore a torn one from git")
     psub = p.add_subparsers(dest="lock_command", required=True)
     for name, func, text in (
-        ("check", _check, "exit 1 when dvc.lock is torn (empty, cut, not a DVC lock)"),
-        ("repair", _repair, "restore a torn dvc.lock from git (the index or HEAD)"),
+        ("check", _check, "exit 1 when a dvc.lock is torn (empty, cut, not a DVC lock)"),
+        ("repair", _repair, "restore every torn dvc.lock from git (the index or HEAD)"),
     ):
         c = psub.add_parser(name, help=text)
         c.add_argument("--root", default=".", help="project root (default: .)")

@@ -35,7 +35,7 @@ from prescient.dates import parse_day
 from prescient.llm.store import run_log_path
 from prescient.plumbing import params
 from prescient.plumbing.locations import dvc_cache_dir
-from prescient.plumbing.lockfile import LockError, check, repair
+from prescient.plumbing.lockfile import LockError, check_all, repair_all
 from prescient.plumbing.update import (
     UpdateError,
     calls_sent,
@@ -65,9 +65,9 @@ def _dvc_atomic() -> list[str]:
 
 
 def _repair_lock(root: Path) -> bool:
-    """Restore a torn dvc.lock from git; False (logged with the fix) when it cannot."""
+    """Restore every torn dvc.lock from git; False (logged with the fix) when one cannot be."""
     try:
-        repair(root)
+        repair_all(root)
     except LockError as exc:
         logger.error("%s", exc)
         return False
@@ -90,16 +90,17 @@ def _update(args: argparse.Namespace) -> int:
     params.compose_to_file(root)
     rc = subprocess.run([*_dvc_atomic(), "repro", *args.target], cwd=root, check=False).returncode
     if rc:
-        lock = check(root)
+        torn = [lock for lock in check_all(root) if lock.torn]
         logger.error(
             "dvc repro failed (exit %d); base.through stays %s: run the update again to "
             "finish (completed work and model replies are kept)%s",
             rc,
             day,
-            f"; {lock.path} is torn ({lock.problem}): the update restores it from git, "
-            f"or {lock.fix()}"
-            if lock.torn
-            else "",
+            "".join(
+                f"; {lock.path} is torn ({lock.problem}): the update restores it from git, "
+                f"or {lock.fix()}"
+                for lock in torn
+            ),
         )
         return rc
     try:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from prescient.plumbing.lockfile import check
+from prescient.plumbing.lockfile import check, lock_paths
 from tests.conftest import ROOT
 
 BIN = Path(sys.executable).parent
@@ -165,3 +165,35 @@ def test_a_staged_lock_newer_than_head_is_the_one_restored(tmp_path: Path) -> No
     assert "restored the version of the git index" in repaired.stderr
     assert (root / "dvc.lock").read_bytes() == staged
     assert run(root, "dvc", "status", "-q").returncode == 0  # nothing to re-run
+
+
+def test_check_and_repair_cover_every_pipeline_s_lock(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    scratch(root, git=True)
+    sub = root / "pipelines" / "side"
+    sub.mkdir(parents=True)
+    stage = {
+        "cmd": "python -c \"import shutil; shutil.copyfile('../../src.parquet', 'side.parquet')\"",
+        "deps": ["../../src.parquet"],
+        "outs": ["side.parquet"],
+    }
+    (sub / "dvc.yaml").write_text(yaml.safe_dump({"stages": {"side": stage}}))
+    assert run(root, "dvc", "repro", "-q", "pipelines/side/dvc.yaml").returncode == 0
+    assert run(root, "git", "add", "-A").returncode == 0
+    assert run(root, *GIT, "commit", "-q", "-m", "side pipeline").returncode == 0
+    side_lock = sub / "dvc.lock"
+    committed = side_lock.read_bytes()
+    assert [p.relative_to(root).as_posix() for p in lock_paths(root)] == [
+        "dvc.lock",
+        "pipelines/side/dvc.lock",
+    ]
+    tear(side_lock)
+    assert check(root).torn is False  # the root lock is whole
+    checked = prescient(root, "lock", "check")
+    assert checked.returncode == 1
+    assert "pipelines/side/dvc.lock is torn" in checked.stderr
+    repaired = prescient(root, "lock", "repair")
+    assert repaired.returncode == 0, repaired.stderr
+    assert side_lock.read_bytes() == committed
+    assert prescient(root, "lock", "check").returncode == 0
+    assert run(root, "dvc", "status", "-q", "pipelines/side/dvc.yaml").returncode == 0
