@@ -60,7 +60,13 @@ from prescient.llm.progress import GatewayStats, Progress
 from prescient.llm.registry import ModelConfigError, ModelRegistry, ModelSpec
 from prescient.llm.retry import RetryPolicy
 from prescient.llm.scrub import Scrubber
-from prescient.llm.sending import Outcome, attempts, ledger_entry, result_from_entry
+from prescient.llm.sending import (
+    Outcome,
+    attempts,
+    ledger_entry,
+    request_audit,
+    result_from_entry,
+)
 from prescient.llm.settings import GatewaySettings
 from prescient.llm.store import CacheDir, StageLedger, finish_ledger, open_stage_ledger
 from prescient.llm.transports import TransportSet, refusal
@@ -279,7 +285,10 @@ class Gateway:
         # What the ledger answers is answered here, without a task; the other requests
         # wait in their lane (a model's requests; None: those of a batch job).
         lanes: dict[Lane | None, collections.deque[int]] = {}
+        note = getattr(self.cache.ledger, "note_request", None)
         for i, (req, spec, _, key) in enumerate(planned):
+            if note is not None:  # a stage ledger's snapshot names this run's askers
+                note(key, request_audit(self.stage, req, spec))
             if route.takes(key):
                 lanes.setdefault(None, collections.deque()).append(i)
                 continue

@@ -109,6 +109,19 @@ async def attempts(
     return Outcome(None, error, attempt, None)
 
 
+def request_audit(stage: str, req: LLMRequest, spec: ModelSpec) -> dict[str, Any]:
+    """The fields of a ledger entry that describe who asked, not what was asked or
+    answered: the stage, the registry name, the template and the audit tags (none is
+    part of the key; :func:`ledger_entry` writes the same values)."""
+    return {
+        "stage": stage,
+        "model": spec.name,
+        "template": req.template,
+        "template_version": req.template_version,
+        "tags": dict(req.tags),
+    }
+
+
 def ledger_entry(
     stage: str,
     clock: Clock,

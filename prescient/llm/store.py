@@ -139,6 +139,8 @@ class StageLedger:
         # appended here is kept as the line the store got. Lines, not entries: a third of
         # the memory, and nothing the garbage collector scans.
         self._used: dict[str, tuple[bytes, bool, bool]] = {}
+        # By key, who asked for it first in this run (see note_request).
+        self._asked: dict[str, dict[str, Any]] = {}
         self.imported = 0
 
     @property
@@ -211,6 +213,16 @@ class StageLedger:
         self._remember(entry, line)
         return line
 
+    def note_request(self, key: str, audit: Mapping[str, Any]) -> None:
+        """Record who asks for ``key`` in this run (stage, model name, template, tags:
+        :func:`prescient.llm.sending.request_audit`); the first request of the run wins.
+
+        The snapshot writes these fields over those of the entry it keeps, so its bytes
+        depend on the requests the stage sent and their answers, not on which run first
+        wrote an entry: a workspace whose store holds an answer written under older tags
+        and a fresh clone write the same snapshot."""
+        self._asked.setdefault(key, dict(audit))
+
     def used(self) -> list[dict[str, Any]]:
         """The entries the stage used so far, one per key, sorted by key."""
         return [entry_of_line(self._used[k][0]) for k in sorted(self._used)]
@@ -220,12 +232,24 @@ class StageLedger:
 
         Each is written as the ledger writer writes it (:func:`write_entries`): an
         appended entry is its line in the store, one served from a ledger is rewritten
-        from the line it was read from.
+        from the line it was read from; either with the fields of who asked for it in
+        this run (:meth:`note_request`) where they differ.
         """
         lines = []
         for key in sorted(self._used):
             line, as_written, _ = self._used[key]
-            lines.append(line if as_written else entry_line(entry_of_line(line)))
+            asked = self._asked.get(key)
+            entry = None
+            if asked is not None:
+                entry = entry_of_line(line)
+                if all(entry.get(f) == v for f, v in asked.items()):
+                    entry = None  # already this run's askers
+                else:
+                    entry.update(asked)
+            if entry is not None:
+                lines.append(entry_line(entry))
+            else:
+                lines.append(line if as_written else entry_line(entry_of_line(line)))
         write_lines(self.snapshot_path, lines)
         return len(lines)
 

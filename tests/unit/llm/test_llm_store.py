@@ -307,3 +307,41 @@ def test_the_run_log_reader_skips_and_names_any_line_that_is_not_a_run(
     assert cli_main(["ledger", "runs", "--log", str(log)]) == 0
     err = capsys.readouterr().err
     assert "line 3: nested too deeply; skipped" in err and err.count("skipped") == 6
+
+
+def test_a_snapshot_names_this_run_s_askers_whoever_wrote_the_answer_first(
+    tmp_path: Path,
+) -> None:
+    def requests(tag: str) -> list[LLMRequest]:
+        return [
+            LLMRequest(
+                "m",
+                [{"role": "user", "content": f"q{i % 3}"}],  # q0 is asked twice
+                template=f"t-{tag}",
+                tags={"setting": tag, "i": str(i)},
+            )
+            for i in range(4)
+        ]
+
+    def snapshot(root: Path, *runs: str) -> bytes:
+        ledger = root / "data/llm/t.jsonl"
+        for tag in runs:
+            ledger.unlink(missing_ok=True)  # as DVC restores an older snapshot
+            with _gateway(root, ledger) as gw:
+                gw.complete_many(requests(tag))
+                gw.finish()
+        return ledger.read_bytes()
+
+    # History: the store got its answers under the old tags; a fresh clone never saw them.
+    with_history = snapshot(project(tmp_path / "old"), "old", "new")
+    fresh = snapshot(project(tmp_path / "fresh"), "new")
+    assert with_history == fresh
+    entries = {e["messages"][0]["content"]: e for e in map(json.loads, fresh.splitlines())}
+    assert entries["q0"]["tags"] == {"setting": "new", "i": "0"}  # the first asker of q0
+    assert entries["q1"]["template"] == "t-new"
+    store = tmp_path / "old/.dvc/cache/prescient/responses/data/llm/t.jsonl"
+    assert {e["tags"]["setting"] for e in read_entries(store)} == {"old"}  # answers kept
+    # What the gateway writes of an asker is what the snapshot writes over: a fresh
+    # clone's snapshot is its store's lines as they were appended.
+    fresh_store = tmp_path / "fresh/.dvc/cache/prescient/responses/data/llm/t.jsonl"
+    assert sorted(fresh.splitlines()) == sorted(fresh_store.read_bytes().splitlines())
