@@ -20,9 +20,10 @@ paid for again. So answers live in two places, with different jobs:
   removes files named by a content hash.
 - **The stage's ledger** is a snapshot: exactly the entries the stage's outputs came
   from (each request's answer, or its recorded failure), one per key, sorted by key,
-  written when the stage's work is done. It is what DVC pins in ``dvc.lock``, pushes
+  written when the stage's work is done, each entry naming who asked for it in this
+  run (:meth:`StageLedger.note_request`). It is what DVC pins in ``dvc.lock``, pushes
   and pulls, and what every number traces back to; it holds no history, so the same
-  results give the same bytes on every machine.
+  requests and answers give the same bytes on every machine.
 
 A request is answered by the stage's ledger first (the answers its current outputs
 came from, also when they were pulled from a peer: a rerun reproduces them exactly),
