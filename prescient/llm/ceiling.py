@@ -3,8 +3,9 @@
 A gateway with a ceiling admits a request only when the request's worst case still fits:
 what the gateway has spent so far, plus the worst cases of the requests it has sent
 and not yet heard back from, plus this request's worst case, must not pass the ceiling.
-A request's worst case is its prompt tokens (the conservative estimate of
-:func:`prescient.llm.fit.estimate_tokens`) and its ``max_tokens`` at the model's price:
+A request's worst case is its prompt tokens (an upper bound, one token per UTF-8 byte
+plus the template's markers: :func:`prescient.llm.fit.bound_tokens`) and its
+``max_tokens`` at the model's price:
 the entry's ``price`` when it has one, else litellm's price table
 (:mod:`prescient.llm.prices`); the Batch API's rates for requests sent as a batch. The
 check runs once the request holds its concurrency slot, just before it is sent, so the
@@ -19,7 +20,11 @@ whatever ``llm.max_failed_share`` allows (:mod:`prescient.llm.failures`). Free r
 served from the ledger or the store cost nothing.
 
 What a request cost is the ledger entry's ``cost`` (the reply's token counts at the same
-price); an answer without token counts is charged its worst case. A request that failed
+price); an answer without token counts is charged its worst case. A reply that cost more
+than its worst case (a provider that counts more prompt tokens than the bound, or bills
+completion tokens past ``max_tokens``) means the ceiling cannot be kept: the gateway
+stops sending as above, and the stage fails with an error naming the model, what the
+request cost and what bounded it (:attr:`CostCeiling.overrun`). A request that failed
 after its attempts is charged nothing (providers do not bill error replies; an attempt
 that timed out here but that the provider finished anyway is not counted).
 
@@ -33,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from prescient.llm.fit import estimate_tokens
+from prescient.llm.fit import bound_tokens
 from prescient.llm.logprobs import LOGPROBS
 from prescient.llm.prices import batch_price, price
 from prescient.llm.registry import ModelConfigError, ModelSpec
@@ -119,7 +124,7 @@ def worst_case(
             f"{NOT_SENT_CEILING}: model {spec.name!r} has no max_tokens, so llm.max_cost_usd "
             "cannot bound its reply; set params.max_tokens in its conf/model entry"
         )
-    return found[0] * estimate_tokens(req.messages) + found[1] * int(limit)
+    return found[0] * bound_tokens(req.messages) + found[1] * int(limit)
 
 
 class CostCeiling:
@@ -132,13 +137,17 @@ class CostCeiling:
         spent_usd: what the requests this gateway sent cost (worst cases for answers
             without token counts).
         stopped: the error every paid request not yet sent gets, once one did not fit.
+        overrun: the first reply that cost more than its worst case (model, cost, bound);
+            a stage with one fails.
     """
 
     def __init__(self, limit_usd: float | None) -> None:
         self.limit_usd = limit_usd
         self.spent_usd = 0.0
         self.stopped: str | None = None
+        self.overrun: str | None = None
         self._inflight: dict[str, float] = {}
+        self._bounds: dict[str, tuple[str, int, int]] = {}
 
     @property
     def inflight_usd(self) -> float:
@@ -208,20 +217,41 @@ class CostCeiling:
             if self.stopped is not None:
                 raise NotSent(self.stopped)
         self._inflight[key] = self._inflight.get(key, 0.0) + worst
+        if worst > 0:
+            limit = 0 if req.kind == LOGPROBS else int(gen.get("max_tokens") or 0)
+            self._bounds[key] = (spec.name, bound_tokens(req.messages), limit)
 
     def settle(self, key: str, entry: Mapping[str, Any]) -> None:
-        """Replace ``key``'s reservation by what its ledger entry cost."""
+        """Replace ``key``'s reservation by what its ledger entry cost; a cost above the
+        reservation stops the gateway and is kept in :attr:`overrun`."""
         worst = self._inflight.pop(key, 0.0)
+        bound = self._bounds.pop(key, None)
         if entry.get("error") is not None:
             return
         cost = entry.get("cost")
         self.spent_usd += worst if cost is None else float(cost)
+        if cost is not None and bound is not None and float(cost) > worst * (1 + 1e-9):
+            model, prompt_bound, max_tokens = bound
+            usage = entry.get("usage") or {}
+            found = (
+                f"model {model!r} billed ${float(cost):.6f} for a request bounded at "
+                f"${worst:.6f} ({usage.get('prompt_tokens')} prompt tokens counted against "
+                f"a bound of {prompt_bound}, {usage.get('completion_tokens')} completion "
+                f"tokens against max_tokens {max_tokens}): its provider counts beyond the "
+                f"bound, so llm.max_cost_usd={self.limit_usd:g} cannot be kept; check the "
+                "model's price and max_tokens, or run without a ceiling (llm.max_cost_usd: "
+                "null)"
+            )
+            self.overrun = self.overrun or found
+            self.stopped = self.stopped or f"{NOT_SENT_CEILING}: {found}"
 
     def describe(self, not_sent: int) -> str:
         """What was spent against the ceiling, and the ``not_sent`` requests held back."""
         if self.limit_usd is None:
             return "no cost ceiling"
         text = f"${self.spent_usd:.4f} spent of llm.max_cost_usd={self.limit_usd:g}"
+        if self.overrun:
+            text += f"; {self.overrun}"
         if not_sent:
             text += (
                 f"; {not_sent} requests not sent: raise the ceiling (-S "

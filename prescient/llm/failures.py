@@ -42,6 +42,8 @@ class FailureReport:
         not_sent: failed requests that were never sent (the cost ceiling), which fail
             the stage whatever ``max_failed_share`` allows.
         spending: what was spent against the ceiling and how to raise it (for the summary).
+        overrun: a reply that cost more than its worst case under the ceiling
+            (:attr:`prescient.llm.ceiling.CostCeiling.overrun`), which fails the stage.
     """
 
     requests: int
@@ -51,6 +53,7 @@ class FailureReport:
     first_errors: tuple[str, ...] = ()
     not_sent: int = 0
     spending: str = ""
+    overrun: str | None = None
 
     @property
     def failed_share(self) -> float:
@@ -60,7 +63,11 @@ class FailureReport:
     @property
     def exceeded(self) -> bool:
         """True when the stage must not count as done."""
-        return self.not_sent > 0 or self.failed_share > self.max_failed_share
+        return (
+            self.not_sent > 0
+            or self.overrun is not None
+            or self.failed_share > self.max_failed_share
+        )
 
     def metrics(self) -> dict[str, Any]:
         """The block a stage writes into its metrics (share rounded to 4 places), with
@@ -78,6 +85,11 @@ class FailureReport:
         """One paragraph for the log: who failed, how many, the first errors, what next."""
         models = ", ".join(f"{m} ({n})" for m, n in self.failed_by_model.items()) or "none"
         errors = "; ".join(self.first_errors) or "none recorded"
+        if self.overrun is not None and not self.not_sent:
+            return (
+                f"{stage}: the cost ceiling cannot be kept: {self.overrun}; {self.spending}; "
+                "the stage fails (the answers received are kept in the ledger)"
+            )
         if self.not_sent:
             return (
                 f"{stage}: {self.not_sent} of {self.requests} requests were not sent "

@@ -79,6 +79,16 @@ def reply_budget(defaults: Mapping[str, Any], params: Mapping[str, Any] | None) 
     return int(value) if value is not None else 0
 
 
+def bound_tokens(messages: Messages) -> int:
+    """An upper bound of the prompt tokens of ``messages`` for a cost ceiling: one token
+    per UTF-8 byte of the contents (no tokenizer that works on bytes, byte-level BPE or
+    SentencePiece with byte fallback, spends more) plus :data:`MESSAGE_OVERHEAD_TOKENS`
+    per message for the chat template. Unlike :func:`estimate_tokens` it cannot be
+    beaten by text of digits or of non-Latin scripts."""
+    n_bytes = sum(len(str(m.get("content") or "").encode("utf-8")) for m in messages)
+    return n_bytes + MESSAGE_OVERHEAD_TOKENS * len(messages)
+
+
 def estimate_tokens(messages: Messages) -> int:
     """The conservative estimate for models whose tokenizer is not at hand (module doc)."""
     n_bytes = sum(len(str(m.get("content") or "").encode("utf-8")) for m in messages)

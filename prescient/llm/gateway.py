@@ -236,6 +236,7 @@ class Gateway:
             first_errors=tuple(s.first_errors),
             not_sent=s.not_sent,
             spending=self.ceiling.describe(s.not_sent),
+            overrun=self.ceiling.overrun,
         )
 
     def complete_many(self, requests: Sequence[LLMRequest], desc: str = "") -> list[LLMResult]:

@@ -57,6 +57,9 @@ FailWhen = Callable[[dict[str, Any]], str | None]
 Tokenize = Callable[[str], list[tuple[str, float]]]
 Position = tuple[str, float, list[tuple[str, float]]]
 ChatLogprobs = Callable[[list[dict[str, Any]]], list[Position]]
+Usage = Callable[[dict[str, Any], str], tuple[int, int]]
+"""How a server counts a chat request's (prompt, completion) tokens from its body and
+its reply (default: 10 and 3)."""
 
 
 def echo(messages: list[dict[str, Any]]) -> str:
@@ -100,8 +103,10 @@ class FakeOpenAI:
         tokenize: Tokenize | None = None,
         echo_generated: bool = True,
         chat_logprobs: ChatLogprobs | None = None,
+        usage: Usage | None = None,
     ) -> None:
         self.latency_s = latency_s
+        self.usage = usage
         self.chat_logprobs = chat_logprobs
         self.tokenize = tokenize
         self.echo_generated = echo_generated
@@ -208,7 +213,8 @@ class FakeOpenAI:
                         self._send(200, completion_with_logprobs(n, body, positions, top))
                     else:
                         text = server.answer(messages)
-                        self._send(200, completion(n, body.get("model", "fake"), text))
+                        counts = (10, 3) if server.usage is None else server.usage(body, text)
+                        self._send(200, completion(n, body.get("model", "fake"), text, counts))
 
             def _send(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
                 self._raw(status, json.dumps(obj).encode(), "application/json", headers)
@@ -248,8 +254,9 @@ class FakeOpenAI:
         self.httpd.server_close()
 
 
-def completion(n: int, model: str, text: str) -> dict[str, Any]:
-    """An OpenAI chat.completion object answering ``text``."""
+def completion(n: int, model: str, text: str, counts: tuple[int, int] = (10, 3)) -> dict[str, Any]:
+    """An OpenAI chat.completion object answering ``text``, billed ``counts`` (prompt,
+    completion) tokens."""
     return {
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
@@ -262,7 +269,11 @@ def completion(n: int, model: str, text: str) -> dict[str, Any]:
                 "finish_reason": "stop",
             }
         ],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        "usage": {
+            "prompt_tokens": counts[0],
+            "completion_tokens": counts[1],
+            "total_tokens": counts[0] + counts[1],
+        },
     }
 
 

@@ -3,8 +3,11 @@ model entry with a price: where it stops, what finishes, what is never recorded,
 rerun with a higher ceiling sends, and how the stage fails.
 
 Prices are $1 a token so the arithmetic is by hand: the fake server reports 10 prompt +
-3 completion tokens ($13 a reply); a request "question i" (10 or 11 bytes) is estimated
-at ceil(11/3) + 8 = 12 prompt tokens, plus max_tokens 4: a worst case of $16.
+3 completion tokens ($13 a reply); a request "question i" (10 bytes for i < 10) is
+bounded at 10 + 8 = 18 prompt tokens (a token per byte, 8 for the template), plus
+max_tokens 4: a worst case of $22. Then servers that count adversarially: the bound
+holds where the old estimate (bytes / 3) did not, and a provider that bills past it
+stops the stage with the numbers.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ def test_the_ceiling_stops_sending_and_leaves_the_rest_out_of_the_ledger(
 ) -> None:
     ledger = tmp_path / "l.jsonl"
     with FakeOpenAI() as server:
-        # $13 + $13 + $13 spent; the fourth's worst case ($39 + $16 = $55) passes $50.
+        # $13 + $13 + $13 spent; the fourth's worst case ($39 + $22 = $61) passes $50.
         with gateway(server, ledger, 50.0, transport=transport) as gw:
             out = gw.complete_many([req(i) for i in range(6)])
             assert server.requests == 3
@@ -99,14 +102,14 @@ def test_the_ceiling_stops_sending_and_leaves_the_rest_out_of_the_ledger(
 
 def test_requests_in_flight_finish_and_are_recorded(tmp_path: Path) -> None:
     ledger = tmp_path / "l.jsonl"
-    with FakeOpenAI(latency_s=0.2) as server, gateway(server, ledger, 50.0, concurrency=2) as gw:
+    with FakeOpenAI(latency_s=0.2) as server, gateway(server, ledger, 60.0, concurrency=2) as gw:
         out = gw.complete_many([req(i) for i in range(8)])
-    # Two go out at once ($32 reserved); the third fits once one is back ($13 + $16 +
-    # $16 = $45); with two back ($26) and the third still out, the fourth would reach
-    # $26 + $16 + $16 = $58. The third finishes and is recorded.
+    # Two go out at once ($44 reserved); the third fits once one is back ($13 + $22 +
+    # $22 = $57); with two back ($26) and the third still out, the fourth would reach
+    # $26 + $22 + $22 = $70. The third finishes and is recorded.
     assert server.requests == 3 and sum(r.ok for r in out) == 3
     stopped = str(next(r.error for r in out if not r.ok))
-    assert "$26.0000 spent, up to $16.0000 in flight, the next request up to $16.0000" in stopped
+    assert "$26.0000 spent, up to $22.0000 in flight, the next request up to $22.0000" in stopped
     assert len(list(read_entries(ledger))) == 3
 
 
@@ -141,7 +144,7 @@ def test_a_stage_with_requests_not_sent_fails_whatever_the_tolerance(
     out_file.write_bytes(b"an earlier run's output")
     with (
         FakeOpenAI() as server,
-        gateway(server, tmp_path / "l.jsonl", 20.0, max_failed_share=1.0) as gw,
+        gateway(server, tmp_path / "l.jsonl", 30.0, max_failed_share=1.0) as gw,
     ):
         gw.complete_many([req(i) for i in range(4)])
         with caplog.at_level(logging.ERROR):
@@ -150,5 +153,57 @@ def test_a_stage_with_requests_not_sent_fails_whatever_the_tolerance(
     assert FAILED_CALLS_EXIT == 3 and not out_file.exists()
     assert report.exceeded and report.not_sent == 3 and report.metrics()["not_sent"] == 3
     assert "3 of 4 requests were not sent" in caplog.text
-    assert "$13.0000 spent of llm.max_cost_usd=20" in caplog.text
+    assert "$13.0000 spent of llm.max_cost_usd=30" in caplog.text
     assert "-S 'llm.max_cost_usd=...'" in caplog.text
+
+
+def digits(i: int) -> LLMRequest:
+    """A prompt of 60 digits: 68 tokens at most by the bound, 28 by bytes / 3 + 8."""
+    return LLMRequest("paid", [{"role": "user", "content": f"{i:02d}" * 30}])
+
+
+def per_char(body: dict[str, Any], text: str) -> tuple[int, int]:
+    """A tokenizer that spends a token on every character, plus 7 for the template."""
+    chars = sum(len(str(m["content"])) for m in body["messages"])
+    return chars + 7, 4
+
+
+@pytest.mark.parametrize("ceiling", [100.0, 250.0, 400.0])
+def test_a_server_that_counts_a_token_per_character_never_crosses_the_ceiling(
+    tmp_path: Path, ceiling: float
+) -> None:
+    # Each reply costs 67 + 4 = $71 against a worst case of 68 + 4 = $72; with the old
+    # estimate (28 + 4 = $32) the gateway would have sent past every ceiling here.
+    with (
+        FakeOpenAI(usage=per_char) as server,
+        gateway(server, tmp_path / "l.jsonl", ceiling, concurrency=4) as gw,
+    ):
+        out = gw.complete_many([digits(i) for i in range(8)])
+        assert gw.ceiling.spent_usd <= ceiling and gw.ceiling.overrun is None
+        assert sum(r.ok for r in out) == server.requests == int(ceiling // 72)
+
+
+@pytest.mark.parametrize(
+    ("usage", "counted"),
+    [
+        (lambda body, text: (200, 3), "200 prompt tokens counted against a bound of 18"),
+        (lambda body, text: (18, 9), "9 completion tokens against max_tokens 4"),
+    ],
+)
+def test_a_provider_billing_past_the_bound_stops_the_stage_with_the_numbers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, usage: Any, counted: str
+) -> None:
+    out_file = tmp_path / "predictions.parquet"
+    out_file.write_bytes(b"an earlier run's output")
+    with (
+        FakeOpenAI(usage=usage) as server,
+        gateway(server, tmp_path / "l.jsonl", 1000.0, max_failed_share=1.0) as gw,
+    ):
+        out = gw.complete_many([req(i) for i in range(5)])
+        assert server.requests == 1 and out[0].ok  # the overbilled reply is kept
+        assert all(str(r.error).startswith(NOT_SENT_CEILING) for r in out[1:])
+        with caplog.at_level(logging.ERROR):
+            assert stage_failed(gw, logging.getLogger("test"), [out_file])
+    assert not out_file.exists()
+    assert "model 'paid' billed $" in caplog.text and counted in caplog.text
+    assert "for a request bounded at $22.000000" in caplog.text
