@@ -22,7 +22,6 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import queue
-from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -98,22 +97,13 @@ class RayScoringPool:
             raise value
         return value
 
-    def score(
-        self, name: str, text: str, params: Mapping[str, Any], options: Mapping[str, Any]
-    ) -> Any:
-        """As :meth:`prescient.llm.llama_eval.LlamaEvals.score`, in a free actor."""
-        return self._call("score", name, text, params, options)
+    def score(self, *args: Any) -> Any:
+        """:meth:`prescient.llm.llama_eval.LlamaEvals.score`, in a free actor."""
+        return self._call("score", *args)
 
-    def answer_logprobs(
-        self,
-        name: str,
-        messages: Sequence[Mapping[str, Any]],
-        answers: Sequence[str],
-        n_ctx: int,
-        options: Mapping[str, Any],
-    ) -> Any:
-        """As :meth:`prescient.llm.llama_eval.LlamaEvals.answer_logprobs`, in a free actor."""
-        return self._call("answer_logprobs", name, messages, answers, n_ctx, options)
+    def answer_logprobs(self, *args: Any) -> Any:
+        """:meth:`prescient.llm.llama_eval.LlamaEvals.answer_logprobs`, in a free actor."""
+        return self._call("answer_logprobs", *args)
 
     def close(self) -> None:
         """Stop the actors (and the Ray started for them)."""

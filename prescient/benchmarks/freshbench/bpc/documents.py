@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 
 from prescient import io
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
@@ -208,13 +207,20 @@ def read_for_sample(path: str | Path) -> tuple[pd.DataFrame, Callable[[list[str]
     texts: :data:`SAMPLE_READS` and ``text_chars`` (read a row group at a time), and a
     function reading the drawn documents' texts back by id."""
     import pyarrow.compute as pc
+    import pyarrow.parquet as pq
 
+    table = pq.ParquetFile(path)
+    columns = [c for c in SAMPLE_READS if c in table.schema_arrow.names]
     parts = []
-    for part in io.parquet_parts(path, [*SAMPLE_READS, "text"]):
-        text = pa.array(part["text"], type=pa.large_string())
-        chars = pc.fill_null(pc.utf8_length(text), 0).to_numpy(zero_copy_only=False)
-        parts.append(part.drop(columns=["text"]).assign(text_chars=chars))
-    frame = pd.concat(parts, ignore_index=True)
+    # The lengths are taken on the Arrow column, so no text becomes a Python string.
+    for batch in table.iter_batches(columns=[*columns, "text"]):
+        chars = pc.fill_null(pc.utf8_length(batch.column("text")), 0).to_numpy()
+        parts.append(batch.select(columns).to_pandas().assign(text_chars=chars))
+    frame = (
+        pd.concat(parts, ignore_index=True)
+        if parts
+        else table.schema_arrow.empty_table().select(columns).to_pandas().assign(text_chars=0)
+    )
 
     def texts(ids: list[str]) -> dict[str, str]:
         rows = io.read_parquet_where(path, "article_id", ids)
