@@ -36,6 +36,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --upgrade pip wheel setuptools
 	$(PY) -m pip install --no-cache-dir -e '.[local-llm,dev,scale]'
 	$(VENV)/bin/dvc config --local core.analytics false 2>/dev/null || true
+	# Every dvc of this environment (typed by hand, queue workers) writes dvc.lock
+	# atomically: a .pth file adds an import hook (prescient/plumbing/dvc_hook.py).
+	$(PY) -m prescient lock install-hook
 	touch $(STAMP)
 
 # conf/ is the single source of truth; params.yaml is composed from it (as dvc exp run does).
@@ -43,7 +46,8 @@ params: $(STAMP)
 	$(PY) -m prescient params compose
 
 # dvc repro, with dvc.lock written to a temporary file and renamed over the old one, so a
-# run killed while DVC records a stage never leaves a torn lock (prescient/plumbing/dvc_atomic.py).
+# run killed while DVC records a stage never leaves a torn lock (prescient/plumbing/dvc_atomic.py;
+# it holds without the environment's hook too).
 repro: $(STAMP) params
 	$(PY) -m prescient.plumbing.dvc_atomic repro
 

@@ -1,10 +1,18 @@
-"""JSON Lines files written or edited by people: every line numbered, every failure named.
+"""JSON Lines: one parser of a line for every reader, every failure named.
+
+:func:`parse_json` is how every JSON Lines reader of the project reads a line: the
+model-call ledger, the batch journal, the response store's run log, and the files people
+write or edit (:func:`json_lines`). A line fails with :class:`LineError`, whose message
+says why: not UTF-8 (and where), not JSON, nested too deeply (a recursion the parser
+cannot finish), a lone surrogate (``"\\ud800"``, where a reader asks for text that can
+be written again), not an object (where a reader asks for one). Each reader then skips
+the line and names it (file and line), or stops with that name, by its own rule.
 
 Manifests, annotators' ratings, chain timelines and imported question or chain files are
-read line by line; a line that is not JSON must be reported with its file line (and
-the reader decides whether it stops or lists every bad line), so the user can open the
-file at that line. Blank lines are skipped (an editor's trailing newline is no error),
-and a byte order mark at the start is ignored.
+read line by line with :func:`json_lines`; a line that is not JSON must be reported with
+its file line (and the reader decides whether it stops or lists every bad line), so the
+user can open the file at that line. Blank lines are skipped (an editor's trailing
+newline is no error), and a byte order mark at the start is ignored.
 """
 
 from __future__ import annotations
@@ -31,12 +39,55 @@ class JsonLine:
     error: str | None = None
 
 
+NESTED = "nested too deeply"
+
+
+class LineError(ValueError):
+    """A line that is not what its reader asks for; the message says why."""
+
+
 def _problem(exc: ValueError | RecursionError) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return exc.msg
     if isinstance(exc, RecursionError):
-        return "nested too deeply"
+        return NESTED
     return str(exc).split(";")[0]  # e.g. an integer longer than Python's digit limit
+
+
+def parse_json(raw: bytes | str, *, surrogates: bool = True, want_object: bool = False) -> Any:
+    """The JSON value of one line.
+
+    Args:
+        raw: the line (bytes are decoded as UTF-8).
+        surrogates: False: a string holding a lone surrogate (an escape JSON allows but
+            UTF-8 cannot write) fails the line.
+        want_object: a value that is not a JSON object fails the line.
+
+    Raises:
+        LineError: ``not UTF-8 (byte N)``, ``not JSON (why)``, ``nested too deeply``,
+            ``a lone surrogate``, or ``a JSON list, not an object``.
+    """
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LineError(f"not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(raw)
+        if not surrogates:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except RecursionError:
+        raise LineError(NESTED) from None
+    except UnicodeEncodeError:
+        raise LineError("a lone surrogate") from None
+    except ValueError as exc:  # JSONDecodeError, and integers over Python's digit limit
+        raise LineError(f"not JSON ({_problem(exc)})") from None
+    if want_object and not isinstance(value, dict):
+        kind = {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+            type(value), "number"
+        )
+        raise LineError(f"a JSON {kind}, not an object")
+    return value
 
 
 def json_lines(path: str | os.PathLike[str]) -> Iterator[JsonLine]:
@@ -51,7 +102,8 @@ def json_lines(path: str | os.PathLike[str]) -> Iterator[JsonLine]:
             if not raw.strip():
                 continue
             try:
-                line = JsonLine(number, json.loads(raw))
+                value = json.loads(raw)
             except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
-                line = JsonLine(number, None, _problem(exc))
-            yield line
+                yield JsonLine(number, None, _problem(exc))
+            else:
+                yield JsonLine(number, value)

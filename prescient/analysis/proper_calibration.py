@@ -2,8 +2,8 @@
 
 Beyond the three papers. Calibration quantities (reliability, ECE, Murphy) are binary.
 A TF row uses P(Yes) against the answer being Yes. An MC row and an ``all`` row use
-top-label calibration: the probability of the chosen answer (the most probable option,
-the first on a tie) against the row being correct (``calibration`` names which); the
+top-label calibration: the probability of the chosen answer (the most probable option;
+the label's rule on a tie, :func:`prescient.evaluation.forecasts.most_probable`) against the row being correct (``calibration`` names which); the
 measures :mod:`prescient.proper_metrics` declares read that pair, and the reliability
 diagrams (:func:`reliability_table`) draw its bins.
 """

@@ -72,8 +72,9 @@ SCORES_NOTE = (
     "the Murphy parts add up to. A label elicitation forecasts the one-hot of its label; "
     "a reply without a readable forecast is scored as the uniform forecast (uniform "
     "fills) and counts as wrong for accuracy, as in the papers. Accuracy reads a "
-    "forecast's most probable answer, the first on a tie: a uniform forecast (the random "
-    "baseline's stated and token forecasts) answers the first option. Intervals: Wilson 95% for accuracy, percentile bootstrap over questions "
+    "forecast's most probable answer; on a tie, the answer the reply names (the random "
+    "baseline names its draw, so its accuracy is the same under every elicitation), else "
+    "the first of the tied answers. Intervals: Wilson 95% for accuracy, percentile bootstrap over questions "
     "(analysis.proper.bootstrap) for the scores, skills and equal-width ECE. n is each row's own question set: rows "
     "differ where models answered different questions."
 )

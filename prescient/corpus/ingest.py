@@ -351,10 +351,17 @@ def read_units(corpus: CorpusSettings, settings: IngestSettings) -> Iterator[Uni
     if settings.engine == "ray" and corpus.format == "warc":
         from prescient.corpus.ray_engine import read_rows_ray
 
-        return read_rows_ray(corpus, settings.ray, max_record_bytes=settings.max_record_bytes)
+        return read_rows_ray(
+            corpus,
+            settings.ray,
+            max_record_bytes=settings.max_record_bytes,
+            extraction=settings.extraction.spec(),
+        )
     if settings.engine == "ray":
         logger.info("ingest.engine ray distributes WARC files; %s is read here", corpus.format)
-    return read_rows(corpus, max_record_bytes=settings.max_record_bytes)
+    return read_rows(
+        corpus, max_record_bytes=settings.max_record_bytes, extraction=settings.extraction.spec()
+    )
 
 
 def ingest_corpus(

@@ -39,6 +39,7 @@ from prescient.corpus.readers import file_units
 from prescient.corpus.settings import ARTICLE_FIELDS, CorpusSettings, RaySettings
 from prescient.corpus.sources import InputFile, check_digest, corpus_files
 from prescient.corpus.units import RawRow, Unit
+from prescient.corpus.warc import PLAIN, Extraction
 from prescient.ray_cluster import cluster_cpus, connect
 
 logger = logging.getLogger(__name__)
@@ -164,12 +165,16 @@ def file_tables(
     max_record_bytes: int,
     rows_per_batch: int,
     digest: bool,
+    extraction: Extraction = PLAIN,
 ) -> Iterator[pa.Table]:
     """The Ray task: one file's units in tables of ``rows_per_batch``, then an empty
     table whose metadata holds the file's sha256 (empty when not asked for)."""
     sha = hashlib.sha256() if digest else None
     batch: list[Unit] = []
-    for unit in file_units(corpus, path, file_no, max_record_bytes=max_record_bytes, digest=sha):
+    units = file_units(
+        corpus, path, file_no, max_record_bytes=max_record_bytes, digest=sha, extraction=extraction
+    )
+    for unit in units:
         batch.append(unit)
         if len(batch) >= rows_per_batch:
             yield units_table(batch)
@@ -181,7 +186,11 @@ def file_tables(
 
 
 def read_rows_ray(
-    corpus: CorpusSettings, settings: RaySettings, *, max_record_bytes: int
+    corpus: CorpusSettings,
+    settings: RaySettings,
+    *,
+    max_record_bytes: int,
+    extraction: Extraction = PLAIN,
 ) -> Iterator[Unit]:
     """All units of a WARC source, read by Ray tasks and yielded in file order, exactly as
     :func:`prescient.corpus.readers.read_rows` yields them.
@@ -219,6 +228,7 @@ def read_rows_ray(
                     max_record_bytes,
                     settings.rows_per_batch,
                     item.sha256 is not None,
+                    extraction,
                 )
                 queue.append((item, ref))
 

@@ -31,7 +31,7 @@ from prescient.corpus.physical import Damage, Line
 from prescient.corpus.settings import REQUIRED_FIELDS, CorpusSettings
 from prescient.corpus.sources import CorpusConfigError, InputFile, check_digest, corpus_files
 from prescient.corpus.units import RawRow, Unit
-from prescient.corpus.warc import read_warc
+from prescient.corpus.warc import PLAIN, Extraction, read_warc
 
 logger = logging.getLogger(__name__)
 
@@ -301,7 +301,12 @@ def read_parquet(
 
 
 def read_file(
-    corpus: CorpusSettings, item: InputFile, file_no: int, *, max_record_bytes: int
+    corpus: CorpusSettings,
+    item: InputFile,
+    file_no: int,
+    *,
+    max_record_bytes: int,
+    extraction: Extraction = PLAIN,
 ) -> Iterator[Unit]:
     """All units of one file of the source, in file order.
 
@@ -310,7 +315,12 @@ def read_file(
     """
     digest = hashlib.sha256() if item.sha256 else None
     yield from file_units(
-        corpus, item.path, file_no, max_record_bytes=max_record_bytes, digest=digest
+        corpus,
+        item.path,
+        file_no,
+        max_record_bytes=max_record_bytes,
+        digest=digest,
+        extraction=extraction,
     )
     if digest is not None:
         check_digest(item, digest.hexdigest())
@@ -323,9 +333,11 @@ def file_units(
     *,
     max_record_bytes: int,
     digest: physical.Digest | None = None,
+    extraction: Extraction = PLAIN,
 ) -> Iterator[Unit]:
     """The units of one file by the source's format; ``digest`` (WARC only) is fed the
-    file's bytes as they are read."""
+    file's bytes as they are read, and ``extraction`` (WARC only) says how pages are
+    extracted."""
     columns = corpus.column_map()
     if corpus.format == "jsonl":
         yield from read_jsonl(path, columns, max_bytes=max_record_bytes, file_no=file_no)
@@ -335,17 +347,27 @@ def file_units(
         yield from read_parquet(path, columns, file_no=file_no)
     else:
         yield from read_warc(
-            path, max_bytes=max_record_bytes, file_no=file_no, hosts=corpus.hosts, digest=digest
+            path,
+            max_bytes=max_record_bytes,
+            file_no=file_no,
+            hosts=corpus.hosts,
+            digest=digest,
+            extraction=extraction,
         )
 
 
-def read_rows(corpus: CorpusSettings, *, max_record_bytes: int) -> Iterator[Unit]:
+def read_rows(
+    corpus: CorpusSettings, *, max_record_bytes: int, extraction: Extraction = PLAIN
+) -> Iterator[Unit]:
     """All units of a corpus source, file by file (the files of
     :func:`~prescient.corpus.sources.corpus_files`, in their order).
 
     Args:
         corpus: the source.
         max_record_bytes: bound on one line or record (larger ones are counted, not read).
+        extraction: how WARC pages are extracted.
     """
     for file_no, item in enumerate(corpus_files(corpus)):
-        yield from read_file(corpus, item, file_no, max_record_bytes=max_record_bytes)
+        yield from read_file(
+            corpus, item, file_no, max_record_bytes=max_record_bytes, extraction=extraction
+        )

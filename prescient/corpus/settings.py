@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from prescient.corpus.warc import Extraction
 from prescient.ray_cluster import RayCluster
 from prescient.settings import Day, Settings, WindowEnd
 
@@ -109,6 +110,30 @@ class RaySettings(RayCluster):
     rows_per_batch: int = Field(ge=1)
 
 
+class ExtractionSettings(Settings):
+    """``ingest.extraction``: how trafilatura reads a WARC page's article
+    (:class:`prescient.corpus.warc.Extraction`)."""
+
+    favor_precision: bool
+    prune_xpath: tuple[Annotated[str, Field(min_length=1)], ...]
+    drop_repeated_paragraphs: bool
+
+    @field_validator("prune_xpath")
+    @classmethod
+    def _xpaths_compile(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from lxml import etree
+
+        for expr in value:
+            try:
+                etree.XPath(expr)
+            except etree.XPathSyntaxError as exc:
+                raise ValueError(f"{expr!r} is not an XPath expression ({exc})") from None
+        return value
+
+    def spec(self) -> Extraction:
+        return Extraction(self.favor_precision, self.prune_xpath, self.drop_repeated_paragraphs)
+
+
 class IngestSettings(Settings):
     """Filters and bounds of the ingest stage (params section ``ingest``).
 
@@ -138,6 +163,8 @@ class IngestSettings(Settings):
         max_drop_share: stop when one drop reason that signals a wrong configuration
             takes at least this share of the rows read (null: never).
         examples_per_reason: examples of each drop reason kept for the log.
+        extraction: how trafilatura extracts a WARC page's article
+            (:class:`ExtractionSettings`).
         engine: where WARC records are read and their HTML extracted: ``local`` (this
             process) or ``ray`` (a Ray task per file); the outputs are byte-identical.
         ray: the Ray engine's cluster and batching.
@@ -159,6 +186,7 @@ class IngestSettings(Settings):
     max_record_bytes: int = Field(ge=1024)
     max_drop_share: float | None = Field(gt=0.0, le=1.0)
     examples_per_reason: int = Field(ge=0)
+    extraction: ExtractionSettings
     engine: Literal["local", "ray"]
     ray: RaySettings
 

@@ -8,6 +8,13 @@ hosts is checked on the record's WARC-Target-URI first, so a record of another s
 costs only its framing (``host_not_allowed``): no digest, no HTTP parsing, no
 extraction.
 
+How trafilatura extracts a page is :class:`Extraction` (``ingest.extraction``): with
+``favor_precision`` it leaves out text it is unsure of, and ``prune_xpath`` removes page
+furniture (advertisement labels, teasers, captions, related-article, newsletter and share
+boxes) before it reads the page, and with ``drop_repeated_paragraphs`` a paragraph that
+repeats an earlier one of the same page word for word (a lead shown twice, as a
+standfirst and as the first paragraph) is kept once. All of it is a function of the page alone, never of pages read before.
+
 The publication date is the page's own when trafilatura finds one, otherwise the
 WARC-Date, noted as ``date_from_warc``. Each row carries its crawl day (the WARC-Date),
 so the ingest checks can drop a page dated after it was fetched (``future_date``). No
@@ -21,6 +28,7 @@ import hashlib
 import io
 import logging
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -40,6 +48,26 @@ CORRUPT_RECORD = "corrupt_record"
 # the day it runs. A fixed bound far beyond any crawl keeps dates a function of the page
 # alone; dates after the crawl are then dropped, visibly, by the ingest checks.
 _EXTRACTOR_MAX_DATE = "2099-12-31"
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """How trafilatura reads a page (``ingest.extraction``; module docstring).
+
+    Attributes:
+        favor_precision: trafilatura's option: leave out text it is unsure of.
+        prune_xpath: XPath expressions of elements removed before extraction.
+        drop_repeated_paragraphs: a paragraph that repeats an earlier one of the page
+            word for word is kept once.
+    """
+
+    favor_precision: bool = False
+    prune_xpath: tuple[str, ...] = ()
+    drop_repeated_paragraphs: bool = False
+
+
+PLAIN = Extraction()
+"""trafilatura's own defaults."""
 
 
 def _digest_ok(value: str | None, block: bytes) -> bool:
@@ -65,6 +93,7 @@ def read_warc(
     file_no: int = 0,
     hosts: Sequence[str] | None = None,
     digest: Digest | None = None,
+    extraction: Extraction = PLAIN,
 ) -> Iterator[Unit]:
     """Every record of a WARC/WARC.gz file as a row (see the module docstring).
 
@@ -74,6 +103,7 @@ def read_warc(
         file_no: index of the file in the corpus.
         hosts: allow-list of target hosts (lower case, without ``www.``); None: all.
         digest: fed every byte of the file as stored (for the crawl manifest's sha256).
+        extraction: how pages are extracted (:class:`Extraction`).
     """
     framer = Framer(path, file_no, max_bytes, digest)
     allowed = None if hosts is None else frozenset(hosts)
@@ -81,7 +111,7 @@ def read_warc(
         if not isinstance(item, Framed):
             yield item
             continue
-        yield _record_row(framer, item, max_bytes, allowed)
+        yield _record_row(framer, item, max_bytes, allowed, extraction)
 
 
 def host_allowed(uri: str | None, hosts: frozenset[str]) -> bool:
@@ -100,7 +130,11 @@ def host_allowed(uri: str | None, hosts: frozenset[str]) -> bool:
 
 
 def _record_row(
-    framer: Framer, rec: Framed, max_bytes: int, hosts: frozenset[str] | None
+    framer: Framer,
+    rec: Framed,
+    max_bytes: int,
+    hosts: frozenset[str] | None,
+    extraction: Extraction,
 ) -> RawRow:
     uri = rec.headers.get("warc-target-uri")
     if rec.headers.get("warc-type", "").lower() != "response":
@@ -117,7 +151,7 @@ def _record_row(
     row = framer.row(rec.offset, "", uri=uri)
     row.members = rec.members
     row.fetched = fetched
-    reason, detail, fields, notes = _extract(rec, uri, max_bytes)
+    reason, detail, fields, notes = _extract(rec, uri, max_bytes, extraction)
     row.reason = reason
     row.detail = detail
     row.fields = fields
@@ -126,7 +160,7 @@ def _record_row(
 
 
 def _extract(
-    rec: Framed, uri: str | None, max_bytes: int
+    rec: Framed, uri: str | None, max_bytes: int, extraction: Extraction
 ) -> tuple[str | None, str, dict[str, object], tuple[str, ...]]:
     """(reason, detail, fields, notes) of a complete response record."""
     from warcio.archiveiterator import ArchiveIterator
@@ -146,12 +180,11 @@ def _extract(
         return MALFORMED_RECORD, f"HTTP block: {str(exc)[:100]}", {}, ()
     if len(body) > max_bytes:
         return "html_too_large", f"over {max_bytes} bytes", {}, ()
-    data = _trafilatura(body, uri)
-    if data is None:
+    page = extract_page(body, uri, extraction)
+    if page is None:
         return "unparseable_html", "", {}, ()
-    title = str(data.get("title") or "")
-    text = _strip_leading_title(str(data.get("text") or ""), title)
-    date: object = data.get("date")
+    title, text, found = page
+    date: object = found
     notes: tuple[str, ...] = ()
     if not date:
         date = parse_date(rec.headers.get("warc-date"))
@@ -160,7 +193,36 @@ def _extract(
     return None, "", fields, notes
 
 
-def _trafilatura(body: bytes, uri: str | None) -> dict[str, object] | None:
+def extract_page(
+    body: bytes, uri: str | None, extraction: Extraction = PLAIN
+) -> tuple[str, str, str | None] | None:
+    """A page's (title, text, date or None) as the ingest reads it; None when it holds
+    no text."""
+    data = _trafilatura(body, uri, extraction)
+    if data is None:
+        return None
+    title = str(data.get("title") or "")
+    text = _strip_leading_title(str(data.get("text") or ""), title)
+    if extraction.drop_repeated_paragraphs:
+        text = _once(text)
+    date = data.get("date")
+    return title, text, str(date) if date else None
+
+
+def _once(text: str) -> str:
+    """The text with a paragraph that repeats an earlier one word for word left out."""
+    seen: set[str] = set()
+    kept = []
+    for line in text.split("\n"):
+        key = " ".join(line.split())
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _trafilatura(body: bytes, uri: str | None, extraction: Extraction) -> dict[str, object] | None:
     import trafilatura
 
     try:
@@ -170,6 +232,8 @@ def _trafilatura(body: bytes, uri: str | None) -> dict[str, object] | None:
             with_metadata=True,
             include_comments=False,
             include_tables=False,
+            favor_precision=extraction.favor_precision,
+            prune_xpath=list(extraction.prune_xpath) or None,
             date_extraction_params={
                 "extensive_search": False,
                 "original_date": True,

@@ -11,7 +11,8 @@ asked for (:data:`~prescient.evaluation.settings.ELICITATIONS`):
   (:func:`~prescient.evaluation.probability.parse_probability`,
   ``"stated"``; what was clamped, normalised or filled is in ``prob_adjusted``).
 - ``token_logprobs``: the probabilities the model gave the allowed answers, renormalised
-  over them (:func:`prescient.llm.answer_logprobs.answer_distribution`, ``"tokens"``).
+  over them (:meth:`prescient.llm.answer_logprobs.AnswerLogprobs.distribution`,
+  ``"tokens"``).
 - ``crowd``: an imported question set's crowd or market probability (:func:`crowd_rows`).
 
 A reply from which no forecast can be read (a refusal, a parse failure, a reply without
@@ -37,9 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from prescient.evaluation.parsing import parse_answer
-from prescient.evaluation.probability import parse_probability
+from prescient.evaluation.probability import parse_probability, stated_choice
 from prescient.evaluation.settings import LABEL, TOKENS, VERBAL
-from prescient.llm.answer_logprobs import AnswerLogprobsError, answer_distribution
+from prescient.llm.answer_logprobs import AnswerLogprobs, AnswerLogprobsError
 from prescient.proper_metrics import item_scores
 from prescient.vocab import TF
 
@@ -61,8 +62,8 @@ class Forecast:
 
     Attributes:
         probs: over the answers in prompt order, summing to 1.
-        index: the label answer (the most probable; the first on a tie), or None when
-            nothing was read.
+        index: the label answer (the most probable; on a tie, the one the reply names,
+            else the first: :func:`most_probable`), or None when nothing was read.
         refused, parse_failed, rule: as the label parser reports them.
         source: ``prob_source`` (module doc).
         adjusted: what was done to stated values (``clamped``, ``normalized``,
@@ -88,8 +89,13 @@ def one_hot(index: int, n: int) -> tuple[float, ...]:
     return tuple(1.0 if i == index else 0.0 for i in range(n))
 
 
-def most_probable(probs: Sequence[float]) -> int:
-    """The label of a forecast: the most probable answer, the first on a tie."""
+def most_probable(probs: Sequence[float], choice: int | None = None) -> int:
+    """The label of a forecast: the most probable answer. On a tie, the reply's own
+    ``choice`` when it is among the most probable (a stated ``Answer:`` line, a token
+    reply's ``pick``), else the first of them."""
+    top = max(probs)
+    if choice is not None and 0 <= choice < len(probs) and probs[choice] == top:
+        return choice
     return max(range(len(probs)), key=lambda i: (probs[i], -i))
 
 
@@ -123,18 +129,21 @@ def read_forecast(
             return Forecast(uniform(n), None, p.refused, p.parse_failed, p.rule, UNIFORM_FILL)
         flags = [f for f in ("clamped", "normalized", "filled") if getattr(p, f)]
         probs = _rounded(p.probs)
-        return Forecast(
-            probs, most_probable(probs), False, False, p.rule, STATED, ",".join(flags) or None
-        )
+        label = most_probable(probs, stated_choice(text, qtype, n))
+        return Forecast(probs, label, False, False, p.rule, STATED, ",".join(flags) or None)
     if elicitation == TOKENS:
         try:
-            dist = answer_distribution(text or "")
+            got = AnswerLogprobs.from_json(text or "")
+            dist = got.distribution()
         except AnswerLogprobsError:
             dist = []
         if len(dist) != n:
             return Forecast(uniform(n), None, False, True, NO_ANSWER_LOGPROBS, UNIFORM_FILL)
         probs = _rounded(dist)
-        return Forecast(probs, most_probable(probs), False, False, TOKEN_SOURCE, TOKEN_SOURCE)
+        pick = got.detail.get("pick")
+        choice = got.answers.index(pick) if pick in got.answers else None
+        label = most_probable(probs, choice)
+        return Forecast(probs, label, False, False, TOKEN_SOURCE, TOKEN_SOURCE)
     raise ValueError(f"unknown elicitation {elicitation!r}")
 
 

@@ -19,8 +19,10 @@ order (true/false: Yes, No), and says how it read it:
   empty) and a parse failure otherwise, as for label answers
   (:mod:`prescient.evaluation.parsing`).
 
-The label answer stays derivable: the most probable option (the first on a tie), so
-accuracy is reported for a probabilistic elicitation too.
+The label answer stays derivable: the most probable option, so accuracy is reported
+for a probabilistic elicitation too. On a tie it is the option the reply names on a line
+of its own, ``Answer: No`` or ``Answer: (c)`` (:func:`stated_choice`), when that option
+is among the most probable, and the first of them otherwise.
 """
 
 from __future__ import annotations
@@ -62,6 +64,22 @@ _JSON = re.compile(r"\{[^{}]*\}", re.S)
 _PROB_KEYS = ("probability", "prob", "p", "p_yes", "p(yes)", "yes_probability", "forecast")
 
 
+_ANSWER_LINE = re.compile(r"^[ \t]*answer[ \t]*:[ \t]*(yes|no|\(([a-z])\))[ \t.]*$", re.I | re.M)
+
+
+def stated_choice(text: str | None, qtype: str, n: int) -> int | None:
+    """The option a probability reply names as its answer on a line of its own (the last
+    such line): ``Answer: Yes`` or ``Answer: No`` for true/false, ``Answer: (c)`` for
+    multiple choice among ``n`` options; None when it names none."""
+    for m in reversed(_ANSWER_LINE.findall(text or "")):
+        word, letter = m[0].lower(), m[1].lower()
+        if qtype == TF and word in ("yes", "no"):
+            return 0 if word == "yes" else 1
+        if qtype != TF and letter and CHOICE_LETTERS.index(letter) < n:
+            return CHOICE_LETTERS.index(letter)
+    return None
+
+
 @dataclass(frozen=True)
 class ParsedProbability:
     """What a probability reply says.
@@ -88,7 +106,8 @@ class ParsedProbability:
 
     @property
     def index(self) -> int | None:
-        """The label answer: the most probable option (the first on a tie)."""
+        """The most probable option (the first on a tie); a reply's label also weighs
+        its :func:`stated_choice` (:func:`prescient.evaluation.forecasts.read_forecast`)."""
         probs = self.probs
         if probs is None:
             return None

@@ -22,9 +22,11 @@ question's identity: the ``question_id`` tag of the request (:class:`LLMRequest.
 prompt (closed-book, retrieval or gold-article), so a setting's accuracy does not move
 with the draws. A request without that tag, or with ``draw: prompt``, is seeded by its
 messages instead: the same prompt always gets the same pick. ``draw`` is a keyed
-parameter, so answers drawn one way are never served for the other. (Requests with the
-same ledger key share one answer, as for any model.) Its answer log-probability reply
-keeps that pick beside the uniform distribution (``pick``), so one draw serves both.
+parameter, so answers drawn one way are never served for the other, and with ``draw``
+``question`` the question's identity is keyed too (:func:`keyed_params`): requests with
+the same ledger key share one answer, as for any model, so two questions worded alike
+must not share a key. Its answer log-probability reply keeps the pick beside the
+uniform distribution (``pick``): one draw serves every elicitation.
 ``always-yes`` answers Yes to a true/false question and the first option otherwise;
 ``first-choice`` answers the first offered choice (Yes for true/false, (a) for multiple
 choice).
@@ -33,7 +35,9 @@ A request tagged ``elicitation: verbal_probability`` (a prompt asking for a prob
 rather than a label) gets each baseline's forecast stated as probabilities: ``random``
 the uniform one (``P(Yes) = 50%``, or ``(a) 25%`` on a line per option), ``always-yes``
 and ``first-choice`` all of it on their answer; so a baseline is the same forecaster
-whichever way it is asked.
+whichever way it is asked. A stated reply names the baseline's answer on a last line,
+``Answer: (c)``, so a uniform forecast's label is the baseline's own draw under every
+elicitation (:func:`prescient.evaluation.probability.stated_choice`).
 """
 
 from __future__ import annotations
@@ -88,13 +92,43 @@ def random_draw(
         raise ProviderError(
             status_code=400, message=f"random baseline draw {draw!r}; known: {', '.join(DRAWS)}"
         )
-    qid = (tags or {}).get("question_id") if draw == "question" else None
+    qid = (tags or {}).get(QUESTION_ID) if draw == "question" else None
     identity: dict[str, Any] = (
-        {"messages": [dict(m) for m in messages]} if qid is None else {"question_id": str(qid)}
+        {"messages": [dict(m) for m in messages]} if qid is None else {QUESTION_ID: str(qid)}
     )
     payload = canonical_json({"seed": seed, **identity})
     digest = hashlib.sha256(payload.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % n
+
+
+RANDOM = "baseline/random"
+"""The random baseline's ``litellm_model``: the one baseline whose answer is drawn."""
+QUESTION_ID = "question_id"
+"""The request tag, and keyed parameter, naming the question a pick is drawn for."""
+VERSION = 2
+"""The version of the baselines' answers, keyed as the parameter ``baseline_version``:
+raised whenever a baseline answers a request differently (version 2: the random baseline
+keys the question and names its pick in a stated reply), so an answer stored under an
+older rule is never served, and a workspace with history writes what a fresh clone does."""
+
+
+def keyed_params(
+    litellm_model: str, gen: Mapping[str, Any], tags: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The generation params of a request (``gen``, the entry's defaults under the
+    request's own), with what a baseline's answer depends on made part of its key: the
+    :data:`VERSION` of every baseline's answers, and for the random baseline drawing per
+    question the request's ``question_id`` tag. Other models' params are returned as
+    they are."""
+    out = dict(gen)
+    if not litellm_model.startswith("baseline/"):
+        return out
+    out["baseline_version"] = VERSION
+    qid = tags.get(QUESTION_ID)
+    draw = str(out.get("draw") or "question")
+    if litellm_model == RANDOM and draw == "question" and qid is not None:
+        out[QUESTION_ID] = str(qid)
+    return out
 
 
 def _unknown_baseline(kind: str) -> ProviderError:
@@ -155,8 +189,11 @@ STATED = "verbal_probability"
 
 def _stated(forecast: AnswerLogprobs) -> str:
     """A baseline's forecast written as a reply to a stated-probability prompt:
-    ``P(Yes) = 50%``, or one ``(a) 25%`` line per option."""
+    ``P(Yes) = 50%``, or one ``(a) 25%`` line per option, then the answer it picks
+    (``Answer: No``)."""
     percent = [0.0 if lp is None else round(100.0 * math.exp(lp), 4) for lp in forecast.logprobs]
     if list(forecast.answers) == ["Yes", "No"]:
-        return f"P(Yes) = {percent[0]:g}%"
-    return "\n".join(f"{a} {p:g}%" for a, p in zip(forecast.answers, percent, strict=True))
+        lines = [f"P(Yes) = {percent[0]:g}%"]
+    else:
+        lines = [f"{a} {p:g}%" for a, p in zip(forecast.answers, percent, strict=True)]
+    return "\n".join([*lines, f"Answer: {forecast.detail['pick']}"])

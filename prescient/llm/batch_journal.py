@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from prescient.jsonl import parse_json
+
 logger = logging.getLogger(__name__)
 
 EVENT_FIELDS: dict[str, dict[str, type]] = {
@@ -48,15 +50,9 @@ def parse_record(raw: bytes) -> dict[str, Any]:
         ValueError: the line is not a record of the journal's shape (the message says
             why); invalid UTF-8, bad JSON and too deep nesting all end here.
     """
-    try:
-        rec = json.loads(raw.decode("utf-8"))
-        json.dumps(rec, ensure_ascii=False).encode("utf-8")  # a lone surrogate fails here
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
-    except (UnicodeError, ValueError) as exc:
-        raise ValueError(f"{type(exc).__name__}: {str(exc)[:80]}") from None
-    if not isinstance(rec, dict):
-        raise ValueError(f"a JSON {type(rec).__name__}, not an object")
+    rec: dict[str, Any] = parse_json(
+        raw, surrogates=False, want_object=True
+    )  # LineError: a ValueError
     event = rec.get("event")
     fields = EVENT_FIELDS.get(event) if isinstance(event, str) else None
     if fields is None:

@@ -45,6 +45,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from prescient.llm.baselines import keyed_params
 from prescient.llm.batch_route import BatchRoute, batch_refusal
 from prescient.llm.cache import Entry, InFlight, Lane, LedgerCache, window_size
 from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
@@ -380,6 +381,7 @@ class Gateway:
 def _generation_params(spec: ModelSpec, request: LLMRequest) -> dict[str, Any]:
     """:meth:`Gateway.generation_params` of a request to ``spec``."""
     params = request.params if request.kind == LOGPROBS else {**spec.params, **request.params}
+    params = keyed_params(spec.litellm_model, params, request.tags)
     return {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS and v is not None}
 
 

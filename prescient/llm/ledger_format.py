@@ -48,6 +48,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from prescient.jsonl import LineError, parse_json
+
 # Parameters that change how a request travels, not what the model is asked: never part
 # of the key, never stored in the ledger's params.
 TRANSPORT_PARAMS = frozenset(
@@ -307,16 +309,12 @@ def key_problem(entry: Mapping[str, Any]) -> str | None:
 def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """``(entry, None)`` for a usable line, ``(None, problem)`` for a damaged one; never raises."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 (byte {exc.start})"
-    try:
-        obj = json.loads(text)
-    except RecursionError:
-        return None, "unreadable line (nested too deeply)"
-    except ValueError as exc:  # JSONDecodeError, and integers over Python's digit limit
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc).split(";")[0]
-        return None, f"unreadable line ({reason})"
+        obj = parse_json(raw)  # lone surrogates are kept: replies may hold them
+    except LineError as exc:
+        why = str(exc)
+        if why.startswith("not UTF-8"):
+            return None, why
+        return None, f"unreadable line ({why.removeprefix('not JSON (').removesuffix(')')})"
     problem = entry_problem(obj)
     return (obj, None) if problem is None else (None, problem)
 

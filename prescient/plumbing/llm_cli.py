@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from prescient.jsonl import LineError, parse_json
 from prescient.llm.ledger import (
     RESPONSE_HASH,
     escape_surrogates,
@@ -215,37 +216,37 @@ RUN_FIELDS = (
 def read_runs(path: str | Path, skipped: list[str] | None = None) -> list[dict[str, Any]]:
     """The run log's lines (:data:`prescient.llm.store.RUN_LOG`).
 
-    A line that is not a run (not JSON, invalid UTF-8, nested too deeply, not an object,
-    or a count of :data:`RUN_FIELDS` that is not a number) is skipped, and named in
+    A line that is not a run (:func:`prescient.jsonl.parse_json`'s failures: invalid
+    UTF-8, not JSON, nested too deeply, a lone surrogate, not an object; or a count of :data:`RUN_FIELDS` that is not a number) is skipped, and named in
     ``skipped`` (``line N: why``) when a list is given; the others are read as they are.
     """
-    out: list[dict[str, Any]] = []
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        return out
+        return []
+    return runs_in(raw, skipped)
+
+
+def runs_in(raw: bytes, skipped: list[str] | None = None) -> list[dict[str, Any]]:
+    """The runs of run-log bytes (the whole log or a tail of it): :func:`read_runs`."""
+    out: list[dict[str, Any]] = []
     for number, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue
         why = None
         try:
-            obj = json.loads(line)
-        except RecursionError:
-            why = "nested too deeply"
-        except ValueError as exc:  # bad JSON, invalid UTF-8 (UnicodeDecodeError)
-            why = f"not JSON ({type(exc).__name__})"
+            obj = parse_json(line, surrogates=False, want_object=True)
+        except LineError as exc:
+            why = str(exc)
         else:
-            if not isinstance(obj, dict):
-                why = f"a JSON {type(obj).__name__}, not an object"
-            else:
-                bad = [
-                    f
-                    for f in RUN_FIELDS
-                    if obj.get(f) is not None
-                    and (isinstance(obj[f], bool) or not isinstance(obj[f], int | float))
-                ]
-                if bad:
-                    why = f"{', '.join(bad)} not a number"
+            bad = [
+                f
+                for f in RUN_FIELDS
+                if obj.get(f) is not None
+                and (isinstance(obj[f], bool) or not isinstance(obj[f], int | float))
+            ]
+            if bad:
+                why = f"{', '.join(bad)} not a number"
         if why is None:
             out.append(obj)
         elif skipped is not None:

@@ -23,8 +23,10 @@ lock that does not end with a newline is reported as torn (DVC's dump always end
 ``python -m prescient lock check`` exits 1 on a torn lock and prints the fix;
 ``python -m prescient lock repair`` restores it. Both cover every lock of the project: its
 own ``dvc.lock`` and that of each pipeline below it (:func:`lock_paths`, e.g. the crawl's
-``pipelines/crawl/dvc.lock``). :mod:`prescient.plumbing.dvc_atomic` makes the
-writes the project's own ``dvc`` runs do atomic, so they cannot tear the file.
+``pipelines/crawl/dvc.lock``). :mod:`prescient.plumbing.dvc_atomic` makes DVC's
+writes atomic, so they cannot tear the file: in every ``dvc`` of the project's
+environment (:mod:`prescient.plumbing.dvc_hook`), and in the runs of ``make repro`` and
+``prescient update`` in any environment.
 """
 
 from __future__ import annotations

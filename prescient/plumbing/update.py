@@ -18,6 +18,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import math
 import re
 import shutil
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from prescient import io
+from prescient.plumbing.llm_cli import runs_in
 
 logger = logging.getLogger(__name__)
 
@@ -90,15 +92,14 @@ def calls_sent(log: Path | None, offset: int) -> dict[str, int]:
         fh.seek(offset)
         data = fh.read()
     sent: dict[str, int] = {}
-    for line in data.splitlines():
-        try:
-            run = json.loads(line)
-            n = int(run.get("sent") or 0)
-        except (ValueError, TypeError, AttributeError):
-            continue
+    skipped: list[str] = []
+    for run in runs_in(data, skipped):
+        n = int(run.get("sent") or 0) if math.isfinite(run.get("sent") or 0) else 0
         if n:
             name = str(run.get("ledger"))
             sent[name] = sent.get(name, 0) + n
+    for line in skipped:
+        logger.warning("%s (after byte %d): %s; not counted", log, offset, line)
     return dict(sorted(sent.items()))
 
 

@@ -37,9 +37,11 @@ class FakeBatches:
         polls: int = 2,
         fail_keys: frozenset[str] = frozenset(),
         expire_after: int | None = None,
+        ended: str = "expired",
     ) -> None:
         self.answer, self.n_polls = answer, polls
         self.fail_keys, self.expire_after = fail_keys, expire_after
+        self.ended = ended  # the status of a batch cut short: expired or cancelled
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.created = self.polls = 0
@@ -92,7 +94,7 @@ class FakeBatches:
                 fid = f"file-out-{sum(f.startswith('file-out-') for f in self.files)}"
                 self.files[fid] = "".join(json.dumps(r) + "\n" for r in rows).encode()
                 batch[field] = fid
-        batch["status"] = "expired" if self.expire_after is not None else "completed"
+        batch["status"] = self.ended if self.expire_after is not None else "completed"
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

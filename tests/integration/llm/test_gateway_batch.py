@@ -243,16 +243,16 @@ def never_twice_at_once(journal: Path) -> None:
             open_keys.pop(rec["digest"], None)
 
 
-@pytest.mark.parametrize("failure", ["expired", "every line 500"])
+@pytest.mark.parametrize("failure", ["expired", "cancelled", "every line 500"])
 def test_a_batch_that_failed_as_a_whole_is_sent_again_once_the_server_is_healthy(
     tmp_path: Path, failure: str
 ) -> None:
     ledger = tmp_path / "l.jsonl"
-    with FakeBatches(answer=answer) as s:
+    with FakeBatches(answer=answer, ended=failure) as s:
         for attempt in (1, 2):
             with gateway(s.url, ledger) as gw:
                 keys = frozenset(gw.key_for(req(i)) for i in range(3))
-                if failure == "expired":
+                if failure in ("expired", "cancelled"):
                     s.expire_after = 0
                 else:
                     s.fail_keys = keys

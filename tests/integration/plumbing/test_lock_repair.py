@@ -136,16 +136,18 @@ def test_without_a_committed_lock_the_update_stops_with_the_fix(tmp_path: Path) 
     assert update(root, "2024-01-10").returncode == 0
 
 
-def test_the_update_s_dvc_runs_replace_the_lock_instead_of_rewriting_it(tmp_path: Path) -> None:
-    """DVC itself rewrites dvc.lock in place (same inode); the update's runs rename a
-    whole new file over it, so no kill can leave it half written."""
+def test_dvc_runs_by_hand_and_the_update_s_replace_the_lock(tmp_path: Path) -> None:
+    """DVC itself rewrites dvc.lock in place; in the project's environment (its import
+    hook) a ``dvc repro`` typed by hand, like the update's runs, renames a whole new file
+    over it, so no kill can leave it half written."""
     root = tmp_path / "proj"
     scratch(root, git=False)
     lock = root / "dvc.lock"
     questions(4).to_parquet(root / "src.parquet")
     inode = lock.stat().st_ino
     assert run(root, "dvc", "repro", "-q").returncode == 0
-    assert lock.stat().st_ino == inode  # DVC's own write: in place
+    assert lock.stat().st_ino != inode
+    inode = lock.stat().st_ino
     questions(5).to_parquet(root / "src.parquet")
     assert update(root, "2024-01-10").returncode == 0
     assert lock.stat().st_ino != inode

@@ -90,6 +90,29 @@ def test_the_most_probable_option_is_the_label_and_ties_go_first() -> None:
 
 
 @pytest.mark.parametrize(
+    ("reply", "qtype", "label", "probs"),
+    [
+        # A tie goes to the option the reply names on a line of its own ...
+        ("(c) 50%, (d) 50%\nAnswer: (d)", "mc", 3, (0.0, 0.0, 0.5, 0.5)),
+        ("P(Yes) = 50%\nAnswer: No", "tf", 1, (0.5, 0.5)),
+        ("P(Yes) = 50%\n  answer: no.", "tf", 1, (0.5, 0.5)),
+        # ... never against the probabilities, and not to an option it does not offer ...
+        ("(c) 60%, (d) 40%\nAnswer: (d)", "mc", 2, (0.0, 0.0, 0.6, 0.4)),
+        ("(c) 50%, (d) 50%\nAnswer: (f)", "mc", 2, (0.0, 0.0, 0.5, 0.5)),
+        # ... and an answer inside a sentence is not a named answer.
+        ("P(Yes) = 50%. My answer: No, probably", "tf", 0, (0.5, 0.5)),
+    ],
+)
+def test_a_tie_goes_to_the_answer_the_reply_names(
+    reply: str, qtype: str, label: int, probs: tuple[float, ...]
+) -> None:
+    from prescient.evaluation.forecasts import read_forecast
+
+    f = read_forecast("verbal_probability", reply, qtype, TF if qtype == "tf" else MC)
+    assert (f.index, f.probs) == (label, probs)
+
+
+@pytest.mark.parametrize(
     ("reply", "refused", "failed", "rule"),
     [
         ("", True, False, "empty"),

@@ -339,10 +339,51 @@ def test_baselines_state_their_forecast_when_asked_for_a_probability() -> None:
     mc = [{"role": "user", "content": "Which?\n(a) x\n(b) y\n(c) z\n(d) w"}]
     tf = [{"role": "user", "content": "Will it?"}]
     asked = {"elicitation": "verbal_probability", "question_id": "q1"}
-    assert baseline_answer("random", tf, 0, asked) == "P(Yes) = 50%"
-    assert baseline_answer("random", mc, 0, asked) == "(a) 25%\n(b) 25%\n(c) 25%\n(d) 25%"
-    assert baseline_answer("always-yes", tf, 0, asked) == "P(Yes) = 100%"
+    # The random baseline states the uniform forecast and names its own draw.
+    tf_pick = baseline_answer("random", tf, 0, {"question_id": "q1"})
+    mc_pick = baseline_answer("random", mc, 0, {"question_id": "q1"})
+    assert baseline_answer("random", tf, 0, asked) == f"P(Yes) = 50%\nAnswer: {tf_pick}"
+    assert baseline_answer("random", mc, 0, asked) == (
+        f"(a) 25%\n(b) 25%\n(c) 25%\n(d) 25%\nAnswer: {mc_pick}"
+    )
+    assert baseline_answer("always-yes", tf, 0, asked) == "P(Yes) = 100%\nAnswer: Yes"
     stated = baseline_answer("first-choice", mc, 0, asked)
     assert parse_probability(stated, "mc", ["x", "y", "z", "w"]).probs == (1.0, 0.0, 0.0, 0.0)
     # Asked for a label, the same baselines answer with one.
     assert baseline_answer("first-choice", mc, 0, {"question_id": "q1"}) == "(a)"
+
+
+def test_questions_worded_alike_draw_apart_and_every_elicitation_labels_the_draw(
+    tmp_path: Path,
+) -> None:
+    from prescient.evaluation.forecasts import read_forecast
+
+    gw = gateway(tmp_path, rnd="baseline/random")
+    verbal = "verbal_probability"
+    kinds: dict[str, list[LLMRequest]] = {"label": [], verbal: [], "token_logprobs": []}
+    for i in range(40):
+        # Every question has the same wording: only its id tells them apart.
+        messages, answers = (MC, ABCD) if i % 2 else (TF, YES_NO)
+        tags = {"question_id": f"q{i}"}
+        kinds["label"].append(LLMRequest("rnd", messages, tags=tags))
+        stated = [{"role": "user", "content": messages[0]["content"] + "\nHow likely?"}]
+        kinds[verbal].append(LLMRequest("rnd", stated, tags={**tags, "elicitation": verbal}))
+        kinds["token_logprobs"].append(ask("rnd", messages, answers, **tags))
+    got = {kind: gw.complete_many(reqs) for kind, reqs in kinds.items()}
+    assert all(r.ok and not r.from_ledger for rs in got.values() for r in rs)
+    # One key, and one draw, per question: the question's id is keyed.
+    assert len({r.key for r in got["label"]}) == 40
+    picks = [r.text for r in got["label"]]
+    assert len(set(picks[0::2])) == 2 and len(set(picks[1::2])) == 4, picks
+    # Each elicitation reads the same label from its reply: the baseline's draw, not the
+    # first of the tied answers.
+    for kind, results in got.items():
+        labels = []
+        for i, r in enumerate(results):
+            qtype, choices = ("mc", ["Red", "Blue", "Green", "None"]) if i % 2 else ("tf", YES_NO)
+            f = read_forecast(kind, r.text, qtype, choices)
+            labels.append((ABCD if i % 2 else YES_NO)[f.index or 0])
+        assert labels == picks, kind
+    # The same question asked again is served from the ledger, draw and all.
+    again = gw.complete_many(kinds["label"][:4])
+    assert all(r.from_ledger for r in again) and [r.text for r in again] == picks[:4]

@@ -1,4 +1,4 @@
-"""Telling a torn dvc.lock apart, and DVC's dumps made atomic inside the project's runs."""
+"""Telling a torn dvc.lock apart, and DVC's dumps made atomic."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, TextIO
 
 import pytest
 
-from prescient.plumbing.dvc_atomic import atomic_writes
+from prescient.plumbing.dvc_atomic import atomic_writes, dvc_dump_data
 from prescient.plumbing.lockfile import problem_with
 
 LOCK = """\
@@ -72,9 +72,9 @@ def test_a_dump_that_dies_midway_leaves_the_old_lock_only_when_atomic(tmp_path: 
         _common._dump_data(lock, {}, dumper=_half_then_fail)
     assert lock.read_text() == LOCK
     assert [p.name for p in tmp_path.iterdir()] == ["dvc.lock"]  # no temp file left
-    # DVC's own write, outside the block, tears it: the case the block exists for.
+    # DVC's own write tears it: the case the change exists for.
     with pytest.raises(KeyboardInterrupt):
-        _common._dump_data(lock, {}, dumper=_half_then_fail)
+        dvc_dump_data()(lock, {}, dumper=_half_then_fail)
     assert lock.read_text() == "schema: '2.0'\nstages:\n  cop"
     assert problem_with(lock.read_text())[0] is not None
 
@@ -96,7 +96,19 @@ def test_atomic_dumps_write_the_same_bytes_and_keep_the_mode(tmp_path: Path) -> 
     with atomic_writes(), modify_yaml(atomic) as d:
         d["stages"]["copy"]["cmd"] = "cp a c"
     assert "cp a c" in atomic.read_text()
-    # The block restores DVC's own writer.
+    # The block restores the writer it found; DVC's own writes in place.
+    from dvc.utils.serialize import _common
+
+    found = _common._dump_data
+    with atomic_writes():
+        assert _common._dump_data is not dvc_dump_data()
+    assert _common._dump_data is found
     before = atomic.stat().st_ino
-    dump_yaml(atomic, data)
-    assert atomic.stat().st_ino == before
+    dvc_dump_data()(atomic, data, dumper=_yaml_dump)
+    assert atomic.stat().st_ino == before and atomic.read_bytes() == plain.read_bytes()
+
+
+def _yaml_dump(data: Any, stream: TextIO) -> None:
+    from dvc.utils.serialize._yaml import _dump
+
+    _dump(data, stream)
