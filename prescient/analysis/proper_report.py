@@ -6,6 +6,8 @@ measures (:mod:`prescient.proper_metrics`) as this module is imported."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from prescient import proper_metrics as declared
 from prescient.report import tables as fmt
 
@@ -79,6 +81,54 @@ SCORES_NOTE = (
     "differ where models answered different questions."
 )
 
+LEADERBOARD_COLUMNS: tuple[fmt.Column, ...] = (
+    ("model", "Model", fmt.fmt_text),
+    ("cell", "Setting", fmt.fmt_text),
+    ("elicitation", "Asked for", fmt.fmt_text),
+    ("brier_tf", "Brier TF", fmt.fmt_text),
+    ("brier_mc", "Brier MC", fmt.fmt_text),
+    ("accuracy", "Accuracy (%)", fmt.fmt_text),
+    ("unreadable", "Unreadable", fmt.fmt_text),
+    ("n", "n", fmt.fmt_int),
+    ("log_score", "Log score", fmt.fmt_text),
+)
+LEADERBOARD_INTERVALS: dict[str, fmt.Interval] = {
+    "brier_tf": ("brier_tf", "brier_tf_low", "brier_tf_high", 3, 1.0, "n_tf"),
+    "brier_mc": ("brier_mc", "brier_mc_low", "brier_mc_high", 3, 1.0, "n_mc"),
+    "log_score": ("log_score", "log_low", "log_high", 3, 1.0, "n"),
+    "accuracy": ("accuracy", "accuracy_low", "accuracy_high", 1, 100.0, "n"),
+}
+LEADERBOARD_NOTE = (
+    "Ranked within each setting by the Brier score on TF questions (lower is better; 0.25 "
+    "for always saying 0.5), then on MC questions, which has its own scale (0 to 2; 0.75 "
+    "for the uniform forecast over four options) and is never pooled with TF. Log score "
+    "and accuracy over all questions. Asked for: label (one answer, scored as certain), "
+    "verbal probability (stated), token logprobs (the model's probabilities of the "
+    "answers). Unreadable: forecasts of the n with no readable answer (a refusal or a "
+    "parse failure), scored as the uniform forecast and counted wrong; a row where "
+    "most are unreadable measures parsing more than forecasting. Intervals: percentile "
+    "bootstrap over questions for the scores, Wilson 95% for accuracy."
+)
+
+
+def unreadable(count: object, n: object) -> str:
+    """How many of ``n`` forecasts were unreadable, with their share when there are any."""
+    k, total = int(count), int(n)  # type: ignore[call-overload]
+    if not k:
+        return "0"
+    return f"{k} ({100.0 * k / total:.0f}%)" if total else str(k)
+
+
+def leaderboard_display(df: pd.DataFrame) -> pd.DataFrame:
+    """The ``leaderboard`` table as the report shows it: intervals joined, unreadable
+    forecasts counted with their share, the elicitation in words (so the column wraps)."""
+    shown = df.assign(
+        unreadable=[unreadable(k, n) for k, n in zip(df["n_uniform_fill"], df["n"], strict=True)],
+        elicitation=df["elicitation"].astype(str).str.replace("_", " "),
+    )
+    return fmt.interval_columns(LEADERBOARD_COLUMNS, LEADERBOARD_INTERVALS)(shown)
+
+
 PAIRED_COLUMNS: tuple[fmt.Column, ...] = (
     ("cell", "Setting", fmt.fmt_text),
     ("elicitation", "Elicitation", fmt.fmt_text),
@@ -118,6 +168,17 @@ PAIRED_NOTE = (
 )
 
 PROPER_REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
+    fmt.ReportTable(
+        "leaderboard",
+        "leaderboard-table",
+        "Leaderboard: proper scores per model, setting and elicitation",
+        LEADERBOARD_COLUMNS,
+        LEADERBOARD_NOTE,
+        scroll=True,
+        render=leaderboard_display,
+        part=PART_SCORES,
+        empty="No scored forecasts: the leaderboard is empty.",
+    ),
     fmt.ReportTable(
         "proper_scores",
         "proper-scores-table",

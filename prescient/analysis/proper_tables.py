@@ -11,6 +11,7 @@ import pandas as pd
 
 from prescient.analysis.forecasts import forecast_frame
 from prescient.analysis.inputs import Inputs, period_months
+from prescient.analysis.leaderboard import leaderboard_table
 from prescient.analysis.proper import monthly_brier, proper_scores_table
 from prescient.analysis.proper_calibration import reliability_table
 from prescient.analysis.proper_groups import ALL
@@ -21,6 +22,7 @@ from prescient.proper_metrics import item_scores
 from prescient.report.tables import fmt_count
 
 PROPER_TABLES: tuple[str, ...] = (
+    "leaderboard",
     "proper_scores",
     "proper_monthly",
     "proper_reliability",
@@ -67,8 +69,10 @@ def proper_tables(
     frame = frame.loc[kept].reset_index(drop=True)
     p = settings.proper
     alpha = 1.0 - p.bootstrap.confidence
+    scores = proper_scores_table(frame, p.bins, p.bootstrap, seed)
     tables = {
-        "proper_scores": proper_scores_table(frame, p.bins, p.bootstrap, seed),
+        "leaderboard": leaderboard_table(scores),
+        "proper_scores": scores,
         "proper_monthly": monthly_brier(
             frame, settings.moving_average, period_months(frame, settings), p.bootstrap, seed
         ),

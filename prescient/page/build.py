@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.analysis.proper_report import LEADERBOARD_NOTE
 from prescient.analysis.reading_report import (
     coverage_note,
     failures_line,
@@ -31,8 +32,10 @@ from prescient.page.contents import (
 from prescient.page.summary import (
     DEMO_LINE,
     HEADLINE_NOTE,
+    first_leaderboard,
     headline,
     is_demo,
+    leaderboard_cell,
     run_facts,
 )
 from prescient.report import tables as fmt
@@ -202,6 +205,20 @@ def fitted_line(cells: pd.DataFrame | None) -> str:
     )
 
 
+def _leaderboard(tables: Mapping[str, pd.DataFrame]) -> TableSection | None:
+    board = tables.get("leaderboard", pd.DataFrame())
+    cell = leaderboard_cell(board)
+    if cell is None:
+        return None
+    return TableSection(
+        "leaderboard",
+        f"Leaderboard: {cell.replace('_', ' ')}",
+        first_leaderboard(board),
+        LEADERBOARD_NOTE + " Every setting: the leaderboard table under Proper scores; the papers' "
+        "accuracy per setting follows.",
+    )
+
+
 def _headline(tables: Mapping[str, pd.DataFrame]) -> TableSection:
     sources = _kv(tables.get("provenance")).get("time_series_sources", "")
     note = HEADLINE_NOTE + (f" Question sources: {sources}." if sources else "")
@@ -236,6 +253,6 @@ def build_report(
     pairs = {"provenance": provenance_rows(params, inputs)}
     sections = [_part_section(part, 0, inputs, figures, demo, words, pairs) for part in page.parts]
     facts = run_facts(inputs, params, parts())
-    first = FirstScreen(facts, DEMO_LINE if demo else "", _headline(tables))
+    first = FirstScreen(facts, DEMO_LINE if demo else "", _headline(tables), _leaderboard(tables))
     titles = [b.title for b in registry.benchmarks()]
     return render_page(TITLE, subtitle(titles), first, sections, notes)

@@ -14,7 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.analysis.proper_report import leaderboard_display
 from prescient.analysis.schema import cell_order, setting_label
+from prescient.evaluation.settings import CLOSED_BOOK
 from prescient.report import tables as fmt
 from prescient.report.parts import ReportInputs, ReportPart
 from prescient.vocab import QTYPES
@@ -179,6 +181,25 @@ def run_facts(
         ("Model calls", call_lines(tables)),
         ("Other parts", tuple(line for p in parts if p.facts for line in p.facts(inputs, params))),
     )
+
+
+def leaderboard_cell(board: pd.DataFrame) -> str | None:
+    """The setting the first screen's leaderboard shows: closed book (the papers'
+    headline setting) when the run has it, else the first."""
+    if board.empty:
+        return None
+    cells = list(dict.fromkeys(str(c) for c in board["cell"]))
+    return CLOSED_BOOK if CLOSED_BOOK in cells else cells[0]
+
+
+def first_leaderboard(board: pd.DataFrame) -> pd.DataFrame:
+    """The ``leaderboard`` table's rows of :func:`leaderboard_cell`, as the report shows
+    them (without the setting column: the heading names it)."""
+    cell = leaderboard_cell(board)
+    if cell is None:
+        return pd.DataFrame()
+    shown = leaderboard_display(board.loc[board["cell"] == cell].reset_index(drop=True))
+    return shown.drop(columns=["Setting"])
 
 
 def _cell_text(row: Mapping[Any, Any] | None) -> str:

@@ -98,11 +98,13 @@ class PartSection:
 
 @dataclass(frozen=True)
 class FirstScreen:
-    """What was run, the demo warning (or ""), and the headline table."""
+    """What was run, the demo warning (or ""), the leaderboard of the headline setting
+    (None: no proper scores) and the headline accuracy table."""
 
     facts: tuple[tuple[str, tuple[str, ...]], ...]
     warning: str
     headline: TableSection
+    leaderboard: TableSection | None = None
 
 
 def _figure(fig: EmbeddedFigure) -> str:
@@ -188,9 +190,15 @@ def _first_screen(first: FirstScreen, contents: str) -> str:
         for label, lines in first.facts
     )
     warning = f'<p class="demo-corpus">{html.escape(first.warning)}</p>' if first.warning else ""
+    board = (
+        f'<div id="leaderboard-block">{_table(first.leaderboard, 2)}</div>'
+        if first.leaderboard is not None
+        else ""
+    )
     return (
         '<section id="run" class="first"><div class="run">'
         f'<div id="run-summary"><h2>What was run</h2>{warning}<dl class="facts">{facts}</dl>'
+        f"{board}"
         f'<div id="headline-block">{_table(first.headline, 2)}</div></div>'
         f"{contents}</div></section>"
     )

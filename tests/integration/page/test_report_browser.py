@@ -1,7 +1,7 @@
 """reports/index.html in real headless Chromium: it loads offline with every figure
 decoded and every table present, logs no console error and requests nothing outside
-the file itself; its first screen (1280 x 800) says what was run and shows the headline
-table; a screenshot is kept in the test's tmp dir."""
+the file itself; its first screen (1280 x 800) says what was run and shows the
+leaderboard, with the headline accuracy table after it; a screenshot is kept in the test's tmp dir."""
 
 from __future__ import annotations
 
@@ -96,12 +96,14 @@ FIRST_SCREEN = """() => {
     if (!e) return null; const r = e.getBoundingClientRect();
     return {top: r.top, bottom: r.bottom, text: e.innerText}; };
   return {facts: box('dl.facts'), warning: box('p.demo-corpus'), headline: box('table#headline'),
+          leaderboard: box('table#leaderboard'),
           contents: box('nav#contents'), rows: document.querySelectorAll('#headline tr').length,
+          board_rows: document.querySelectorAll('#leaderboard tr').length,
           height: window.innerHeight, scroll: window.scrollY};
 }"""
 
 
-def test_the_first_screen_says_what_was_run_and_shows_the_headline(tmp_path: Path) -> None:
+def test_the_first_screen_says_what_was_run_and_shows_the_leaderboard(tmp_path: Path) -> None:
     scores, questions, articles = multi_year()
     run = run_stages(
         tmp_path / "run",
@@ -118,8 +120,17 @@ def test_the_first_screen_says_what_was_run_and_shows_the_headline(tmp_path: Pat
         seen = page.evaluate(FIRST_SCREEN)
         page.screenshot(path=str(tmp_path / "first_screen.png"))
     assert seen["height"] == 800 and seen["scroll"] == 0
-    for part in ("facts", "warning", "headline", "contents"):
+    for part in ("facts", "warning", "leaderboard", "contents"):
         assert 0 <= seen[part]["top"] < seen[part]["bottom"] <= 800, (part, seen[part])
+    # The leaderboard comes first; the papers' accuracy table follows it.
+    assert seen["headline"]["top"] > seen["leaderboard"]["bottom"]
+    assert seen["board_rows"] == 1 + 3  # header, then one row per model (labels only)
+    assert seen["leaderboard"]["text"].splitlines()[0].split("\t")[:4] == [
+        "Model",
+        "Asked for",
+        "Brier TF",
+        "Brier MC",
+    ]
     facts = seen["facts"]["text"]
     for said in (
         "demo: 354 articles",

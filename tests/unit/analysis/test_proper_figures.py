@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from prescient.analysis.leaderboard import leaderboard_table
 from prescient.analysis.proper import monthly_brier, proper_scores_table
 from prescient.analysis.proper_calibration import reliability_table
 from prescient.analysis.proper_figures import PROPER_FIGURES
@@ -37,6 +38,7 @@ def written_tables(tmp_path: Path) -> dict[str, pd.DataFrame]:
         "proper_reliability": reliability_table(f, 10),
         "proper_paired": paired_table(f, reps, SEED, 0.05),
     }
+    tables["leaderboard"] = leaderboard_table(tables["proper_scores"])
     for name, table in tables.items():
         table.to_csv(tmp_path / f"{name}.csv", index=False, float_format="%.10g")
     return read_tables(tmp_path)
@@ -66,6 +68,11 @@ def test_the_report_tables_join_values_with_their_intervals(tmp_path: Path) -> N
     # the crowd's P(Yes) = 0.6 on ten Yes questions: Brier 0.16 every time, so the
     # bootstrap interval is the value itself
     assert crowd_tf["Brier"].iloc[0] == "0.160 [0.160, 0.160]"
+    # The leaderboard shows the same TF Brier in its own column, MC on its own scale.
+    board = shown["leaderboard"]
+    crowd = board.loc[board["Model"] == "crowd"].iloc[0]
+    assert crowd["Brier TF"] == "0.160 [0.160, 0.160]" and crowd["Unreadable"] == "0"
+    assert list(board.columns[:4]) == ["Model", "Setting", "Asked for", "Brier TF"]
     paired = shown["proper_paired"].set_index(["Model A", "Model B"])
     assert paired.loc[("b", "crowd"), "More accurate"] == "crowd"
     assert paired.loc[("a", "b"), "Questions both answered"] == "10"
