@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
 import logging
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -32,6 +31,7 @@ from prescient.corpus.settings import REQUIRED_FIELDS, CorpusSettings
 from prescient.corpus.sources import CorpusConfigError, InputFile, check_digest, corpus_files
 from prescient.corpus.units import RawRow, Unit
 from prescient.corpus.warc import PLAIN, Extraction, read_warc
+from prescient.jsonl import LineError, parse_json
 
 logger = logging.getLogger(__name__)
 
@@ -79,15 +79,16 @@ def _parse_json_line(line: Line) -> tuple[Any, str | None, str]:
     if not line.data.strip():
         return None, BLANK_LINE, ""
     try:
-        text = line.data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, INVALID_UTF8, f"byte {exc.start} of the line"
-    try:
-        obj = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # bad syntax, huge numbers, deep nesting
-        return None, MALFORMED_JSON, str(exc)[:120]
-    if not isinstance(obj, dict):
-        return None, MALFORMED_JSON, f"a JSON {type(obj).__name__}, not an object"
+        obj = parse_json(line.data, surrogates=False, want_object=True)
+    except LineError as exc:  # bad syntax, huge numbers, deep nesting, a lone surrogate
+        why = str(exc)
+        if why.startswith("not UTF-8"):
+            return (
+                None,
+                INVALID_UTF8,
+                why.removeprefix("not UTF-8 (").removesuffix(")") + " of the line",
+            )
+        return None, MALFORMED_JSON, why[:120]
     return obj, None, ""
 
 

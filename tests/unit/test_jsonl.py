@@ -88,9 +88,10 @@ def _journal_record() -> bytes:
 def test_every_machine_written_reader_skips_and_names_a_bad_line(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, kind: str
 ) -> None:
-    """The run log (``ledger runs`` and the update's count), the batch journal and the
-    ledger read the same bad line the same way: the good lines around it are kept and
-    the bad one is named."""
+    """The run log (``ledger runs`` and the update's count), the batch journal, the
+    corpus reader and the ledger read the same bad line the same way: the good lines
+    around it are kept and the bad one is named."""
+    from prescient.corpus.readers import read_jsonl
     from prescient.llm.batch import BatchJournal
     from prescient.llm.ledger_format import parse_line
     from prescient.plumbing.llm_cli import read_runs
@@ -112,6 +113,15 @@ def test_every_machine_written_reader_skips_and_names_a_bad_line(
     with caplog.at_level(logging.WARNING):
         assert list(BatchJournal(journal).batches()) == ["d1"]
     assert any(f"{journal}: line 2 skipped" in r.getMessage() for r in caplog.records)
+
+    # The corpus reader counts the line under a named reason, with its file and line.
+    news = tmp_path / "news.jsonl"
+    article = {"date": "2024-05-01", "title": "t", "text": "x", "url": "u", "source_domain": "d"}
+    news.write_bytes(json.dumps(article).encode() + b"\n" + bad + b"\n")
+    units = list(read_jsonl(news, {f: f for f in article}, max_bytes=1 << 22))
+    reasons = [getattr(u, "reason", None) for u in units]
+    assert reasons[0] is None and reasons[1] in ("malformed_json", "invalid_utf8"), reasons
+    assert len(units) == 2 and getattr(units[1], "detail", "")
 
     entry, problem = parse_line(bad)
     if kind == "a lone surrogate":  # a reply may hold one: kept, then checked as an entry

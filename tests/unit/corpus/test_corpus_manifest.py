@@ -195,9 +195,9 @@ def test_hosts_outside_the_allow_list_are_counted_before_any_html_is_parsed(
     parsed: list[str | None] = []
     real = warc._trafilatura
 
-    def spy(body: bytes, uri: str | None) -> dict[str, object] | None:
+    def spy(body: bytes, uri: str | None, extraction: warc.Extraction) -> dict[str, object] | None:
         parsed.append(uri)
-        return real(body, uri)
+        return real(body, uri, extraction)
 
     monkeypatch.setattr(warc, "_trafilatura", spy)
     corpus = corpus_settings("warc", p, "corpus.hosts=[CNN.com,www.npr.org]")

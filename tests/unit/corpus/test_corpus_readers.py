@@ -149,7 +149,7 @@ def test_jsonl_rows_are_physical_lines_blank_and_hostile_ones_included(tmp_path:
         f"{p}:3",
         f"{p}:9",
     ]
-    assert "recursion" in report.examples["malformed_json"][0]
+    assert "nested too deeply" in report.examples["malformed_json"][0]
     assert "digits" in report.examples["malformed_json"][1]
     assert report.examples["invalid_field_type"][0] == f"{p}:4: title holds a float"
     assert not df["title"].isin(["nan", "inf", "7.0"]).any()
