@@ -17,10 +17,12 @@ from __future__ import annotations
 import pandas as pd
 
 from prescient.analysis.schema import ALL, CELL_KEYS, cells_of
+from prescient.evaluation.settings import ELICITATIONS, LABEL
 from prescient.vocab import QTYPES
 
 FAILURE_COLUMNS = [
     *CELL_KEYS,
+    "elicitation",
     "qtype",
     "n",
     "n_parse_failed",
@@ -41,19 +43,23 @@ TYPE_ORDER = {**{q: i for i, q in enumerate(QTYPES)}, ALL: len(QTYPES)}
 
 
 def answer_failures(scores: pd.DataFrame) -> pd.DataFrame:
-    """Parse failures and refusals per cell and question type (``all`` pools TF and MC).
+    """Parse failures and refusals per cell, elicitation and question type (``all``
+    pools TF and MC).
 
     Args:
         scores: normalised scores (``refused``, ``parse_failed``; failed calls already
-            left out as the analysis settings say).
+            left out as the analysis settings say), with an ``elicitation`` column or
+            all of them ``label`` replies.
     """
     if scores.empty:
         return pd.DataFrame(columns=FAILURE_COLUMNS)
+    if "elicitation" not in scores.columns:
+        scores = scores.assign(elicitation=LABEL)
     both = pd.concat([scores, scores.assign(qtype=ALL)], ignore_index=True)
     both = both.assign(
         wrong_unread=both["refused"].astype(bool) | both["parse_failed"].astype(bool)
     )
-    g = both.groupby(["model", "cell", "qtype"], as_index=False, sort=False).agg(
+    g = both.groupby(["model", "cell", "elicitation", "qtype"], as_index=False, sort=False).agg(
         n=("question_id", "size"),
         n_parse_failed=("parse_failed", "sum"),
         n_refused=("refused", "sum"),
@@ -69,8 +75,32 @@ def answer_failures(scores: pd.DataFrame) -> pd.DataFrame:
     cells = cells_of(scores)
     cells = cells.assign(_cell=range(len(cells)))
     out = cells.merge(g, on=["model", "cell"])
-    out = out.assign(_type=out["qtype"].map(TYPE_ORDER)).sort_values(["_cell", "_type"])
+    asked = {e: i for i, e in enumerate(ELICITATIONS)}
+    out = out.assign(
+        _type=out["qtype"].map(TYPE_ORDER), _asked=out["elicitation"].map(asked).fillna(len(asked))
+    ).sort_values(["_cell", "_asked", "_type"], kind="stable")
     return out[FAILURE_COLUMNS].reset_index(drop=True)
+
+
+def with_elicited(labels: pd.DataFrame, elicited: pd.DataFrame) -> pd.DataFrame:
+    """One ``answer_failures`` table: the label rows (over the headline's questions) and
+    those of the other elicitations (over the proper scores' questions), each model and
+    cell's rows together (in the label rows' order), elicitations in the order of
+    :data:`~prescient.evaluation.settings.ELICITATIONS`."""
+    if elicited.empty:
+        return labels
+    if labels.empty:
+        return elicited
+    both = pd.concat([labels, elicited], ignore_index=True)
+    pairs = list(zip(both["model"], both["cell"], strict=True))
+    place = {p: i for i, p in enumerate(dict.fromkeys(pairs))}
+    asked = {e: i for i, e in enumerate(ELICITATIONS)}
+    order = both.assign(
+        _cell=[place[p] for p in pairs],
+        _asked=both["elicitation"].map(asked).fillna(len(asked)),
+        _type=both["qtype"].map(TYPE_ORDER),
+    ).sort_values(["_cell", "_asked", "_type"], kind="stable")
+    return both.loc[order.index, FAILURE_COLUMNS].reset_index(drop=True)
 
 
 def question_sets(scores: pd.DataFrame) -> pd.DataFrame:

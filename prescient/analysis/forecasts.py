@@ -65,6 +65,14 @@ SUM_TOLERANCE = 1e-6
 """How far from 1 a forecast's probabilities may sum (rounding in a file) before the
 row is refused; within it they are divided by their sum."""
 
+
+def _flag(raw: pd.DataFrame, column: str) -> pd.Series:
+    """A boolean column of the scores table; False throughout where it has none."""
+    if column not in raw.columns:
+        return pd.Series(False, index=raw.index)
+    return raw[column].fillna(False).astype(bool)
+
+
 FORECAST_COLUMNS = [
     "model",
     "setting",
@@ -80,10 +88,13 @@ FORECAST_COLUMNS = [
     "outcome",
     "correct",
     "prob_source",
+    "refused",
+    "parse_failed",
 ]
 """Columns of :func:`forecast_frame`: ``probs`` a tuple of floats summing to 1,
 ``outcome`` the index of the answer that resolved, ``correct`` the scores table's
-(refusals and parse failures are wrong, as in accuracy)."""
+(refusals and parse failures are wrong, as in accuracy), ``refused`` and
+``parse_failed`` the scores table's (False where it has no such column)."""
 
 DROP_REASONS = ("failed_call", "no_gold_article", "no_outcome", "excluded_source", "period")
 
@@ -332,6 +343,8 @@ def forecast_frame(
             "outcome": [outcomes.get(q, -1) for q in qids],
             "correct": raw["correct"].fillna(False).astype(bool),
             "prob_source": prob_source,
+            "refused": _flag(raw, "refused"),
+            "parse_failed": _flag(raw, "parse_failed"),
         }
     )
     bad_types = sorted(set(frame["qtype"]) - set(QTYPES))

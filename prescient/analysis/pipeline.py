@@ -17,6 +17,7 @@ import pandas as pd
 from prescient import dates
 from prescient.analysis import dataset
 from prescient.analysis.compare import rag_accuracy_table, summary_metrics
+from prescient.analysis.failures import with_elicited
 from prescient.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.analysis.inputs import Inputs, period_months, prepare_inputs
 from prescient.analysis.metrics import add_cell_metrics, analysis_metrics
@@ -285,6 +286,7 @@ def run_analysis(
     tables.update(proper.tables)
     notes += proper.notes
     tables.update(reading_tables(inputs, questions, articles, settings, seed))
+    tables["answer_failures"] = with_elicited(tables["answer_failures"], proper.failures)
     notes += reading_notes(tables)
     metrics = _metrics(inputs, tables, done)
     metrics["proper_scores"] = proper.metrics

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from prescient.analysis.failures import answer_failures
 from prescient.analysis.forecasts import forecast_frame
 from prescient.analysis.inputs import Inputs, period_months
 from prescient.analysis.leaderboard import leaderboard_table
@@ -18,6 +19,7 @@ from prescient.analysis.proper_groups import ALL
 from prescient.analysis.proper_paired import paired_table
 from prescient.analysis.settings import AnalysisSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
+from prescient.evaluation.settings import LABEL
 from prescient.proper_metrics import item_scores
 from prescient.report.tables import fmt_count
 
@@ -49,6 +51,8 @@ class ProperResult:
     tables: dict[str, pd.DataFrame]
     notes: list[str] = field(default_factory=list)
     metrics: dict[str, Any] = field(default_factory=dict)
+    failures: pd.DataFrame = field(default_factory=pd.DataFrame)
+    """``answer_failures`` rows of every elicitation but ``label`` (:mod:`.failures`)."""
 
 
 def proper_tables(
@@ -95,7 +99,9 @@ def proper_tables(
             "The scores table has no probs column: every forecast is a label's one-hot "
             "(uniform where no answer was read), so Brier and log scores score the labels."
         )
-    return ProperResult(tables, notes, _metrics(tables["proper_scores"], dropped))
+    elicited = frame.loc[frame["elicitation"] != LABEL]
+    failures = answer_failures(elicited) if not elicited.empty else pd.DataFrame()
+    return ProperResult(tables, notes, _metrics(tables["proper_scores"], dropped), failures)
 
 
 def _metrics(scores: pd.DataFrame, dropped: dict[str, int]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from prescient.analysis.schema import setting_label
+from prescient.evaluation.settings import LABEL
 from prescient.report import tables as fmt
 from prescient.vocab import QTYPES
 
@@ -64,6 +65,8 @@ def failures_line(tables: Mapping[str, pd.DataFrame]) -> str:
     if failures.empty:
         return ""
     pooled = failures.loc[failures["qtype"] == "all"]
+    if "elicitation" in pooled.columns:  # the headline reads the label replies
+        pooled = pooled.loc[pooled["elicitation"].fillna(LABEL) == LABEL]
     parts, clean = [], []
     for model, rows in pooled.groupby("model", sort=True):
         rates = rows["counted_wrong_rate"].astype(float)
@@ -83,6 +86,7 @@ def failures_line(tables: Mapping[str, pd.DataFrame]) -> str:
 FAILURE_COLUMNS: tuple[fmt.Column, ...] = (
     ("model", "Model", fmt.fmt_text),
     ("setting", "Setting", fmt.fmt_text),
+    ("elicitation", "Asked for", fmt.fmt_text),
     ("qtype", "Type", fmt.upper),
     ("n", "n", fmt.fmt_int),
     ("n_parse_failed", "Unparseable", fmt.fmt_int),
@@ -94,11 +98,13 @@ FAILURE_COLUMNS: tuple[fmt.Column, ...] = (
 
 
 def failures_display(df: pd.DataFrame) -> pd.DataFrame:
+    asked = df["elicitation"] if "elicitation" in df.columns else pd.Series(LABEL, index=df.index)
     named = df.assign(
         setting=[
             setting_label(str(s), str(c))
             for s, c in zip(df["setting"], df["rag_cutoff"], strict=True)
-        ]
+        ],
+        elicitation=asked.fillna(LABEL).astype(str).str.replace("_", " "),
     )
     return fmt.display_frame(named, FAILURE_COLUMNS)
 
@@ -110,8 +116,11 @@ ANSWER_FAILURES = fmt.ReportTable(
     FAILURE_COLUMNS,
     "A reply that no parsing rule reads as one of the options (unparseable) and a refusal "
     "both count as wrong in every accuracy of this report: accuracy is over every question "
-    "asked (Daily Oracle, ICML 2025, section 4). Rates over the questions of the headline "
-    "table (failed calls are left out; the cells table counts them); all pools TF and MC.",
+    "asked (Daily Oracle, ICML 2025, section 4). Every elicitation: label replies over the "
+    "questions of the headline table, stated probabilities and token probabilities over "
+    "those of the proper scores, where an unreadable reply is scored as the uniform "
+    "forecast (failed calls are left out; the cells table counts them); all pools TF and "
+    "MC.",
     scroll=True,
     render=failures_display,
     part="refusals",

@@ -15,6 +15,7 @@ from prescient.analysis.chance import chance_levels, option_counts
 from prescient.analysis.examples import pick_examples
 from prescient.analysis.failures import question_sets
 from prescient.analysis.reading_report import (
+    ANSWER_FAILURES,
     EXAMPLES,
     coverage_note,
     failures_line,
@@ -307,3 +308,28 @@ def test_the_tables_read_back_as_text(tmp_path) -> None:  # type: ignore[no-unty
     back = read_tables(tmp_path)
     assert back["construction_funnel"]["status"].tolist()[0] == ""
     assert back["examples"]["answer"].iloc[0] in {"Yes", "(a) Red"}
+
+
+def test_every_elicitation_has_its_unreadable_replies_counted_and_the_headline_reads_labels() -> (
+    None
+):
+    scores = _scores()
+    stated = scores.loc[(scores["model"] == "m") & (scores["setting"] == "closed_book")].copy()
+    stated["elicitation"] = "verbal_probability"
+    stated["raw_response"] = "no idea"
+    stated["parse_failed"], stated["refused"], stated["correct"] = True, False, False
+    stated["probs"] = [[0.5, 0.5] if t == "tf" else [0.25] * 4 for t in stated["qtype"]]
+    stated["prob_source"] = "uniform_fill"
+    both = pd.concat([scores.assign(elicitation="label"), stated], ignore_index=True)
+    result = run_analysis(both, _questions(scores), None, {}, SETTINGS, SEED)
+    failures = result.tables["answer_failures"]
+    cb = failures.query("model == 'm' and cell == 'closed_book'")
+    assert list(dict.fromkeys(cb["elicitation"])) == ["label", "verbal_probability"]
+    said = cb.set_index(["elicitation", "qtype"])
+    assert said.loc[("verbal_probability", "all"), ["n", "n_parse_failed"]].tolist() == [6, 6]
+    assert said.loc[("label", "all"), ["n", "n_counted_wrong"]].tolist() == [6, 3]
+    # the headline's line reads the label replies, as before
+    line = failures_line({"answer_failures": failures})
+    assert "m 0.0-50.0%" in line
+    shown = ANSWER_FAILURES.display(failures)
+    assert "verbal probability" in set(shown["Asked for"])
