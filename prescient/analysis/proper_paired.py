@@ -5,6 +5,14 @@ setting x RAG cutoff x elicitation, over all questions (``qtype`` all), each pai
 :func:`model_pairs`: McNemar's exact test on correctness and a paired bootstrap of the
 accuracy and Brier differences (:mod:`prescient.proper_scores`), with Holm's adjustment
 over the whole table.
+
+Each row also says how many of each model's replies could not be read (scored as the
+uniform forecast and counted wrong: ``unreadable_a``, ``unreadable_b``), the accuracy
+difference over the questions both models' replies were read on
+(``accuracy_diff_readable``), and marks the row ``unreadable_driven`` when the
+unreadable replies make the difference: some reply was unreadable and over the
+readable questions the difference is less than half of the whole one, or of the
+other sign (a gap that is parsing, not forecasting).
 """
 
 from __future__ import annotations
@@ -20,7 +28,7 @@ import pandas as pd
 
 from prescient.analysis.proper import item_values
 from prescient.analysis.proper_groups import ALL
-from prescient.evaluation.forecasts import CROWD
+from prescient.evaluation.forecasts import CROWD, UNIFORM_FILL
 from prescient.proper_metrics import BRIER
 from prescient.proper_scores import holm, mcnemar, paired_bootstrap
 from prescient.seeds import derive_seed
@@ -56,6 +64,10 @@ PAIRED_COLUMNS = [
     "brier_p_holm",
     "accuracy_better",
     "brier_better",
+    "unreadable_a",
+    "unreadable_b",
+    "accuracy_diff_readable",
+    "unreadable_driven",
 ]
 """Columns of ``proper_paired``."""
 
@@ -80,7 +92,18 @@ def _pair_row(
     acc = paired_bootstrap(ca, cb, bootstrap.reps, seed, bootstrap.confidence)
     br = paired_bootstrap(ba, bb, bootstrap.reps, seed, bootstrap.confidence)
     test = mcnemar(ca, cb)
+    ua = ga["prob_source"].to_numpy(str) == UNIFORM_FILL
+    ub = gb["prob_source"].to_numpy(str) == UNIFORM_FILL
+    read = ~(ua | ub)
+    readable = float(ca[read].mean() - cb[read].mean()) if read.any() else math.nan
+    whole = float(ca.mean() - cb.mean()) if n else math.nan
     return {
+        "unreadable_a": int(ua.sum()),
+        "unreadable_b": int(ub.sum()),
+        "accuracy_diff_readable": readable,
+        "unreadable_driven": bool(
+            (ua.any() or ub.any()) and whole != 0 and _driven(whole, readable)
+        ),
         "n": n,
         "accuracy_a": float(ca.mean()) if n else math.nan,
         "accuracy_b": float(cb.mean()) if n else math.nan,
@@ -163,6 +186,14 @@ def _adjusted(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
         )
     ]
     return table
+
+
+def _driven(whole: float, readable: float) -> bool:
+    """Over the readable questions the difference is less than half the whole one, or
+    of the other sign (or there is none)."""
+    if not math.isfinite(readable):
+        return True
+    return readable * whole <= 0 or abs(readable) < abs(whole) / 2
 
 
 def _bounded(p: float, reps: int) -> float:

@@ -149,6 +149,8 @@ PAIRED_COLUMNS: tuple[fmt.Column, ...] = (
     ("brier_p", "Bootstrap p", fmt.fmt_p),
     ("brier_p_holm", "Brier Holm p", fmt.fmt_p),
     ("brier_better", "Lower Brier", fmt.fmt_text),
+    ("unreadable", "Unreadable A / B", fmt.fmt_text),
+    ("accuracy_diff_readable", "A - B readable (pp)", fmt.fmt_text),
 )
 PAIRED_INTERVALS: dict[str, fmt.Interval] = {
     "accuracy_diff": ("accuracy_diff", "accuracy_diff_low", "accuracy_diff_high", 2, 100.0, "n"),
@@ -164,8 +166,38 @@ PAIRED_NOTE = (
     "adjustment runs over all the table's comparisons, McNemar's and the Brier p-values "
     "each as one family; 'More accurate' and 'Lower Brier' name the model ahead where "
     "the Holm p is below 1 - analysis.proper.bootstrap.confidence. The crowd forecast of "
-    "an imported question set, where there is one, is model B of every pair it is in."
+    "an imported question set, where there is one, is model B of every pair it is in. "
+    "Unreadable A / B: replies of each model that could not be read (scored as the "
+    "uniform forecast, counted wrong); A - B readable: the accuracy difference over the "
+    "questions where both replies were read, marked 'unreadable-driven' when the "
+    "unreadable replies make the difference (less than half of it, or the other sign, "
+    "remains over the readable questions)."
 )
+
+
+def _true(value: object) -> bool:
+    """A flag as written (bool) or read back from CSV (text)."""
+    return str(value).strip().lower() in ("true", "1")
+
+
+def paired_display(df: pd.DataFrame) -> pd.DataFrame:
+    """``proper_paired`` as the report shows it: intervals joined, the unreadable
+    replies of both models, and the readable-only difference marked where the
+    unreadable replies make the difference."""
+    shown = df.assign(
+        unreadable=[
+            f"{int(a)} / {int(b)}"
+            for a, b in zip(df["unreadable_a"], df["unreadable_b"], strict=True)
+        ],
+        accuracy_diff_readable=[
+            fmt.fmt_number(100.0 * float(d), 2) + (" (unreadable-driven)" if _true(k) else "")
+            if not pd.isna(d)
+            else fmt.MISSING
+            for d, k in zip(df["accuracy_diff_readable"], df["unreadable_driven"], strict=True)
+        ],
+    )
+    return fmt.interval_columns(PAIRED_COLUMNS, PAIRED_INTERVALS)(shown)
+
 
 PROPER_REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
     fmt.ReportTable(
@@ -197,7 +229,7 @@ PROPER_REPORT_TABLES: tuple[fmt.ReportTable, ...] = (
         PAIRED_COLUMNS,
         PAIRED_NOTE,
         scroll=True,
-        render=fmt.interval_columns(PAIRED_COLUMNS, PAIRED_INTERVALS),
+        render=paired_display,
         part=PART_PAIRED,
         empty="Fewer than two models (the crowd forecast included) in any setting: nothing to compare.",
     ),

@@ -294,3 +294,29 @@ def test_item_scores_agree_with_the_score_stage() -> None:
     assert list(brier) == pytest.approx([b for b, _ in expected], abs=1e-12)
     assert list(log) == pytest.approx([g for _, g in expected], abs=1e-12)
     assert brier[4] == pytest.approx(2 * 0.6**2)
+
+
+def test_a_gap_made_by_unreadable_replies_is_marked() -> None:
+    rows, outcomes = paired_rows()
+    unread = {"parsed_answer": None, "correct": False, "parse_failed": True}
+    unread["prob_source"] = UNIFORM_FILL
+    rows = [
+        row(r["question_id"], "tf", [0.5, 0.5], 0, "b", "label", **unread)
+        if r["model"] == "b" and r["question_id"] in {f"q{i}" for i in range(2, 8)}
+        else r
+        for r in rows
+    ]
+    table = paired_table(frame_of(rows, outcomes), NO_REPS, SEED, 0.05)
+    t = table.set_index(["model_a", "model_b"])
+    ab = t.loc[("a", "b")]
+    # a right on q0-q7, b on q0, q1, q8 and unreadable on q2-q7: 0.8 - 0.3 over all ten,
+    # but over q0, q1, q8, q9 (both read) a 2 of 4 and b 3 of 4
+    assert (ab["unreadable_a"], ab["unreadable_b"]) == (0, 6)
+    assert ab["accuracy_diff"] == pytest.approx(0.5)
+    assert ab["accuracy_diff_readable"] == pytest.approx(-0.25)
+    assert bool(ab["unreadable_driven"])
+    # a gap that holds over the readable questions is not marked
+    assert not bool(t.loc[("a", "crowd"), "unreadable_driven"])
+    clean = paired_table(frame_of(paired_rows()[0], outcomes), NO_REPS, SEED, 0.05)
+    assert not clean["unreadable_driven"].any()
+    assert list(clean["accuracy_diff_readable"]) == pytest.approx(list(clean["accuracy_diff"]))
