@@ -22,20 +22,8 @@ import pandas as pd
 from prescient.analysis.proper_groups import ALL
 from prescient.vocab import MC, TF
 
-LEADERBOARD_COLUMNS = [
-    "model",
-    "setting",
-    "rag_cutoff",
-    "cell",
-    "elicitation",
-    "brier_tf",
-    "brier_tf_low",
-    "brier_tf_high",
-    "n_tf",
-    "brier_mc",
-    "brier_mc_low",
-    "brier_mc_high",
-    "n_mc",
+_KEY = ["model", "setting", "rag_cutoff", "cell", "elicitation"]
+_POOLED = [
     "log_score",
     "log_low",
     "log_high",
@@ -45,20 +33,16 @@ LEADERBOARD_COLUMNS = [
     "n",
     "n_uniform_fill",
 ]
-"""Columns of ``leaderboard.csv``."""
-
-_KEY = ["model", "setting", "rag_cutoff", "cell", "elicitation"]
-_POOLED = (
-    "log_score",
-    "log_low",
-    "log_high",
-    "accuracy",
-    "accuracy_low",
-    "accuracy_high",
-    "n",
-    "n_uniform_fill",
-)
 """What the leaderboard reads off a cell's ``all`` row (the Brier score it never does)."""
+
+
+def _by_type(qtype: str) -> list[str]:
+    """What the leaderboard reads off a cell's row of one question type."""
+    return [f"brier_{qtype}", f"brier_{qtype}_low", f"brier_{qtype}_high", f"n_{qtype}"]
+
+
+LEADERBOARD_COLUMNS = [*_KEY, *_by_type(TF), *_by_type(MC), *_POOLED]
+"""Columns of ``leaderboard.csv``."""
 
 
 def leaderboard_table(proper: pd.DataFrame) -> pd.DataFrame:
@@ -72,10 +56,8 @@ def leaderboard_table(proper: pd.DataFrame) -> pd.DataFrame:
         row = rows.setdefault(key, dict(zip(_KEY, key, strict=True)))
         qtype = rec["qtype"]
         if qtype in (TF, MC):
-            row[f"brier_{qtype}"] = rec["brier"]
-            row[f"brier_{qtype}_low"] = rec["brier_low"]
-            row[f"brier_{qtype}_high"] = rec["brier_high"]
-            row[f"n_{qtype}"] = rec["n"]
+            values = (rec["brier"], rec["brier_low"], rec["brier_high"], rec["n"])
+            row.update(zip(_by_type(qtype), values, strict=True))
         elif qtype == ALL:
             row.update({column: rec[column] for column in _POOLED})
     out = pd.DataFrame(list(rows.values())).reindex(columns=LEADERBOARD_COLUMNS)
