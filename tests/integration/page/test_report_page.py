@@ -177,9 +177,7 @@ def test_the_reader_sees_failures_construction_and_examples(whole: Run) -> None:
     page = _page(whole)
     # closed book TF c w | c r | c c (frames.sparse_demo): one refusal in six, counted wrong
     failures = page.tables["answer-failures"]
-    row = next(
-        r for r in failures[1:] if r[:4] == ["smollm2_135m", "closed book", "label", "TF"]
-    )
+    row = next(r for r in failures[1:] if r[:4] == ["smollm2_135m", "closed book", "label", "TF"])
     assert row[4:] == ["6", "0", "0.00", "1", "16.67", "16.67"]
     assert "both count as wrong" in page.text["refusals"]
     assert "Unparseable replies and refusals, counted as wrong" in page.text["headline-block"]
