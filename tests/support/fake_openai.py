@@ -88,7 +88,8 @@ class FakeOpenAI:
 
     Attributes:
         requests: POSTs received (every attempt, faults included).
-        max_inflight: the most requests it was handling at once.
+        max_inflight: the most requests it was handling at once (a request is handled
+            until its reply starts going out).
         auth_headers: the ``Authorization`` header of every request.
         bodies: the JSON body of every request.
         timings: ``(received, answered)`` wall-clock times of every request.
@@ -160,14 +161,24 @@ class FakeOpenAI:
                     fault = server.faults.popleft() if server.faults else None
                     if fault is None and server.fail_when is not None:
                         fault = server.fail_when(body)
+                self._handling = True
                 try:
                     if server.latency_s:
                         time.sleep(server.latency_s)
                     self._respond(fault, body, n)
                 finally:
+                    self._answered()
+                    with server._lock:
+                        server.timings.append((received, time.time()))
+
+            def _answered(self) -> None:
+                """The request stops counting as in flight once its reply starts going
+                out: the client may read it and send the next request before this
+                thread returns, and that is not two requests at once."""
+                if getattr(self, "_handling", False):
+                    self._handling = False
                     with server._lock:
                         server.inflight -= 1
-                        server.timings.append((received, time.time()))
 
             def _respond(self, fault: str | None, body: dict[str, Any], n: int) -> None:
                 if fault == "429":
@@ -187,6 +198,7 @@ class FakeOpenAI:
                 elif fault == "malformed":
                     self._raw(200, b"{not json at all", "application/json")
                 elif fault == "truncated":
+                    self._answered()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", "500")
@@ -222,6 +234,7 @@ class FakeOpenAI:
             def _raw(
                 self, status: int, data: bytes, ctype: str, headers: dict[str, str] | None = None
             ) -> None:
+                self._answered()
                 # The client may have given up (a timeout test): nothing to report then.
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.send_response(status)
