@@ -43,7 +43,18 @@ NESTED = "nested too deeply"
 
 
 class LineError(ValueError):
-    """A line that is not what its reader asks for; the message says why."""
+    """A line that is not what its reader asks for; the message says why.
+
+    Attributes:
+        reason: the why without its kind: the byte of bad UTF-8 (``byte 7``) or the
+            parser's message for a line that is not JSON, else the message itself.
+        not_utf8: the line is not UTF-8.
+    """
+
+    def __init__(self, message: str, reason: str | None = None, not_utf8: bool = False) -> None:
+        super().__init__(message)
+        self.reason = message if reason is None else reason
+        self.not_utf8 = not_utf8
 
 
 def _problem(exc: ValueError | RecursionError) -> str:
@@ -71,7 +82,8 @@ def parse_json(raw: bytes | str, *, surrogates: bool = True, want_object: bool =
         try:
             raw = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise LineError(f"not UTF-8 (byte {exc.start})") from None
+            where = f"byte {exc.start}"
+            raise LineError(f"not UTF-8 ({where})", where, not_utf8=True) from None
     try:
         value = json.loads(raw)
         if not surrogates:
@@ -81,7 +93,8 @@ def parse_json(raw: bytes | str, *, surrogates: bool = True, want_object: bool =
     except UnicodeEncodeError:
         raise LineError("a lone surrogate") from None
     except ValueError as exc:  # JSONDecodeError, and integers over Python's digit limit
-        raise LineError(f"not JSON ({_problem(exc)})") from None
+        why = _problem(exc)
+        raise LineError(f"not JSON ({why})", why) from None
     if want_object and not isinstance(value, dict):
         kind = {list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
             type(value), "number"

@@ -75,11 +75,7 @@ def answer_failures(scores: pd.DataFrame) -> pd.DataFrame:
     cells = cells_of(scores)
     cells = cells.assign(_cell=range(len(cells)))
     out = cells.merge(g, on=["model", "cell"])
-    asked = {e: i for i, e in enumerate(ELICITATIONS)}
-    out = out.assign(
-        _type=out["qtype"].map(TYPE_ORDER), _asked=out["elicitation"].map(asked).fillna(len(asked))
-    ).sort_values(["_cell", "_asked", "_type"], kind="stable")
-    return out[FAILURE_COLUMNS].reset_index(drop=True)
+    return _by_cell(out, out["_cell"].tolist())
 
 
 def with_elicited(labels: pd.DataFrame, elicited: pd.DataFrame) -> pd.DataFrame:
@@ -94,13 +90,22 @@ def with_elicited(labels: pd.DataFrame, elicited: pd.DataFrame) -> pd.DataFrame:
     both = pd.concat([labels, elicited], ignore_index=True)
     pairs = list(zip(both["model"], both["cell"], strict=True))
     place = {p: i for i, p in enumerate(dict.fromkeys(pairs))}
-    asked = {e: i for i, e in enumerate(ELICITATIONS)}
-    order = both.assign(
-        _cell=[place[p] for p in pairs],
-        _asked=both["elicitation"].map(asked).fillna(len(asked)),
-        _type=both["qtype"].map(TYPE_ORDER),
+    return _by_cell(both, [place[p] for p in pairs])
+
+
+ASKED_ORDER = {e: i for i, e in enumerate(ELICITATIONS)}
+"""Elicitations in table order (an unknown one last)."""
+
+
+def _by_cell(rows: pd.DataFrame, cell: list[int]) -> pd.DataFrame:
+    """``rows`` by their model and cell's position (``cell``), then elicitation, then
+    question type, as ``answer_failures`` lists them."""
+    order = rows.assign(
+        _cell=cell,
+        _asked=rows["elicitation"].map(ASKED_ORDER).fillna(len(ASKED_ORDER)),
+        _type=rows["qtype"].map(TYPE_ORDER),
     ).sort_values(["_cell", "_asked", "_type"], kind="stable")
-    return both.loc[order.index, FAILURE_COLUMNS].reset_index(drop=True)
+    return rows.loc[order.index, FAILURE_COLUMNS].reset_index(drop=True)
 
 
 def question_sets(scores: pd.DataFrame) -> pd.DataFrame:

@@ -175,11 +175,6 @@ PAIRED_NOTE = (
 )
 
 
-def _true(value: object) -> bool:
-    """A flag as written (bool) or read back from CSV (text)."""
-    return str(value).strip().lower() in ("true", "1")
-
-
 def paired_display(df: pd.DataFrame) -> pd.DataFrame:
     """``proper_paired`` as the report shows it: intervals joined, the unreadable
     replies of both models, and the readable-only difference marked where the
@@ -190,7 +185,7 @@ def paired_display(df: pd.DataFrame) -> pd.DataFrame:
             for a, b in zip(df["unreadable_a"], df["unreadable_b"], strict=True)
         ],
         accuracy_diff_readable=[
-            fmt.fmt_number(100.0 * float(d), 2) + (" (unreadable-driven)" if _true(k) else "")
+            fmt.fmt_number(100.0 * float(d), 2) + (" (unreadable-driven)" if fmt.is_true(k) else "")
             if not pd.isna(d)
             else fmt.MISSING
             for d, k in zip(df["accuracy_diff_readable"], df["unreadable_driven"], strict=True)

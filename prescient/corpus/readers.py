@@ -81,14 +81,9 @@ def _parse_json_line(line: Line) -> tuple[Any, str | None, str]:
     try:
         obj = parse_json(line.data, surrogates=False, want_object=True)
     except LineError as exc:  # bad syntax, huge numbers, deep nesting, a lone surrogate
-        why = str(exc)
-        if why.startswith("not UTF-8"):
-            return (
-                None,
-                INVALID_UTF8,
-                why.removeprefix("not UTF-8 (").removesuffix(")") + " of the line",
-            )
-        return None, MALFORMED_JSON, why[:120]
+        if exc.not_utf8:
+            return None, INVALID_UTF8, f"{exc.reason} of the line"
+        return None, MALFORMED_JSON, str(exc)[:120]
     return obj, None, ""
 
 

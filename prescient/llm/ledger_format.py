@@ -311,10 +311,7 @@ def parse_line(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     try:
         obj = parse_json(raw)  # lone surrogates are kept: replies may hold them
     except LineError as exc:
-        why = str(exc)
-        if why.startswith("not UTF-8"):
-            return None, why
-        return None, f"unreadable line ({why.removeprefix('not JSON (').removesuffix(')')})"
+        return None, str(exc) if exc.not_utf8 else f"unreadable line ({exc.reason})"
     problem = entry_problem(obj)
     return (obj, None) if problem is None else (None, problem)
 

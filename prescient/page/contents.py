@@ -147,7 +147,7 @@ def question_counts(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def _yes(value: object) -> str:
-    return "yes" if str(value).strip().lower() in ("true", "1") else ""
+    return "yes" if fmt.is_true(value) else ""
 
 
 DUPLICATES_TABLE = fmt.ReportTable(

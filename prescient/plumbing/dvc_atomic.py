@@ -64,16 +64,6 @@ def dvc_dump_data() -> Callable[..., Any]:
     return getattr(current, "__wrapped__", current)  # type: ignore[no-any-return]
 
 
-def is_atomic() -> bool:
-    """True when DVC's dumps in this process are atomic."""
-    import importlib
-
-    return all(
-        hasattr(getattr(importlib.import_module(m), "_dump_data"), "__wrapped__")  # noqa: B009
-        for m in _MODULES
-    )
-
-
 def make_atomic() -> None:
     """Make DVC's dumps of local files atomic for the rest of the process (idempotent)."""
     import importlib

@@ -156,6 +156,11 @@ KEY_COLUMNS: tuple[Column, ...] = (
 )
 
 
+def is_true(value: object) -> bool:
+    """A flag as written (bool, 0/1) or as read back from CSV text."""
+    return str(value).strip().lower() in ("true", "1")
+
+
 def too_few_for_interval(n: object) -> bool:
     """Whether ``n`` samples are too few for an interval (:data:`MIN_INTERVAL_N`); an
     unknown n (None, NaN) is not judged."""

@@ -62,10 +62,6 @@ def _span(row: pd.Series, regime: str) -> str:
     return fmt.MISSING if fmt.MISSING in (first, last) else f"{first}..{last}"
 
 
-def _flag(value: object) -> bool:
-    return str(value).strip().lower() in ("true", "1")
-
-
 def _with_ci(value: object, low: object, high: object, excludes: object = False) -> str:
     v = fmt.fmt_number(value)
     if v == fmt.MISSING:
@@ -73,7 +69,7 @@ def _with_ci(value: object, low: object, high: object, excludes: object = False)
     lo, hi = fmt.fmt_number(low), fmt.fmt_number(high)
     if lo == fmt.MISSING:
         return v
-    return f"{v} [{lo}, {hi}]" + (f" {fmt.EXCLUDES_MARK}" if _flag(excludes) else "")
+    return f"{v} [{lo}, {hi}]" + (f" {fmt.EXCLUDES_MARK}" if fmt.is_true(excludes) else "")
 
 
 TABLES: tuple[fmt.ReportTable, ...] = (
