@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ class JsonLine:
 
 
 NESTED = "nested too deeply"
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
 class LineError(ValueError):
@@ -86,7 +88,9 @@ def parse_json(raw: bytes | str, *, surrogates: bool = True, want_object: bool =
             raise LineError(f"not UTF-8 ({where})", where, not_utf8=True) from None
     try:
         value = json.loads(raw)
-        if not surrogates:
+        # A lone surrogate can only come from a \uD800-\uDFFF escape: only a line that
+        # has one is written out again to find it.
+        if not surrogates and _SURROGATE_ESCAPE.search(raw):
             json.dumps(value, ensure_ascii=False).encode("utf-8")
     except RecursionError:
         raise LineError(NESTED) from None
