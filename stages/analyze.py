@@ -12,9 +12,13 @@ alone with ``-S analysis_inputs=scores_file -S analysis.scores=path.parquet``: a
 naming the scores file itself is not read again (the scores table's own columns describe
 its questions; there is no corpus), so DVC runs nothing upstream. Writes one directory
 of tables (CSV, plus Markdown copies of the paper's tables), the metrics file (keyed by
-model and cell) and the summary (``--summary``: each model's accuracy per setting under
-keys that hold no swept value, :mod:`prescient.analysis.compare`, so experiments line
-up in ``dvc exp show``). Each benchmark validates its own sections of ``analysis``.
+model and cell), the summary (``--summary``: each model's accuracy and proper scores
+per setting under keys that hold no swept value, :mod:`prescient.analysis.compare`, so
+experiments line up in ``dvc exp show``), the dated RAG setting's cutoff with each
+model's TF Brier score there (``--rag``, one short column per model in ``dvc exp
+show``) and the DVC plot data
+(``--plots``: CSVs that ``dvc plots diff`` overlays across experiments). Each benchmark
+validates its own sections of ``analysis``.
 """
 
 from __future__ import annotations
@@ -90,6 +94,10 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--tables", required=True, help="output directory of the tables")
     ap.add_argument("--metrics", required=True, help="output metrics JSON")
     ap.add_argument("--summary", required=True, help="output summary metrics JSON")
+    ap.add_argument(
+        "--rag", required=True, help="output JSON: the dated RAG cutoff, each model's TF Brier"
+    )
+    ap.add_argument("--plots", required=True, help="output directory of the DVC plot data")
 
 
 def work(run: StageRun) -> int:
@@ -119,6 +127,11 @@ def work(run: StageRun) -> int:
     _write_tables(Path(args.tables), result, provenance, parts)
     io.write_json(args.metrics, result.metrics)
     io.write_json(args.summary, result.summary)
+    io.write_json(args.rag, result.rag)
+    with io.atomic_dir(Path(args.plots)) as tmp:
+        for name, frame in result.plots.items():
+            with io.atomic_open(tmp / f"{name}.csv") as fh:
+                frame.to_csv(fh, index=False, float_format="%.10g", lineterminator="\n")
     logger.info(
         "analysed %d scored rows of %d models; %d tables in %s",
         result.metrics["scored_rows"],

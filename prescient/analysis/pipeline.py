@@ -16,7 +16,12 @@ import pandas as pd
 
 from prescient import dates
 from prescient.analysis import dataset
-from prescient.analysis.compare import rag_accuracy_table, summary_metrics
+from prescient.analysis.compare import (
+    plot_tables,
+    rag_accuracy_table,
+    rag_metrics,
+    summary_metrics,
+)
 from prescient.analysis.failures import with_elicited
 from prescient.analysis.horizon import horizon_accuracy, horizon_counts
 from prescient.analysis.inputs import Inputs, period_months, prepare_inputs
@@ -105,8 +110,12 @@ class AnalysisResult:
     Attributes:
         tables: name -> table (written as ``<name>.csv`` in the tables directory).
         metrics: the DVC metrics document (headline numbers per model and cell).
-        summary: the per-model accuracies under keys that line up across experiments
-            (:func:`prescient.analysis.compare.summary_metrics`).
+        summary: the per-model accuracies and proper scores under keys that line up
+            across experiments (:func:`prescient.analysis.compare.summary_metrics`).
+        rag: the dated RAG setting's cutoff and each model's headline TF Brier score
+            there (:func:`prescient.analysis.compare.rag_metrics`).
+        plots: name -> DVC plot data (``<name>.csv`` in the plots directory;
+            :func:`prescient.analysis.compare.plot_tables`).
         notes: human-readable caveats: gaps, skipped models, excluded rows.
         models: the model dates used.
         provenance: key -> value lines about the inputs (the retrieval window rule,
@@ -119,6 +128,8 @@ class AnalysisResult:
     notes: list[str] = field(default_factory=list)
     models: dict[str, ModelInfo] = field(default_factory=dict)
     provenance: dict[str, str] = field(default_factory=dict)
+    rag: dict[str, Any] = field(default_factory=dict)
+    plots: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 def cell_summary(
@@ -292,8 +303,18 @@ def run_analysis(
     metrics["proper_scores"] = proper.metrics
     for note in notes:
         logger.info("note: %s", note)
-    summary = summary_metrics(tables["accuracy"])
-    return AnalysisResult(tables, metrics, summary, notes, models, _provenance(inputs))
+    board = tables["leaderboard"]
+    summary = summary_metrics(tables["accuracy"], board)
+    return AnalysisResult(
+        tables,
+        metrics,
+        summary,
+        notes,
+        models,
+        _provenance(inputs),
+        rag_metrics(board),
+        plot_tables(tables["accuracy"], board),
+    )
 
 
 def _run_parts(context: AnalysisContext, parts: Sequence[BenchmarkAnalysis]) -> list[AnalysisPart]:

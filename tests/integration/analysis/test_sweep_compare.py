@@ -1,7 +1,8 @@
 """The README's sweep over RAG cutoffs, compared as the README says: one experiment per
-cutoff queued under its own name, the summary metrics of one model in `dvc exp show`
-within a 120-character terminal, `dvc metrics diff` of two experiments and `dvc plots
-diff` of their figures. On a scratch project (git + DVC with Hydra composition) whose
+cutoff queued under its own name, each model's Brier score at each cutoff in `dvc exp
+show` within a 100-character terminal (the cutoff beside it, even where every model
+scores the same), one model's summary, `dvc metrics diff` of two experiments and `dvc
+plots diff` overlaying them in one chart per declared plot. On a scratch project (git + DVC with Hydra composition) whose
 one stage runs the real analysis on hand-made scores of the settings in `eval.settings`
 and writes the real metrics files, so `dvc exp show` meets the same column names as in
 the pipeline."""
@@ -23,7 +24,7 @@ from tests.support.queue import run_queue
 
 BIN = Path(sys.executable).parent
 DVC = BIN / "dvc"
-WIDTH = 120
+WIDTH = 100
 
 STAGE = """\
 import datetime as dt
@@ -49,11 +50,19 @@ for model in grid["models"]:
         k = {"closed_book": 3, "gold": 9}.get(name, 5)
         if s.rag_cutoff is not None:
             k = 2 + (s.rag_cutoff - dt.date(2023, 9, 1)).days // 90
+        if model.startswith("baseline"):
+            k = 6  # a baseline reads no article: the same at every cutoff
         rows += score_rows(model, s.kind, s.cutoff_label, "2024-07-15", "tf", "c" * k + "w" * (12 - k))
+for row in rows:  # a wrong answer is "No": the second option
+    row["parsed_answer"] = 0 if row["correct"] else 1
 result = run_analysis(scores_frame(rows), None, None, {}, analysis_settings(), SEED)
 os.makedirs("reports/metrics", exist_ok=True)
-json.dump(result.metrics, open("reports/metrics/analysis.json", "w"), indent=2)
-json.dump(result.summary, open("reports/metrics/summary.json", "w"), indent=2)
+for name in ("metrics", "summary", "rag"):  # as the stage writes them: keys sorted
+    out = "analysis" if name == "metrics" else name
+    json.dump(getattr(result, name), open(f"reports/metrics/{out}.json", "w"), sort_keys=True)
+os.makedirs("reports/plots", exist_ok=True)
+for name, frame in result.plots.items():
+    frame.to_csv(f"reports/plots/{name}.csv", index=False)
 os.makedirs("reports/figures", exist_ok=True)
 fig, ax = plt.subplots(figsize=(2, 2))
 ax.bar(range(len(rows)), [float(r["correct"]) for r in rows])
@@ -71,13 +80,20 @@ stages:
           cache: false
       - reports/metrics/summary.json:
           cache: false
+      - reports/metrics/rag.json:
+          cache: false
     plots:
       - reports/figures
+      - reports/plots/brier_tf.csv:
+          cache: false
+          template: bar_horizontal
+          x: brier_tf
+          y: forecaster
 """
 
 CONFIG = """\
 eval:
-  models: [baseline_random, smollm2_135m]
+  models: [smollm2_135m, baseline_random, baseline_always_yes]
   settings: [closed_book, gold, rag_dynamic, rag_2024-06-01]
 """
 
@@ -102,16 +118,21 @@ def readme_loop() -> str:
     return block.group(0)
 
 
+def readme_commands(prefix: str) -> list[list[str]]:
+    """The README's command lines starting with ``prefix`` (comments left out)."""
+    lines = [line for line in sweep_section().splitlines() if line.startswith(prefix)]
+    assert lines, f"the Sweeps section has no line starting {prefix!r}"
+    return [shlex.split(line, comments=True) for line in lines]
+
+
 def readme_command(prefix: str) -> list[str]:
-    """The README's command line starting with ``prefix`` (its comment left out)."""
-    for line in sweep_section().splitlines():
-        if line.startswith(prefix):
-            return shlex.split(line, comments=True)
-    raise AssertionError(f"the Sweeps section has no line starting {prefix!r}")
+    """The README's one command line starting with ``prefix`` (its comment left out)."""
+    (command,) = readme_commands(prefix)
+    return command
 
 
 @pytest.mark.slow
-def test_the_readme_sweep_compares_in_120_columns(tmp_path: Path) -> None:
+def test_the_readme_sweep_compares_in_100_columns(tmp_path: Path) -> None:
     if not DVC.exists() or shutil.which("git") is None or shutil.which("bash") is None:
         pytest.skip("dvc, git or bash is not installed")
     root = tmp_path / "proj"
@@ -136,27 +157,40 @@ def test_the_readme_sweep_compares_in_120_columns(tmp_path: Path) -> None:
     status = run_queue(sh, root, 3, 240)
     assert status.count("Success") == 3, status
 
-    show = readme_command("dvc exp show")
-    natural = sh(root, *show, "--no-pager", COLUMNS="1000")
+    brier, summary = readme_commands("dvc exp show")
+    natural = sh(root, *brier, "--no-pager", COLUMNS="1000")
     lines = [line.rstrip() for line in natural.splitlines() if line.strip()]
     assert max(len(line) for line in lines) <= WIDTH, natural
-    # in a 120-column terminal nothing is squeezed: the same table
-    assert sh(root, *show, "--no-pager", COLUMNS=str(WIDTH)) == natural
-    header = lines[1].split()
-    # closed book, gold and n are the same in every experiment: --only-changed drops them
-    assert header == [
+    # in a 100-column terminal nothing is squeezed: the same table
+    assert sh(root, *brier, "--no-pager", COLUMNS=str(WIDTH)) == natural
+    # every model's column stays, though the baselines score the same everywhere
+    assert lines[1].split() == [
         "Experiment",
+        "baseline_always_yes",
+        "baseline_random",
+        "cutoff",
+        "smollm2_135m",
+    ]
+    rows = {line.split("[")[1].split("]")[0]: line.split()[-4:] for line in lines if "[" in line}
+    # TF Brier of one-word answers: the share answered wrong, 12 - (2 + days // 90) of 12
+    assert rows == {
+        "rag_2023-12-01": ["0.5", "0.5", "2023-12-01", "0.75"],
+        "rag_2024-03-01": ["0.5", "0.5", "2024-03-01", "0.66667"],
+        "rag_2024-06-01": ["0.5", "0.5", "2024-06-01", "0.58333"],
+    }
+
+    one = sh(root, *summary, "--no-pager", COLUMNS="1000")
+    lines = [line.rstrip() for line in one.splitlines() if line.strip()]
+    assert max(len(line) for line in lines) <= WIDTH, one
+    assert lines[1].split() == [
+        "Experiment",
+        "smollm2_135m.brier_tf.rag",
+        "smollm2_135m.n",
         "smollm2_135m.rag",
-        "smollm2_135m.rag_cutoff",
-        "smollm2_135m.rag_dynamic",
     ]
     rows = {line.split("[")[1].split("]")[0]: line.split()[-3:] for line in lines if "[" in line}
-    # 2 + days since 2023-09-01 // 90 of 12 correct: 3, 4 and 5
-    assert rows == {
-        "rag_2023-12-01": ["25", "2023-12-01", "-"],
-        "rag_2024-03-01": ["33.333", "2024-03-01", "-"],
-        "rag_2024-06-01": ["41.667", "2024-06-01", "-"],
-    }
+    assert rows["rag_2023-12-01"] == ["0.75", "12", "25"], one
+    assert rows["rag_2024-06-01"] == ["0.58333", "12", "41.667"], one
 
     diff = sh(root, *readme_command("dvc metrics diff"))
     assert re.search(r"smollm2_135m\.closed_book\s+25\.0\s+25\.0\s+0\.0", diff), diff
@@ -168,3 +202,11 @@ def test_the_readme_sweep_compares_in_120_columns(tmp_path: Path) -> None:
     # one image per experiment named on the command line
     images = sorted(p.name for p in (root / "dvc_plots" / "static").iterdir())
     assert [name.split("_reports_")[0] for name in images] == names[::2], images
+    # the declared data plot is one chart holding both experiments' bars (its rev field)
+    page = (root / "dvc_plots" / "index.html").read_text()
+    spec = re.search(r"reports/plots/brier_tf\.csv.*", page, re.S)
+    assert spec, "no data plot of the TF Brier scores in dvc_plots/index.html"
+    for name in names[::2]:
+        assert re.search(rf'"rev": "{name}"[^}}]*"forecaster": "smollm2_135m rag"', page) or (
+            re.search(rf'"forecaster": "smollm2_135m rag"[^}}]*"rev": "{name}"', page)
+        ), name

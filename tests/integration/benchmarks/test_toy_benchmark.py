@@ -134,6 +134,7 @@ def test_its_questions_table_analysis_and_report_part(project: Path) -> None:
         "--articles", str(out / "none.parquet"), "--candidates", str(out / "none.parquet"),
         "--tables", str(out / "tables"), "--metrics", str(out / "analysis.json"),
         "--summary", str(out / "summary.json"),
+        "--rag", str(out / "rag.json"), "--plots", str(out / "plots"),
     )  # fmt: skip
     assert analysed.returncode == 0, analysed.stderr
     table = pd.read_csv(out / "tables" / "toy_by_cell.csv")

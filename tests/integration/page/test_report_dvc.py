@@ -46,8 +46,17 @@ def test_analyze_writes_one_directory_of_tables_tracked_by_git() -> None:
     assert stage["metrics"] == [
         {"reports/metrics/analysis.json": {"cache": False}},
         {"reports/metrics/summary.json": {"cache": False}},
+        {"reports/metrics/rag.json": {"cache": False}},
     ]
-    assert "--summary reports/metrics/summary.json" in " ".join(str(stage["cmd"]).split())
+    cmd = " ".join(str(stage["cmd"]).split())
+    assert "--summary reports/metrics/summary.json" in cmd
+    assert "--rag reports/metrics/rag.json --plots reports/plots" in cmd
+    # data plots, one file each, so `dvc plots diff` overlays revisions in one chart
+    plots = {name: spec for entry in stage["plots"] for name, spec in entry.items()}
+    assert set(plots) == {"reports/plots/brier_tf.csv", "reports/plots/accuracy.csv"}
+    for name, spec in plots.items():
+        assert spec["template"] == "bar_horizontal" and spec["y"] == "forecaster", name
+        assert spec["x"] == Path(name).stem and spec["cache"] is False, name
 
 
 OPTIONAL = {"${analysis.bpc}", "${analysis.openforecast}"}

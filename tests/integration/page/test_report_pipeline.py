@@ -180,6 +180,10 @@ def test_bad_inputs_fail_with_one_clear_error(
         str(tmp_path / "m.json"),
         "--summary",
         str(tmp_path / "s.json"),
+        "--rag",
+        str(tmp_path / "r.json"),
+        "--plots",
+        str(tmp_path / "plots"),
     ]
     assert analyze.main([*args, "--scores", str(tmp_path / "missing.parquet")]) == 2
     assert "not found" in caplog.text
@@ -210,6 +214,7 @@ def test_unusable_settings_stop_the_stage_with_one_line(
             "--tables", str(tmp_path / "t"),
             "--metrics", str(tmp_path / "m.json"),
             "--summary", str(tmp_path / "s.json"),
+            "--rag", str(tmp_path / "r.json"), "--plots", str(tmp_path / "plots"),
         ]
     )  # fmt: skip
     assert rc == 2

@@ -5,12 +5,25 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from prescient.analysis.compare import stable_keys
+from prescient.analysis.compare import (
+    ELICITATION_KEY,
+    PROPER_KEYS,
+    plot_tables,
+    rag_metrics,
+    stable_keys,
+    summary_metrics,
+)
 from prescient.page.contents import analysis_tables
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 from tests.fixtures.analysis.settings import SEED, analysis_settings, run_analysis
 
 DAY = "2024-05-10"
+
+
+def accuracy_part(summary: dict[str, dict[str, object]]) -> dict[str, dict[str, object]]:
+    """Each model's accuracy keys, without the proper scores beside them."""
+    proper = {*PROPER_KEYS, ELICITATION_KEY}
+    return {m: {k: v for k, v in e.items() if k not in proper} for m, e in summary.items()}
 
 
 def _scores(cells: dict[tuple[str, str | None], str]) -> pd.DataFrame:
@@ -43,7 +56,7 @@ def test_the_summary_lines_up_several_cutoffs_by_date() -> None:
         }
     )
     result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
-    summary = result.summary["m"]
+    summary = accuracy_part(result.summary)["m"]
     assert list(summary) == [
         "closed_book",
         "gold",
@@ -86,23 +99,26 @@ def test_one_dated_cutoff_is_rag_with_its_cutoff_beside_it() -> None:
     for cutoff, outcomes, acc in (("2024-03-01", "cwww", 25.0), ("2024-09-01", "ccww", 50.0)):
         scores = _scores({("closed_book", None): "cccw", ("rag", cutoff): outcomes})
         result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
-        assert result.summary == {
+        assert accuracy_part(result.summary) == {
             "m": {"closed_book": 75.0, "rag": acc, "rag_cutoff": cutoff, "n": 4}
         }
+        # one-word answers read as certain: TF Brier is the share answered wrong
+        assert result.summary["m"]["brier_tf"] == {"closed_book": 0.25, "rag": 1 - acc / 100}
 
 
 def test_the_most_any_setting_scored_is_n() -> None:
     # a failed call is left out of its cell (analysis.exclude_errors): gold scores 3
     scores = _scores({("closed_book", None): "cwww", ("gold", None): "cce"})
     result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
-    assert result.summary["m"] == {"closed_book": 25.0, "gold": 100.0, "n": 4}
+    assert accuracy_part(result.summary)["m"] == {"closed_book": 25.0, "gold": 100.0, "n": 4}
 
 
 def test_a_run_without_rag_has_an_empty_cutoff_table_that_says_why() -> None:
     scores = _scores({("closed_book", None): "cw"})
     result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
     assert result.tables["rag_accuracy"].empty
-    assert result.summary == {"m": {"closed_book": 50.0, "n": 2}}
+    assert accuracy_part(result.summary) == {"m": {"closed_book": 50.0, "n": 2}}
+    assert result.rag == {}
     spec = next(t for t in analysis_tables() if t.name == "rag_accuracy")
     assert "eval.settings lists no rag_dynamic" in spec.empty
 
@@ -122,3 +138,93 @@ def test_the_cutoff_table_shows_each_accuracy_with_its_interval() -> None:
         "Closed book (%)": "25.00",
         "Summary key": "rag",
     }
+
+
+def _board(rows: list[tuple[str, str, str, str, float, float]]) -> pd.DataFrame:
+    """Leaderboard rows: (model, cell, elicitation, rag_cutoff, brier_tf, brier_mc)."""
+    out = []
+    for model, cell, elicitation, cutoff, tf, mc in rows:
+        setting = cell.split("_")[0] if cell.startswith("rag") else cell
+        out.append(
+            {
+                "model": model,
+                "setting": setting,
+                "rag_cutoff": cutoff,
+                "cell": cell,
+                "elicitation": elicitation,
+                "brier_tf": tf,
+                "n_tf": 5,
+                "brier_mc": mc,
+                "log_score": 0.7,
+                "accuracy": 0.5,
+                "n": 10,
+                "n_uniform_fill": 2 if elicitation == "verbal_probability" else 0,
+            }
+        )
+    return pd.DataFrame(out)
+
+
+def _accuracy(models: list[str], cells: list[tuple[str, str, str]]) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {"model": m, "setting": s, "rag_cutoff": c, "cell": cell, "qtype": "all"}
+            | {"accuracy": 0.5, "n": 10}
+            for m in models
+            for s, c, cell in cells
+        ]
+    )
+
+
+CELLS = [("closed_book", "", "closed_book"), ("rag", "2024-06-01", "rag_2024-06-01")]
+
+
+def test_each_model_is_headlined_by_its_own_probabilities_not_its_best_row() -> None:
+    board = _board(
+        [
+            # the one-word answers score best, but the token probabilities headline
+            ("a", "closed_book", "label", "", 0.10, 0.5),
+            ("a", "closed_book", "token_logprobs", "", 0.30, 0.9),
+            ("a", "closed_book", "verbal_probability", "", 0.20, float("nan")),
+            ("a", "rag_2024-06-01", "token_logprobs", "2024-06-01", 0.25, 0.8),
+            ("a", "rag_2024-06-01", "label", "2024-06-01", 0.05, 0.4),
+            # stated probabilities without token ones: those
+            ("b", "closed_book", "verbal_probability", "", 0.22, float("nan")),
+            ("b", "closed_book", "label", "", 0.12, 1.0),
+            ("b", "rag_2024-06-01", "verbal_probability", "2024-06-01", 0.21, 0.7),
+        ]
+    )
+    summary = summary_metrics(_accuracy(["a", "b"], CELLS), board)
+    assert summary["a"]["elicitation"] == "token_logprobs"
+    assert summary["a"]["brier_tf"] == {"closed_book": 0.3, "rag": 0.25}
+    assert summary["a"]["brier_mc"] == {"closed_book": 0.9, "rag": 0.8}
+    assert summary["b"]["elicitation"] == "verbal_probability"
+    # no MC questions scored: no key, never a NaN in the metrics file
+    assert summary["b"]["brier_mc"] == {"rag": 0.7}
+    assert summary["b"]["uniform_fill"] == {"closed_book": 2, "rag": 2}
+    assert summary["a"]["rag"] == 50.0 and summary["a"]["rag_cutoff"] == "2024-06-01"
+
+    assert rag_metrics(board) == {"cutoff": "2024-06-01", "a": 0.25, "b": 0.21}
+    plots = plot_tables(_accuracy(["a", "b"], CELLS), board)
+    brier = plots["brier_tf"]
+    assert brier["forecaster"].tolist() == ["a closed_book", "a rag", "b closed_book", "b rag"]
+    assert brier["brier_tf"].tolist() == [0.3, 0.25, 0.22, 0.21]
+    assert plots["accuracy"]["accuracy"].tolist() == [50.0] * 4
+
+
+def test_several_dated_cutoffs_nest_by_position_and_none_is_empty() -> None:
+    board = _board(
+        [
+            ("a", "rag_2024-06-01", "label", "2024-06-01", 0.4, 1.0),
+            ("a", "rag_2023-12-01", "label", "2023-12-01", 0.5, 1.0),
+            ("a", "rag_dynamic", "label", "dynamic", 0.3, 1.0),
+        ]
+    )
+    assert rag_metrics(board) == {
+        "rag_1": {"a": 0.5},
+        "rag_1_cutoff": "2023-12-01",
+        "rag_2": {"a": 0.4},
+        "rag_2_cutoff": "2024-06-01",
+    }
+    closed = _board([("a", "closed_book", "label", "", 0.4, 1.0)])
+    assert rag_metrics(closed) == {}
+    assert rag_metrics(closed.iloc[:0]) == {}

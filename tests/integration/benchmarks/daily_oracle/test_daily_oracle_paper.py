@@ -199,6 +199,10 @@ def _run_stages(root: Path) -> PaperRun:
                 str(root / "analysis.json"),
                 "--summary",
                 str(root / "summary.json"),
+                "--rag",
+                str(root / "rag.json"),
+                "--plots",
+                str(root / "plots"),
             ]
         )  # fmt: skip
         == 0
