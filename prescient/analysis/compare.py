@@ -101,7 +101,7 @@ PROPER_KEYS = {
 ELICITATION_KEY = "elicitation"
 
 
-def _cells(*frames: pd.DataFrame) -> list[tuple[str, str]]:
+def _cells(*frames: pd.DataFrame | None) -> list[tuple[str, str]]:
     """The (setting, rag_cutoff) pairs of the frames' rows, blanks as ``""``."""
     pairs: list[tuple[str, str]] = []
     for frame in frames:
@@ -118,7 +118,7 @@ def headline_rows(board: pd.DataFrame) -> pd.DataFrame:
     if board is None or board.empty:
         return pd.DataFrame(columns=getattr(board, "columns", []))
     keep = []
-    for model, rows in board.groupby("model", sort=False):
+    for _, rows in board.groupby("model", sort=False):
         have = set(rows["elicitation"])
         chosen = next((e for e in HEADLINE_ELICITATIONS if e in have), None)
         if chosen is not None:

@@ -72,7 +72,7 @@ ACCURACY_TABLES: tuple[fmt.ReportTable, ...] = (
         "Monthly accuracy with Wilson 95% intervals",
         MONTHLY_COLUMNS,
         "Months without questions are kept as rows with n = 0 and empty rates; a month "
-        "with one question shows no interval.",
+        "with fewer than ten questions shows no interval (too few).",
         scroll=True,
         render=fmt.interval_bounds(MONTHLY_COLUMNS, [("ci_low", "ci_high", "n")]),
         part="accuracy-over-time",

@@ -207,7 +207,7 @@ def _cell_text(row: Mapping[Any, Any] | None) -> str:
         return fmt.MISSING
     acc = fmt.fmt_interval(row["accuracy"], row["ci_low"], row["ci_high"], 1, 100.0, row["n"])
     if fmt.too_few_for_interval(row["n"]):
-        return acc  # "value (n=1: no interval)" names its n already
+        return acc  # "value (n=3: too few for an interval)" names its n
     return f"{acc} n={fmt.fmt_int(row['n'])}"
 
 

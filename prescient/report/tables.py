@@ -25,11 +25,15 @@ NO_ROWS = "No rows: nothing to report."
 # A cell that reads as a number (optionally with a bracketed interval and its n):
 # right-aligned.
 NUMERIC_RE = re.compile(r"[-+]?\d[\d.,e+-]*( \[[-+\d.e, ]+\])?( †)?( n=[\d,]+)?")
-MIN_INTERVAL_N = 2
-"""The fewest samples (questions, documents, open-form samples) an interval is shown for:
-from one sample a bootstrap interval collapses onto its value ("100.00 [100.00, 100.00]")
-and a Wilson interval says only how little one answer tells, so the report shows the value
-and its n alone."""
+MIN_INTERVAL_N = 10
+"""The fewest samples (questions, documents, open-form samples) an interval is shown for,
+in every table, figure and Markdown copy (beyond the papers, which state no floor): a
+bootstrap interval from a handful of samples is mostly an artefact of which few were
+drawn (from one it collapses onto its value, "100.00 [100.00, 100.00]"), and a 95%
+interval from fewer than ten answers spans most of the scale. Below it the value is
+shown with its n and "too few for an interval" in the interval's place. At the papers'
+size (hundreds of questions a month, dozens of documents a bucket) every interval clears
+it."""
 EXCLUDES_MARK = "†"
 """Marks a bootstrap interval that does not contain its estimate."""
 
@@ -181,7 +185,7 @@ def fmt_interval(
 ) -> str:
     """``value [low, high]`` (each times ``scale``), the value alone when the interval is
     missing, the missing mark when the value is; from fewer than :data:`MIN_INTERVAL_N`
-    samples (``n``), ``value (n=1: no interval)``."""
+    samples (``n``), ``value (n=3: too few for an interval)``."""
 
     def num(x: object) -> str:
         try:
@@ -193,7 +197,7 @@ def fmt_interval(
     if v == MISSING:
         return v
     if too_few_for_interval(n):
-        return f"{v} (n={fmt_int(n)}: no interval)"
+        return f"{v} (n={fmt_int(n)}: too few for an interval)"
     lo, hi = num(low), num(high)
     return v if MISSING in (lo, hi) else f"{v} [{lo}, {hi}]"
 
@@ -203,8 +207,13 @@ Interval = tuple[str, str, str, int, float, str]
 ``n`` names the column counting the samples the interval comes from."""
 
 
+def too_few(n: object) -> str:
+    """What a change below the floor shows in its place (:data:`MIN_INTERVAL_N`)."""
+    return f"too few (n={fmt_int(n)} < {MIN_INTERVAL_N})"
+
+
 def interval_columns(
-    columns: Sequence[Column], intervals: dict[str, Interval]
+    columns: Sequence[Column], intervals: dict[str, Interval], changes: Sequence[str] = ()
 ) -> Callable[[pd.DataFrame], pd.DataFrame]:
     """A display that joins values with their intervals (:func:`fmt_interval`).
 
@@ -212,13 +221,18 @@ def interval_columns(
         columns: the displayed columns; a name that is a key of ``intervals`` is the
             joined text.
         intervals: display column -> :data:`Interval`.
+        changes: display columns that are changes (a difference, a percentage change):
+            from fewer than :data:`MIN_INTERVAL_N` samples they show :func:`too_few`
+            instead of a value, not only no interval.
     """
 
     def render(df: pd.DataFrame) -> pd.DataFrame:
         joined = df.copy()
         for name, (value, low, high, digits, scale, n) in intervals.items():
             joined[name] = [
-                fmt_interval(v, lo, hi, digits, scale, k)
+                too_few(k)
+                if name in changes and too_few_for_interval(k) and fmt_number(v) != MISSING
+                else fmt_interval(v, lo, hi, digits, scale, k)
                 for v, lo, hi, k in zip(df[value], df[low], df[high], df[n], strict=True)
             ]
         return display_frame(joined, columns)
@@ -369,10 +383,12 @@ def interval_table(
     part: str,
     empty: str,
     scroll: bool = False,
+    changes: Sequence[str] = (),
 ) -> ReportTable:
     """A table whose display joins values with intervals (the columns named as keys of
-    ``intervals``, :func:`interval_columns`) and shows models by their display name."""
-    joined = interval_columns(columns, intervals)
+    ``intervals``, :func:`interval_columns`, ``changes`` floored there) and shows models
+    by their display name."""
+    joined = interval_columns(columns, intervals, changes)
     return ReportTable(
         name,
         name.replace("_", "-"),

@@ -31,20 +31,37 @@ def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
     ):
         flags = t3.get(f"yoy_{regime}_ci_excludes", pd.Series([False] * len(t3)))
         pairs = t3.get(f"yoy_{regime}_pairs", pd.Series([None] * len(t3)))
+        status = t3.get(f"yoy_{regime}_status", pd.Series([""] * len(t3)))
         out[header] = [
-            _with_n(_with_ci(v, lo, hi, flag), n)
-            for v, lo, hi, flag, n in zip(
+            _floored(_with_n(_with_ci(v, lo, hi, flag), n), why)
+            for v, lo, hi, flag, n, why in zip(
                 t3.get(f"yoy_{regime}", []),
                 t3.get(f"yoy_{regime}_low", []),
                 t3.get(f"yoy_{regime}_high", []),
                 flags,
                 pairs,
+                status,
                 strict=True,
             )
         ]
     out["YoY months (pre; post; avg)"] = [
         "; ".join(_span(row, r) for r in ("pre", "post", "all")) for _, row in t3.iterrows()
     ]
+    return out
+
+
+def _floored(text: str, status: object) -> str:
+    """The reason a figure below its floor is left out, in the figure's place."""
+    why = fmt.fmt_text(status)
+    return text if why == fmt.MISSING else why
+
+
+def headline_display(df: pd.DataFrame) -> pd.DataFrame:
+    """The headline table with the reason a change below its floor is left out in the
+    change's place."""
+    out = fmt.display_frame(df, HEADLINE_COLUMNS)
+    status = df.get("change_status", pd.Series([""] * len(df)))
+    out["Change (%)"] = [_floored(t, w) for t, w in zip(out["Change (%)"], status, strict=True)]
     return out
 
 
@@ -72,6 +89,21 @@ def _with_ci(value: object, low: object, high: object, excludes: object = False)
     return f"{v} [{lo}, {hi}]" + (f" {fmt.EXCLUDES_MARK}" if fmt.is_true(excludes) else "")
 
 
+HEADLINE_COLUMNS: tuple[fmt.Column, ...] = (
+    ("qtype", "Type", fmt.upper),
+    ("first_month", "First month", fmt.fmt_text),
+    ("first_accuracy", "Accuracy first (%)", fmt.fmt_number),
+    ("n_first", "n first", fmt.fmt_int),
+    ("last_month", "Last month", fmt.fmt_text),
+    ("last_accuracy", "Accuracy last (%)", fmt.fmt_number),
+    ("n_last", "n last", fmt.fmt_int),
+    ("change_pct", "Change (%)", fmt.fmt_number),
+    ("n_models", "Models (n)", fmt.fmt_int),
+    ("models", "Models", fmt.fmt_text),
+    ("left_out", "Left out", fmt.fmt_text),
+)
+"""The headline table's displayed columns."""
+
 TABLES: tuple[fmt.ReportTable, ...] = (
     fmt.ReportTable(
         "table3",
@@ -86,6 +118,8 @@ TABLES: tuple[fmt.ReportTable, ...] = (
         "months before the knowledge-cutoff month (Pre) and the post_months (7) from it "
         "(Post); all_months every month up "
         "to and including it and every later one. Models without a cutoff have neither. "
+        "An average whose months include one of fewer than analysis.table3.min_month_n "
+        "questions is left out with the reason (beyond the paper). "
         "Bootstrap 95% intervals in brackets (analysis.bootstrap). "
         f"{fmt.EXCLUDES_MARK}: the interval does not contain its estimate (the YoY statistic is "
         "strongly biased under resampling there); do not read it as an interval.",
@@ -98,25 +132,16 @@ TABLES: tuple[fmt.ReportTable, ...] = (
         "headline_decline",
         "headline-decline",
         "Closed-book accuracy (%) in the first and the last month of the period, mean over models",
-        (
-            ("qtype", "Type", fmt.upper),
-            ("first_month", "First month", fmt.fmt_text),
-            ("first_accuracy", "Accuracy first (%)", fmt.fmt_number),
-            ("n_first", "n first", fmt.fmt_int),
-            ("last_month", "Last month", fmt.fmt_text),
-            ("last_accuracy", "Accuracy last (%)", fmt.fmt_number),
-            ("n_last", "n last", fmt.fmt_int),
-            ("change_pct", "Change (%)", fmt.fmt_number),
-            ("n_models", "Models (n)", fmt.fmt_int),
-            ("models", "Models", fmt.fmt_text),
-            ("left_out", "Left out", fmt.fmt_text),
-        ),
+        HEADLINE_COLUMNS,
         "The paper's headline (Daily Oracle, section 4.2): each model's monthly accuracy "
         "in the period's first and last month, averaged over the models with questions in "
         "both (n: their questions), and the relative change 100 (last - first) / first. "
         "Left out: models without questions in either month, and baselines under "
-        "analysis.headline.exclude_baselines.",
+        "analysis.headline.exclude_baselines. The change is reported only when each "
+        "model's two months hold at least analysis.headline.min_month_n questions "
+        "(beyond the paper); otherwise the table says too few in its place.",
         markdown=True,
+        render=headline_display,
         part="yearly",
         empty="No closed-book series.",
     ),

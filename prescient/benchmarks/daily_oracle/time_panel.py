@@ -116,7 +116,7 @@ class TimePanel:
         has_ma = bool(np.isfinite(ma).any())
         point_label = None if has_ma else f"{label} (monthly)"
         if low and high:
-            # no interval from one question (MIN_INTERVAL_N): the point alone
+            # no interval from fewer than MIN_INTERVAL_N questions: the point alone
             few = series["n"].astype(float) < MIN_INTERVAL_N
             lo = (100.0 * series[low].astype(float)).where(~few, y)
             hi = (100.0 * series[high].astype(float)).where(~few, y)

@@ -73,6 +73,9 @@ QTYPES_ALL = (*QTYPES, ALL)
 NO_BIAS = "-"
 NOT_TESTED = "not tested"
 """The verdict of a bias row whose groups are below the floor (``min_n``, ``min_outcomes``)."""
+TOO_FEW_DECLINE = "too few questions to read a decline"
+"""The end of a decline's status when a side holds fewer than ``min_n`` questions; the
+report prints "too few" in place of such a decline."""
 OPEN = ""
 """A span bound that is open (the pre-anchor reference starts with the first question)."""
 
@@ -283,7 +286,7 @@ def decline_row(
     small = [f"n {w} {n} < min_n {s.min_n}" for w, n in (("pre", ref.n), ("post", n_post))]
     small = [text for text, n in zip(small, (ref.n, n_post), strict=True) if 0 < n < s.min_n]
     if status.startswith("ok") and small:
-        status += f"; {', '.join(small)}: too few questions to read a decline"
+        status += f"; {', '.join(small)}: {TOO_FEW_DECLINE}"
     return {
         "period_rule": s.periods,
         "reference": s.reference,

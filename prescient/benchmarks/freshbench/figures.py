@@ -110,7 +110,7 @@ def draw_bpc(tables: Mapping[str, pd.DataFrame]) -> Figure:
         x = mid[mine]
         ax.plot(x, buckets.loc[mine, "bpc"], marker="o", ms=3.5, lw=1.4, color=colour,
                 label=_label(model, shown, tbi))  # fmt: skip
-        # no band from one document (MIN_INTERVAL_N): a one-sample bootstrap is the value
+        # no band from fewer than MIN_INTERVAL_N documents: a bootstrap of a few is noise
         few = buckets.loc[mine, "n_docs"].astype(float) < MIN_INTERVAL_N
         ax.fill_between(x, buckets.loc[mine, "bpc_lo"].where(~few),
                         buckets.loc[mine, "bpc_hi"].where(~few),
@@ -213,7 +213,7 @@ def fig_freshbench(tables: Tables) -> Figure:
         any_points = True
         colour = colours.get(model, "black")
         y = 100.0 * points["acc"]
-        few = points["n"] < MIN_INTERVAL_N  # one question: the point, no bar
+        few = points["n"] < MIN_INTERVAL_N  # too few questions: the point, no bar
         ax.errorbar(
             points["x"] + off,
             y,

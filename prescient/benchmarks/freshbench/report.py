@@ -94,9 +94,12 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
             "change_pct_ci": ("change_pct", "change_pct_lo", "change_pct_hi", 2, 1.0, "n_docs"),
         },
         "The BPC of the bucket holding the release date plus k months against the mean "
-        "BPC of the documents dated in the months before the release (FreshBench, Table 6).",
+        "BPC of the documents dated in the months before the release (FreshBench, Table 6); "
+        f"a bucket of fewer than {fmt.MIN_INTERVAL_N} documents shows too few in place "
+        "of its change.",
         BPC_PART,
         "No model of bpc.models has a release date.",
+        changes=("change_ci", "change_pct_ci"),
     ),
     fmt.interval_table(
         "bpc_buckets",

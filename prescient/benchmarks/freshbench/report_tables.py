@@ -5,6 +5,9 @@ report's bias-tests part.
 
 from __future__ import annotations
 
+import pandas as pd
+
+from prescient.benchmarks.freshbench.analysis import TOO_FEW_DECLINE
 from prescient.report import tables as fmt
 
 FLOOR_NOTE = (
@@ -12,6 +15,38 @@ FLOOR_NOTE = (
     "analysis.freshbench.min_n, or fewer correct or wrong answers than min_outcomes "
     "(status: too few questions)."
 )
+
+
+DECLINE_COLUMNS: tuple[fmt.Column, ...] = (
+    *fmt.KEY_COLUMNS,
+    ("anchor", "Anchor", fmt.fmt_text),
+    ("anchor_date", "Date", fmt.fmt_text),
+    ("reference", "Reference", fmt.fmt_text),
+    ("pre_accuracy", "Pre-release acc. (%)", fmt.fmt_pct),
+    ("n_pre", "n pre", fmt.fmt_int),
+    ("post_accuracy", "First post-release acc. (%)", fmt.fmt_pct),
+    ("n_post", "n post", fmt.fmt_int),
+    ("post_start", "Post from", fmt.fmt_text),
+    ("post_end", "Post to (excl.)", fmt.fmt_text),
+    ("n_post_periods", "Periods", fmt.fmt_int),
+    ("decline", "Decline (pp)", fmt.fmt_pct),
+    ("pct_decline", "Decline (%)", fmt.fmt_number),
+    ("status", "Status", fmt.fmt_text),
+)
+"""The decline table's displayed columns."""
+
+
+def decline_display(df: pd.DataFrame) -> pd.DataFrame:
+    """The decline table, with "too few" in place of a decline one side of which holds
+    fewer than ``analysis.freshbench.min_n`` questions (its status names the side)."""
+    out = fmt.display_frame(df, DECLINE_COLUMNS)
+    few = [str(v).endswith(TOO_FEW_DECLINE) for v in df.get("status", [""] * len(df))]
+    for header in ("Decline (pp)", "Decline (%)"):
+        out[header] = [
+            "too few" if f and t != fmt.MISSING else t
+            for f, t in zip(few, out[header], strict=True)
+        ]
+    return out
 
 
 FRESHBENCH_TABLES: tuple[fmt.ReportTable, ...] = (
@@ -77,25 +112,13 @@ FRESHBENCH_TABLES: tuple[fmt.ReportTable, ...] = (
         "freshbench_decline",
         "freshbench-decline",
         "FreshBench decline table",
-        (
-            *fmt.KEY_COLUMNS,
-            ("anchor", "Anchor", fmt.fmt_text),
-            ("anchor_date", "Date", fmt.fmt_text),
-            ("reference", "Reference", fmt.fmt_text),
-            ("pre_accuracy", "Pre-release acc. (%)", fmt.fmt_pct),
-            ("n_pre", "n pre", fmt.fmt_int),
-            ("post_accuracy", "First post-release acc. (%)", fmt.fmt_pct),
-            ("n_post", "n post", fmt.fmt_int),
-            ("post_start", "Post from", fmt.fmt_text),
-            ("post_end", "Post to (excl.)", fmt.fmt_text),
-            ("n_post_periods", "Periods", fmt.fmt_int),
-            ("decline", "Decline (pp)", fmt.fmt_pct),
-            ("pct_decline", "Decline (%)", fmt.fmt_number),
-            ("status", "Status", fmt.fmt_text),
-        ),
+        DECLINE_COLUMNS,
         "Pre-release accuracy is the reference's; the first post-release accuracy is the "
-        "mean accuracy of the first periods after the anchor date that have questions.",
+        "mean accuracy of the first periods after the anchor date that have questions. "
+        "Where either side holds fewer than analysis.freshbench.min_n questions the "
+        "decline says too few in its place (the status says which side).",
         markdown=True,
+        render=decline_display,
         part="bias-tests",
         empty="No model with an anchor date has questions before and after it.",
     ),

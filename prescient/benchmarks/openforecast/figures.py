@@ -59,7 +59,7 @@ def _bars(
         pos = x - 0.4 + width * (j + 0.5)
         y = rows[value].to_numpy(dtype=float)
         err = np.vstack([y - rows["low"].to_numpy(float), rows["high"].to_numpy(float) - y])
-        # no bar from fewer than two samples (MIN_INTERVAL_N), nor where there is none
+        # no bar from fewer than MIN_INTERVAL_N samples, nor where there is none
         few = rows["n"].to_numpy(float) < MIN_INTERVAL_N
         err = np.where(np.isnan(err) | few, 0.0, err)
         ax.bar(pos, y, width, color=colours[model], label=model)

@@ -16,6 +16,7 @@ import yaml
 from prescient.page.contents import report_figures, report_tables
 from prescient.page.summary import DEMO_LINE, headline
 from prescient.report.table_files import read_tables
+from prescient.report.tables import MIN_INTERVAL_N
 from stages import report
 from tests.fixtures.analysis.frames import candidates_for, sparse_demo
 from tests.fixtures.analysis.page import Page, read_page
@@ -97,8 +98,9 @@ def test_accuracy_by_rag_cutoff_has_each_cutoff_with_its_interval(whole: Run) ->
     table = _page(whole).tables["rag-accuracy"]
     # RAG TF: 4 of 6 under the 2024-03-01 cutoff, 6 of 6 dynamic; closed book TF 4 of 6
     assert [r[:6] for r in table[1:3]] == [
-        ["smollm2_135m", "TF", "2024-03-01", "66.67 [30.00, 90.32]", "6", "66.67"],
-        ["smollm2_135m", "TF", "dynamic", "100.00 [60.97, 100.00]", "6", "66.67"],
+        # six questions: below the floor of an interval (MIN_INTERVAL_N), said in its place
+        ["smollm2_135m", "TF", "2024-03-01", "66.67 (n=6: too few for an interval)", "6", "66.67"],
+        ["smollm2_135m", "TF", "dynamic", "100.00 (n=6: too few for an interval)", "6", "66.67"],
     ]
     assert [r[6] for r in table[1:]] == ["rag", "rag_dynamic"] * 2  # TF, then all types
     # the stage's summary: all types; gold's failed MC call is left out (9 of 9)
@@ -143,11 +145,11 @@ def test_bpc_and_openforecast_appear_with_their_tables(whole: Run) -> None:
         ("MCNC", "4", "3"),
         ("VQA", "4", "2"),
     ]
-    assert closed[2][-1] == "75.00 [30.06, 95.44]"  # Wilson 95% interval of 3/4
+    assert closed[2][-1] == "75.00 (n=4: too few for an interval)"  # 3 of 4
     f1 = [r for r in page.tables["of-open-scores"][1:] if r[2] == "f1"]
     assert [(r[1], r[3], r[5].split(" [")[0]) for r in f1] == [
-        ("LTF", "1", "25.00 (n=1: no interval)"),  # one sample: no bootstrap interval
-        ("STF", "2", "75.00"),
+        ("LTF", "1", "25.00 (n=1: too few for an interval)"),  # one sample: no bootstrap interval
+        ("STF", "2", "75.00 (n=2: too few for an interval)"),
     ]
     tbi = read_tables(whole.root.parent / "bpc")["bpc_tbi"]
     row = page.tables["bpc-tbi"][1]
@@ -200,7 +202,11 @@ def test_the_reader_sees_failures_construction_and_examples(whole: Run) -> None:
     assert "cover different questions" not in page.text["headline-block"]
 
 
-def _cell(text: str) -> tuple[float, float, float, int]:
+def _cell(text: str) -> tuple[float, float | None, float | None, int]:
+    """value [low, high] n=k, or value (n=k: too few for an interval)."""
+    few = re.fullmatch(r"([\d.]+) \(n=(\d+): too few for an interval\)", text)
+    if few:
+        return float(few[1]), None, None, int(few[2])
     m = re.fullmatch(r"([\d.]+) \[([\d.]+), ([\d.]+)\] n=(\d+)", text)
     assert m, text
     return float(m[1]), float(m[2]), float(m[3]), int(m[4])
@@ -214,7 +220,7 @@ def test_the_headline_table_is_the_analysis_tables(whole: Run) -> None:
                       "gold article"]  # fmt: skip
     # smollm2_135m closed book TF: c w c r c c (frames.sparse_demo) -> 4 of 6
     by_key = {(r[0], r[1]): dict(zip(header[2:], r[2:], strict=True)) for r in rows[1:]}
-    assert by_key[("smollm2_135m", "TF")]["closed book"] == "66.7 [30.0, 90.3] n=6"
+    assert by_key[("smollm2_135m", "TF")]["closed book"] == "66.7 (n=6: too few for an interval)"
     assert by_key[("outside_model", "TF")]["gold article"] == "–"
     assert ("outside_model", "MC") not in by_key  # it answered no MC question
     tables = read_tables(whole.tables)
@@ -231,9 +237,11 @@ def test_the_headline_table_is_the_analysis_tables(whole: Run) -> None:
                 continue
             value, low, high, n = _cell(text)
             a = acc.loc[(model, cell, qtype.lower())]
-            assert (value, low, high) == tuple(
-                round(100 * float(a[c]), 1) for c in ("accuracy", "ci_low", "ci_high")
+            shown_bounds = ("accuracy",) if low is None else ("accuracy", "ci_low", "ci_high")
+            assert tuple(x for x in (value, low, high) if x is not None) == tuple(
+                round(100 * float(a[c]), 1) for c in shown_bounds
             )
+            assert (low is None) == (int(a["n"]) < MIN_INTERVAL_N)
             assert n == int(a["n"]) == int(cells.loc[(model, cell), f"n_{qtype.lower()}"])
             checked += 1
     assert checked == 7

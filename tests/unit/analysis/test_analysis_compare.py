@@ -124,17 +124,18 @@ def test_a_run_without_rag_has_an_empty_cutoff_table_that_says_why() -> None:
 
 
 def test_the_cutoff_table_shows_each_accuracy_with_its_interval() -> None:
-    scores = _scores({("closed_book", None): "cwww", ("rag", "2024-09-01"): "ccww"})
+    scores = _scores({("closed_book", None): "cwww", ("rag", "2024-09-01"): "ccccc" + "wwwww"})
     result = run_analysis(scores, None, None, {}, analysis_settings(), SEED)
     spec = next(t for t in analysis_tables() if t.name == "rag_accuracy")
     shown = spec.display(result.tables["rag_accuracy"])
     row = shown.iloc[0].to_dict()
+    # Wilson 95% for 5 of 10: centre 0.5, half-width 0.2634
     assert row == {
         "Model": "m",
         "Type": "TF",
         "RAG cutoff": "2024-09-01",
-        "Acc. (%) [95%]": "50.00 [15.00, 85.00]",
-        "n": "4",
+        "Acc. (%) [95%]": "50.00 [23.66, 76.34]",
+        "n": "10",
         "Closed book (%)": "25.00",
         "Summary key": "rag",
     }

@@ -32,13 +32,13 @@ def _row(model: str, setting: str, cutoff: str, qtype: str, k: int, n: int) -> l
 def test_headline_pivots_models_and_types_against_settings() -> None:
     acc = pd.DataFrame(
         [
-            _row("m1", "closed_book", "", "tf", 3, 4),
-            _row("m1", "closed_book", "", "mc", 1, 2),
-            _row("m1", "closed_book", "", "all", 4, 6),
-            _row("m1", "gold", "", "tf", 4, 4),
-            _row("m1", "rag", "dynamic", "tf", 2, 4),
-            _row("m1", "rag", "2024-01-01", "tf", 1, 4),
-            _row("m2", "closed_book", "", "tf", 0, 4),
+            _row("m1", "closed_book", "", "tf", 30, 40),
+            _row("m1", "closed_book", "", "mc", 10, 20),
+            _row("m1", "closed_book", "", "all", 40, 60),
+            _row("m1", "gold", "", "tf", 40, 40),
+            _row("m1", "rag", "dynamic", "tf", 20, 40),
+            _row("m1", "rag", "2024-01-01", "tf", 10, 40),
+            _row("m2", "closed_book", "", "tf", 0, 40),
         ],
         columns=COLUMNS,
     )
@@ -47,23 +47,23 @@ def test_headline_pivots_models_and_types_against_settings() -> None:
         "Model", "Type", "closed book", "RAG cutoff 2024-01-01", "RAG dynamic", "gold article",
     ]  # fmt: skip
     assert shown.values.tolist() == [
-        ["m1", "TF", "75.0 [10.0, 90.0] n=4", "25.0 [10.0, 90.0] n=4", "50.0 [10.0, 90.0] n=4",
-         "100.0 [10.0, 90.0] n=4"],
-        ["m1", "MC", "50.0 [10.0, 90.0] n=2", "–", "–", "–"],
-        ["m2", "TF", "0.0 [10.0, 90.0] n=4", "–", "–", "–"],
+        ["m1", "TF", "75.0 [10.0, 90.0] n=40", "25.0 [10.0, 90.0] n=40", "50.0 [10.0, 90.0] n=40",
+         "100.0 [10.0, 90.0] n=40"],
+        ["m1", "MC", "50.0 [10.0, 90.0] n=20", "–", "–", "–"],
+        ["m2", "TF", "0.0 [10.0, 90.0] n=40", "–", "–", "–"],
     ]  # fmt: skip
     assert headline(acc.iloc[0:0]).empty
 
 
 def test_a_missing_interval_leaves_the_value() -> None:
-    row = _row("m", "closed_book", "", "tf", 2, 2)
+    row = _row("m", "closed_book", "", "tf", 20, 20)
     row[8] = row[9] = math.nan
-    assert headline(pd.DataFrame([row], columns=COLUMNS)).iloc[0, 2] == "100.0 n=2"
+    assert headline(pd.DataFrame([row], columns=COLUMNS)).iloc[0, 2] == "100.0 n=20"
 
 
 def test_one_question_gets_no_interval() -> None:
     shown = headline(pd.DataFrame([_row("m", "closed_book", "", "tf", 1, 1)], columns=COLUMNS))
-    assert shown.iloc[0, 2] == "100.0 (n=1: no interval)"
+    assert shown.iloc[0, 2] == "100.0 (n=1: too few for an interval)"
 
 
 def test_settings_as_a_reader_names_them() -> None:

@@ -33,6 +33,8 @@ HEADLINE_COLUMNS = [
     "change_pct",
     "n_first",
     "n_last",
+    "fewest",
+    "change_status",
     "left_out",
 ]
 """Columns of the headline table (:func:`headline_table`)."""
@@ -50,7 +52,10 @@ def headline_table(
     is set), and the relative change ``100 * (last - first) / first``. A model enters when
     it has questions in both months, so both means are over the same models; the others,
     and baselines under ``exclude_baselines``, are named in ``left_out``. ``n_first`` and
-    ``n_last`` count the questions behind the accuracies that entered the means.
+    ``n_last`` count the questions behind the accuracies that entered the means,
+    ``fewest`` the fewest one model had in either month. Below ``settings.min_month_n``
+    the change is left out (a month of one question makes any change look like +100%),
+    with the reason in ``change_status``; the two means stay, with their counts.
     """
     if monthly.empty:
         return pd.DataFrame(columns=HEADLINE_COLUMNS)
@@ -64,6 +69,7 @@ def headline_table(
         left_out: list[str] = []
         accs: dict[str, tuple[float, float]] = {}
         counts = [0, 0]
+        fewest: int | None = None
         for model, grp in series.groupby("model", sort=True):
             name = str(model)
             info = models.get(name)
@@ -87,9 +93,16 @@ def headline_table(
             )
             counts[0] += n_first
             counts[1] += n_last
+            least = min(n_first, n_last)
+            fewest = least if fewest is None else min(fewest, least)
         a = 100.0 * float(np.mean([v[0] for v in accs.values()])) if accs else math.nan
         b = 100.0 * float(np.mean([v[1] for v in accs.values()])) if accs else math.nan
         change = 100.0 * (b - a) / a if accs and a > 0 else math.nan
+        status = ""
+        if fewest is not None and fewest < settings.min_month_n:
+            noun = "question" if fewest == 1 else "questions"
+            status = f"too few: a model's month of {fewest} {noun} (< {settings.min_month_n})"
+            change = math.nan
         rows.append(
             {
                 "setting": CLOSED_BOOK,
@@ -103,6 +116,8 @@ def headline_table(
                 "change_pct": change,
                 "n_first": counts[0],
                 "n_last": counts[1],
+                "fewest": fewest if fewest is not None else 0,
+                "change_status": status,
                 "left_out": ", ".join(left_out),
             }
         )

@@ -47,12 +47,16 @@ class Table3Settings(Settings):
             YoY changes are averaged as "Pre-cutoff" (paper: 24).
         post_months: under ``paper``, the months from the knowledge-cutoff month on whose
             YoY changes are averaged as "Post-cutoff" (paper: 7).
+        min_month_n: the fewest questions any month of an average's YoY pairs may hold
+            for the average to be reported (beyond the paper, which states none); below
+            it the figure is left out and ``yoy_<r>_status`` says why.
     """
 
     yearly: YearlyRule
     windows: WindowRule
     pre_months: PositiveInt
     post_months: PositiveInt
+    min_month_n: PositiveInt
 
 
 class HeadlineSettings(Settings):
@@ -63,6 +67,10 @@ class HeadlineSettings(Settings):
     Attributes:
         exclude_baselines: leave out models whose registry entry is a baseline
             (``litellm_model: baseline/...``): a reference floor is not an evaluated model.
+        min_month_n: the fewest questions each model's first and last month may hold for
+            the relative change to be reported (beyond the paper, which states none);
+            below it the change is left out and ``change_status`` says why.
     """
 
     exclude_baselines: bool
+    min_month_n: PositiveInt

@@ -25,6 +25,11 @@ results, and the tests check them on hand-computed tables:
     part of it), Post-cutoff every month after c.
   A month is classified by its later month m; its comparison month m - 12 may lie on the
   other side of the cutoff. A model without a cutoff has no Pre/Post figures.
+* A floor (beyond the paper, which states none): an average whose pairs include a month
+  of fewer than ``analysis.table3.min_month_n`` questions is left out, with the reason
+  in ``yoy_<r>_status``, rather than printed from a handful of answers (a month of one
+  question turns a single answer into a change of -100% or more). The paper's months hold
+  hundreds of questions, so its Table 3 is untouched.
 * Confidence intervals (beyond the paper: extra columns beside the paper's estimates,
   which they never change): bootstrap. Each replicate resamples the
   questions of every month with replacement, which for 0/1 outcomes is exactly drawing
@@ -233,6 +238,8 @@ class YoYSummary:
     n_pairs: int
     ci_low: float
     ci_high: float
+    fewest: int = 0
+    """The fewest questions in any month of the pairs averaged (0: no pair)."""
 
     @property
     def ci_excludes(self) -> bool:
@@ -284,14 +291,37 @@ def average_yoy(
             out[regime] = YoYSummary(math.nan, 0, math.nan, math.nan)
             continue
         value, count = _mean_yoy(acc[None, :], prev, cur, mask)
+        fewest = _fewest(acc, nn, prev, cur, mask)
         low = high = math.nan
         if boot is not None and count[0] > 0:
             reps, _ = _mean_yoy(boot, prev, cur, mask)
             low, high = INTERVALS[bootstrap.interval](
                 reps[np.isfinite(reps)], float(value[0]), confidence
             )
-        out[regime] = YoYSummary(float(value[0]), int(count[0]), low, high)
+        out[regime] = YoYSummary(float(value[0]), int(count[0]), low, high, fewest)
     return out
+
+
+def _fewest(
+    acc: npt.NDArray[np.float64],
+    n: npt.NDArray[np.float64],
+    prev: npt.NDArray[np.int64],
+    cur: npt.NDArray[np.int64],
+    mask: npt.NDArray[np.bool_],
+) -> int:
+    """The fewest questions in any month of the masked pairs with a YoY value (0: none)."""
+    defined = mask & (np.nan_to_num(acc[prev], nan=0.0) > 0)
+    months = np.concatenate([n[prev[defined]], n[cur[defined]]])
+    return int(months.min()) if months.size else 0
+
+
+def floor_status(fewest: int, n_pairs: int, min_month_n: int) -> str:
+    """Why an average YoY change is left out, or "" when it stands: a month of its pairs
+    holds fewer than ``min_month_n`` questions (``analysis.table3.min_month_n``)."""
+    if n_pairs > 0 and fewest < min_month_n:
+        noun = "question" if fewest == 1 else "questions"
+        return f"too few: a month of {fewest} {noun} (< {min_month_n})"
+    return ""
 
 
 def yoy_windows(monthly: pd.DataFrame, settings: Table3Settings) -> YoYWindows:
@@ -321,7 +351,10 @@ def table3(
     table's calendar, and for each of pre / post / all: ``yoy_<r>``, ``yoy_<r>_low``,
     ``yoy_<r>_high``, ``yoy_<r>_pairs`` (months averaged), ``yoy_<r>_ci_excludes`` (the
     interval does not contain the estimate), ``yoy_<r>_from`` and ``yoy_<r>_to``
-    (``YYYY-MM``, the window's first and last month; empty when it has none).
+    (``YYYY-MM``, the window's first and last month; empty when it has none),
+    ``yoy_<r>_fewest`` (the fewest questions in a month of its pairs) and
+    ``yoy_<r>_status``: empty, or why the figure is left out (a month below
+    ``settings.min_month_n``: the figure and its interval are empty then).
     """
     yearly = yearly_averages(monthly, settings.yearly)
     years = sorted(int(y) for y in yearly["year"].unique())
@@ -352,16 +385,19 @@ def table3(
             windows,
         )
         for regime, s in summary.items():
-            row[f"yoy_{regime}"] = s.value
-            row[f"yoy_{regime}_low"] = s.ci_low
-            row[f"yoy_{regime}_high"] = s.ci_high
+            status = floor_status(s.fewest, s.n_pairs, settings.min_month_n)
+            row[f"yoy_{regime}"] = math.nan if status else s.value
+            row[f"yoy_{regime}_low"] = math.nan if status else s.ci_low
+            row[f"yoy_{regime}_high"] = math.nan if status else s.ci_high
             row[f"yoy_{regime}_pairs"] = s.n_pairs
-            row[f"yoy_{regime}_ci_excludes"] = s.ci_excludes
+            row[f"yoy_{regime}_ci_excludes"] = False if status else s.ci_excludes
+            row[f"yoy_{regime}_fewest"] = s.fewest
+            row[f"yoy_{regime}_status"] = status
             bounds = windows.bounds(regime, cutoff_month)
             row[f"yoy_{regime}_from"] = _label(bounds[0] if bounds else None)
             row[f"yoy_{regime}_to"] = _label(bounds[1] if bounds else None)
         rows.append(row)
-    suffixes = ("", "_low", "_high", "_pairs", "_ci_excludes", "_from", "_to")
+    suffixes = ("", "_low", "_high", "_pairs", "_ci_excludes", "_from", "_to", "_fewest", "_status")
     columns = [
         *SERIES_KEYS,
         "knowledge_cutoff",

@@ -75,8 +75,9 @@ P_FIRST, P_LAST = _index((2020, 1)), _index((2024, 12))
 
 
 def _n(qtype: str, month: int) -> int:
-    """Questions of a type in a month: 12-21 TF, 10-18 MC."""
-    return 12 + 3 * (month % 4) if qtype == "tf" else 10 + 4 * (month % 3)
+    """Questions of a type in a month: 30-39 TF, 30-38 MC (every month at least the
+    floor of the YoY averages and the headline change, analysis.*.min_month_n: 30)."""
+    return 30 + 3 * (month % 4) if qtype == "tf" else 30 + 4 * (month % 3)
 
 
 def _k(model: str, qtype: str, month: int) -> int:
@@ -241,7 +242,9 @@ def test_the_preset_fixes_the_papers_period_and_definitions(paper: PaperRun) -> 
         "windows": "paper",
         "pre_months": 24,
         "post_months": 7,
+        "min_month_n": 30,  # beyond the paper: every month here clears it
     }
+    assert a["headline"] == {"exclude_baselines": True, "min_month_n": 30}
     assert a["moving_average"] == {"window": 5, "kind": "trailing", "min_periods": 1}
     assert a["bootstrap"]["reps"] == 0
     assert (a["slope"]["start_months"], a["slope"]["decay"]) == (10, 0.995)

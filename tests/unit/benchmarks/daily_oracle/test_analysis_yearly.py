@@ -123,7 +123,8 @@ def test_paper_windows_are_months_before_and_from_the_cutoff_month() -> None:
 def test_table3_row_by_hand() -> None:
     monthly = _hand_monthly()
     models = {"m": ModelInfo("m", dt.date(2021, 1, 15), None, "registry")}
-    settings = shipped("table3", windows="all_months", yearly="mean_of_months")
+    # months of 3 to 10 questions: the by-hand figures below the shipped floor
+    settings = shipped("table3", windows="all_months", yearly="mean_of_months", min_month_n=1)
     t3 = table3(monthly, models, settings, NO_BOOT, seed=1)
     tf = t3.query("qtype == 'tf'").iloc[0]
     assert tf["knowledge_cutoff"] == "2021-01-15"
@@ -138,7 +139,8 @@ def test_table3_row_by_hand() -> None:
     assert t3.query("qtype == 'mc'").empty and len(t3) == 1
     # the paper's windows: the cutoff month 2021-01 opens Post-cutoff ([c, c+7)), and
     # no YoY month lies before it
-    paper = table3(monthly, models, shipped("table3"), NO_BOOT, seed=1).iloc[0]
+    unguarded = shipped("table3", min_month_n=1)
+    paper = table3(monthly, models, unguarded, NO_BOOT, seed=1).iloc[0]
     assert paper["acc_2020"] == pytest.approx(100 * 9 / 19)
     assert paper["yoy_pre_pairs"] == 0 and math.isnan(paper["yoy_pre"])
     assert (paper["yoy_post"], paper["yoy_post_pairs"]) == (pytest.approx(-22.5), 2)
@@ -149,8 +151,9 @@ def test_table3_row_by_hand() -> None:
 def test_intervals_leave_the_estimates_alone() -> None:
     monthly = _hand_monthly()
     models = {"m": ModelInfo("m", dt.date(2021, 1, 15), None, "registry")}
-    a = table3(monthly, models, shipped("table3"), NO_BOOT, seed=1)
-    b = table3(monthly, models, shipped("table3"), shipped("bootstrap", reps=300), seed=1)
+    unguarded = shipped("table3", min_month_n=1)
+    a = table3(monthly, models, unguarded, NO_BOOT, seed=1)
+    b = table3(monthly, models, unguarded, shipped("bootstrap", reps=300), seed=1)
     for col in ("acc_2020", "acc_2021", "yoy_pre", "yoy_post", "yoy_all"):
         assert a[col].equals(b[col]), col
     assert a["yoy_all_low"].isna().all() and b["yoy_all_low"].notna().all()
@@ -165,7 +168,7 @@ def test_headline_is_first_against_last_month_over_the_same_models() -> None:
     scores = normalize_scores(scores_frame(rows), exclude_errors=True)
     monthly = monthly_accuracy(scores, shipped("moving_average"))
     models = {"r": ModelInfo("r", None, None, "registry", baseline=True)}
-    out = headline_table(monthly, models, shipped("headline")).iloc[0]
+    out = headline_table(monthly, models, shipped("headline", min_month_n=10)).iloc[0]
     assert (out["first_month"], out["last_month"]) == ("2020-01", "2020-03")
     assert out["models"] == "a, b" and out["n_models"] == 2
     assert out["first_accuracy"] == pytest.approx(60.0)  # (80 + 40) / 2
@@ -173,8 +176,34 @@ def test_headline_is_first_against_last_month_over_the_same_models() -> None:
     assert out["change_pct"] == pytest.approx(-25.0)
     assert (out["n_first"], out["n_last"]) == (20, 20)
     assert out["left_out"] == "c (no questions in 2020-01), r (baseline)"
-    with_baselines = headline_table(monthly, models, shipped("headline", exclude_baselines=False))
+    with_baselines = headline_table(
+        monthly, models, shipped("headline", exclude_baselines=False, min_month_n=10)
+    )
     assert with_baselines.iloc[0]["models"] == "a, b, r"
+    assert out["fewest"] == 10 and out["change_status"] == ""
+    # the shipped floor (30 questions a month): the means stay, the change is left out
+    floored = headline_table(monthly, models, shipped("headline")).iloc[0]
+    assert floored["first_accuracy"] == pytest.approx(60.0)
+    assert math.isnan(floored["change_pct"])
+    assert floored["change_status"] == "too few: a model's month of 10 questions (< 30)"
+
+
+def test_a_yoy_average_from_a_thin_month_is_left_out_with_the_reason() -> None:
+    monthly = _hand_monthly()
+    models = {"m": ModelInfo("m", dt.date(2021, 1, 15), None, "registry")}
+    unguarded = table3(monthly, models, shipped("table3", min_month_n=1), NO_BOOT, 1).iloc[0]
+    fewest = int(unguarded["yoy_all_fewest"])
+    assert fewest > 0 and unguarded["yoy_all_status"] == ""
+    at = table3(monthly, models, shipped("table3", min_month_n=fewest), NO_BOOT, 1).iloc[0]
+    assert at["yoy_all"] == unguarded["yoy_all"]  # the floor itself is enough
+    above = shipped("table3", min_month_n=fewest + 1)
+    boot = shipped("bootstrap", reps=50)
+    out = table3(monthly, models, above, boot, 1).iloc[0]
+    assert math.isnan(out["yoy_all"]) and math.isnan(out["yoy_all_low"])
+    assert out["yoy_all_pairs"] == unguarded["yoy_all_pairs"]  # what was there, still said
+    assert out["yoy_all_status"] == f"too few: a month of {fewest} questions (< {fewest + 1})"
+    # a regime without pairs is empty for that reason, not for the floor
+    assert out["yoy_pre_status"] == "" and out["yoy_pre_pairs"] == 0
 
 
 def test_bootstrap_is_seeded_and_shrinks_with_more_questions() -> None:
