@@ -130,27 +130,29 @@ def leaderboard_display(df: pd.DataFrame) -> pd.DataFrame:
 
 
 PAIRED_COLUMNS: tuple[fmt.Column, ...] = (
+    # the reading columns first: who is better, by how much, and whether parsing drives it
     ("cell", "Setting", fmt.fmt_text),
     ("elicitation", "Elicitation", fmt.fmt_text),
     ("model_a", "Model A", fmt.fmt_text),
     ("model_b", "Model B", fmt.fmt_text),
-    ("n", "Questions both answered", fmt.fmt_int),
-    ("accuracy_a", "Accuracy A (%)", fmt.fmt_pct),
-    ("accuracy_b", "Accuracy B (%)", fmt.fmt_pct),
+    ("n", "n both", fmt.fmt_int),
     ("accuracy_diff", "A - B (pp)", fmt.fmt_text),
+    ("accuracy_better", "More accurate", fmt.fmt_text),
+    ("mcnemar_p_holm", "McNemar Holm p", fmt.fmt_p),
+    ("brier_diff", "Brier A - B", fmt.fmt_text),
+    ("brier_better", "Lower Brier", fmt.fmt_text),
+    ("brier_p_holm", "Brier Holm p", fmt.fmt_p),
+    ("unreadable", "Unreadable A / B", fmt.fmt_text),
+    ("accuracy_diff_readable", "A - B readable (pp)", fmt.fmt_text),
+    # the parts
+    ("accuracy_a", "Acc. A (%)", fmt.fmt_pct),
+    ("accuracy_b", "Acc. B (%)", fmt.fmt_pct),
     ("only_a", "Only A right", fmt.fmt_int),
     ("only_b", "Only B right", fmt.fmt_int),
     ("mcnemar_p", "McNemar p", fmt.fmt_p),
-    ("mcnemar_p_holm", "McNemar Holm p", fmt.fmt_p),
-    ("accuracy_better", "More accurate", fmt.fmt_text),
     ("brier_a", "Brier A", fmt.digits(3)),
     ("brier_b", "Brier B", fmt.digits(3)),
-    ("brier_diff", "Brier A - B", fmt.fmt_text),
     ("brier_p", "Bootstrap p", fmt.fmt_p),
-    ("brier_p_holm", "Brier Holm p", fmt.fmt_p),
-    ("brier_better", "Lower Brier", fmt.fmt_text),
-    ("unreadable", "Unreadable A / B", fmt.fmt_text),
-    ("accuracy_diff_readable", "A - B readable (pp)", fmt.fmt_text),
 )
 PAIRED_INTERVALS: dict[str, fmt.Interval] = {
     "accuracy_diff": ("accuracy_diff", "accuracy_diff_low", "accuracy_diff_high", 2, 100.0, "n"),

@@ -34,6 +34,8 @@ interval from fewer than ten answers spans most of the scale. Below it the value
 shown with its n and "too few for an interval" in the interval's place. At the papers'
 size (hundreds of questions a month, dozens of documents a bucket) every interval clears
 it."""
+DENSE_COLUMNS = 12
+"""A table of more columns is set denser (smaller type, narrower padding) to fit the page."""
 EXCLUDES_MARK = "†"
 """Marks a bootstrap interval that does not contain its estimate."""
 
@@ -115,27 +117,39 @@ def to_markdown(df: pd.DataFrame) -> str:
 
 
 def to_html(df: pd.DataFrame, table_id: str, caption: str = "") -> str:
-    """An escaped HTML table of string cells; the missing mark gets a gap class."""
-    parts = [f'<table id="{html.escape(table_id)}">']
+    """An escaped HTML table of string cells; the missing mark gets a gap class, a
+    number the num class; text may break after an underscore (:func:`_breakable`), a
+    word of over 40 characters (a checksum, a path) anywhere; a table of more than
+    :data:`DENSE_COLUMNS` columns is set dense."""
+    dense = ' class="dense"' if len(df.columns) > DENSE_COLUMNS else ""
+    parts = [f'<table id="{html.escape(table_id)}"{dense}>']
     if caption:
         parts.append(f"<caption>{html.escape(caption)}</caption>")
     parts.append("<thead><tr>")
-    parts.extend(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    parts.extend(f"<th>{_breakable(str(c))}</th>" for c in df.columns)
     parts.append("</tr></thead><tbody>")
     for row in df.itertuples(index=False):
         cells = []
         for v in row:
             text = str(v)
+            body = html.escape(text)
             if text == MISSING:
                 cls = ' class="gap" title="no data"'
             elif NUMERIC_RE.fullmatch(text):
                 cls = ' class="num"'
             else:
-                cls = ""
-            cells.append(f"<td{cls}>{html.escape(text)}</td>")
+                cls = ' class="long"' if max(map(len, text.split()), default=0) > 40 else ""
+                body = _breakable(text)
+            cells.append(f"<td{cls}>{body}</td>")
         parts.append("<tr>" + "".join(cells) + "</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
+
+
+def _breakable(text: str) -> str:
+    """Escaped text that a narrow column may break after an underscore
+    (``baseline_always_yes``, ``rag_2024-06-01``), and nowhere else inside a word."""
+    return html.escape(text).replace("_", "_<wbr>")
 
 
 def upper(value: object) -> str:

@@ -1,7 +1,8 @@
 """reports/index.html in real headless Chromium: it loads offline with every figure
 decoded and every table present, logs no console error and requests nothing outside
-the file itself; its first screen (1280 x 800) says what was run and shows the
-leaderboard, with the headline accuracy table after it; a screenshot is kept in the test's tmp dir."""
+the file itself; no table runs past a 1400-pixel page; its first screen (1280 x 800)
+says what was run and shows the leaderboard, with the headline accuracy table after it;
+a screenshot is kept in the test's tmp dir."""
 
 from __future__ import annotations
 
@@ -43,6 +44,12 @@ def _visit(html: Path, screenshot: Path) -> dict[str, Any]:
             "() => Object.fromEntries([...document.querySelectorAll('table[id]')]"
             ".map(t => [t.id, t.tBodies[0].rows.length]))"
         )
+        # a table wider than the page (or than its box, which would then scroll sideways)
+        seen["cut"] = page.evaluate(
+            "() => [...document.querySelectorAll('table[id]')].filter(t => "
+            "t.getBoundingClientRect().right > document.documentElement.clientWidth "
+            "|| t.parentElement.scrollWidth > t.parentElement.clientWidth).map(t => t.id)"
+        )
         seen["title"] = page.title()
         page.screenshot(path=str(screenshot), full_page=True)
     seen["external"] = [u for u in seen["requests"] if not u.startswith(("file://", "data:"))]
@@ -60,6 +67,7 @@ def test_report_renders_in_chromium(tmp_path: Path) -> None:
     assert seen["external"] == []
     assert seen["requests"] == [run.html.as_uri()]
     assert seen["title"] == "Prescient report"
+    assert seen["cut"] == []  # every table fits 1400 px: cells wrap, wide tables set dense
     assert len(seen["img_widths"]) == len(analysis_figures())
     assert all(w >= 600 for w in seen["img_widths"]), seen["img_widths"]
     rows = seen["table_rows"]
@@ -74,6 +82,7 @@ def test_sparse_report_renders_in_chromium(tmp_path: Path) -> None:
     run = run_stages(tmp_path / "run", scores, questions, articles, {})
     seen = _visit(run.html, tmp_path / "sparse.png")
     assert seen["errors"] == [] and seen["bad_console"] == [] and seen["external"] == []
+    assert seen["cut"] == []
     assert all(w > 0 for w in seen["img_widths"])
     assert seen["table_rows"]["freshbench-skipped"] == 3
 

@@ -75,5 +75,5 @@ def test_the_report_tables_join_values_with_their_intervals(tmp_path: Path) -> N
     assert list(board.columns[:4]) == ["Model", "Setting", "Asked for", "Brier TF"]
     paired = shown["proper_paired"].set_index(["Model A", "Model B"])
     assert paired.loc[("b", "crowd"), "More accurate"] == "crowd"
-    assert paired.loc[("a", "b"), "Questions both answered"] == "10"
+    assert paired.loc[("a", "b"), "n both"] == "10"
     assert paired.loc[("a", "b"), "McNemar p"] == "0.125"
