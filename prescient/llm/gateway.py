@@ -341,6 +341,13 @@ class Gateway:
             await transports.aclose()
         if progress.failed:
             logger.warning("%s: %d of %d requests failed", label, progress.failed, len(batch))
+        if progress.not_sent:
+            logger.warning(
+                "%s: %d of %d requests not sent (held back by the cost ceiling)",
+                label,
+                progress.not_sent,
+                len(batch),
+            )
         done = [r for r in results if r is not None]
         assert len(done) == len(planned), "a request was left without a result"
         return done

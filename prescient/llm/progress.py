@@ -152,6 +152,7 @@ class Progress:
     def __init__(self, stats: GatewayStats, total: int, desc: str, enabled: bool) -> None:
         self.stats = stats
         self._hits_before, self._failures_before = stats.ledger_hits, stats.failures
+        self._not_sent_before = stats.not_sent
         self._bar = tqdm(
             total=total,
             desc=desc,
@@ -163,20 +164,25 @@ class Progress:
         )
 
     @property
+    def not_sent(self) -> int:
+        """Results of this batch whose request the gateway held back (never sent)."""
+        return self.stats.not_sent - self._not_sent_before
+
+    @property
     def failed(self) -> int:
-        """Failed results of this batch so far."""
-        return self.stats.failures - self._failures_before
+        """Results of this batch whose request was sent and failed (a request held back
+        is :attr:`not_sent`, not failed)."""
+        return self.stats.failures - self._failures_before - self.not_sent
 
     def done(self, result: LLMResult) -> None:
         """Count one result (the bar's counts are redrawn only when they change)."""
         self.stats.record(result)
         self._bar.update(1)
         if result.from_ledger or not result.ok:
-            self._bar.set_postfix(
-                hits=self.stats.ledger_hits - self._hits_before,
-                failed=self.failed,
-                refresh=False,
-            )
+            counts = {"hits": self.stats.ledger_hits - self._hits_before, "failed": self.failed}
+            if self.not_sent:
+                counts["not_sent"] = self.not_sent
+            self._bar.set_postfix(counts, refresh=False)
 
     def close(self) -> None:
         self._bar.close()

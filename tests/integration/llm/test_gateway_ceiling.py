@@ -113,13 +113,19 @@ def test_requests_in_flight_finish_and_are_recorded(tmp_path: Path) -> None:
     assert len(list(read_entries(ledger))) == 3
 
 
-def test_a_ceiling_of_zero_sends_nothing_but_free_models_answer(tmp_path: Path) -> None:
+def test_a_ceiling_of_zero_sends_nothing_but_free_models_answer(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     ledger = tmp_path / "l.jsonl"
     with FakeOpenAI() as server, gateway(server, ledger, 0.0) as gw:
-        out = gw.complete_many([req(0), req(1), req(1), req(2, "free")])
+        with caplog.at_level(logging.WARNING):
+            out = gw.complete_many([req(0), req(1), req(1), req(2, "free")])
         assert server.requests == 0
         assert [r.ok for r in out] == [False, False, False, True]
         assert gw.stats.not_sent == 3 and out[3].text == "Yes"
+    # held back is said as such, never as a failure of requests nobody sent
+    assert "3 of 4 requests not sent (held back by the cost ceiling)" in caplog.text
+    assert "requests failed" not in caplog.text
     assert [e["model"] for e in read_entries(ledger)] == ["free"]
 
 
