@@ -30,6 +30,11 @@ that would not fit with the request's ``max_tokens`` fitted to it by one rule
 (:mod:`prescient.llm.fit`: every article cut to the same, largest number of words that
 fits); such prompts are logged, carry ``context_words_kept`` on their rows and are
 counted by the score stage (``context_fit`` in its metrics).
+
+With ``--plan FILE`` the stage sends nothing and writes nothing but that file: the
+requests the run would make, how many the ledger and the response store already answer,
+and the worst-case cost of the rest (:mod:`prescient.evaluation.plan`; ``python -m
+prescient plan`` runs it for every model).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
+from prescient.evaluation.plan import PlanningGateway, quiet
 from prescient.evaluation.prompts import elicitation_prompts
 from prescient.evaluation.run import Ask, model_sample, run_model
 from prescient.evaluation.settings import EvalSettings, setting_file
@@ -62,6 +68,13 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--prompts", required=True, help="the evaluation prompt templates")
     ap.add_argument("--out", required=True, help="the model's predictions (directory)")
     ap.add_argument("--ledger", required=True, help="the model's gateway ledger (JSON Lines)")
+    ap.add_argument(
+        "--plan",
+        default=None,
+        help="send nothing and write nothing but this JSON file: the requests the run would "
+        "make, those already answered, and the worst-case cost of the rest "
+        "(python -m prescient plan)",
+    )
 
 
 def work(run: StageRun) -> int:
@@ -102,6 +115,12 @@ def work(run: StageRun) -> int:
         )
     # One setting's context table in memory at a time (settings are answered in turn).
     contexts = io.TablesOnDisk(tables)
+    if args.plan is not None:
+        with gateway, quiet("prescient.evaluation.run"):  # every stand-in is an error
+            planner = PlanningGateway(gateway, args.model)
+            run_model(planner, args.model, grid.settings, questions, contexts, asks, window)
+        io.write_json(args.plan, planner.result().to_json())
+        return DONE
     with gateway:
         predictions = run_model(
             gateway,

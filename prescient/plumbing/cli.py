@@ -16,12 +16,13 @@ from collections.abc import Sequence
 DESCRIPTION = """\
 Prescient: continuous evaluation of LLMs as forecasters (Daily Oracle, FreshBench,
 OpenForecast). The pipeline itself runs with `dvc repro` (`make repro` on a fresh
-clone); these commands compose its parameters, check its wiring, audit and trace its
-model calls, annotate, pull, and advance it by a day."""
+clone); these commands compose its parameters, check its wiring, plan, audit and trace
+its model calls, annotate, pull, and advance it by a day."""
 
 EPILOG = """\
 examples:
   python -m prescient params compose        write params.yaml from conf/
+  python -m prescient plan                  what a run would send, and its worst case
   python -m prescient ledger runs           what each run sent, and what it cost
   python -m prescient trace --help          a report cell down to its raw responses
   python -m prescient update --through YYYY-MM-DD
@@ -37,6 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "prescient.plumbing.lockfile_cli",
     "prescient.plumbing.trace_cli",
     "prescient.plumbing.remote_cli",
+    "prescient.plumbing.plan_cli",
 )
 
 

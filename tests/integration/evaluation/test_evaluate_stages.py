@@ -313,6 +313,49 @@ def test_settings_sharing_prompts_ask_each_distinct_prompt_once(project: Path) -
     ]
 
 
+def plan_model(model: str, out: Path) -> dict[str, Any]:
+    """The model's evaluate stage with --plan (as `prescient plan` runs it)."""
+    argv = [
+        "--model", model,
+        "--questions", "data/interim/eval_questions.parquet",
+        "--contexts", "data/interim/contexts",
+        "--prompts", str(ROOT / "conf" / "prompts" / "eval"),
+        "--out", f"data/processed/predictions/{model}",
+        "--ledger", f"data/llm/evaluate/{model}.jsonl",
+        "--plan", str(out),
+    ]  # fmt: skip
+    assert evaluate_stage.main(argv) == 0
+    plan: dict[str, Any] = json.loads(out.read_text())
+    return plan
+
+
+def test_the_plan_counts_what_the_run_then_sends(project: Path) -> None:
+    set_eval(models=["oracle"], settings=SHARING)
+    assert run_retrieve() == 0
+    before = plan_model("oracle", project / "plan.json")
+    # planning sends nothing, writes no predictions and records no answer
+    assert CALLS == [] and not Path("data/processed/predictions/oracle").exists()
+    assert list(read_entries("data/llm/evaluate/oracle.jsonl")) == []
+    assert run_model("oracle") == 0
+    # 4 + 4 requests, 3 shared between the settings: 5 sent, as planned
+    assert (before["requests"], before["answered"], before["repeated"]) == (8, 0, 3)
+    assert before["to_send"] == len(CALLS) == 5
+    assert before["prompt_tokens"] > 0 and before["max_completion_tokens"] == 5 * 16
+    after = plan_model("oracle", project / "again.json")
+    assert (after["requests"], after["answered"], after["repeated"], after["to_send"]) == (
+        8,
+        5,
+        3,
+        0,
+    )
+    # a new elicitation: only its requests are new
+    set_eval(elicitation=["label", "verbal_probability"])
+    more = plan_model("oracle", project / "more.json")
+    CALLS.clear()
+    assert run_model("oracle") == 0
+    assert more["to_send"] == len(CALLS) == 5 and more["answered"] == 5
+
+
 def test_a_failed_request_two_settings_share_is_sent_once_and_the_model_fails(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -17,6 +17,16 @@ def test_help_says_what_the_tool_is_and_lists_every_command(
     out = capsys.readouterr().out
     assert "continuous evaluation of LLMs as forecasters" in out
     assert "register(" not in out and "module" not in out
-    for command in ("params", "dag", "ledger", "annotate", "update", "lock", "trace", "pull"):
+    for command in (
+        "params",
+        "dag",
+        "ledger",
+        "annotate",
+        "update",
+        "lock",
+        "trace",
+        "pull",
+        "plan",
+    ):
         assert f"    {command} " in out
-    assert len(COMMAND_MODULES) == 8
+    assert len(COMMAND_MODULES) == 9

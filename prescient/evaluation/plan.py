@@ -1,0 +1,124 @@
+"""What the evaluate stage would send, worked out before anything is sent.
+
+:class:`PlanningGateway` stands in for a model's gateway in
+:func:`prescient.evaluation.run.run_model`: it builds every request exactly as the run
+does (the same prompts, generation params and ledger keys, through the real gateway's
+:meth:`~prescient.llm.gateway.Gateway.plan`), asks the stage's ledger and the response
+store which keys they already answer, and sends nothing. What it counts is what the run
+then does: a request already answered is served, an identical request within the run is
+paid once, and every other request is sent. The worst-case cost is the one the gateway
+logs before a batch (:func:`prescient.llm.planning.estimate_planned`): estimated prompt
+tokens and the full ``max_tokens`` of every reply, at the entry's price.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from prescient.llm.gateway import Gateway
+from prescient.llm.planning import estimate_planned
+from prescient.llm.types import LLMRequest, LLMResult
+
+PLANNED = "planned, not sent"
+"""The error of every stand-in result (nothing of a plan reaches predictions)."""
+
+
+@dataclass(frozen=True)
+class ModelPlan:
+    """What one model's evaluate stage would send.
+
+    Attributes:
+        model: the registry entry.
+        requests: requests the run makes (questions x settings x elicitations that
+            have a prompt).
+        answered: those the stage's ledger or the response store already answers.
+        repeated: those identical to an earlier request of the run (paid once).
+        to_send: distinct requests to send.
+        prompt_tokens: their prompt tokens, estimated.
+        max_completion_tokens: their ``max_tokens`` summed (None: one has no limit).
+        max_cost_usd: the most they can cost (None: unpriced, or answered in process).
+        paid: how many of them go to a provider (the rest are answered in process).
+    """
+
+    model: str
+    requests: int = 0
+    answered: int = 0
+    repeated: int = 0
+    to_send: int = 0
+    prompt_tokens: int = 0
+    max_completion_tokens: int | None = 0
+    max_cost_usd: float | None = None
+    paid: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class PlanningGateway:
+    """A gateway that plans every request of a run and sends none (module docstring)."""
+
+    def __init__(self, gateway: Gateway, model: str) -> None:
+        self.gateway = gateway
+        self.model = model
+        self.seen: set[str] = set()
+        self.requests = self.answered = self.repeated = 0
+        self.to_send = self.prompt_tokens = self.paid = 0
+        self.completion: int | None = 0
+        self.cost: float | None = 0.0
+
+    def complete_many(self, requests: Sequence[LLMRequest], desc: str = "") -> list[LLMResult]:
+        planned = [self.gateway.plan(r) for r in requests]
+        new = []
+        for p in planned:
+            key = p[3]
+            if key in self.seen:
+                self.repeated += 1
+            elif key in self.gateway.ledger:
+                self.answered += 1
+            else:
+                new.append(p)
+            self.seen.add(key)
+        self.requests += len(planned)
+        est = estimate_planned(self.gateway, new)
+        self.to_send += est.to_send
+        self.prompt_tokens += est.prompt_tokens
+        self.paid += est.paid
+        if self.completion is not None:
+            more = est.max_completion_tokens
+            self.completion = None if more is None else self.completion + more
+        if est.paid:
+            more_cost = est.max_cost_usd
+            self.cost = None if self.cost is None or more_cost is None else self.cost + more_cost
+        return [
+            LLMResult(req, key, ok=False, text=None, error=PLANNED) for req, _, _, key in planned
+        ]
+
+    def result(self) -> ModelPlan:
+        return ModelPlan(
+            self.model,
+            self.requests,
+            self.answered,
+            self.repeated,
+            self.to_send,
+            self.prompt_tokens,
+            self.completion,
+            self.cost if self.paid else None,
+            self.paid,
+        )
+
+
+@contextlib.contextmanager
+def quiet(name: str) -> Iterator[None]:
+    """Errors only from logger ``name`` meanwhile: a plan's stand-in results are all
+    "failures", which the run would otherwise report cell by cell."""
+    log = logging.getLogger(name)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)

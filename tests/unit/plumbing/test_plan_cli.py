@@ -1,0 +1,51 @@
+"""`prescient plan`: the evaluate stage's command as dvc.yaml declares it, and the table
+of what each model would send against the cost ceiling."""
+
+from __future__ import annotations
+
+import yaml
+
+from prescient.plumbing.plan_cli import render, stage_argv
+from tests.conftest import ROOT
+
+
+def test_the_stage_is_run_as_dvc_yaml_declares_it() -> None:
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    argv = stage_argv(ROOT, params, "gpt_4o")
+    assert argv[:2] == ["--model", "gpt_4o"]
+    assert "--ledger" in argv and argv[argv.index("--ledger") + 1].endswith("gpt_4o.jsonl")
+    assert not any("${" in word for word in argv)
+
+
+def _plan(model: str, to_send: int, cost: float | None, paid: int) -> dict[str, object]:
+    return {
+        "model": model,
+        "requests": 1200,
+        "answered": 700,
+        "repeated": 100,
+        "to_send": to_send,
+        "prompt_tokens": 1000,
+        "max_completion_tokens": 10,
+        "max_cost_usd": cost,
+        "paid": paid,
+    }
+
+
+def test_the_table_gives_each_model_its_worst_case_against_the_ceiling() -> None:
+    plans = [
+        _plan("gpt_4o", 400, 2.5, 400),
+        _plan("claude", 400, 31.0, 400),
+        _plan("mystery", 400, None, 400),
+        _plan("smollm2_135m", 400, None, 0),
+    ]
+    text = render(plans, 30.0)
+    lines = text.splitlines()
+    assert lines[0].split() == ["model", "requests", "answered", "repeated", "to", "send",
+                                "worst", "case"]  # fmt: skip
+    assert lines[1].split() == ["gpt_4o", "1,200", "700", "100", "400", "$2.5000"]
+    assert lines[4].split()[-2:] == ["in", "process"]
+    assert "gpt_4o: worst case $2.5000 within llm.max_cost_usd=30" in text
+    assert "claude: worst case $31.0000 may pass llm.max_cost_usd=30" in text
+    assert "mystery: unpriced under llm.max_cost_usd=30" in text
+    assert "smollm2_135m:" not in text  # in process: nothing to pay
+    assert "no ceiling (llm.max_cost_usd is null)" in render(plans[:1], None)
