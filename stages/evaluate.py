@@ -6,7 +6,8 @@ after another, in their order), ``eval.elicitation`` (how forecasts are asked fo
 setting is asked once per elicitation), ``eval.generation`` with
 ``eval.elicitation_generation`` laid over it, ``eval.max_questions`` (a model
 with a budget answers the first that many questions in the evaluated table's seeded
-sample order) and ``llm.max_failed_share``; the model comes from the command line (the
+sample order), ``eval.elicitation_max_questions`` (an elicitation asked of the first
+that many of them) and ``llm.max_failed_share``; the model comes from the command line (the
 ``foreach`` item), so each stage depends only on its own registry entry.
 
 Inputs: the evaluated questions, the contexts directory (``<setting>.parquet`` per
@@ -102,6 +103,7 @@ def work(run: StageRun) -> int:
             elicitation_prompts(args.prompts, e),
             grid.generation_for(e),
             reply_budget(spec.params, grid.generation_for(e)),
+            grid.elicitation_max_questions.get(e),
         )
         for e in grid.elicitation
     ]

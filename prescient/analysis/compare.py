@@ -41,7 +41,15 @@ import pandas as pd
 
 from prescient.analysis.schema import ALL
 from prescient.dates import DYNAMIC
-from prescient.evaluation.settings import CLOSED_BOOK, GOLD, LABEL, RAG, TOKENS, VERBAL
+from prescient.evaluation.settings import (
+    CLOSED_BOOK,
+    GOLD,
+    LABEL,
+    RAG,
+    SCRATCHPAD,
+    TOKENS,
+    VERBAL,
+)
 
 RAG_ALIAS = RAG
 """The key of a run's one dated RAG setting."""
@@ -86,10 +94,11 @@ def _key_order(key: str) -> tuple[int, int]:
     return (2, int(position)) if position.isdigit() else (4, 0)
 
 
-HEADLINE_ELICITATIONS = (TOKENS, VERBAL, LABEL)
+HEADLINE_ELICITATIONS = (TOKENS, VERBAL, SCRATCHPAD, LABEL)
 """The elicitation whose proper scores headline a model, the first of these the model
 has leaderboard rows for: its token probabilities, else its stated probabilities, else
-its one-word answers read as certain forecasts. A fixed order, never the best-scoring
+its reasoned ones (often a nested sample), else its one-word answers read as certain
+forecasts. A fixed order, never the best-scoring
 row, so the choice does not depend on the outcome."""
 PROPER_KEYS = {
     "brier_tf": "brier_tf",

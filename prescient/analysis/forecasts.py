@@ -53,13 +53,14 @@ from prescient.evaluation.forecasts import (
 from prescient.evaluation.settings import (
     ELICITATIONS,
     LABEL,
+    SCRATCHPAD,
     TOKENS,
     VERBAL,
     elicitation_of,
 )
 from prescient.vocab import MC, N_MC_CHOICES, QTYPES, TF
 
-DEFAULT_SOURCE = {LABEL: LABEL_SOURCE, VERBAL: STATED, TOKENS: TOKEN_SOURCE}
+DEFAULT_SOURCE = {LABEL: LABEL_SOURCE, VERBAL: STATED, TOKENS: TOKEN_SOURCE, SCRATCHPAD: STATED}
 """``prob_source`` of a row whose table has no such column, by elicitation."""
 SUM_TOLERANCE = 1e-6
 """How far from 1 a forecast's probabilities may sum (rounding in a file) before the

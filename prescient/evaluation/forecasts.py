@@ -10,6 +10,9 @@ asked for (:data:`~prescient.evaluation.settings.ELICITATIONS`):
 - ``verbal_probability``: the stated probabilities
   (:func:`~prescient.evaluation.probability.parse_probability`,
   ``"stated"``; what was clamped, normalised or filled is in ``prob_adjusted``).
+- ``scratchpad``: the stated probabilities after the reply's last ``Final forecast:``
+  line, the reasoning before it unread
+  (:func:`~prescient.evaluation.probability.parse_final_probability`, ``"stated"``).
 - ``token_logprobs``: the probabilities the model gave the allowed answers, renormalised
   over them (:meth:`prescient.llm.answer_logprobs.AnswerLogprobs.distribution`,
   ``"tokens"``).
@@ -38,8 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from prescient.evaluation.parsing import parse_answer
-from prescient.evaluation.probability import parse_probability, stated_choice
-from prescient.evaluation.settings import LABEL, TOKENS, VERBAL
+from prescient.evaluation.probability import (
+    final_forecast,
+    parse_final_probability,
+    parse_probability,
+    stated_choice,
+)
+from prescient.evaluation.settings import LABEL, SCRATCHPAD, TOKENS, VERBAL
 from prescient.llm.answer_logprobs import AnswerLogprobs, AnswerLogprobsError
 from prescient.proper_metrics import item_scores
 from prescient.vocab import TF
@@ -123,13 +131,15 @@ def read_forecast(
         if a.index is None:
             return Forecast(uniform(n), None, a.refused, a.parse_failed, a.rule, UNIFORM_FILL)
         return Forecast(one_hot(a.index, n), a.index, False, False, a.rule, LABEL_SOURCE)
-    if elicitation == VERBAL:
-        p = parse_probability(text, qtype, list(choices))
+    if elicitation in (VERBAL, SCRATCHPAD):
+        read = parse_probability if elicitation == VERBAL else parse_final_probability
+        p = read(text, qtype, list(choices))
         if p.probs is None:
             return Forecast(uniform(n), None, p.refused, p.parse_failed, p.rule, UNIFORM_FILL)
         flags = [f for f in ("clamped", "normalized", "filled") if getattr(p, f)]
         probs = _rounded(p.probs)
-        label = most_probable(probs, stated_choice(text, qtype, n))
+        named = text if elicitation == VERBAL else final_forecast(text)
+        label = most_probable(probs, stated_choice(named, qtype, n))
         return Forecast(probs, label, False, False, p.rule, STATED, ",".join(flags) or None)
     if elicitation == TOKENS:
         try:

@@ -35,9 +35,9 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "ledger_key": "string",
 }
 """One row per question, setting and elicitation (``label``, ``verbal_probability``,
-``token_logprobs``: :data:`~prescient.evaluation.settings.ELICITATIONS`;
-``raw_response`` is the reply as the model gave it: a label, a stated probability, or
-the log-probabilities of the allowed answers as JSON). ``ledger_key`` is the key of the ledger entry the
+``token_logprobs``, ``scratchpad``: :data:`~prescient.evaluation.settings.ELICITATIONS`;
+``raw_response`` is the reply as the model gave it: a label, a stated probability, the
+log-probabilities of the allowed answers as JSON, or reasoning and a final forecast). ``ledger_key`` is the key of the ledger entry the
 reply came from (:func:`prescient.llm.ledger.request_key`, a function of the request
 alone; a failed call keeps its key too), null where no request was made (no gold
 article, a prompt that could not fit the context window). ``prompt_tokens``,

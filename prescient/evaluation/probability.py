@@ -19,6 +19,11 @@ order (true/false: Yes, No), and says how it read it:
   empty) and a parse failure otherwise, as for label answers
   (:mod:`prescient.evaluation.parsing`).
 
+A scratchpad reply (the model reasons first) is read by one rule, :func:`final_forecast`:
+only the text after its last ``Final forecast:`` marker is a forecast, read as above; a
+reply without the marker is a parse failure (``no final forecast``), never a number
+picked out of the reasoning.
+
 The label answer stays derivable: the most probable option, so accuracy is reported
 for a probabilistic elicitation too. On a tie it is the option the reply names on a line
 of its own, ``Answer: No`` or ``Answer: (c)`` (:func:`stated_choice`), when that option
@@ -258,3 +263,39 @@ def parse_probability(text: str | None, qtype: str, choices: Sequence[str]) -> P
     if not probs:
         return ParsedProbability(None, False, True, "unparsed", clamped)
     return ParsedProbability(probs, False, False, rule, clamped, normalized, filled)
+
+
+FINAL_MARKER = "Final forecast:"
+"""The line a scratchpad reply's forecast follows (conf/prompts/eval/scratchpad/)."""
+_FINAL = re.compile(r"^[ \t>#*_]*final[ \t]+forecast[ \t*_]*:[ \t*_]*", re.I | re.M)
+NO_FINAL = "no final forecast"
+"""The rule of a scratchpad reply without the marker (a parse failure)."""
+
+
+def final_forecast(text: str | None) -> str | None:
+    """The forecast part of a scratchpad reply: what follows the last line that starts
+    with ``Final forecast:`` (any case; Markdown emphasis, a heading or a quote mark
+    before it allowed), to the end of the reply; None when no line does, or nothing
+    follows it. The reasoning before it is never read, so a number the model weighed on
+    the way is not taken for its forecast."""
+    if text is None:
+        return None
+    found = list(_FINAL.finditer(text))
+    if not found:
+        return None
+    rest = text[found[-1].end() :].strip()
+    return rest or None
+
+
+def parse_final_probability(
+    text: str | None, qtype: str, choices: Sequence[str]
+) -> ParsedProbability:
+    """:func:`parse_probability` of a scratchpad reply's :func:`final_forecast`; a reply
+    without one is a parse failure with rule :data:`NO_FINAL` (a refusal when the whole
+    reply is one, or empty)."""
+    final = final_forecast(text)
+    if final is None:
+        if text is None or not text.strip() or is_refusal(text):
+            return ParsedProbability(None, True, False, "refusal" if text else "empty")
+        return ParsedProbability(None, False, True, NO_FINAL)
+    return parse_probability(final, qtype, choices)

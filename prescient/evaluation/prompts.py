@@ -37,6 +37,7 @@ from prescient.evaluation.settings import (
     GOLD,
     KINDS,
     RAG,
+    SCRATCHPAD,
     VERBAL,
 )
 from prescient.prompts import PromptSpec, PromptTemplate, load_templates
@@ -100,12 +101,13 @@ def load_prompts(directory: str | Path) -> dict[str, PromptTemplate]:
 
 
 def elicitation_prompts(directory: str | Path, elicitation: str) -> dict[str, PromptTemplate]:
-    """The prompts of one elicitation: ``verbal_probability`` has its own, in the
-    subdirectory of that name (the same three files, asking for a probability); ``label``
-    and ``token_logprobs`` read the label prompts of ``directory`` itself (the token
+    """The prompts of one elicitation: ``verbal_probability`` and ``scratchpad`` have
+    their own, in the subdirectory of that name (the same three files, asking for a
+    probability, or for reasoning and then a probability); ``label`` and
+    ``token_logprobs`` read the label prompts of ``directory`` itself (the token
     log-probabilities are those of the label answers)."""
     root = Path(directory)
-    return load_prompts(root / VERBAL if elicitation == VERBAL else root)
+    return load_prompts(root / elicitation if elicitation in (VERBAL, SCRATCHPAD) else root)
 
 
 def labels_text(n: int) -> str:

@@ -91,12 +91,15 @@ class Ask:
         prompts: setting kind -> template (``token_logprobs`` uses the label prompts).
         generation: the requests' generation parameters.
         max_tokens: the reply budget reserved in the context window.
+        max_questions: asked of only the first that many of the model's questions in
+            their seeded sample order (``eval.elicitation_max_questions``; None: all).
     """
 
     elicitation: str
     prompts: Mapping[str, PromptTemplate]
     generation: Mapping[str, Any]
     max_tokens: int = 0
+    max_questions: int | None = None
 
 
 def _articles_by_question(contexts: pd.DataFrame) -> dict[str, list[tuple[str, ContextArticle]]]:
@@ -378,7 +381,7 @@ def run_model(
                     gateway,
                     model,
                     s,
-                    questions,
+                    model_sample(questions, a.max_questions),
                     contexts[s.name],
                     a.prompts[s.kind],
                     a.generation,

@@ -35,13 +35,16 @@ KINDS = (CLOSED_BOOK, RAG, GOLD)
 LABEL = "label"
 VERBAL = "verbal_probability"
 TOKENS = "token_logprobs"
-ELICITATIONS = (LABEL, VERBAL, TOKENS)
+SCRATCHPAD = "scratchpad"
+ELICITATIONS = (LABEL, VERBAL, TOKENS, SCRATCHPAD)
 """How a forecast is asked for: ``label`` (the papers' way: one answer, Yes/No or an
 option label), ``verbal_probability`` (the model states a probability for Yes, or one
-per option, in its reply) and ``token_logprobs`` (the probability the model gives each
+per option, in its reply), ``token_logprobs`` (the probability the model gives each
 allowed answer as its reply, read from its token log-probabilities with the label
-prompt). Every elicitation yields a label too (the most probable answer), so accuracy
-is reported for each."""
+prompt) and ``scratchpad`` (the model reasons first, then states its probabilities
+after a ``Final forecast:`` line, read by
+:func:`prescient.evaluation.probability.final_forecast`). Every elicitation yields a
+label too (the most probable answer), so accuracy is reported for each."""
 NO_GOLD_ARTICLE = "no gold article for this question (article_id, gold_url or gold_text)"
 """The ``error`` of a ``gold`` row whose question has no gold article: no call was made,
 so the row is counted under this reason, never as a failed call or a wrong answer."""
@@ -167,6 +170,10 @@ class EvalSettings(Settings):
             the seeded sample order of the evaluated table (its ``sample_key``), so a
             slow model's questions are a subset of those of every model with a larger
             budget or none. Models not listed answer every question.
+        elicitation_max_questions: elicitation -> how many of each model's questions it
+            is asked of: the first that many in the same order, so an expensive
+            elicitation (a scratchpad's long replies) covers a nested sample of what the
+            others cover. Elicitations not listed are asked of every question.
     """
 
     models: Annotated[
@@ -177,6 +184,7 @@ class EvalSettings(Settings):
     elicitation: Annotated[tuple[str, ...], PlainValidator(_elicitations)] = (LABEL,)
     elicitation_generation: dict[str, Generation] = {}
     max_questions: dict[str, Annotated[int, Field(ge=1)]]
+    elicitation_max_questions: dict[str, Annotated[int, Field(ge=1)]] = {}
 
     @field_validator("max_questions")
     @classmethod
@@ -192,7 +200,7 @@ class EvalSettings(Settings):
             )
         return value
 
-    @field_validator("elicitation_generation")
+    @field_validator("elicitation_generation", "elicitation_max_questions")
     @classmethod
     def _known_elicitations(cls, value: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(value) - set(ELICITATIONS))

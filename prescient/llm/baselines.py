@@ -32,7 +32,8 @@ uniform distribution (``pick``): one draw serves every elicitation.
 choice).
 
 A request tagged ``elicitation: verbal_probability`` (a prompt asking for a probability
-rather than a label) gets each baseline's forecast stated as probabilities: ``random``
+rather than a label; ``scratchpad``: the same after a ``Final forecast:`` line) gets
+each baseline's forecast stated as probabilities: ``random``
 the uniform one (``P(Yes) = 50%``, or ``(a) 25%`` on a line per option), ``always-yes``
 and ``first-choice`` all of it on their answer; so a baseline is the same forecaster
 whichever way it is asked. A stated reply names the baseline's answer on a last line,
@@ -146,8 +147,10 @@ def baseline_answer(
 ) -> str:
     """A reference answer without a model (see the module docstring)."""
     choices = offered_choices(messages)
-    if (tags or {}).get("elicitation") == STATED:
-        return _stated(baseline_answer_logprobs(kind, choices, messages, seed, tags, draw))
+    asked = (tags or {}).get("elicitation")
+    if asked in (STATED, REASONED):
+        stated = _stated(baseline_answer_logprobs(kind, choices, messages, seed, tags, draw))
+        return stated if asked == STATED else f"{REASONING}\nFinal forecast:\n{stated}"
     if kind == "random":
         return choices[random_draw(len(choices), messages, seed, tags, draw)]
     if kind == "always-yes":
@@ -185,6 +188,11 @@ def baseline_answer_logprobs(
 
 STATED = "verbal_probability"
 """The ``elicitation`` tag of requests that ask for a stated probability."""
+REASONED = "scratchpad"
+"""The ``elicitation`` tag of requests that ask for reasoning, then a stated probability
+after a ``Final forecast:`` line: a baseline writes one line instead of reasoning, then
+its stated forecast."""
+REASONING = "A baseline does not reason: its forecast is fixed by its rule."
 
 
 def _stated(forecast: AnswerLogprobs) -> str:

@@ -47,6 +47,7 @@ from prescient.llm.transport_base import (
     HTTPSession,
     Timeout,
     http_error,
+    reasoning_tokens,
 )
 from prescient.llm.types import Reply
 
@@ -87,6 +88,7 @@ class DirectTransport:
             text = replace(got, detail={**got.detail, "reply": text}).to_json()
         raw_usage = data.get("usage") or {}
         usage = {k: _count(raw_usage.get(k)) for k in USAGE_FIELDS}
+        usage.update(reasoning_tokens(raw_usage))
         rates = price(call.spec.litellm_model)
         cost = (
             rates[0] * usage["prompt_tokens"] + rates[1] * usage["completion_tokens"]

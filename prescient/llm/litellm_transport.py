@@ -11,7 +11,7 @@ import logging
 from typing import Any, ClassVar
 
 from prescient.llm.routes import LITELLM, Route
-from prescient.llm.transport_base import USAGE_FIELDS, Call
+from prescient.llm.transport_base import USAGE_FIELDS, Call, reasoning_tokens
 from prescient.llm.types import Reply
 
 
@@ -48,7 +48,10 @@ class LiteLLMTransport:
         return Reply(
             text=choice.message.content or "",
             finish_reason=choice.finish_reason,
-            usage={k: int(getattr(usage, k, 0) or 0) for k in USAGE_FIELDS},
+            usage={
+                **{k: int(getattr(usage, k, 0) or 0) for k in USAGE_FIELDS},
+                **reasoning_tokens(usage),
+            },
             cost=litellm_cost(resp),
         )
 

@@ -31,6 +31,28 @@ from prescient.llm.types import Reply
 
 USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "total_tokens")
 """The token counts a reply's ``usage`` holds, whatever the transport."""
+REASONING_TOKENS = "reasoning_tokens"
+"""A reasoning model's hidden reasoning tokens, kept in ``usage`` where the provider
+reports them (``completion_tokens_details.reasoning_tokens``): already among the
+completion tokens it bills, so priced with them, and shown apart in the ledger."""
+
+
+def reasoning_tokens(usage: Any) -> dict[str, int]:
+    """``{reasoning_tokens: n}`` from a provider's usage (a dict or an object), or {}."""
+    details = (
+        usage.get("completion_tokens_details")
+        if isinstance(usage, dict)
+        else (getattr(usage, "completion_tokens_details", None))
+    )
+    if details is None:
+        return {}
+    n = (
+        details.get(REASONING_TOKENS)
+        if isinstance(details, dict)
+        else (getattr(details, REASONING_TOKENS, None))
+    )
+    return {REASONING_TOKENS: int(n)} if isinstance(n, int | float) and n else {}
+
 
 Messages = Sequence[Mapping[str, Any]]
 """A request's chat messages."""

@@ -21,6 +21,8 @@ import json
 import logging
 import re
 import shlex
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,8 @@ from prescient.plumbing import params as params_mod
 logger = logging.getLogger(__name__)
 
 STAGE = "evaluate"
+STAGE_MODULE = f"stages.{STAGE}"
+"""Run as a command, as DVC runs it (never imported: the plumbing imports no stage)."""
 _INTERPOLATION = re.compile(r"\$\{([^}]+)\}")
 
 
@@ -54,7 +58,7 @@ def stage_argv(root: Path, params: dict[str, Any], model: str) -> list[str]:
         return model if name == "item" else str(_lookup(params, name))
 
     words = shlex.split(_INTERPOLATION.sub(fill, template))
-    head = ["python", "-m", "stages.evaluate"]
+    head = ["python", "-m", STAGE_MODULE]
     if words[:3] != head:
         raise ValueError(f"dvc.yaml's {STAGE} stage does not run {' '.join(head)}: {template}")
     return words[3:]
@@ -65,8 +69,6 @@ def plan_models(
 ) -> tuple[list[dict[str, Any]], float | None]:
     """Each model's plan (:class:`prescient.evaluation.plan.ModelPlan` as JSON) and the
     ceiling ``llm.max_cost_usd``."""
-    from stages import evaluate
-
     with tempfile.TemporaryDirectory(prefix="prescient-plan-") as tmp:
         if overrides:
             params = params_mod.compose(root, overrides)
@@ -79,7 +81,9 @@ def plan_models(
         for model in models or list(params["eval"]["models"]):
             out = Path(tmp) / f"{model}.json"
             argv = [*stage_argv(root, params, model), "--params", str(params_file)]
-            code = evaluate.main([*argv, "--plan", str(out)])
+            # the stage in its own process, as dvc repro runs it
+            command = [sys.executable, "-m", STAGE_MODULE, *argv, "--plan", str(out)]
+            code = subprocess.run(command, cwd=root, check=False).returncode
             if code != 0 or not out.exists():
                 raise SystemExit(f"planning {model} failed (exit {code}): see the log above")
             plans.append(json.loads(out.read_text()))

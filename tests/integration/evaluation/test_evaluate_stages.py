@@ -356,6 +356,28 @@ def test_the_plan_counts_what_the_run_then_sends(project: Path) -> None:
     assert more["to_send"] == len(CALLS) == 5 and more["answered"] == 5
 
 
+def test_an_expensive_elicitation_is_asked_of_a_nested_sample(project: Path) -> None:
+    set_eval(
+        models=["oracle"],
+        settings=SHARING,
+        elicitation=["label", "scratchpad"],
+        elicitation_max_questions={"scratchpad": 2},
+    )
+    assert run_retrieve() == 0
+    assert run_model("oracle") == 0
+    for setting in SHARING:
+        frame = pd.read_parquet(f"data/processed/predictions/oracle/{setting}.parquet")
+        label = frame.loc[frame["elicitation"] == "label", "question_id"].tolist()
+        reasoned = frame.loc[frame["elicitation"] == "scratchpad", "question_id"].tolist()
+        assert len(label) == 4 and len(reasoned) == 2
+        # the first two of the sample order: the same two in every setting
+        order = pd.read_parquet("data/interim/eval_questions.parquet")
+        first = order.sort_values("sample_key", kind="stable")["question_id"].tolist()[:2]
+        assert sorted(reasoned) == sorted(first)
+    asked = [c for c in CALLS if "Final forecast:" in c]
+    assert len(asked) == len({c for c in asked}) <= 4  # shared prompts asked once
+
+
 def test_a_failed_request_two_settings_share_is_sent_once_and_the_model_fails(
     project: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -132,3 +132,13 @@ def test_predictions_without_an_elicitation_are_label_answers() -> None:
     scores = score_predictions(old, QUESTIONS)
     assert scores["elicitation"].tolist() == ["label", "label"]
     assert scores["probs"].tolist() == [[0.0, 1.0], [0.0, 0.0, 1.0, 0.0]]
+
+
+def test_a_scratchpad_reply_is_read_after_its_marker_and_names_its_answer_there() -> None:
+    from prescient.evaluation.forecasts import read_forecast
+
+    reply = "Answer: Yes looked tempting.\nFinal forecast:\nP(Yes) = 50%\nAnswer: No"
+    got = read_forecast("scratchpad", reply, "tf", ["Yes", "No"])
+    assert got.probs == (0.5, 0.5) and got.index == 1  # the tie broken by the final answer
+    missing = read_forecast("scratchpad", "P(Yes) = 70%", "tf", ["Yes", "No"])
+    assert missing.parse_failed and missing.probs == (0.5, 0.5)  # uniform fill

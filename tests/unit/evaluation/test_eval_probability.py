@@ -128,3 +128,37 @@ def test_no_probability(reply: str | None, refused: bool, failed: bool, rule: st
     got = parse_probability(reply, "tf", TF)
     assert (got.probs, got.refused, got.parse_failed, got.rule) == (None, refused, failed, rule)
     assert got.index is None
+
+
+# The scratchpad's one extraction rule ------------------------------------------------
+
+
+def test_only_what_follows_the_last_final_forecast_line_is_read() -> None:
+    from prescient.evaluation.probability import NO_FINAL, final_forecast, parse_final_probability
+
+    reply = (
+        "Step 1: the council voted 70% in favour last year.\n"
+        "Step 2: P(Yes) = 90% would be too confident.\n"
+        "Final forecast:\nP(Yes) = 35%"
+    )
+    assert final_forecast(reply) == "P(Yes) = 35%"
+    got = parse_final_probability(reply, "tf", ["Yes", "No"])
+    assert got.probs == (0.35, 0.65)  # not the 70% or 90% weighed on the way
+    # Markdown around the marker, any case, the forecast on the same line
+    assert final_forecast("thinking...\n**Final Forecast:** P(Yes) = 20%") == "P(Yes) = 20%"
+    assert final_forecast("## final forecast: (a) 10%\n(b) 90%") == "(a) 10%\n(b) 90%"
+    # the last marker wins; a marker mid-line is not a marker
+    assert final_forecast("Final forecast: 10%\nno, wait.\nFinal forecast: 30%") == "30%"
+    assert final_forecast("my Final forecast: 40%") is None
+    # no marker: a parse failure, never a number picked out of the reasoning
+    none = parse_final_probability("P(Yes) = 80% seems right", "tf", ["Yes", "No"])
+    assert none.probs is None and none.parse_failed and none.rule == NO_FINAL
+    assert parse_final_probability("Final forecast:", "tf", ["Yes", "No"]).rule == NO_FINAL
+    refused = parse_final_probability("I cannot predict the future.", "tf", ["Yes", "No"])
+    assert refused.refused and refused.probs is None
+    mc = parse_final_probability(
+        "(a) looks likely at 60%.\nFinal forecast:\n(a) 10%\n(b) 70%\n(c) 10%\n(d) 10%",
+        "mc",
+        ["a", "b", "c", "d"],
+    )
+    assert mc.probs == pytest.approx((0.1, 0.7, 0.1, 0.1))

@@ -38,3 +38,14 @@ def test_every_key_of_an_entry_can_be_set_from_the_command_line() -> None:
     assert models["smollm2_135m"].timeout_s == 30
     assert models["local_openai_server"].litellm_model == "hosted_vllm/my-model"
     assert models["gpt_4"].batch is False and models["gpt_4"].price is None
+
+
+def test_a_baseline_asked_to_reason_states_its_forecast_after_the_marker() -> None:
+    from prescient.evaluation.forecasts import read_forecast
+    from prescient.llm.baselines import baseline_answer
+
+    messages = [{"role": "user", "content": "Question: Will it rain?\nPossible answers: Yes, No"}]
+    tags = {"elicitation": "scratchpad", "question_id": "q1"}
+    reply = baseline_answer("always-yes", messages, 0, tags)
+    assert "Final forecast:" in reply
+    assert read_forecast("scratchpad", reply, "tf", ["Yes", "No"]).probs == (1.0, 0.0)
