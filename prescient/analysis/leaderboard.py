@@ -9,7 +9,9 @@ score on TF questions and, on its own scale, on MC questions (never pooled: TF r
 interval, the questions scored, and how many forecasts were unreadable (a refusal or a
 parse failure, scored as the uniform forecast). Within a cell, rows are ranked by the TF
 Brier score (rows without TF questions last), then by the MC Brier score, then by model
-and elicitation, so the first row of a setting is its best forecaster on TF questions.
+and elicitation, so the first row of a setting is its best forecaster on TF questions;
+rows most of whose forecasts were unreadable come after all the others (their scores
+are mostly the uniform forecast's: they rank parsing, not forecasting).
 """
 
 from __future__ import annotations
@@ -67,10 +69,11 @@ def leaderboard_table(proper: pd.DataFrame) -> pd.DataFrame:
     asked = {e: i for i, e in enumerate(dict.fromkeys(out["elicitation"]))}
     order = out.assign(
         _cell=out["cell"].map(cells),
+        _unread=2 * out["n_uniform_fill"] > out["n"],
         _tf=out["brier_tf"].fillna(math.inf),
         _mc=out["brier_mc"].fillna(math.inf),
         _asked=out["elicitation"].map(asked),
-    ).sort_values(["_cell", "_tf", "_mc", "model", "_asked"], kind="stable")
+    ).sort_values(["_cell", "_unread", "_tf", "_mc", "model", "_asked"], kind="stable")
     out = out.loc[order.index].reset_index(drop=True)
     out["rag_cutoff"] = out["rag_cutoff"].replace("", pd.NA)
     return out

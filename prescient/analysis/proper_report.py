@@ -101,14 +101,15 @@ LEADERBOARD_INTERVALS: dict[str, fmt.Interval] = {
 LEADERBOARD_NOTE = (
     "Ranked within each setting by the Brier score on TF questions (lower is better; 0.25 "
     "for always saying 0.5), then on MC questions, which has its own scale (0 to 2; 0.75 "
-    "for the uniform forecast over four options) and is never pooled with TF. Log score "
-    "and accuracy over all questions. Asked for: label (one answer, scored as certain), "
-    "verbal probability (stated), token logprobs (the model's probabilities of the "
-    "answers), scratchpad (reasoning, then a stated forecast after 'Final forecast:'; "
-    "often asked of a nested sample, so its n is smaller). Unreadable: forecasts of the n with no readable answer (a refusal or a "
-    "parse failure), scored as the uniform forecast and counted wrong; a row where "
-    "most are unreadable measures parsing more than forecasting. Intervals: percentile "
-    "bootstrap over questions for the scores, Wilson 95% for accuracy."
+    "for the uniform forecast over four options) and is never pooled with TF; rows where "
+    "most forecasts are unreadable come last, since they measure parsing more than "
+    "forecasting. Log score and accuracy over all questions. Asked for: label (one "
+    "answer, scored as certain), verbal probability (stated), token logprobs (the "
+    "model's probabilities of the answers), scratchpad (reasoning, then a stated "
+    "forecast after 'Final forecast:'; often asked of a nested sample, so its n is "
+    "smaller). Unreadable: forecasts of the n with no readable answer (a refusal or a "
+    "parse failure), scored as the uniform forecast and counted wrong. Intervals: "
+    "percentile bootstrap over questions for the scores, Wilson 95% for accuracy."
 )
 
 

@@ -75,3 +75,17 @@ def test_rows_rank_by_tf_brier_within_each_setting_with_mc_apart() -> None:
     assert failing["Unreadable"].iloc[0] == "8 (40%)"
     assert shown["Brier TF"].iloc[0] == "0.220 [0.210, 0.230]"
     assert leaderboard_table(pd.DataFrame()).empty
+
+
+def test_rows_mostly_unreadable_rank_after_every_readable_row() -> None:
+    rows = []
+    for model, elicitation, tf, fills in (
+        ("a", "scratchpad", 0.25, 11),  # 11 of 20 unreadable: the uniform forecast's 0.25
+        ("a", "label", 0.40, 10),  # half: still ranked by its score
+        ("b", "token_logprobs", 0.30, 0),
+    ):
+        rows.append(_row(model, "closed_book", elicitation, "tf", tf))
+        rows.append(_row(model, "closed_book", elicitation, "mc", 0.75))
+        rows.append(_row(model, "closed_book", elicitation, "all", 0.5, n=20, fills=fills))
+    board = leaderboard_table(pd.DataFrame(rows))
+    assert list(board["elicitation"]) == ["token_logprobs", "label", "scratchpad"]
