@@ -25,6 +25,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from prescient.dates import DYNAMIC  # noqa: E402
 from prescient.evaluation.settings import (  # noqa: E402
+    CLOSED_BOOK,
     ELICITATIONS,
     KINDS,
 )
@@ -115,10 +116,23 @@ def _series(ax: Axes, series: pd.DataFrame, colour: object, style: str, label: s
         ax.plot(x, y, "o", ms=2.5, color=colour, label=f"{label} (monthly)")
 
 
+def _headline_cell(monthly: pd.DataFrame) -> str | None:
+    """The cell the figure draws: closed book (as Daily Oracle's Fig. 3), else the first."""
+    if monthly.empty:
+        return None
+    cells = list(dict.fromkeys(monthly["cell"].astype(str)))
+    return CLOSED_BOOK if CLOSED_BOOK in cells else cells[0]
+
+
 def brier_by_month(tables: Tables) -> Figure:
     """One panel per elicitation (rows) and question type (columns), one curve per model
-    and setting; the uninformed forecast's Brier score as a grey dashed line."""
+    in one setting (closed book, as Fig. 3; the others are in the ``proper_monthly``
+    table), so a panel holds a few curves; the uninformed forecast's Brier score as a
+    grey dashed line."""
     monthly = tables.get("proper_monthly", pd.DataFrame())
+    cell = _headline_cell(monthly)
+    if cell is not None:
+        monthly = monthly.loc[monthly["cell"].astype(str) == cell]
     elicitations = _present(monthly["elicitation"], ELICITATIONS) if not monthly.empty else []
     types = _present(monthly["qtype"], QTYPES) if not monthly.empty else [TF, MC]
     rows = max(1, len(elicitations))
@@ -138,15 +152,15 @@ def brier_by_month(tables: Tables) -> Figure:
                 continue
             month_axis(ax, panel["month_start"], panel["month_end"])
             _shade_gaps(ax, panel)
-            for (model, cell, setting, cutoff), series in panel.groupby(
-                ["model", "cell", "setting", "rag_cutoff"], sort=False
+            for (model, setting, cutoff), series in panel.groupby(
+                ["model", "setting", "rag_cutoff"], sort=False
             ):
                 _series(
                     ax,
                     series,
                     colours.get(str(model), "black"),
                     _style(setting, cutoff),
-                    f"{model} {cell}",
+                    str(model),
                 )
             chance = _chance(tables, qtype)
             if chance is not None:
@@ -161,16 +175,22 @@ def brier_by_month(tables: Tables) -> Figure:
                 fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False
             )
     fig.suptitle(
-        "Brier score by resolution month (beyond the papers)\nbold lines: moving average; "
-        "points: monthly means with bootstrap intervals; grey: no questions",
+        f"Brier score by resolution month, {cell or 'no setting'} (beyond the papers)\n"
+        "bold lines: moving average; points: monthly means with bootstrap intervals; "
+        "grey: no questions; other settings: the proper_monthly table",
         fontsize=11,
     )
     return fig
 
 
+POINT_AREA = 160.0
+"""Point area (points^2) of the fullest bin of a reliability figure; others in proportion."""
+
+
 def _reliability(tables: Tables, qtype: str) -> Figure:
-    """One panel per model (rows) and elicitation (columns), one line per setting, the
-    equal-width bins' counts written beside their points."""
+    """One panel per model (rows) and elicitation (columns), one line per setting, each
+    equal-width bin a point whose area is its question count, the legend below the
+    axes."""
     table = tables.get("proper_reliability", pd.DataFrame())
     data = (
         table.loc[(table["qtype"] == qtype) & (table["strategy"] == "uniform")]
@@ -201,32 +221,36 @@ def _reliability(tables: Tables, qtype: str) -> Figure:
             for (cell, setting, cutoff), line in panel.groupby(
                 ["cell", "setting", "rag_cutoff"], sort=False
             ):
+                colour = shades.get(str(cell), "black")
                 ax.plot(
                     line["forecast"],
                     line["observed"],
-                    marker="o",
-                    ms=4,
+                    lw=1.0,
                     ls=_style(setting, cutoff),
-                    color=shades.get(str(cell), "black"),
+                    color=colour,
                     label=str(cell),
                 )
-                for x, y, k in zip(line["forecast"], line["observed"], line["count"], strict=True):
-                    ax.annotate(
-                        f"{int(k)}",
-                        (float(x), float(y)),
-                        fontsize=6,
-                        xytext=(3, 3),
-                        textcoords="offset points",
-                    )
+                # a bin's point area is its question count: a bin of one barely shows
+                counts = line["count"].astype(float)
+                ax.scatter(
+                    line["forecast"],
+                    line["observed"],
+                    s=POINT_AREA * counts / max(1.0, float(data["count"].max())),
+                    color=colour,
+                    alpha=0.6,
+                    lw=0,
+                )
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
             ax.set_xlabel("Mean forecast in bin")
             ax.set_ylabel("Observed frequency")
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=7, loc="upper left", frameon=False)
+            ax.legend(
+                fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, frameon=False
+            )
     fig.suptitle(
         f"Reliability of {qtype.upper()} forecasts (beyond the papers): {what}; "
-        "numbers: questions per bin",
+        "point area: questions per bin",
         fontsize=10,
     )
     return fig
@@ -260,9 +284,10 @@ def _empty_reliability(qtype: str) -> Callable[[Tables], str]:
 PROPER_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "proper_brier_by_month",
-        "Brier score per resolution month and its moving average, per elicitation and "
-        "question type, with bootstrap intervals of the monthly means and the uninformed "
-        "forecast's score (grey dashed).",
+        "Brier score per resolution month and its moving average in the closed-book "
+        "setting (as Fig. 3), one curve per model, per elicitation and question type, with "
+        "bootstrap intervals of the monthly means and the uninformed forecast's score (grey "
+        "dashed); every setting's months are in the proper_monthly table.",
         brier_by_month,
         part=PART_TIME,
         needs=("proper_monthly",),
@@ -271,7 +296,8 @@ PROPER_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "proper_reliability_tf",
         "Reliability diagrams of TF forecasts: mean P(Yes) per equal-width bin against the "
-        "share of Yes answers, one line per setting; the diagonal is perfect calibration.",
+        "share of Yes answers, one line per setting, each point's area its bin's questions; "
+        "the diagonal is perfect calibration.",
         reliability_tf,
         part=PART_CALIBRATION,
         needs=("proper_reliability",),
@@ -280,7 +306,8 @@ PROPER_FIGURES: tuple[FigureSpec, ...] = (
     FigureSpec(
         "proper_reliability_mc",
         "Reliability diagrams of MC forecasts (top-label): the chosen answer's mean "
-        "probability per equal-width bin against the share answered correctly.",
+        "probability per equal-width bin against the share answered correctly, each "
+        "point's area its bin's questions.",
         reliability_mc,
         part=PART_CALIBRATION,
         needs=("proper_reliability",),

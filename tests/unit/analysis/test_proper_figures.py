@@ -77,3 +77,17 @@ def test_the_report_tables_join_values_with_their_intervals(tmp_path: Path) -> N
     assert paired.loc[("b", "crowd"), "More accurate"] == "crowd"
     assert paired.loc[("a", "b"), "n both"] == "10"
     assert paired.loc[("a", "b"), "McNemar p"] == "0.125"
+
+
+def test_the_brier_figure_draws_one_curve_per_model_in_one_setting(tmp_path: Path) -> None:
+    from prescient.analysis.proper_figures import brier_by_month
+
+    tables = written_tables(tmp_path)
+    monthly = tables["proper_monthly"]
+    other = monthly.assign(cell="gold", setting="gold")  # a second setting: not drawn
+    fig = brier_by_month({**tables, "proper_monthly": pd.concat([monthly, other])})
+    models = set(monthly["model"].astype(str))
+    for ax in fig.axes:
+        curves = [t for t in ax.get_legend_handles_labels()[1] if not t.startswith("uninformed")]
+        assert set(curves) <= models and len(curves) == len(set(curves))
+    assert "closed_book" in fig._suptitle.get_text()  # type: ignore[union-attr]
