@@ -42,6 +42,7 @@ from prescient.analysis.schema import (
     cells_of,
     models_frame,
     resolve_models,
+    served_models,
 )
 from prescient.analysis.settings import AnalysisSettings, load_analysis
 from prescient.analysis.sources import (
@@ -346,7 +347,7 @@ def _accuracy_tables(
         "accuracy": accuracy,
         "rag_accuracy": rag_accuracy_table(accuracy),
         "monthly_accuracy": monthly,
-        "models": models_frame(list(infos)),
+        "models": models_frame(list(infos), served_models(raw_scores)),
         # Every elicitation's requests: the first screen's model calls.
         "model_calls": model_costs(raw_scores),
         "cells": cell_summary(every, inputs.errors, sizes),

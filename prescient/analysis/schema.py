@@ -430,17 +430,33 @@ def iso(day: dt.date | None) -> str:
     return day.isoformat() if day is not None else ""
 
 
-def models_frame(infos: list[ModelInfo]) -> pd.DataFrame:
-    """The model dates as a table (dates as ``YYYY-MM-DD`` strings, '' when unknown)."""
+def models_frame(infos: list[ModelInfo], served: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The model dates as a table (dates as ``YYYY-MM-DD`` strings, '' when unknown),
+    with ``served_model``: the models that answered as their servers named them
+    (:func:`served_models`; '' when no reply named one)."""
+    named = served or {}
     return pd.DataFrame(
         {
             "model": [i.model for i in infos],
             "knowledge_cutoff": [iso(i.knowledge_cutoff) for i in infos],
             "release_date": [iso(i.release_date) for i in infos],
             "source": [i.source for i in infos],
+            "served_model": [named.get(i.model, "") for i in infos],
         },
-        columns=["model", "knowledge_cutoff", "release_date", "source"],
+        columns=["model", "knowledge_cutoff", "release_date", "source", "served_model"],
     )
+
+
+def served_models(scores: pd.DataFrame) -> dict[str, str]:
+    """Per model, the distinct ``served_model`` values of its rows, sorted and joined by
+    "; " (several: two models answered behind one registry entry)."""
+    if scores.empty or "served_model" not in scores.columns:
+        return {}
+    named = scores.loc[scores["served_model"].notna(), ["model", "served_model"]]
+    return {
+        str(model): "; ".join(sorted(set(group["served_model"].astype(str))))
+        for model, group in named.groupby("model", sort=True)
+    }
 
 
 def as_datetime64(day: dt.date) -> np.datetime64:

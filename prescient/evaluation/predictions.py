@@ -33,6 +33,7 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "completion_tokens": "Int64",
     "cost_usd": "Float64",
     "ledger_key": "string",
+    "served_model": "string",
 }
 """One row per question, setting and elicitation (``label``, ``verbal_probability``,
 ``token_logprobs``, ``scratchpad``: :data:`~prescient.evaluation.settings.ELICITATIONS`;
@@ -43,8 +44,19 @@ alone; a failed call keeps its key too), null where no request was made (no gold
 article, a prompt that could not fit the context window). ``prompt_tokens``,
 ``completion_tokens`` and ``cost_usd`` are what that reply cost when it was paid, as
 its ledger entry records it (the same whether this run sent it or was served it; a
-cost is null where the price is unknown, and an in-process model's is null too)."""
-OPTIONAL_COLUMNS = ("elicitation", "prompt_tokens", "completion_tokens", "cost_usd", "ledger_key")
+cost is null where the price is unknown, and an in-process model's is null too).
+``served_model`` is the model that answered as its server named it (the reply's
+``model``; an in-process model's weights file), null where the entry names none (a
+failed call, an entry written before it was recorded): two models served behind one
+registry entry are told apart by it."""
+OPTIONAL_COLUMNS = (
+    "elicitation",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost_usd",
+    "ledger_key",
+    "served_model",
+)
 """Columns predictions written before they existed lack (read as null; a null
 ``elicitation`` is ``label``, the only one there was)."""
 PREDICTION_COLUMNS: tuple[str, ...] = tuple(PREDICTION_SCHEMA)

@@ -332,6 +332,7 @@ def _prediction_rows(
         rows["completion_tokens"].append(usage.get("completion_tokens"))
         rows["cost_usd"].append(res.cost if res is not None and res.ok else None)
         rows["ledger_key"].append(res.key if res is not None else None)
+        rows["served_model"].append(res.served_model if res is not None and res.ok else None)
     return rows
 
 

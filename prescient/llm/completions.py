@@ -84,7 +84,7 @@ from prescient.llm.transport_base import (
     Timeout,
     http_error,
 )
-from prescient.llm.types import Reply
+from prescient.llm.types import SERVED_MODEL, Reply
 
 SCORER = "completions_echo"
 """The scoring method's name (the ``scorer`` param of its requests)."""
@@ -209,10 +209,9 @@ class CompletionsTransport:
         text = request_text(call.messages)
         if call.gen.get("scorer", SCORER) != SCORER:
             raise ScoringError(f"scorer {call.gen.get('scorer')!r} is not {SCORER!r}")
+        poster = _Poster(self, call, url)
         try:
-            score = await score_text(
-                text, segmenting_from_params(call.gen), _Poster(self, call, url)
-            )
+            score = await score_text(text, segmenting_from_params(call.gen), poster)
         except MisalignedEchoError as exc:
             self.misaligned[url] = str(exc)
             raise
@@ -224,6 +223,7 @@ class CompletionsTransport:
                 "completion_tokens": 0,
                 "total_tokens": score.n_text_tokens,
             },
+            provenance={SERVED_MODEL: poster.served} if poster.served else None,
         )
 
 
@@ -235,6 +235,8 @@ class _Poster:
         self.call = call
         self.url = url
         self.sent_chars = 0
+        self.served: str | None = None
+        """The model the server's replies name (their ``model``)."""
 
     def body(self, prompt: str) -> dict[str, Any]:
         return {
@@ -274,6 +276,9 @@ class _Poster:
             raise APIConnectionError(f"unusable reply (not JSON): {raw[:120]!r}") from exc
         if not isinstance(data, dict):
             raise APIConnectionError(f"unusable reply (not an object): {raw[:120]!r}")
+        named = data.get("model")
+        if isinstance(named, str) and named:
+            self.served = named
         return parse_echo(prompt, data)
 
 

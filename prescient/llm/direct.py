@@ -49,7 +49,7 @@ from prescient.llm.transport_base import (
     http_error,
     reasoning_tokens,
 )
-from prescient.llm.types import Reply
+from prescient.llm.types import SERVED_MODEL, Reply
 
 
 def _url(call: Call) -> str:
@@ -95,11 +95,13 @@ class DirectTransport:
             if rates
             else None
         )
+        named = data.get("model")
         return Reply(
             text=text,
             finish_reason=choice.get("finish_reason"),
             usage=usage,
             cost=cost or None,
+            provenance={SERVED_MODEL: named} if isinstance(named, str) and named else None,
         )
 
     async def _post(self, call: Call) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 from prescient.llm.routes import LITELLM, Route
 from prescient.llm.transport_base import USAGE_FIELDS, Call, reasoning_tokens
-from prescient.llm.types import Reply
+from prescient.llm.types import SERVED_MODEL, Reply
 
 
 class LiteLLMTransport:
@@ -45,6 +45,7 @@ class LiteLLMTransport:
         )
         choice = resp.choices[0]
         usage = getattr(resp, "usage", None)
+        named = getattr(resp, "model", None)
         return Reply(
             text=choice.message.content or "",
             finish_reason=choice.finish_reason,
@@ -53,6 +54,7 @@ class LiteLLMTransport:
                 **reasoning_tokens(usage),
             },
             cost=litellm_cost(resp),
+            provenance={SERVED_MODEL: named} if isinstance(named, str) and named else None,
         )
 
     async def aclose(self) -> None:

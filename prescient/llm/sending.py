@@ -28,7 +28,7 @@ from prescient.llm.retry import RetryPolicy, describe, is_retryable
 from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
 from prescient.llm.transport_base import Call, Transport
-from prescient.llm.types import LLMRequest, LLMResult, Reply
+from prescient.llm.types import LLMRequest, LLMResult, Reply, served_model
 
 logger = logging.getLogger(__name__)
 
@@ -184,4 +184,5 @@ def result_from_entry(
         cost=entry.get("cost"),
         latency_s=entry.get("latency_s"),
         from_ledger=from_ledger,
+        served_model=served_model(entry.get("provenance")) if ok else None,
     )

@@ -70,6 +70,9 @@ class LLMResult:
         cost: USD when litellm knows the price, else None.
         latency_s: wall time of the successful attempt.
         from_ledger: True when served from the ledger without calling the model.
+        served_model: the model that answered as the server named it (its reply's
+            ``model``; an in-process model's weights file), None when unknown
+            (:func:`served_model`).
     """
 
     request: LLMRequest
@@ -82,6 +85,7 @@ class LLMResult:
     cost: float | None = None
     latency_s: float | None = None
     from_ledger: bool = False
+    served_model: str | None = None
 
 
 Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]
@@ -120,3 +124,21 @@ class Reply:
     usage: Mapping[str, int]
     cost: float | None = None
     provenance: Mapping[str, Any] | None = None
+
+
+SERVED_MODEL = "served_model"
+"""The provenance key of the model id a server reports in its reply (``model``)."""
+
+
+def served_model(provenance: Mapping[str, Any] | None) -> str | None:
+    """The served model an entry's provenance names: what the server reported, or an
+    in-process model's weights file; None when it names none."""
+    if not provenance:
+        return None
+    named = provenance.get(SERVED_MODEL)
+    if isinstance(named, str) and named:
+        return named
+    weights = provenance.get("weights")
+    if isinstance(weights, Mapping) and isinstance(weights.get("file"), str):
+        return str(weights["file"])
+    return None

@@ -103,6 +103,9 @@ def _model_lines(tables: Mapping[str, pd.DataFrame]) -> tuple[str, ...]:
             )
             if r.get(col)
         ]
+        served = str(r.get("served_model") or "")
+        if served and served != "nan":
+            dates.append(f"served as {served}")
         parts.append(f"{r['model']} ({', '.join(dates)})" if dates else str(r["model"]))
     return ("; ".join(parts),)
 

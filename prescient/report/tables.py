@@ -321,13 +321,17 @@ class ReportTable:
 MODELS = ReportTable(
     "models",
     "models",
-    "Models and their dates",
+    "Models, what served them and their dates",
     (
         ("model", "Model", fmt_text),
+        ("served_model", "Served model", fmt_text),
         ("knowledge_cutoff", "Knowledge cutoff", fmt_text),
         ("release_date", "Release date", fmt_text),
         ("source", "Dates from", fmt_text),
     ),
+    note="Served model: the model that answered, as its server named it in its replies "
+    "(an in-process model's weights file); several are listed when one registry entry "
+    "was served by different models.",
     part="provenance",
 )
 CELLS = ReportTable(
