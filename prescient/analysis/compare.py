@@ -244,9 +244,8 @@ def plot_tables(accuracy: pd.DataFrame, board: pd.DataFrame) -> dict[str, pd.Dat
             out = out.assign(accuracy=(100.0 * out["accuracy"].astype(float)).round(6))
         out = out.loc[out[value].notna()]
         order = {m: i for i, m in enumerate(dict.fromkeys(source["model"]))}
-        out = out.assign(
-            _m=out["model"].map(order), _k=out["setting"].map(lambda k: _key_order(k))
-        ).sort_values(["_m", "_k"], kind="stable")
+        out = out.assign(_m=out["model"].map(order), _k=out["setting"].map(_key_order))
+        out = out.sort_values(["_m", "_k"], kind="stable")
         return out[columns].reset_index(drop=True)
 
     return {

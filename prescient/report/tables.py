@@ -221,6 +221,13 @@ Interval = tuple[str, str, str, int, float, str]
 ``n`` names the column counting the samples the interval comes from."""
 
 
+def in_place_of(text: str, reason: object) -> str:
+    """A reason a figure is left out (a floor it falls below), shown in the figure's
+    place; the figure's own text where there is none (empty, or the missing mark)."""
+    why = fmt_text(reason)
+    return text if why == MISSING else why
+
+
 def too_few(n: object) -> str:
     """What a change below the floor shows in its place (:data:`MIN_INTERVAL_N`)."""
     return f"too few (n={fmt_int(n)} < {MIN_INTERVAL_N})"

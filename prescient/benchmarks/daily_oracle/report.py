@@ -33,7 +33,7 @@ def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
         pairs = t3.get(f"yoy_{regime}_pairs", pd.Series([None] * len(t3)))
         status = t3.get(f"yoy_{regime}_status", pd.Series([""] * len(t3)))
         out[header] = [
-            _floored(_with_n(_with_ci(v, lo, hi, flag), n), why)
+            fmt.in_place_of(_with_n(_with_ci(v, lo, hi, flag), n), why)
             for v, lo, hi, flag, n, why in zip(
                 t3.get(f"yoy_{regime}", []),
                 t3.get(f"yoy_{regime}_low", []),
@@ -50,18 +50,14 @@ def table3_display(t3: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _floored(text: str, status: object) -> str:
-    """The reason a figure below its floor is left out, in the figure's place."""
-    why = fmt.fmt_text(status)
-    return text if why == fmt.MISSING else why
-
-
 def headline_display(df: pd.DataFrame) -> pd.DataFrame:
     """The headline table with the reason a change below its floor is left out in the
     change's place."""
     out = fmt.display_frame(df, HEADLINE_COLUMNS)
     status = df.get("change_status", pd.Series([""] * len(df)))
-    out["Change (%)"] = [_floored(t, w) for t, w in zip(out["Change (%)"], status, strict=True)]
+    out["Change (%)"] = [
+        fmt.in_place_of(t, w) for t, w in zip(out["Change (%)"], status, strict=True)
+    ]
     return out
 
 

@@ -43,7 +43,7 @@ def decline_display(df: pd.DataFrame) -> pd.DataFrame:
     few = [str(v).endswith(TOO_FEW_DECLINE) for v in df.get("status", [""] * len(df))]
     for header in ("Decline (pp)", "Decline (%)"):
         out[header] = [
-            "too few" if f and t != fmt.MISSING else t
+            t if t == fmt.MISSING else fmt.in_place_of(t, "too few" if f else "")
             for f, t in zip(few, out[header], strict=True)
         ]
     return out
