@@ -43,7 +43,9 @@ from prescient.analysis.schema import (
     models_frame,
     resolve_models,
     served_models,
+    token_methods,
 )
+from prescient.analysis.served import split_by_served
 from prescient.analysis.settings import AnalysisSettings, load_analysis
 from prescient.analysis.sources import (
     source_categories,
@@ -51,7 +53,7 @@ from prescient.analysis.sources import (
     visibility_summary,
 )
 from prescient.evaluation.costs import model_costs
-from prescient.evaluation.settings import LABEL, elicitation_of
+from prescient.evaluation.settings import LABEL, elicitation_of, parse_setting
 from prescient.stats import wilson_interval
 from prescient.vocab import MC, TF
 
@@ -163,7 +165,15 @@ def cell_summary(
     )
     g["first_month"] = [dates.month_label(int(m)) for m in g["first"]]
     g["last_month"] = [dates.month_label(int(m)) for m in g["last"]]
-    g = g.merge(errors, on=["model", "cell", "source"], how="left")
+    # outer: a cell whose every call failed has no scored row, and keeps its row here
+    g = g.merge(errors, on=["model", "cell", "source"], how="outer")
+    unscored = g["setting"].isna()
+    if unscored.any():
+        named = [parse_setting(str(c)) for c in g.loc[unscored, "cell"]]
+        g.loc[unscored, "setting"] = [s.kind for s in named]
+        g.loc[unscored, "rag_cutoff"] = [s.cutoff_label or "" for s in named]
+        g.loc[unscored, ["first_month", "last_month"]] = ""
+    g[["n", "n_tf", "n_mc"]] = g[["n", "n_tf", "n_mc"]].fillna(0).astype(int)
     g["n_errors"] = g["n_errors"].fillna(0).astype(int)
     g["n_fitted"] = g["n_fitted"].fillna(0).astype(int)
     g["n_source_questions"] = g["source"].map(sizes).astype("Int64")
@@ -256,9 +266,18 @@ def run_analysis(
             and the leakage audit), or None when the questions were made elsewhere.
         parts: the benchmarks' own analyses, run in this order after the shared one.
     """
+    entries = set(raw_scores["model"].astype(str)) if "model" in raw_scores.columns else set()
+    raw_scores, registry = split_by_served(raw_scores, params.get("models"))
+    params = {**params, "models": registry}
     labels, elicited = label_rows(raw_scores)
     inputs = prepare_inputs(labels, questions, settings)
     notes = list(inputs.notes)
+    split = sorted(set(raw_scores["model"].astype(str)) - entries) if entries else []
+    if split:
+        notes.append(
+            "Registry entries answered by more than one served model are analysed as one "
+            f"model per served model: {', '.join(split)}."
+        )
     if elicited:
         notes.append(
             f"The papers' tables read the label answers; {elicited} scored rows of other "
@@ -347,7 +366,7 @@ def _accuracy_tables(
         "accuracy": accuracy,
         "rag_accuracy": rag_accuracy_table(accuracy),
         "monthly_accuracy": monthly,
-        "models": models_frame(list(infos), served_models(raw_scores)),
+        "models": models_frame(list(infos), served_models(raw_scores), token_methods(raw_scores)),
         # Every elicitation's requests: the first screen's model calls.
         "model_calls": model_costs(raw_scores),
         "cells": cell_summary(every, inputs.errors, sizes),

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from prescient import dates
+from prescient.evaluation.forecasts import token_method
 from prescient.evaluation.settings import (
     CLOSED_BOOK,
     GOLD,
@@ -29,6 +30,7 @@ from prescient.evaluation.settings import (
     RAG,
     Setting,
 )
+from prescient.llm.answer_logprobs import METHOD_WORDS
 from prescient.vocab import QTYPES
 
 logger = logging.getLogger(__name__)
@@ -430,11 +432,17 @@ def iso(day: dt.date | None) -> str:
     return day.isoformat() if day is not None else ""
 
 
-def models_frame(infos: list[ModelInfo], served: Mapping[str, str] | None = None) -> pd.DataFrame:
+def models_frame(
+    infos: list[ModelInfo],
+    served: Mapping[str, str] | None = None,
+    token_read: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
     """The model dates as a table (dates as ``YYYY-MM-DD`` strings, '' when unknown),
     with ``served_model``: the models that answered as their servers named them
-    (:func:`served_models`; '' when no reply named one)."""
+    (:func:`served_models`), and ``token_method``: how its token probabilities were
+    read (:func:`token_methods`); '' where no row says."""
     named = served or {}
+    methods = token_read or {}
     return pd.DataFrame(
         {
             "model": [i.model for i in infos],
@@ -442,9 +450,31 @@ def models_frame(infos: list[ModelInfo], served: Mapping[str, str] | None = None
             "release_date": [iso(i.release_date) for i in infos],
             "source": [i.source for i in infos],
             "served_model": [named.get(i.model, "") for i in infos],
+            "token_method": [methods.get(i.model, "") for i in infos],
         },
-        columns=["model", "knowledge_cutoff", "release_date", "source", "served_model"],
+        columns=MODELS_COLUMNS,
     )
+
+
+MODELS_COLUMNS = [
+    "model",
+    "knowledge_cutoff",
+    "release_date",
+    "source",
+    "served_model",
+    "token_method",
+]
+"""Columns of the models table (:func:`models_frame`)."""
+
+
+def _distinct(scores: pd.DataFrame, column: str, values: pd.Series) -> dict[str, str]:
+    """Per model, the distinct non-empty ``values`` of its rows, sorted, joined by "; "."""
+    keep = values.notna() & (values.astype(str) != "")
+    frame = pd.DataFrame({"model": scores["model"].astype(str), column: values})[keep]
+    return {
+        str(model): "; ".join(sorted(set(group[column].astype(str))))
+        for model, group in frame.groupby("model", sort=True)
+    }
 
 
 def served_models(scores: pd.DataFrame) -> dict[str, str]:
@@ -452,11 +482,18 @@ def served_models(scores: pd.DataFrame) -> dict[str, str]:
     "; " (several: two models answered behind one registry entry)."""
     if scores.empty or "served_model" not in scores.columns:
         return {}
-    named = scores.loc[scores["served_model"].notna(), ["model", "served_model"]]
-    return {
-        str(model): "; ".join(sorted(set(group["served_model"].astype(str))))
-        for model, group in named.groupby("model", sort=True)
-    }
+    return _distinct(scores, "served_model", scores["served_model"])
+
+
+def token_methods(scores: pd.DataFrame) -> dict[str, str]:
+    """Per model, how its token-probability forecasts were read: the distinct methods
+    their ``parse_rule`` names (:func:`prescient.evaluation.forecasts.token_method`;
+    the methods of :mod:`prescient.llm.answer_logprobs`, in its :data:`METHOD_WORDS`),
+    sorted and joined by "; "."""
+    if scores.empty or "parse_rule" not in scores.columns:
+        return {}
+    methods = scores["parse_rule"].map(token_method)
+    return _distinct(scores, "token_method", methods.map(lambda m: METHOD_WORDS.get(m, m)))
 
 
 def as_datetime64(day: dt.date) -> np.datetime64:

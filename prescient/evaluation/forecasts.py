@@ -15,7 +15,10 @@ asked for (:data:`~prescient.evaluation.settings.ELICITATIONS`):
   (:func:`~prescient.evaluation.probability.parse_final_probability`, ``"stated"``).
 - ``token_logprobs``: the probabilities the model gave the allowed answers, renormalised
   over them (:meth:`prescient.llm.answer_logprobs.AnswerLogprobs.distribution`,
-  ``"tokens"``).
+  ``"tokens"``). How the transport read them differs (the whole answer sequence
+  in-process, the top tokens of one position through a chat server: the methods of
+  :mod:`prescient.llm.answer_logprobs`), so the row's ``parse_rule`` names the reply's
+  method (:func:`token_rule`: ``tokens:sequence``, ``tokens:top_logprobs``, ...).
 - ``crowd``: an imported question set's crowd or market probability (:func:`crowd_rows`).
 
 A reply from which no forecast can be read (a refusal, a parse failure, a reply without
@@ -62,6 +65,20 @@ PROB_SOURCES = (LABEL_SOURCE, STATED, TOKEN_SOURCE, UNIFORM_FILL, CROWD)
 NO_ANSWER_LOGPROBS = "no_answer_logprobs"
 """The ``parse_rule`` of a ``token_logprobs`` reply that holds no usable probability."""
 DIGITS = 12
+TOKEN_RULE_PREFIX = f"{TOKEN_SOURCE}:"
+"""The ``parse_rule`` of a read ``token_logprobs`` reply: this, then the reply's method."""
+
+
+def token_rule(method: str) -> str:
+    """The ``parse_rule`` of a ``token_logprobs`` reply read by ``method``."""
+    return f"{TOKEN_RULE_PREFIX}{method}"
+
+
+def token_method(rule: object) -> str | None:
+    """The method a ``parse_rule`` of :func:`token_rule` names (None: not such a rule)."""
+    if isinstance(rule, str) and rule.startswith(TOKEN_RULE_PREFIX):
+        return rule[len(TOKEN_RULE_PREFIX) :]
+    return None
 
 
 @dataclass(frozen=True)
@@ -153,7 +170,7 @@ def read_forecast(
         pick = got.detail.get("pick")
         choice = got.answers.index(pick) if pick in got.answers else None
         label = most_probable(probs, choice)
-        return Forecast(probs, label, False, False, TOKEN_SOURCE, TOKEN_SOURCE)
+        return Forecast(probs, label, False, False, token_rule(got.method), TOKEN_SOURCE)
     raise ValueError(f"unknown elicitation {elicitation!r}")
 
 

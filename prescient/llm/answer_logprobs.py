@@ -57,6 +57,13 @@ TOP_LOGPROBS_METHOD = "top_logprobs"
 BASELINE = "baseline"
 SCRIPTED = "scripted"
 METHODS = (SEQUENCE, TOP_LOGPROBS_METHOD, BASELINE, SCRIPTED)
+METHOD_WORDS = {
+    SEQUENCE: "whole answer sequence",
+    TOP_LOGPROBS_METHOD: "top tokens at one position",
+    BASELINE: "baseline's fixed forecast",
+    SCRIPTED: "test script",
+}
+"""Each method in a few words, as the report names it (module docstring)."""
 
 TOP_LOGPROBS = 20
 """Top tokens asked per generated position of a chat server (OpenAI's maximum)."""

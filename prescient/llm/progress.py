@@ -48,6 +48,9 @@ class GatewayStats:
         requests_by_model: results returned, per model.
         failures_by_model: failed results, per model.
         first_errors: the first distinct ``model: error`` texts.
+        served_models: answered results per ``model: served model`` (the id the server
+            named in its reply, or an in-process model's weights file), so the run log
+            says which models answered behind each registry entry.
     """
 
     requests: int = 0
@@ -67,9 +70,12 @@ class GatewayStats:
     requests_by_model: Counter[str] = field(default_factory=Counter)
     failures_by_model: Counter[str] = field(default_factory=Counter)
     first_errors: list[str] = field(default_factory=list)
+    served_models: Counter[str] = field(default_factory=Counter)
 
     def record(self, result: LLMResult) -> None:
         self.requests += 1
+        if result.ok and result.served_model:
+            self.served_models[f"{result.request.model}: {result.served_model}"] += 1
         self.ledger_hits += result.from_ledger
         self.requests_by_model[result.request.model] += 1
         if not result.ok:
@@ -113,6 +119,7 @@ class GatewayStats:
             "cost_usd": round(self.cost_usd, 6),
             "unpriced": self.unpriced,
             "not_sent": self.not_sent,
+            "served_models": dict(sorted(self.served_models.items())),
         }
 
     def describe(self) -> str:

@@ -21,6 +21,7 @@ from prescient.llm.ledger import (
     read_entries,
     response_problem,
 )
+from prescient.llm.types import served_model
 
 JSON_COLUMNS = ("messages", "params", "usage", "tags", "provenance")
 """Entry fields exported as JSON text (one cell each)."""
@@ -34,7 +35,9 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def stats(paths: list[str]) -> dict[str, Any]:
-    """Per model: entries, successes, failures by reason, tokens and cost.
+    """Per model: entries, successes, failures by reason, tokens, cost, and the served
+    models that answered (``served_models``: the id each reply's server named, or an
+    in-process model's weights file, with its count of answers).
 
     ``failed`` counts recorded failures (a rerun that then succeeded leaves its failure
     in the audit trail); ``unresolved`` counts requests that have no success yet.
@@ -48,6 +51,7 @@ def stats(paths: list[str]) -> dict[str, Any]:
             "completion_tokens": 0,
             "cost_usd": 0.0,
             "failures": Counter(),
+            "served_models": Counter(),
         }
     )
     answered: set[tuple[str, str]] = set()
@@ -62,13 +66,21 @@ def stats(paths: list[str]) -> dict[str, Any]:
                 m["failures"][str(e["error"]).split(":", 1)[0]] += 1
             else:
                 m["ok"] += 1
+                named = served_model(e.get("provenance"))
+                if named:
+                    m["served_models"][named] += 1
             usage = e.get("usage") or {}
             m["prompt_tokens"] += int(usage.get("prompt_tokens", 0))
             m["completion_tokens"] += int(usage.get("completion_tokens", 0))
             m["cost_usd"] += float(e.get("cost") or 0.0)
     unresolved = Counter(model for model, key in failed - answered)
     return {
-        k: {**v, "failures": dict(v["failures"]), "unresolved": unresolved[k]}
+        k: {
+            **v,
+            "failures": dict(v["failures"]),
+            "served_models": dict(sorted(v["served_models"].items())),
+            "unresolved": unresolved[k],
+        }
         for k, v in sorted(per.items())
     }
 
@@ -293,6 +305,9 @@ def _runs(args: argparse.Namespace) -> int:
             f"served {run.get('served')}, tokens {run.get('prompt_tokens')}+"
             f"{run.get('completion_tokens')}, ${run.get('cost_usd')}  [{run.get('workspace')}]"
         )
+        served = run.get("served_models")
+        if isinstance(served, dict) and served:
+            print("    answered by " + ", ".join(f"{k} ({v})" for k, v in served.items()))
     print(json.dumps({"log": str(path), f"by_{args.by}": run_totals(runs, args.by)}, indent=2))
     return 0
 

@@ -332,13 +332,18 @@ MODELS = ReportTable(
     (
         ("model", "Model", fmt_text),
         ("served_model", "Served model", fmt_text),
+        ("token_method", "Token probabilities read from", fmt_text),
         ("knowledge_cutoff", "Knowledge cutoff", fmt_text),
         ("release_date", "Release date", fmt_text),
         ("source", "Dates from", fmt_text),
     ),
     note="Served model: the model that answered, as its server named it in its replies "
     "(an in-process model's weights file); several are listed when one registry entry "
-    "was served by different models.",
+    "was served by different models. Token probabilities read from: how the "
+    "token-probability forecasts were read, the whole answer sequence (the embedded "
+    "models) or the top tokens a chat server returns at the first position an answer "
+    "appears (answers outside them and answers of several tokens unseen), so a "
+    "comparison across the two compares methods too.",
     part="provenance",
 )
 CELLS = ReportTable(

@@ -13,6 +13,7 @@ from prescient.analysis.schema import ModelInfo, models_frame, served_models
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
 from prescient.llm.types import LLMRequest, served_model
+from prescient.plumbing.llm_cli import stats
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.llm import llm_settings, model_spec
 
@@ -37,6 +38,8 @@ def test_the_model_a_server_names_is_kept_and_served_again(
             (fresh,) = gw.complete_many([req])
         with Gateway({"local": spec}, ledger, stage="t", settings=settings) as gw:
             (again,) = gw.complete_many([req])
+            # the run log's record names who answered, from the ledger too
+            assert gw.stats.run_record()["served_models"] == {"local: qwen2.5-7b-instruct": 1}
         assert server.requests == 1
     assert fresh.served_model == again.served_model == "qwen2.5-7b-instruct"
     assert again.from_ledger
@@ -58,3 +61,18 @@ def test_an_in_process_model_is_named_by_its_weights_and_two_served_models_both_
     assert named == {"local": "model-a; model-b"}
     frame = models_frame([ModelInfo("local", None, None, "registry")], named)
     assert frame["served_model"].tolist() == ["model-a; model-b"]
+
+
+def test_the_ledger_summary_names_each_model_served_behind_one_entry(tmp_path: Path) -> None:
+    ledger = tmp_path / "l.jsonl"
+    settings = llm_settings(max_tries=1, progress=False)
+    with FakeOpenAI() as server:
+        for served in ("model-a", "model-b", "model-b"):
+            spec = model_spec("local", f"openai/{served}", api_base=server.url)
+            question = f"question {served} {server.requests}"
+            req = LLMRequest("local", [{"role": "user", "content": question}])
+            with Gateway({"local": spec}, ledger, stage="t", settings=settings) as gw:
+                gw.complete_many([req])
+    summary = stats([str(ledger)])
+    assert summary["local"]["ok"] == 3
+    assert summary["local"]["served_models"] == {"model-a": 1, "model-b": 2}

@@ -104,3 +104,34 @@ def test_every_freshbench_table_names_the_rules_it_used() -> None:
         for name in ("freshbench_degeneration", "freshbench_decline"):
             assert set(tables[name]["period_rule"]) == {period_rule}, name
             assert set(tables[name]["reference"]) == {reference}, name
+
+
+def test_an_entry_served_by_two_models_is_analysed_as_two() -> None:
+    rows = score_rows("local_server", "closed_book", None, "2024-03-04", "tf", "ccwe")
+    served = ["model-a", "model-a", "model-b", None]  # the failed call had no server reply
+    for row, name in zip(rows, served, strict=True):
+        row["served_model"] = name
+    rows += score_rows("solo", "closed_book", None, "2024-03-04", "tf", "cw", prefix="s")
+    for row in rows[4:]:
+        row["served_model"] = "solo.gguf"
+    raw = scores_frame(rows).assign(served_model=[r["served_model"] for r in rows])
+    registry = {"local_server": {"knowledge_cutoff": "2023-10-01"}}
+    result = run_analysis(raw, None, None, registry, SETTINGS, SEED)
+    accuracy = result.metrics["accuracy"]
+    a, b = "local_server [model-a]", "local_server [model-b]"
+    assert set(accuracy) == {a, b, "solo"}
+    # the failed call, which no model answered, stays the entry's own, in plain sight
+    cells = result.tables["cells"].set_index("model")
+    assert cells.loc["local_server", "n_errors"] == 1
+    assert accuracy[a]["closed_book"]["tf"]["n"] == 2
+    assert accuracy[a]["closed_book"]["tf"]["accuracy"] == pytest.approx(100.0)
+    assert accuracy[b]["closed_book"]["tf"]["accuracy"] == pytest.approx(0.0)
+    models = result.tables["models"].set_index("model")
+    assert models.loc[a, "served_model"] == "model-a"
+    assert models.loc[b, "served_model"] == "model-b"
+    # each served model keeps the entry's registry dates; one served model keeps its name
+    assert models.loc[a, "knowledge_cutoff"] == "2023-10-01"
+    assert models.loc[a, "source"] == "registry"
+    assert models.loc["solo", "served_model"] == "solo.gguf"
+    assert set(result.tables["leaderboard"]["model"]) >= {a, b}
+    assert any("one model per served model" in n for n in result.notes)

@@ -9,9 +9,11 @@ import math
 import pandas as pd
 import pytest
 
+from prescient.analysis.schema import token_methods
 from prescient.evaluation.forecasts import (
     read_forecast,
     row_scores,
+    token_method,
 )
 from prescient.evaluation.predictions import prediction_frame
 from prescient.evaluation.scoring import (
@@ -53,6 +55,21 @@ def test_stated_probabilities_keep_what_was_adjusted() -> None:
 def test_token_probabilities_are_renormalised_over_the_allowed_answers() -> None:
     f = read_forecast("token_logprobs", tokens(math.log(0.6), math.log(0.2)), "tf", YN)
     assert f.probs == pytest.approx((0.75, 0.25)) and f.index == 0 and f.source == "tokens"
+    # the row names how the transport read them: methods differ between transports
+    assert f.rule == "tokens:sequence" and token_method(f.rule) == "sequence"
+    top = json.dumps({"answers": YN, "logprobs": [-0.1, -2.0], "method": "top_logprobs"})
+    assert read_forecast("token_logprobs", top, "tf", YN).rule == "tokens:top_logprobs"
+    assert token_method("label") is None and token_method(None) is None
+    scores = pd.DataFrame(
+        {
+            "model": ["a", "a", "b", "b"],
+            "parse_rule": ["tokens:sequence", "yes_no", "tokens:top_logprobs", None],
+        }
+    )
+    assert token_methods(scores) == {
+        "a": "whole answer sequence",
+        "b": "top tokens at one position",
+    }
     f = read_forecast("token_logprobs", "not json", "tf", YN)
     assert f.probs == (0.5, 0.5) and f.parse_failed and f.rule == "no_answer_logprobs"
 

@@ -257,7 +257,16 @@ def test_stats_count_models_tokens_cost_and_failure_reasons(tmp_path: Path) -> N
     )
     led.append({"key": "2", "model": "m", "response": None, "error": "RateLimitError: x"})
     led.append({"key": "3", "model": "m", "response": None, "error": "RateLimitError: y"})
-    led.append({"key": "3", "model": "m", "response": "c", "error": None, "usage": usage})
+    led.append(
+        {
+            "key": "3",
+            "model": "m",
+            "response": "c",
+            "error": None,
+            "usage": usage,
+            "provenance": {"served_model": "m-v2"},
+        }
+    )
     led.append({"key": "4", "model": "n", "response": None, "error": "Timeout: z"})
     out = stats([str(tmp_path)])  # a directory: every *.jsonl below it
     assert out["m"] == {
@@ -268,6 +277,7 @@ def test_stats_count_models_tokens_cost_and_failure_reasons(tmp_path: Path) -> N
         "completion_tokens": 6,
         "cost_usd": 0.5,
         "failures": {"RateLimitError": 2},
+        "served_models": {"m-v2": 1},
         "unresolved": 1,
     }
     assert out["n"]["failures"] == {"Timeout": 1} and out["n"]["unresolved"] == 1
