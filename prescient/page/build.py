@@ -1,7 +1,7 @@
 """Assemble ``reports/index.html`` from the tables, figures and provenance.
 
-The page follows the outline (:mod:`prescient.report.outline`): the first screen (what
-was run, the headline table, the contents), then each part with its own figures and
+The page follows the outline (:mod:`prescient.report.outline`): the first screen (the
+leaderboard, what was run, the headline table, the contents), then each part with its own figures and
 tables (:func:`~prescient.page.contents.report_figures`,
 :func:`~prescient.page.contents.report_tables`: the shared analysis's and each
 benchmark's), grouped by the part they name, not by kind.

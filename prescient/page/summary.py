@@ -1,9 +1,11 @@
-"""The report's first screen: what was run, and the headline accuracy table.
+"""The report's first screen: the leaderboard, what was run, and the headline accuracy
+table.
 
-A newcomer opening ``reports/index.html`` should learn, without scrolling, which corpus
-and question sources the run read, which models answered in which settings, whether the
-numbers mean anything (the demo corpus is fictional), and the accuracy of each model in
-each setting. Everything here is read from the tables and params; nothing is computed
+A newcomer opening ``reports/index.html`` should see, without scrolling, how the models
+forecast (the leaderboard of proper scores) and whether the numbers mean anything (the
+demo corpus is fictional), and just below it which corpus and question sources the run
+read, which models answered in which settings, and the accuracy of each model in each
+setting. Everything here is read from the tables and params; nothing is computed
 that the analysis did not compute (the headline is the ``accuracy`` table, pivoted).
 """
 

@@ -126,13 +126,16 @@ def _figure(fig: EmbeddedFigure) -> str:
     )
 
 
-def _table(section: TableSection, level: int = 4) -> str:
+def _table(section: TableSection, level: int = 4, note_after: bool = False) -> str:
+    """A table with its heading and note (under the heading, or under the table with
+    ``note_after``: the first screen's leaderboard shows its rows first)."""
     title = f"<h{level}>{html.escape(section.title)}</h{level}>"
     if section.frame.empty:
         return f'{title}<p class="empty" id="{section.table_id}">{html.escape(section.empty)}</p>'
     note = f'<p class="note">{html.escape(section.note)}</p>' if section.note else ""
     body = fmt.to_html(section.frame, section.table_id)
-    return f'{title}{note}<div class="{"scroll" if section.scroll else "wide"}">{body}</div>'
+    table = f'<div class="{"scroll" if section.scroll else "wide"}">{body}</div>'
+    return f"{title}{table}{note}" if note_after else f"{title}{note}{table}"
 
 
 def _pairs(pairs: Sequence[tuple[str, str]]) -> str:
@@ -191,14 +194,15 @@ def _first_screen(first: FirstScreen, contents: str) -> str:
     )
     warning = f'<p class="demo-corpus">{html.escape(first.warning)}</p>' if first.warning else ""
     board = (
-        f'<div id="leaderboard-block">{_table(first.leaderboard, 2)}</div>'
+        f'<div id="leaderboard-block">{_table(first.leaderboard, 2, note_after=True)}</div>'
         if first.leaderboard is not None
         else ""
     )
+    # The leaderboard leads (its rows before its note), then what was run, then the
+    # papers' accuracy; the demo warning stays above everything.
     return (
-        '<section id="run" class="first"><div class="run">'
-        f'<div id="run-summary"><h2>What was run</h2>{warning}<dl class="facts">{facts}</dl>'
-        f"{board}"
+        f'<section id="run" class="first"><div class="run"><div class="lead">{warning}{board}'
+        f'<div id="run-summary"><h2>What was run</h2><dl class="facts">{facts}</dl></div>'
         f'<div id="headline-block">{_table(first.headline, 2)}</div></div>'
         f"{contents}</div></section>"
     )
