@@ -301,7 +301,7 @@ def run_analysis(
         candidates,
     )
     done = _run_parts(context, parts)
-    tables = _accuracy_tables(inputs, monthly, infos, raw_scores, settings)
+    tables = _accuracy_tables(inputs, monthly, infos, raw_scores, settings, registry)
     notes += series_notes(monthly, settings.moving_average)
     notes += [note for result in done for note in result.notes]
     notes += [note for result in done for note in result.closing_notes]
@@ -357,8 +357,10 @@ def _accuracy_tables(
     infos: Sequence[ModelInfo],
     raw_scores: pd.DataFrame,
     settings: AnalysisSettings,
+    registry: Mapping[str, Any],
 ) -> dict[str, pd.DataFrame]:
-    """The shared accuracy, cell, horizon and source tables."""
+    """The shared accuracy, cell, horizon and source tables (``registry``: the model
+    registry, whose ``litellm_model`` the models table names)."""
     info, every = inputs.info, inputs.every
     sizes = {str(k): int(v) for k, v in info.groupby("source").size().items()}
     accuracy = accuracy_table(inputs.period)
@@ -366,7 +368,12 @@ def _accuracy_tables(
         "accuracy": accuracy,
         "rag_accuracy": rag_accuracy_table(accuracy),
         "monthly_accuracy": monthly,
-        "models": models_frame(list(infos), served_models(raw_scores), token_methods(raw_scores)),
+        "models": models_frame(
+            list(infos),
+            served_models(raw_scores),
+            token_methods(raw_scores),
+            {str(k): str(v.get("litellm_model") or "") for k, v in registry.items()},
+        ),
         # Every elicitation's requests: the first screen's model calls.
         "model_calls": model_costs(raw_scores),
         "cells": cell_summary(every, inputs.errors, sizes),

@@ -436,19 +436,23 @@ def models_frame(
     infos: list[ModelInfo],
     served: Mapping[str, str] | None = None,
     token_read: Mapping[str, str] | None = None,
+    asked: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """The model dates as a table (dates as ``YYYY-MM-DD`` strings, '' when unknown),
-    with ``served_model``: the models that answered as their servers named them
+    with ``litellm_model``: what its registry entry asks for (``asked``),
+    ``served_model``: the models that answered as their servers named them
     (:func:`served_models`), and ``token_method``: how its token probabilities were
-    read (:func:`token_methods`); '' where no row says."""
+    read (:func:`token_methods`); '' where nothing says."""
     named = served or {}
     methods = token_read or {}
+    routes = asked or {}
     return pd.DataFrame(
         {
             "model": [i.model for i in infos],
             "knowledge_cutoff": [iso(i.knowledge_cutoff) for i in infos],
             "release_date": [iso(i.release_date) for i in infos],
             "source": [i.source for i in infos],
+            "litellm_model": [routes.get(i.model, "") for i in infos],
             "served_model": [named.get(i.model, "") for i in infos],
             "token_method": [methods.get(i.model, "") for i in infos],
         },
@@ -461,6 +465,7 @@ MODELS_COLUMNS = [
     "knowledge_cutoff",
     "release_date",
     "source",
+    "litellm_model",
     "served_model",
     "token_method",
 ]

@@ -35,7 +35,8 @@ def _files(paths: list[str]) -> list[Path]:
 
 
 def stats(paths: list[str]) -> dict[str, Any]:
-    """Per model: entries, successes, failures by reason, tokens, cost, and the served
+    """Per model: entries, successes, failures by reason, tokens, cost, what its entries
+    asked for (``litellm_models``, entries per registry ``litellm_model``) and the served
     models that answered (``served_models``: the id each reply's server named, or an
     in-process model's weights file, with its count of answers).
 
@@ -52,6 +53,7 @@ def stats(paths: list[str]) -> dict[str, Any]:
             "cost_usd": 0.0,
             "failures": Counter(),
             "served_models": Counter(),
+            "litellm_models": Counter(),
         }
     )
     answered: set[tuple[str, str]] = set()
@@ -61,6 +63,7 @@ def stats(paths: list[str]) -> dict[str, Any]:
             m = per[str(e.get("model"))]
             (failed if e.get("error") else answered).add((str(e.get("model")), str(e["key"])))
             m["entries"] += 1
+            m["litellm_models"][str(e.get("litellm_model") or "")] += 1
             if e.get("error"):
                 m["failed"] += 1
                 m["failures"][str(e["error"]).split(":", 1)[0]] += 1
@@ -79,6 +82,7 @@ def stats(paths: list[str]) -> dict[str, Any]:
             **v,
             "failures": dict(v["failures"]),
             "served_models": dict(sorted(v["served_models"].items())),
+            "litellm_models": dict(sorted(v["litellm_models"].items())),
             "unresolved": unresolved[k],
         }
         for k, v in sorted(per.items())

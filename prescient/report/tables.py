@@ -331,14 +331,16 @@ MODELS = ReportTable(
     "Models, what served them and their dates",
     (
         ("model", "Model", fmt_text),
+        ("litellm_model", "Asked as", fmt_text),
         ("served_model", "Served model", fmt_text),
         ("token_method", "Token probabilities read from", fmt_text),
         ("knowledge_cutoff", "Knowledge cutoff", fmt_text),
         ("release_date", "Release date", fmt_text),
         ("source", "Dates from", fmt_text),
     ),
-    note="Served model: the model that answered, as its server named it in its replies "
-    "(an in-process model's weights file); several are listed when one registry entry "
+    note="Asked as: the registry entry's litellm_model. Served model: the model that "
+    "answered, as its server named it in its replies (an in-process model's weights "
+    "file); several are listed when one registry entry "
     "was served by different models. Token probabilities read from: how the "
     "token-probability forecasts were read, the whole answer sequence (the embedded "
     "models) or the top tokens a chat server returns at the first position an answer "

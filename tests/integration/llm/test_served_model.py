@@ -76,3 +76,4 @@ def test_the_ledger_summary_names_each_model_served_behind_one_entry(tmp_path: P
     summary = stats([str(ledger)])
     assert summary["local"]["ok"] == 3
     assert summary["local"]["served_models"] == {"model-a": 1, "model-b": 2}
+    assert summary["local"]["litellm_models"] == {"openai/model-a": 1, "openai/model-b": 2}

@@ -115,7 +115,9 @@ def test_an_entry_served_by_two_models_is_analysed_as_two() -> None:
     for row in rows[4:]:
         row["served_model"] = "solo.gguf"
     raw = scores_frame(rows).assign(served_model=[r["served_model"] for r in rows])
-    registry = {"local_server": {"knowledge_cutoff": "2023-10-01"}}
+    registry = {
+        "local_server": {"knowledge_cutoff": "2023-10-01", "litellm_model": "openai/served"}
+    }
     result = run_analysis(raw, None, None, registry, SETTINGS, SEED)
     accuracy = result.metrics["accuracy"]
     a, b = "local_server [model-a]", "local_server [model-b]"
@@ -129,6 +131,7 @@ def test_an_entry_served_by_two_models_is_analysed_as_two() -> None:
     models = result.tables["models"].set_index("model")
     assert models.loc[a, "served_model"] == "model-a"
     assert models.loc[b, "served_model"] == "model-b"
+    assert models.loc[b, "litellm_model"] == "openai/served"
     # each served model keeps the entry's registry dates; one served model keeps its name
     assert models.loc[a, "knowledge_cutoff"] == "2023-10-01"
     assert models.loc[a, "source"] == "registry"

@@ -278,6 +278,7 @@ def test_stats_count_models_tokens_cost_and_failure_reasons(tmp_path: Path) -> N
         "cost_usd": 0.5,
         "failures": {"RateLimitError": 2},
         "served_models": {"m-v2": 1},
+        "litellm_models": {"": 4},
         "unresolved": 1,
     }
     assert out["n"]["failures"] == {"Timeout": 1} and out["n"]["unresolved"] == 1
