@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from prescient.llm.gateway import Gateway
@@ -42,6 +42,9 @@ class ModelPlan:
         max_completion_tokens: their ``max_tokens`` summed (None: one has no limit).
         max_cost_usd: the most they can cost (None: unpriced, or answered in process).
         paid: how many of them go to a provider (the rest are answered in process).
+        sends: each request to send, by its ledger key, with the most it can cost (None:
+            unpriced, or answered in process): what tells plans of several runs sharing
+            the response store which requests they have in common.
     """
 
     model: str
@@ -53,6 +56,7 @@ class ModelPlan:
     max_completion_tokens: int | None = 0
     max_cost_usd: float | None = None
     paid: int = 0
+    sends: dict[str, float | None] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -69,6 +73,7 @@ class PlanningGateway:
         self.to_send = self.prompt_tokens = self.paid = 0
         self.completion: int | None = 0
         self.cost: float | None = 0.0
+        self.sends: dict[str, float | None] = {}
 
     def complete_many(self, requests: Sequence[LLMRequest], desc: str = "") -> list[LLMResult]:
         planned = [self.gateway.plan(r) for r in requests]
@@ -84,6 +89,8 @@ class PlanningGateway:
             self.seen.add(key)
         self.requests += len(planned)
         est = estimate_planned(self.gateway, new)
+        for p in new:
+            self.sends[p[3]] = estimate_planned(self.gateway, [p]).max_cost_usd
         self.to_send += est.to_send
         self.prompt_tokens += est.prompt_tokens
         self.paid += est.paid
@@ -108,6 +115,7 @@ class PlanningGateway:
             self.completion,
             self.cost if self.paid else None,
             self.paid,
+            dict(self.sends),
         )
 
 
