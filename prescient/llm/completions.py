@@ -38,6 +38,24 @@ window, each sending only the text that window needs:
    cut fails the request with that reason, rather than score other tokens than the
    rule says.
 
+What a server puts before every prompt decides how it reads a later window
+(``segment_start``, :class:`prescient.llm.logprobs.Segmenting`). The tokens it read
+before the prompt's are those its echo shows before them (vLLM echoes a BOS) plus those
+it counts in ``usage.prompt_tokens`` without echoing them (llama-cpp-python's server
+drops its BOS from the echo); together they are the sequence's start, position 0 of the
+windows, as the condition token is in-process:
+
+- a server that puts nothing first (vLLM with a model that adds no BOS) reads a later
+  window from its lead alone: ``lead``, FreshBench's reading, is what it does, and
+  ``document_start`` fails every request with that reason;
+- a server that puts a start token first (a model that adds a BOS; llama-cpp-python's
+  server started with the override below) reads every prompt after it, so it reads
+  ``document_start``: a later window's prompt starts at the window's lead and the server
+  reads its BOS before it. No prompt sent as text reads a later window from the lead
+  alone there, so under ``lead`` a text longer than one window fails with the reason and
+  the option to set (a text that fits one window reads the same under both). A reply
+  without ``usage.prompt_tokens`` leaves the start unknown: such a text fails then too.
+
 llama-cpp-python's server (0.3.x) pairs each echoed token with the distribution that
 follows it, for a model whose tokenizer adds no BOS (SmolLM2): the value it reports for
 token ``i`` is the log-probability of token ``i`` as the token after ``i``, which no
@@ -50,9 +68,13 @@ refuses the batch's later requests without sending them. Started with
 ``--kv_overrides tokenizer.ggml.add_bos_token=bool:true
 tokenizer.ggml.bos_token_id=int:<id>``, llama-cpp-python's server puts that token first
 and aligns its echo; with SmolLM2's document separator (id 0) its values equal the
-in-process ones with ``bpc.local.condition_token`` ``<|endoftext|>`` for every token
-after the first (the server reports none for the first: it is left out with its
-characters). tests/integration/llm/test_llama_server.py checks both.
+in-process ones with ``bpc.local.condition_token`` ``<|endoftext|>`` and the same
+``segment_start`` for every token after the first (the server reports none for the
+first: it is left out with its characters), on texts of one window and of many under
+``document_start``; under ``lead`` a text of several windows fails with the reason.
+It takes text prompts only (its completions request has no token-id prompt), so it
+cannot be made to read a later window without its BOS.
+tests/integration/llm/test_llama_server.py checks all of it.
 
 Errors keep the shapes the gateway's retry rules read (:mod:`prescient.llm.transport_base`):
 HTTP statuses, timeouts and connection failures are retried by the gateway's policy;
@@ -69,6 +91,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from prescient.llm.logprobs import (
+    DOCUMENT_START,
+    LEAD,
     DocScore,
     ScoringError,
     Segmenting,
@@ -124,12 +148,22 @@ class Echo:
         tokens: the tokens that spell the prompt.
         values: ``ln p`` of each of ``tokens`` (None: no prediction).
         n_after: tokens after the prompt's (the generated one).
+        hidden: tokens the server read before the prompt's without echoing them
+            (``usage.prompt_tokens`` less the echoed ``lead`` and ``tokens``: a BOS that
+            llama-cpp-python's server drops from its echo); None when the reply has no
+            usage that says.
     """
 
     lead: list[str]
     tokens: list[str]
     values: list[float | None]
     n_after: int
+    hidden: int | None = 0
+
+    @property
+    def start(self) -> int | None:
+        """Tokens the server read before the prompt's (None: unknown)."""
+        return None if self.hidden is None else len(self.lead) + self.hidden
 
 
 def parse_echo(prompt: str, data: Mapping[str, Any]) -> Echo:
@@ -164,6 +198,8 @@ def parse_echo(prompt: str, data: Mapping[str, Any]) -> Echo:
         raise ScoringError("the server's tokens do not spell the document's text")
     usage = data.get("usage") or {}
     generated = int(usage.get("completion_tokens") or 0)
+    read = usage.get("prompt_tokens")
+    hidden = read - n if isinstance(read, int) and read >= n else None
     if generated >= 1 and n == len(tokens):
         raise MisalignedEchoError(
             "the server's echo has no generated token after the prompt's tokens: its "
@@ -172,7 +208,7 @@ def parse_echo(prompt: str, data: Mapping[str, Any]) -> Echo:
             "--kv_overrides tokenizer.ggml.add_bos_token=bool:true "
             "tokenizer.ggml.bos_token_id=int:<document separator id>, or use another server"
         )
-    return Echo(tokens[:lead], tokens[lead:n], values[lead:n], len(tokens) - n)
+    return Echo(tokens[:lead], tokens[lead:n], values[lead:n], len(tokens) - n, hidden)
 
 
 class CompletionsTransport:
@@ -289,61 +325,113 @@ async def score_text(
     docstring).
 
     Raises:
-        ScoringError: the text has no tokens, a reply cannot be followed, or the windows'
-            tokens do not spell the text.
+        ScoringError: the text has no tokens, a reply cannot be followed, the windows'
+            tokens do not spell the text, or the server cannot read the text's later
+            windows as ``segmenting.segment_start`` asks.
     """
-    context = segmenting.context_tokens
-    seq: list[str] = []  # the sequence read: the first reply's lead, then the text's tokens
+    # The sequence read: the start tokens the server reads before every prompt (echoed
+    # or not; placeholders for those it does not echo), then the text's tokens.
+    seq: list[str] = []
     starts: list[int] = []  # character offset in the text of each position of seq
     values: list[float | None] = []
-    n_lead = 0
+    n_start = 0
     chars_per_token = FIRST_CHARS_PER_TOKEN
-    begin, scored, k = 0, 1, 0
+    scored, k = 1, 0
     while True:
-        k += 1
-        if k > 1 and begin < n_lead:
-            raise ScoringError("a window would start inside the server's lead tokens")
-        start = 0 if k == 1 else starts[begin]
-        cut = math.ceil((context + MARGIN) * chars_per_token * (SLACK if k > 1 else 1.0))
+        begin, full = segmenting.bounds(k)
+        if k > 0 and begin < n_start:
+            raise ScoringError("a window would start inside the server's start tokens")
+        start = 0 if k == 0 else starts[begin]
+        need = full - begin + MARGIN
+        cut = math.ceil(need * chars_per_token * (SLACK if k > 0 else 1.0))
         while True:
             prompt = text[start : start + cut]
             whole = start + cut >= len(text)
             reply = await echo(prompt)
-            lead = reply.lead if k == 1 else []
+            # The tokens read before the prompt's are positions of the first window only.
+            lead = [""] * (reply.hidden or 0) + reply.lead if k == 0 else []
             if reply.tokens:
                 chars_per_token = max(1.0, len(prompt) / len(reply.tokens))
-            if whole or len(lead) + len(reply.tokens) >= context + MARGIN:
+            if whole or len(lead) + len(reply.tokens) >= need:
                 break
-            cut = max(
-                math.ceil((context + MARGIN) * chars_per_token * GROWTH),
-                math.ceil(cut * GROWTH),
-            )
-        got = [*lead, *reply.tokens]  # the window's positions begin, begin + 1, ...
+            cut = max(math.ceil(need * chars_per_token * GROWTH), math.ceil(cut * GROWTH))
+        # The window's positions begin, begin + 1, ... as the reply gives them.
+        got = [*lead, *reply.tokens]
         got_values: list[float | None] = [*([None] * len(lead)), *reply.values]
         offsets = [0] * len(lead)
         at = start
         for token in reply.tokens:
             offsets.append(at)
             at += len(token)
-        if k == 1:
+        if k == 0:
             if not reply.tokens:
                 raise ScoringError("the text has no tokens")
-            n_lead = len(lead)
+            n_start = len(lead)
+            if segmenting.segment_start == DOCUMENT_START and reply.start == 0:
+                raise ScoringError(
+                    "segment_start document_start reads every later segment after the "
+                    "start token the server puts before a prompt, and this server puts "
+                    "none (its echo and usage.prompt_tokens show the prompt's tokens "
+                    "only): use segment_start lead"
+                )
             seq, starts, values = [got[0]], [offsets[0]], [None]
+        elif reply.start != n_start:
+            read = "an unknown number of" if reply.start is None else str(reply.start)
+            raise ScoringError(
+                f"window {k + 1}: the server read {read} tokens before the prompt, "
+                f"{n_start} before the first window's"
+            )
         if got[: scored - begin] != seq[begin:scored]:
             raise ScoringError(
-                f"window {k}: the server tokenizes its text (from character {start}) "
+                f"window {k + 1}: the server tokenizes its text (from character {start}) "
                 "differently from the window before, so the segments cannot be followed "
                 "exactly over the completions API; score the model in-process or with a "
                 "context that holds the document"
             )
-        end = begin + min(context, len(got))
+        end = begin + min(full - begin, len(got))
         for j in range(scored - begin, end - begin):
             seq.append(got[j])
             starts.append(offsets[j])
             values.append(got_values[j])
         if whole and end - begin == len(got):
             break  # the window reached the text's end
+        if k == 0:
+            _check_later_windows(segmenting, reply.start)
         scored = end
-        begin += segmenting.step
-    return account(text, [t.encode("utf-8") for t in seq], values, k, seq)
+        k += 1
+    return account(
+        text,
+        [t.encode("utf-8") for t in seq[n_start:]],
+        values[n_start:],
+        k + 1,
+        seq[n_start:],
+        segment_start=segmenting.segment_start,
+    )
+
+
+def _check_later_windows(segmenting: Segmenting, n_start: int | None) -> None:
+    """Whether a server that reads ``n_start`` tokens before every prompt can read the
+    windows after the first as ``segmenting`` asks (module docstring).
+
+    Raises:
+        ScoringError: it cannot, or its replies do not say what it reads first.
+    """
+    if n_start is None:
+        raise ScoringError(
+            "the text needs more than one window of context, and the server's reply has "
+            "no usage.prompt_tokens to tell whether it reads a start token before each "
+            "prompt, so how it reads a later window is unknown"
+        )
+    if segmenting.segment_start == LEAD and n_start:
+        raise ScoringError(
+            f"this server puts {n_start} start token(s) (a BOS) before every prompt, so "
+            "it reads a later window of context after that token, not from the window's "
+            "lead alone as segment_start lead asks; set segment_start: document_start "
+            "(bpc.segment_start) to score texts longer than one window that way, or "
+            "score the model in-process"
+        )
+    if segmenting.segment_start == DOCUMENT_START and n_start != 1:
+        raise ScoringError(
+            f"this server puts {n_start} tokens before every prompt; segment_start "
+            "document_start reads a later window after one start token"
+        )

@@ -9,10 +9,14 @@ FreshBench's 2048 tokens, 1.6 GB at 8192), with a context of the request's
 ends (:meth:`prescient.llm.providers.InProcessTransport.aclose`). The sequence read is
 ``[condition token] + the text's tokens`` (just the text's tokens without a condition
 token, when the first has no prediction and is left out), cut into the windows of
-:func:`prescient.llm.logprobs.windows`; each window is one pass from an empty cache. Row
-``j`` of a pass's logits is the distribution after its position ``j``, so the window's
-position ``j + 1`` is scored by the log-softmax of row ``j``. A text that fits one window
-is read in a single pass, exactly as if there were no segments.
+:func:`prescient.llm.logprobs.windows`; each window is one pass from an empty cache. Under
+``segment_start`` ``lead`` a later window's pass is its positions alone; under
+``document_start`` it is the condition token followed by the window's positions (the
+way a server that puts its BOS before every prompt reads the window), which needs a
+condition token: without one the request fails with that reason. Row ``j`` of a pass's
+logits is the distribution after its position ``j``, so the pass's position ``j + 1`` is
+scored by the log-softmax of row ``j``. A text that fits one window is read in a single
+pass, exactly as if there were no segments.
 
 llama-cpp-python 0.3.x also offers ``create_completion(echo=True, logprobs=...)``; for a
 model that adds no BOS token (SmolLM2) it pairs token ``i`` with row ``i``, the
@@ -64,6 +68,7 @@ import numpy as np
 
 from prescient.llm.answer_logprobs import SEQUENCE, AnswerLogprobs, AnswerLogprobsError
 from prescient.llm.logprobs import (
+    DOCUMENT_START,
     DocScore,
     ScoringError,
     Segmenting,
@@ -192,15 +197,27 @@ class LlamaEval:
         self, ids: list[int], segmenting: Segmenting, condition: int | None
     ) -> tuple[list[float | None], int]:
         """``ln p`` of each of ``ids`` given the tokens before it in its window (None: no
-        prediction), and the number of windows read."""
+        prediction), and the number of windows read.
+
+        Raises:
+            ScoringError: ``document_start`` without a condition token.
+        """
+        if segmenting.segment_start == DOCUMENT_START and condition is None:
+            raise ScoringError(
+                "segment_start document_start reads every later segment after the "
+                "condition token: name a condition_token, or use segment_start lead"
+            )
         if not ids:
             return [], 0
         seq = ([condition] if condition is not None else []) + ids
         values: list[float | None] = [None] * len(seq)
         spans = windows(len(seq), segmenting)
-        for begin, first, end in spans:
-            got = self.window_logprobs(seq[begin:end])
-            values[first:end] = got[first - begin - 1 :]
+        for k, (begin, first, end) in enumerate(spans):
+            head = seq[:1] if segmenting.reads_start(k) else []
+            got = self.window_logprobs(head + seq[begin:end])
+            # got[i] scores pass position i + 1; sequence position p is pass position
+            # p - begin + len(head).
+            values[first:end] = got[first - begin + len(head) - 1 :]
         shift = 1 if condition is not None else 0
         return values[shift:], len(spans)
 
@@ -208,7 +225,8 @@ class LlamaEval:
         """Every token of ``text`` scored in ``segmenting``'s windows.
 
         Raises:
-            ScoringError: the text has no tokens, or the condition token is not one token.
+            ScoringError: the text has no tokens, the condition token is not one token,
+                or ``document_start`` has no condition token to read windows after.
         """
         if segmenting.context_tokens != self.n_ctx:
             raise ValueError(f"loaded with a context of {self.n_ctx}, asked for {segmenting}")
@@ -218,7 +236,7 @@ class LlamaEval:
             raise ScoringError("the text has no tokens")
         lps, n_segments = self.logprobs(ids, segmenting, condition)
         pieces = [bytes(self.llm.detokenize([t])) for t in ids]
-        return account(text, pieces, lps, n_segments, ids)
+        return account(text, pieces, lps, n_segments, ids, segment_start=segmenting.segment_start)
 
     def chat_prompt(self, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """The tokens of ``messages`` rendered as the model's chat completions render

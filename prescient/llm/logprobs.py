@@ -4,15 +4,20 @@ A log-probability request (kind :data:`LOGPROBS`, beside ``chat``) asks a model 
 ``ln p(token | the tokens before it in its segment)`` of every token of a text, under
 the model's own tokenizer. Its one message is the text (``{"role": "document",
 "content": text}``) and its params say how the text is read (``context_tokens``,
-``segmenting``, ``stride_tokens``: :func:`segmenting_from_params`), so they are part of
-the ledger key like any generation parameter. A transport that can answer one
-(in-process llama.cpp, an OpenAI-compatible completions server) returns the
+``segmenting``, ``stride_tokens``, ``segment_start``: :func:`segmenting_from_params`),
+so they are part of the ledger key like any generation parameter. A transport that can
+answer one (in-process llama.cpp, an OpenAI-compatible completions server) returns the
 :class:`DocScore` of the text as the reply's text (:meth:`DocScore.to_json`).
 
 Texts longer than the context are read in segments (:func:`windows`, laid out by
 :class:`Segmenting`), each from a fresh context; FreshBench (NAACL 2025, appendix "Model
 selection and Experimental Setting") scores a text longer than the model's context in
 segments of a 2048-token context and sums the negative log-likelihoods of every segment.
+How a later segment starts is a method of its own (``segment_start``): ``lead`` reads it
+from the segment's lead token alone, ``document_start`` after the condition token or BOS
+that starts the document, as a server that puts its BOS before every prompt reads it. The
+two give different log-probabilities to every token of a later segment (a token's
+context differs), so every score records which it used (:attr:`DocScore.segment_start`).
 The characters are those the scored tokens spell, so a score's bits and its characters
 always cover the same span of text:
 
@@ -43,6 +48,16 @@ LN2 = math.log(2.0)
 
 SegmentingRule = Literal["disjoint", "stride"]
 
+SegmentStart = Literal["lead", "document_start"]
+
+LEAD: SegmentStart = "lead"
+"""``segment_start``: a later window is read from its first position (the default)."""
+
+DOCUMENT_START: SegmentStart = "document_start"
+"""``segment_start``: a later window is read after the sequence's start token."""
+
+SEGMENT_STARTS: tuple[str, ...] = (LEAD, DOCUMENT_START)
+
 
 @dataclass(frozen=True)
 class Segmenting:
@@ -50,51 +65,111 @@ class Segmenting:
 
     The sequence is what the model reads: the text's tokens, after the condition token
     or BOS the scorer puts first (position 0, never scored: nothing precedes it). Window
-    ``k`` covers positions ``[k * step, min(k * step + context_tokens, L))`` and scores
-    the positions no earlier window scored, so every position from 1 on is scored
-    exactly once, each window from a fresh context (nothing carried over).
+    ``k`` reads positions ``[begin_k, end_k)`` (:meth:`bounds`; the last one cut at the
+    sequence's end) and scores the positions no earlier window scored, so every position
+    from 1 on is scored exactly once, each window from a fresh context (nothing carried
+    over).
 
-    - ``disjoint`` (step ``context_tokens - 1``): consecutive segments of
-      ``context_tokens - 1`` scored tokens; the first token of each later segment is
+    ``rule`` says which positions a window scores:
+
+    - ``disjoint``: consecutive segments; the first token of each later segment is
       predicted from the one token before it (the segment's lead, the last token of the
       previous segment), the first segment's from the condition token. This is
       FreshBench's reading of a long text (a 2048-token context, the negative
       log-likelihoods of the segments summed). lm-eval-harness's rolling windows lead
       each segment the same way, but score one token more per window (the one the last
       position predicts) and give the last window earlier tokens as extra context.
-    - ``stride`` (step ``stride_tokens``): a sliding window; each window after the first
-      scores its last ``stride_tokens`` tokens with the ``context_tokens -
-      stride_tokens`` before them as context (Huang et al., 2024, whose compression
-      evaluation FreshBench follows, read with 1900 and 512).
+    - ``stride``: a sliding window; each window after the first scores its last
+      ``stride_tokens`` tokens with the positions before them in the window as context
+      (Huang et al., 2024, whose compression evaluation FreshBench follows, read with
+      1900 and 512).
+
+    ``segment_start`` says what a later window (``k >= 1``) is read from:
+
+    - ``lead`` (the default; FreshBench's reading): from its first position, nothing
+      before it. Window ``k`` reads ``[k * step, k * step + context_tokens)``, step
+      ``context_tokens - 1`` for ``disjoint`` (segments of ``context_tokens - 1`` scored
+      tokens) and ``stride_tokens`` for ``stride``.
+    - ``document_start``: after position 0 (the condition token or BOS), which takes
+      one position of the window's context, so a later window reads ``context_tokens -
+      1`` positions of the sequence: ``disjoint`` starts window ``k`` at the last
+      position of window ``k - 1`` (its lead) and scores ``context_tokens - 2`` tokens
+      per later window; ``stride`` keeps the scored ``stride_tokens`` and reads one
+      position less before them. This is how a completions server that puts a BOS
+      before every prompt reads a text sent window by window
+      (:mod:`prescient.llm.completions`). It needs a position 0 to read windows after
+      (a condition token, or a server's BOS), at least 3 positions of context and, for
+      ``stride``, a stride of at most ``context_tokens - 2``, so that every later window
+      starts with a token of context already scored.
+
+    The first window (``k = 0``) is the same under both: ``[0, context_tokens)``, its
+    position 0 the start token.
 
     Attributes:
         context_tokens: positions per window (the model's context).
         rule: ``disjoint`` or ``stride``.
         stride_tokens: the step of ``stride`` (ignored by ``disjoint``).
+        segment_start: ``lead`` or ``document_start``.
     """
 
     context_tokens: int
     rule: SegmentingRule = "disjoint"
     stride_tokens: int | None = None
+    segment_start: SegmentStart = "lead"
 
     def __post_init__(self) -> None:
         if self.context_tokens < 2:
             raise ValueError("context_tokens must be at least 2 (a lead and one token)")
+        if self.rule not in ("disjoint", "stride"):
+            raise ValueError(f"segmenting must be disjoint or stride, not {self.rule!r}")
+        if self.segment_start not in SEGMENT_STARTS:
+            raise ValueError(
+                f"segment_start must be one of {', '.join(SEGMENT_STARTS)}, "
+                f"not {self.segment_start!r}"
+            )
+        if self.segment_start == DOCUMENT_START and self.context_tokens < 3:
+            raise ValueError(
+                "segment_start document_start needs context_tokens of at least 3 (the "
+                "start token, a lead and one token)"
+            )
+        drop = 2 if self.segment_start == DOCUMENT_START else 1
+        longest = self.context_tokens - drop
         if self.rule == "stride" and not (
-            self.stride_tokens and 1 <= self.stride_tokens <= self.context_tokens - 1
+            self.stride_tokens and 1 <= self.stride_tokens <= longest
         ):
             raise ValueError(
-                f"stride_tokens must be between 1 and context_tokens - 1 = "
-                f"{self.context_tokens - 1}, not {self.stride_tokens}"
+                f"stride_tokens must be between 1 and context_tokens - {drop} = {longest}"
+                f"{' (segment_start document_start)' if drop == 2 else ''}, "
+                f"not {self.stride_tokens}"
             )
 
     @property
     def step(self) -> int:
-        """How far each window starts after the one before."""
+        """How far each window starts after the one before, under ``lead``."""
         if self.rule == "stride":
             assert self.stride_tokens is not None
             return self.stride_tokens
         return self.context_tokens - 1
+
+    def reads_start(self, k: int) -> bool:
+        """Whether window ``k`` is read after position 0 (``document_start``, ``k >= 1``)."""
+        return self.segment_start == DOCUMENT_START and k >= 1
+
+    def bounds(self, k: int) -> tuple[int, int]:
+        """``[begin, end)``: the positions window ``k`` reads before the cut at the
+        sequence's end (position 0, read first by a ``document_start`` window, not
+        counted)."""
+        c = self.context_tokens
+        if k == 0:
+            return 0, c
+        if not self.reads_start(k):
+            return k * self.step, k * self.step + c
+        if self.rule == "stride":
+            assert self.stride_tokens is not None
+            end = c + k * self.stride_tokens
+        else:
+            end = c + k * (c - 2)
+        return end - (c - 1), end
 
 
 def windows(length: int, segmenting: Segmenting) -> list[tuple[int, int, int]]:
@@ -102,16 +177,18 @@ def windows(length: int, segmenting: Segmenting) -> list[tuple[int, int, int]]:
 
     Returns:
         ``(begin, first_scored, end)`` per window: the window reads positions
-        ``[begin, end)`` and scores ``[first_scored, end)``; empty when ``length < 2``.
+        ``[begin, end)`` (after position 0 when :meth:`Segmenting.reads_start`) and
+        scores ``[first_scored, end)``; empty when ``length < 2``.
     """
     out: list[tuple[int, int, int]] = []
     scored = 1
-    begin = 0
+    k = 0
     while scored < length:
-        end = min(begin + segmenting.context_tokens, length)
+        begin, end = segmenting.bounds(k)
+        end = min(end, length)
         out.append((begin, scored, end))
         scored = end
-        begin += segmenting.step
+        k += 1
     return out
 
 
@@ -132,6 +209,11 @@ class DocScore:
         n_bytes: UTF-8 bytes of the scored span.
         span: ``(start, end)`` byte offsets of the scored span in the UTF-8 text.
         n_segments: windows of context the text was read in (:func:`windows`).
+        segment_start: what the windows after the first were read from
+            (:attr:`Segmenting.segment_start`: ``lead`` or ``document_start``); the
+            request's method even when the text fit one window. ``unknown`` only for a
+            response recorded before scores named it, of a text a server read in
+            several windows (:meth:`from_json`).
     """
 
     token_logprobs: tuple[float, ...]
@@ -141,6 +223,7 @@ class DocScore:
     n_bytes: int
     span: tuple[int, int]
     n_segments: int
+    segment_start: str
 
     @property
     def n_tokens(self) -> int:
@@ -174,6 +257,7 @@ class DocScore:
                 "n_tokens": self.n_tokens,
                 "n_text_tokens": self.n_text_tokens,
                 "n_segments": self.n_segments,
+                "segment_start": self.segment_start,
                 "n_chars": self.n_chars,
                 "n_bytes": self.n_bytes,
                 "span": list(self.span),
@@ -187,16 +271,30 @@ class DocScore:
 
     @classmethod
     def from_json(cls, text: str) -> DocScore:
-        """Read a ledger ``response`` back."""
+        """Read a ledger ``response`` back.
+
+        A response recorded before scores named their ``segment_start`` was read the
+        ``lead`` way when it came from the in-process reader (token ids) or fit one
+        window; a server's reply for a longer text was read after the server's start
+        token, in windows laid out otherwise than either method, so it reads
+        ``unknown``.
+        """
         d = json.loads(text)
+        tokens = tuple(d["tokens"])
+        n_segments = int(d["n_segments"])
+        start = d.get("segment_start")
+        if start is None:
+            by_server = any(isinstance(t, str) for t in tokens)
+            start = "unknown" if by_server and n_segments > 1 else LEAD
         return cls(
             token_logprobs=tuple(float(x) for x in d["token_logprobs"]),
-            tokens=tuple(d["tokens"]),
+            tokens=tokens,
             n_text_tokens=int(d["n_text_tokens"]),
             n_chars=int(d["n_chars"]),
             n_bytes=int(d["n_bytes"]),
             span=(int(d["span"][0]), int(d["span"][1])),
-            n_segments=int(d["n_segments"]),
+            n_segments=n_segments,
+            segment_start=str(start),
         )
 
 
@@ -210,6 +308,8 @@ def account(
     logprobs: Sequence[float | None],
     n_segments: int,
     tokens: Sequence[int | str] | None = None,
+    *,
+    segment_start: SegmentStart,
 ) -> DocScore:
     """Turn a scorer's tokens into a :class:`DocScore` (the rules of the module docstring).
 
@@ -221,6 +321,7 @@ def account(
             first text token may lack one.
         n_segments: windows the scorer read the text in (recorded).
         tokens: what to record per token (default: its text).
+        segment_start: what the later windows were read from (recorded).
 
     Raises:
         ScoringError: the pieces do not spell the text, a later token lacks its
@@ -253,7 +354,16 @@ def account(
         raise ScoringError("a log-probability is not a finite number <= 0")
     span = (starts[s], starts[e])
     n_chars = len(data[span[0] : span[1]].decode("utf-8"))
-    return DocScore(lps, tuple(ids[s:e]), len(pieces), n_chars, span[1] - span[0], span, n_segments)
+    return DocScore(
+        lps,
+        tuple(ids[s:e]),
+        len(pieces),
+        n_chars,
+        span[1] - span[0],
+        span,
+        n_segments,
+        segment_start,
+    )
 
 
 CHAT = "chat"
@@ -290,6 +400,9 @@ def request_text(messages: Sequence[Mapping[str, Any]]) -> str:
 def segmenting_from_params(params: Mapping[str, Any]) -> Segmenting:
     """The segments of context a log-probability request's params ask for.
 
+    ``segment_start`` absent is ``lead``: the default, which a request asks for without
+    naming it (so requests keyed before the option existed keep their keys).
+
     Raises:
         ScoringError: ``context_tokens`` is missing, or the segmenting is invalid.
     """
@@ -298,6 +411,7 @@ def segmenting_from_params(params: Mapping[str, Any]) -> Segmenting:
             int(params["context_tokens"]),
             params.get("segmenting") or "disjoint",
             params.get("stride_tokens"),
+            params.get("segment_start") or LEAD,
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ScoringError(f"log-probability request params {dict(params)}: {exc}") from exc

@@ -95,7 +95,13 @@ def scripted_score(name: str, text: str, params: Mapping[str, Any]) -> DocScore:
         raise ScoringError(f"{type(exc).__name__}: {exc}") from exc
     lead = 0 if pairs and pairs[0][1] is None else 1
     n_segments = len(windows(len(pairs) + lead, segmenting))
-    return account(text, [t.encode("utf-8") for t, _ in pairs], [lp for _, lp in pairs], n_segments)
+    return account(
+        text,
+        [t.encode("utf-8") for t, _ in pairs],
+        [lp for _, lp in pairs],
+        n_segments,
+        segment_start=segmenting.segment_start,
+    )
 
 
 # Test-only answer log-probability scripts: name -> function(messages, answers) -> ln p

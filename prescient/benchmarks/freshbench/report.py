@@ -106,6 +106,7 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
         "BPC per bucket",
         (
             ("model", "Model", fmt.fmt_text),
+            ("segment_start", "Later segments", fmt.fmt_text),
             ("bucket", "Bucket", fmt.fmt_text),
             ("bucket_start", "From", fmt.fmt_text),
             ("bucket_end", "To (excl.)", fmt.fmt_text),
@@ -119,7 +120,10 @@ BPC_TABLES: tuple[fmt.ReportTable, ...] = (
         ),
         {"bpc_ci": ("bpc", "bpc_lo", "bpc_hi", 4, 1.0, "n_docs")},
         "Mean BPC of the bucket's documents; pooled: all their bits over all their "
-        "characters. A bucket without documents is a gap, not a zero.",
+        "characters. A bucket without documents is a gap, not a zero. Later segments: "
+        "what each segment of context after a document's first was read from (lead: its "
+        "lead token alone, FreshBench's reading; document_start: the start token, then "
+        "the lead), which changes the BPC of documents longer than one segment.",
         BPC_PART,
         "No bucket: the corpus has no dated article in the range.",
         scroll=True,

@@ -155,6 +155,10 @@ def test_bpc_and_openforecast_appear_with_their_tables(whole: Run) -> None:
     row = page.tables["bpc-tbi"][1]
     assert row[0] == "Words" and row[1] == "all"
     assert row[7].startswith(f"{tbi.loc[tbi['span'] == 'all', 'tbi'].iloc[0]:.4f}")
+    # The BPC table names how each model read the segments after a document's first.
+    buckets = page.tables["bpc-buckets"]
+    assert buckets[0][:2] == ["Model", "Later segments"]
+    assert {r[1] for r in buckets[1:]} == {"lead"}
     assert "judged by smollm2_135m" in page.text["run-summary"]
     assert "BPC and TBI: report_words, 5 documents in 3 buckets" in page.text["run-summary"]
 

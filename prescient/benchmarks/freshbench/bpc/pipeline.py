@@ -33,6 +33,7 @@ from prescient.benchmarks.freshbench.bpc.tbi import (
     ModelInfo,
     bucket_rows,
     release_change_rows,
+    segment_start,
     tbi_rows,
 )
 from prescient.dates import optional_date
@@ -240,6 +241,7 @@ def doc_rows(
                 "n_text_tokens": None if s is None else s.n_text_tokens,
                 "n_tokens": None if s is None else s.n_tokens,
                 "n_segments": None if s is None else s.n_segments,
+                "segment_start": None if s is None else s.segment_start,
                 "n_chars": None if s is None else s.n_chars,
                 "n_bytes": None if s is None else s.n_bytes,
                 "nll_nats": math.nan if s is None else s.nll_nats,
@@ -303,6 +305,7 @@ def _tabulate(
         "context_tokens": settings.context_tokens,
         "segmenting": settings.segmenting,
         "stride_tokens": settings.stride_tokens if settings.segmenting == "stride" else None,
+        "segment_start": settings.segment_start,
         "max_text_chars": settings.max_text_chars,
         "truncated": int(docs["truncated"].sum()) if len(docs) else 0,
         "failed": failed,
@@ -325,6 +328,7 @@ def _model_metrics(
     by_span = {r["span"]: float(r["tbi"]) for r in tbi}
     return {
         "scorer": method_params(spec, settings)["scorer"],
+        "segment_start": segment_start(docs, settings),
         "documents": len(docs),
         "scored": len(ok),
         "failed": len(docs) - len(ok),

@@ -21,7 +21,7 @@ from typing import Any
 
 from prescient.benchmarks.freshbench.bpc.settings import BpcSettings
 from prescient.llm import completions, llama_eval
-from prescient.llm.logprobs import LOGPROBS
+from prescient.llm.logprobs import LEAD, LOGPROBS
 from prescient.llm.registry import ModelSpec
 from prescient.llm.transports import refusal
 
@@ -37,6 +37,8 @@ def method_params(spec: ModelSpec, settings: BpcSettings) -> dict[str, Any]:
     asks again and nothing else does.
 
     Known without loading the model, so a rerun answered by the ledger loads nothing.
+    ``bpc.segment_start`` is among them when it is not the default ``lead`` (a request
+    without it reads ``lead``, so the default keeps the keys it always had).
     ``bpc.max_text_chars`` is not among them: it decides the text itself, which the key
     holds. ``bpc.local.n_ubatch`` is not either: it changes the speed, not the logits
     (it travels as the request's options).
@@ -48,6 +50,8 @@ def method_params(spec: ModelSpec, settings: BpcSettings) -> dict[str, Any]:
     }
     if settings.segmenting == "stride":
         params["stride_tokens"] = settings.stride_tokens
+    if settings.segment_start != LEAD:
+        params["segment_start"] = settings.segment_start
     if spec.provider == "local":
         return {
             **params,

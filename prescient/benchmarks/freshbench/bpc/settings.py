@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from prescient.llm.llama_ray import LlamaRay
-from prescient.llm.logprobs import Segmenting, SegmentingRule
+from prescient.llm.logprobs import Segmenting, SegmentingRule, SegmentStart
 from prescient.settings import Day, Settings, WindowEnd
 
 
@@ -62,6 +62,7 @@ class BpcSettings(Settings):
     context_tokens: Annotated[int, Field(ge=2)]
     segmenting: SegmentingRule
     stride_tokens: Annotated[int, Field(ge=1)] | None
+    segment_start: SegmentStart
     max_text_chars: Annotated[int, Field(ge=1)] | None
     min_chars: Annotated[int, Field(ge=0)]
     source_domains: list[str] | None
@@ -80,7 +81,9 @@ class BpcSettings(Settings):
 
     def windows(self) -> Segmenting:
         """The segments of context every scorer reads a text in."""
-        return Segmenting(self.context_tokens, self.segmenting, self.stride_tokens)
+        return Segmenting(
+            self.context_tokens, self.segmenting, self.stride_tokens, self.segment_start
+        )
 
     def scored_text(self, text: str) -> str:
         """What of a document is scored: all of it, or its first ``max_text_chars``."""

@@ -24,6 +24,7 @@ DOCS: Mapping[str, str] = {
     "n_text_tokens": "Int64",
     "n_tokens": "Int64",
     "n_segments": "Int64",
+    "segment_start": "string",
     "n_chars": "Int64",
     "n_bytes": "Int64",
     "nll_nats": "float64",
@@ -37,13 +38,16 @@ says why). ``text_chars``: characters of the article's text; ``truncated``: only
 first ``bpc.max_text_chars`` characters were scored (never, with the paper's null).
 Counts and sums cover the scored span: ``n_text_tokens`` tokens of the text scored,
 ``n_tokens`` of them with a prediction, read in ``n_segments`` windows of
-``bpc.context_tokens``; ``n_chars`` characters and ``n_bytes`` UTF-8 bytes they spell,
+``bpc.context_tokens``, the windows after the first read as ``segment_start`` says
+(``lead`` or ``document_start``, as the score records it:
+:attr:`prescient.llm.logprobs.DocScore.segment_start`); ``n_chars`` characters and ``n_bytes`` UTF-8 bytes they spell,
 ``nll_nats = -sum(ln p)``, ``bits = nll_nats / ln 2``, ``bpc = bits / n_chars``,
 ``bpb = bits / n_bytes``."""
 
 BUCKETS: Mapping[str, str] = {
     "model": "string",
     "display_name": "string",
+    "segment_start": "string",
     "bucket": "string",
     "bucket_start": "string",
     "bucket_end": "string",
@@ -61,7 +65,8 @@ BUCKETS: Mapping[str, str] = {
 """Per model and bucket (every bucket of the range, empty ones with ``n_docs = 0`` and
 empty BPC): ``bpc`` the mean of the documents' BPC with its bootstrap interval
 ``[bpc_lo, bpc_hi]``, ``bpc_pooled`` all bits over all characters, ``bpb`` the mean
-bits per byte; ``i`` the time point of the Temporal Bias Index; ``bucket_end`` is
+bits per byte; ``segment_start`` how the model's documents read their windows after the
+first (:func:`prescient.benchmarks.freshbench.bpc.tbi.segment_start`); ``i`` the time point of the Temporal Bias Index; ``bucket_end`` is
 exclusive."""
 
 TBI: Mapping[str, str] = {

@@ -90,6 +90,19 @@ def _round(x: float) -> float:
     return x if not math.isfinite(x) else round(x, 9)
 
 
+def segment_start(docs: pd.DataFrame, settings: BpcSettings) -> str:
+    """How a model's documents read their windows after the first: the ``segment_start``
+    its scores record (one value, its requests sharing their params; several joined by
+    ``+`` when ledger entries of another reading answered some), or ``bpc.segment_start``
+    when no document was scored.
+
+    Args:
+        docs: this model's rows of the documents table (any status).
+    """
+    seen = sorted(set(docs.loc[docs["status"] == "ok", "segment_start"].dropna().astype(str)))
+    return "+".join(seen) if seen else settings.segment_start
+
+
 def bucket_rows(
     model: ModelInfo,
     docs: pd.DataFrame,
@@ -103,6 +116,7 @@ def bucket_rows(
         docs: this model's rows of the documents table (any status).
     """
     ok = docs[docs["status"] == "ok"]
+    method = segment_start(docs, settings)
     rows: list[dict[str, Any]] = []
     replicates: dict[int, np.ndarray | None] = {}
     for b in buckets:
@@ -118,6 +132,7 @@ def bucket_rows(
             {
                 "model": model.name,
                 "display_name": model.display_name,
+                "segment_start": method,
                 "bucket": b.label,
                 "bucket_start": b.start.isoformat(),
                 "bucket_end": b.end.isoformat(),

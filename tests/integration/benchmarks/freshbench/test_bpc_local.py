@@ -16,7 +16,7 @@ import pytest
 
 from prescient.llm.embedded import smollm2_q8_0_path
 from prescient.llm.llama_eval import LlamaEval
-from prescient.llm.logprobs import LN2, DocScore, Segmenting
+from prescient.llm.logprobs import LN2, DocScore, ScoringError, Segmenting
 from tests.conftest import SHARED_NEWS
 
 pytestmark = pytest.mark.slow
@@ -260,3 +260,61 @@ def test_stage_with_the_embedded_model(tmp_path) -> None:  # type: ignore[no-unt
     assert (tmp_path / "one" / "tables" / "bpc_tbi.csv").read_bytes() == (
         tmp_path / "two" / "tables" / "bpc_tbi.csv"
     ).read_bytes()
+
+
+def test_document_start_reads_later_segments_after_the_condition_token(scorer: Scorer) -> None:
+    """A context of 8, document_start, over the condition token and 31 tokens: the first
+    segment as under lead (7 tokens), each later one a pass over the condition token,
+    the lead and 6 tokens; per token the values of those passes, and another method
+    than lead."""
+    ids = scorer.tokenize(TEXT)
+    assert scorer.condition_id is not None
+    seq = [scorer.condition_id, *ids]
+    start = Scorer(Segmenting(8, segment_start="document_start"), "<|endoftext|>")
+    lead = Scorer(Segmenting(8), "<|endoftext|>")
+    stride = Scorer(Segmenting(8, "stride", 3, "document_start"), "<|endoftext|>")
+    try:
+        score, by_lead, strided = start.score(TEXT), lead.score(TEXT), stride.score(TEXT)
+    finally:
+        start.close()
+        lead.close()
+        stride.close()
+    llm = scorer.llm
+    # (begin, first scored, end) by hand: 1-7, then 8-13, 14-19, 20-25, 26-31.
+    spans = [(0, 1, 8), (7, 8, 14), (13, 14, 20), (19, 20, 26), (25, 26, 32)]
+    expected: list[float] = []
+    for k, (b, f, e) in enumerate(spans):
+        window = seq[b:e] if k == 0 else [seq[0], *seq[b:e]]
+        llm.reset()
+        llm.eval(window)
+        skip = f - b + (k > 0)
+        expected += [
+            _log_softmax([float(v) for v in llm.scores[j - 1]], window[j])
+            for j in range(skip, len(window))
+        ]
+    assert (score.n_segments, score.n_tokens, score.n_chars) == (5, 31, len(TEXT))
+    assert score.segment_start == "document_start" and by_lead.segment_start == "lead"
+    assert list(score.token_logprobs) == pytest.approx(expected, abs=2e-6)
+    # The first segment is the same under both; the second's tokens are not.
+    assert score.token_logprobs[:7] == pytest.approx(by_lead.token_logprobs[:7], abs=2e-6)
+    assert (
+        max(
+            abs(a - b)
+            for a, b in zip(score.token_logprobs[7:13], by_lead.token_logprobs[7:13], strict=True)
+        )
+        > 1e-2
+    )
+    # A stride of 3: later windows are the condition token and 7 positions, their last
+    # 3 tokens scored.
+    assert (strided.n_segments, strided.n_tokens) == (9, 31)
+    b, f, e = 4, 8, 11  # the second window: positions 4-10 after the condition token
+    window = [seq[0], *seq[b:e]]
+    assert math.fsum(strided.token_logprobs[7:10]) == pytest.approx(
+        _window_sum(llm, window, f - b + 1), abs=1e-5
+    )
+
+
+def test_document_start_needs_a_condition_token(unconditioned: Scorer) -> None:
+    ev = unconditioned.eval
+    with pytest.raises(ScoringError, match="name a condition_token"):
+        ev.score(TEXT, Segmenting(64, segment_start="document_start"), None)

@@ -14,7 +14,14 @@ import pytest
 
 from prescient.llm.completions import MARGIN, Echo, score_text
 from prescient.llm.gateway import Gateway
-from prescient.llm.logprobs import LOGPROBS, DocScore, Segmenting, document_messages, windows
+from prescient.llm.logprobs import (
+    LOGPROBS,
+    DocScore,
+    ScoringError,
+    Segmenting,
+    document_messages,
+    windows,
+)
 from prescient.llm.registry import ModelConfigError
 from prescient.llm.types import LLMRequest, LLMResult
 from tests.support.fake_openai import FakeOpenAI
@@ -45,6 +52,7 @@ def _ask(
     context: int = 2048,
     tmp_path: Path | None = None,
     max_tries: int = 3,
+    segment_start: str | None = None,
     **entry: object,
 ) -> list[LLMResult]:
     """Log-probability requests for ``texts`` through a gateway, as the bpc stage asks."""
@@ -55,6 +63,8 @@ def _ask(
         max_tries=max_tries, backoff_base_s=0.0, backoff_max_s=0.0, progress=False
     )
     params = {"context_tokens": context, "segmenting": "disjoint", "scorer": "completions_echo"}
+    if segment_start is not None:
+        params["segment_start"] = segment_start
     requests = [
         LLMRequest("srv", document_messages(t), params=params, kind=LOGPROBS) for t in texts
     ]
@@ -104,21 +114,65 @@ def test_a_bos_token_is_not_text_and_every_word_is_scored() -> None:
 
 
 def test_later_windows_are_sent_as_their_own_text() -> None:
-    """9 words after a BOS (10 positions), a context of 4: the text (shorter than the
-    first cut) gives the tokens and positions 1-3; positions 4-6 and 7-9 are each sent
-    as the text from their lead on, read after the server's own BOS."""
+    """9 words after a BOS (10 positions), a context of 4, document_start: the text
+    (shorter than the first cut) gives the tokens and positions 1-3; positions 4-5, 6-7
+    and 8-9 are each sent as the text from their lead on, read after the server's own
+    BOS (which takes one position of the context)."""
     toks = [w for w, _ in words(TEXT)]
     with FakeOpenAI(tokenize=by_position) as server:
-        score = _score(server, context=4)
+        score = _score(server, context=4, segment_start="document_start")
         prompts = [b["prompt"] for b in server.bodies]
-    assert prompts == [TEXT, "".join(toks[2:]), "".join(toks[5:])]
+    assert prompts == [TEXT, "".join(toks[2:]), "".join(toks[4:]), "".join(toks[6:])]
     assert prompts[1] == " expected over the weekend, the forecasters said."
-    # Window 1: positions 1-3 of the whole text; windows 2 and 3: the lead at position
-    # 1 after the BOS, the scored tokens at 2-4.
-    expected = [-(1 + 1 / j) for j in (1, 2, 3)] + [-(1 + 1 / j) for j in (2, 3, 4)] * 2
+    # Window 1: positions 1-3 of the whole text; later windows: the lead at position 1
+    # after the BOS, the scored tokens at 2-3.
+    expected = [-(1 + 1 / j) for j in (1, 2, 3)] + [-(1 + 1 / j) for j in (2, 3)] * 3
     assert score.token_logprobs == pytest.approx(expected, abs=1e-12)
-    assert (score.n_segments, score.n_tokens, score.n_chars) == (3, 9, len(TEXT))
-    assert score.tokens == tuple(toks)
+    assert (score.n_segments, score.n_tokens, score.n_chars) == (4, 9, len(TEXT))
+    assert score.tokens == tuple(toks) and score.segment_start == "document_start"
+
+
+def test_a_server_with_a_bos_refuses_lead_on_texts_of_several_windows() -> None:
+    """It reads every prompt after its BOS, so a later window cannot be read from its
+    lead alone: the text fails after its first request, naming the option; a text of
+    one window is read the same under both and is scored."""
+    with FakeOpenAI(tokenize=by_position) as server:
+        error = _error(server, context=4)
+        assert server.requests == 1
+        assert _score(server, context=16).segment_start == "lead"
+    assert "puts 1 start token(s) (a BOS) before every prompt" in error
+    assert "segment_start: document_start" in error
+
+
+def test_a_server_without_a_start_token_reads_lead_only() -> None:
+    with FakeOpenAI(tokenize=words) as server:
+        error = _error(server, context=4, segment_start="document_start")
+        assert _error(server, context=16, segment_start="document_start") == error
+    assert "this server puts none" in error and "segment_start lead" in error
+
+
+def test_a_start_token_the_echo_leaves_out_is_counted_from_the_usage() -> None:
+    """llama-cpp-python's server drops its BOS from the echo but counts it in
+    usage.prompt_tokens: it is position 0, so the first window holds 3 text tokens at a
+    context of 4; a reply that does not say leaves a text of several windows unread."""
+
+    async def run(hidden: int | None) -> tuple[DocScore, list[str]]:
+        prompts: list[str] = []
+
+        async def echo(prompt: str) -> Echo:
+            prompts.append(prompt)
+            toks = [t for t, _ in words(prompt)]
+            return Echo([], toks, [None] + [-1.0] * (len(toks) - 1), 1, hidden)
+
+        seg = Segmenting(4, segment_start="document_start")
+        return await score_text(TEXT, seg, echo), prompts
+
+    score, prompts = asyncio.run(run(1))
+    toks = [w for w, _ in words(TEXT)]
+    assert prompts == [TEXT, "".join(toks[2:]), "".join(toks[4:]), "".join(toks[6:])]
+    assert (score.n_segments, score.n_tokens) == (4, 8)
+    with pytest.raises(ScoringError, match="no usage.prompt_tokens"):
+        asyncio.run(run(None))
 
 
 def test_without_a_bos_the_lead_has_no_prediction_and_is_not_scored_twice() -> None:
@@ -133,18 +187,18 @@ def test_without_a_bos_the_lead_has_no_prediction_and_is_not_scored_twice() -> N
 
 
 def test_a_long_text_is_sent_a_window_at_a_time() -> None:
-    """200 words in a context of 16: no request carries the whole text, each holds
-    little more than a window, and the scores are those of the segments: the lead at
-    position 1 after the BOS, the window's tokens at 2-16."""
+    """200 words in a context of 16, document_start: no request carries the whole text,
+    each holds little more than a window, and the scores are those of the segments: the
+    lead at position 1 after the BOS, the window's tokens at 2-15."""
     text = " ".join(f"w{k % 7}x" for k in range(200))
     n = len(words(text))
     with FakeOpenAI(tokenize=by_position) as server:
-        score = _score(server, text, context=16)
+        score = _score(server, text, context=16, segment_start="document_start")
         counts = [len(words(str(b["prompt"]))) for b in server.bodies]
-    spans = windows(n + 1, Segmenting(16))
+    spans = windows(n + 1, Segmenting(16, segment_start="document_start"))
     assert (score.n_segments, score.n_tokens, score.n_chars) == (len(spans), n, len(text))
     expected = [-(1 + 1 / j) for j in range(1, 16)]
-    expected += [-(1 + 1 / j) for j in range(2, 17)] * (len(spans) - 2)
+    expected += [-(1 + 1 / j) for j in range(2, 16)] * (len(spans) - 2)
     last = spans[-1]
     expected += [-(1 + 1 / j) for j in range(2, 2 + last[2] - last[1])]
     assert score.token_logprobs == pytest.approx(expected, abs=1e-12)
@@ -274,16 +328,17 @@ def test_stage_scores_a_registered_vllm_model_through_its_ledger(tmp_path) -> No
             "models.fake_vllm.litellm_model=hosted_vllm/fake-lm",
             f"models.fake_vllm.api_base={server.url}",
             "models.fake_vllm.concurrency=4",
+            "bpc.segment_start=document_start",
         )
         assert run(tmp_path, "out", articles, pf) == 0
         docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
-        # One request per window of context (8: the lead and 7 tokens, after the BOS).
+        # One request per window of context (8: the BOS, the lead and 6 tokens).
         assert server.requests == docs["n_segments"].sum() > 5 and server.max_inflight >= 1
         asked = server.requests
         assert run(tmp_path, "again", articles, pf) == 0
         assert server.requests == asked  # the rerun is answered by the ledger
         prompts = [str(b["prompt"]) for b in server.bodies]
-    assert (docs["status"] == "ok").all()
+    assert (docs["status"] == "ok").all() and (docs["segment_start"] == "document_start").all()
     # Each request holds the text of about one window (8 positions and the margin), never
     # the whole text (cut at bpc.max_text_chars, 150) or anything beyond it.
     assert max(len(p) for p in prompts) < 150

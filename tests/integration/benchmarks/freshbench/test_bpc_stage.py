@@ -54,9 +54,11 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     assert (docs["n_tokens"] == docs["n_text_tokens"]).all()
     assert (docs["n_segments"] == -(-docs["n_tokens"] // 7)).all()
     assert docs["n_segments"].min() >= 3
+    assert set(docs["segment_start"]) == {"lead"}  # the default, recorded per document
 
     tables = tmp_path / "one" / "tables"
     buckets = pd.read_csv(tables / "bpc_buckets.csv")
+    assert set(buckets["segment_start"]) == {"lead"}
     assert buckets["bucket"].tolist() == ["2024-01", "2024-03", "2024-05", "2024-07"]
     assert buckets["n_docs"].tolist() == [2, 1, 0, 2]
     assert math.isnan(buckets["bpc"].iloc[2])  # a gap, never 0
@@ -74,6 +76,7 @@ def test_stage_scores_tabulates_and_reruns_from_the_ledger(tmp_path: Path) -> No
     assert metrics["buckets_without_documents"] == 1
     assert metrics["truncated"] == len(cut)
     model = metrics["models"]["scripted_words"]
+    assert model["segment_start"] == metrics["segment_start"] == "lead"
     assert (model["tokens"], model["segments"]) == (
         docs["n_tokens"].sum(),
         docs["n_segments"].sum(),
@@ -229,3 +232,22 @@ def test_scores_outlive_a_restored_ledger_in_a_dvc_project(
     assert outputs(tmp_path, "out") == outputs(tmp_path, "again")
     store = tmp_path / ".dvc/cache/prescient/responses/ledger/scripted_words.jsonl"
     assert len(list(read_entries(store))) == 6
+
+
+def test_document_start_is_part_of_the_key_and_named_by_every_output(tmp_path: Path) -> None:
+    """bpc.segment_start=document_start: requests keyed with it, later segments of 6
+    tokens (a context of 8: the condition token, the lead and 6), and the documents, the
+    per-model metrics and the BPC table name it."""
+    articles = make_articles(tmp_path / "articles.parquet")
+    pf = params_file(tmp_path, "bpc.segment_start=document_start")
+    assert run(tmp_path, "out", articles, pf) == 0
+    docs = pd.read_parquet(tmp_path / "out" / "bpc_docs.parquet")
+    assert set(docs["segment_start"]) == {"document_start"}
+    assert (docs["n_segments"] == 1 + -(-(docs["n_tokens"] - 7) // 6)).all()
+    entry = next(iter(read_entries(tmp_path / "ledger" / "scripted_words.jsonl")))
+    assert entry["params"]["segment_start"] == "document_start"
+    assert json.loads(entry["response"])["segment_start"] == "document_start"
+    metrics = json.loads((tmp_path / "out" / "bpc.json").read_text())
+    assert metrics["models"]["scripted_words"]["segment_start"] == "document_start"
+    buckets = pd.read_csv(tmp_path / "out" / "tables" / "bpc_buckets.csv")
+    assert set(buckets["segment_start"]) == {"document_start"}

@@ -3,15 +3,19 @@ it is read in, and BPC itself."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
 from prescient.llm.logprobs import (
+    DOCUMENT_START,
+    LEAD,
     DocScore,
     ScoringError,
     Segmenting,
     account,
+    segmenting_from_params,
     windows,
 )
 from prescient.llm.scripted import register_logprob_script, scripted_score
@@ -57,7 +61,7 @@ def test_uniform_scorer_over_words_with_the_first_token_unpredicted() -> None:
 
 
 def test_every_token_is_scored() -> None:
-    s = account("ab cd ef", _pieces("ab", " cd", " ef"), [-1.0, -2.0, -3.0], 1)
+    s = account("ab cd ef", _pieces("ab", " cd", " ef"), [-1.0, -2.0, -3.0], 1, segment_start=LEAD)
     assert (s.n_tokens, s.n_text_tokens, s.n_chars, s.span) == (3, 3, 8, (0, 8))
     assert s.nll_nats == 6.0
     assert s.bits == pytest.approx(6.0 / math.log(2))
@@ -102,7 +106,9 @@ def test_the_scripted_provider_counts_the_windows_it_would_read() -> None:
 
 def test_leading_special_tokens_are_not_text() -> None:
     # A BOS the server's tokenizer adds: null log-prob, not part of the text.
-    s = account("Hi there", _pieces("<s>", "Hi", " there"), [None, -0.5, -0.25], 1)
+    s = account(
+        "Hi there", _pieces("<s>", "Hi", " there"), [None, -0.5, -0.25], 1, segment_start=LEAD
+    )
     assert (s.n_tokens, s.n_chars, s.tokens) == (2, 8, ("Hi", " there"))
     assert s.nll_nats == 0.75
 
@@ -111,14 +117,14 @@ def test_a_character_split_between_tokens_is_not_cut() -> None:
     # "ñ" is two bytes, split across tokens.
     text = "añb"
     pieces = [b"a", b"\xc3", b"\xb1b"]
-    s = account(text, pieces, [-1.0, -2.0, -3.0], 1)
+    s = account(text, pieces, [-1.0, -2.0, -3.0], 1, segment_start=LEAD)
     assert (s.n_tokens, s.n_chars, s.n_bytes, s.span) == (3, 3, 4, (0, 4))
     # Without a prediction for the first token the start moves past "a": a whole
     # character, so "ñ" and "b" are scored.
-    s = account(text, pieces, [None, -2.0, -3.0], 1)
+    s = account(text, pieces, [None, -2.0, -3.0], 1, segment_start=LEAD)
     assert (s.n_tokens, s.n_chars, s.n_bytes) == (2, 2, 3)
     # A first token that ends inside "ñ": the start moves on past the whole character.
-    s = account(text, [b"a\xc3", b"\xb1", b"b"], [None, -2.0, -3.0], 1)
+    s = account(text, [b"a\xc3", b"\xb1", b"b"], [None, -2.0, -3.0], 1, segment_start=LEAD)
     assert (s.n_tokens, s.n_chars, s.n_bytes, s.span) == (1, 1, 1, (3, 4))
 
 
@@ -135,11 +141,11 @@ def test_a_character_split_between_tokens_is_not_cut() -> None:
 )
 def test_unusable_scores_are_errors(pieces: list[str], logprobs: list, message: str) -> None:
     with pytest.raises(ScoringError, match=message):
-        account("Hello world!", _pieces(*pieces), logprobs, 1)
+        account("Hello world!", _pieces(*pieces), logprobs, 1, segment_start=LEAD)
 
 
 def test_scores_round_trip_through_the_ledger_text() -> None:
-    s = account("ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 3, tokens=[7, 9])
+    s = account("ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 3, tokens=[7, 9], segment_start=LEAD)
     back = DocScore.from_json(s.to_json())
     assert back == s and back.n_segments == 3
     assert back.tokens == (7, 9)
@@ -153,3 +159,96 @@ def test_a_failing_script_is_a_scoring_error() -> None:
     register_logprob_script("boom", boom)
     with pytest.raises(ScoringError, match="model crashed"):
         scripted("boom", "some text here")
+
+
+def test_document_start_windows_read_one_position_less_after_the_start_token() -> None:
+    # 12 positions (a condition token and 11 text tokens), a context of 5: the first
+    # window as under lead; each later one is the start token, the lead and 3 tokens.
+    seg = Segmenting(5, segment_start=DOCUMENT_START)
+    assert windows(12, seg) == [(0, 1, 5), (4, 5, 8), (7, 8, 11), (10, 11, 12)]
+    assert windows(12, Segmenting(5)) == [(0, 1, 5), (4, 5, 9), (8, 9, 12)]
+    assert [seg.reads_start(k) for k in range(3)] == [False, True, True]
+    assert not any(Segmenting(5).reads_start(k) for k in range(3))
+    # Stride: the same scored blocks, one position less of context before each.
+    stride = Segmenting(6, "stride", 2, DOCUMENT_START)
+    assert windows(10, stride) == [(0, 1, 6), (3, 6, 8), (5, 8, 10)]
+    # A text that fits the context is one window, the same under both.
+    assert windows(5, seg) == windows(5, Segmenting(5)) == [(0, 1, 5)]
+
+
+def test_document_start_windows_score_every_position_once_within_the_context() -> None:
+    for length in range(2, 60):
+        for seg in (
+            Segmenting(3, segment_start=DOCUMENT_START),
+            Segmenting(8, segment_start=DOCUMENT_START),
+            Segmenting(8, "stride", 3, DOCUMENT_START),
+            Segmenting(8, "stride", 6, DOCUMENT_START),
+        ):
+            spans = windows(length, seg)
+            scored = [p for _, first, end in spans for p in range(first, end)]
+            assert scored == list(range(1, length))
+            for k, (begin, first, end) in enumerate(spans):
+                # The positions read (the start token too, for a later window) fit the
+                # context, and every window after the first starts with a scored token.
+                assert end - begin + seg.reads_start(k) <= seg.context_tokens
+                assert begin < first and (k == 0 or begin >= 1)
+
+
+@pytest.mark.parametrize(
+    ("context", "rule", "stride", "message"),
+    [
+        (2, "disjoint", None, "at least 3"),
+        (8, "stride", 7, "context_tokens - 2 = 6"),
+        (8, "disjoint", None, None),
+    ],
+)
+def test_document_start_needs_room_for_the_start_token(
+    context: int, rule: str, stride: int | None, message: str | None
+) -> None:
+    if message is None:
+        Segmenting(context, rule, stride, DOCUMENT_START)  # type: ignore[arg-type]
+        return
+    with pytest.raises(ValueError, match=message):
+        Segmenting(context, rule, stride, DOCUMENT_START)  # type: ignore[arg-type]
+    Segmenting(context, rule, stride or context - 1)  # type: ignore[arg-type]  # fine under lead
+
+
+def test_segment_start_comes_from_the_params_and_is_checked() -> None:
+    params = {"context_tokens": 8, "segmenting": "disjoint"}
+    assert segmenting_from_params(params).segment_start == LEAD
+    asked = segmenting_from_params({**params, "segment_start": "document_start"})
+    assert asked == Segmenting(8, segment_start=DOCUMENT_START)
+    with pytest.raises(ScoringError, match="segment_start must be one of lead, document_start"):
+        segmenting_from_params({**params, "segment_start": "bos"})
+
+
+def test_a_score_names_its_segment_start_in_the_ledger_text() -> None:
+    s = account(
+        "ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 3, tokens=[7, 9], segment_start=DOCUMENT_START
+    )
+    assert json.loads(s.to_json())["segment_start"] == "document_start"
+    assert DocScore.from_json(s.to_json()) == s
+
+
+def test_a_response_recorded_without_segment_start() -> None:
+    """In-process scores (token ids) and texts of one window were read the lead way; a
+    server's text of several windows was not, and is named unknown."""
+
+    def old(tokens: list[int] | list[str], n_segments: int) -> DocScore:
+        d = json.loads(
+            account("ab cd", _pieces("ab", " cd"), [-0.1, -0.2], 1, segment_start=LEAD).to_json()
+        )
+        del d["segment_start"]
+        return DocScore.from_json(json.dumps({**d, "tokens": tokens, "n_segments": n_segments}))
+
+    assert old([7, 9], 3).segment_start == LEAD
+    assert old(["ab", " cd"], 1).segment_start == LEAD
+    assert old(["ab", " cd"], 2).segment_start == "unknown"
+
+
+def test_the_scripted_provider_records_the_segment_start_asked() -> None:
+    register_logprob_script("chars2", lambda t: [(ch, -1.0) for ch in t])
+    params = {"context_tokens": 4, "segment_start": "document_start"}
+    score = scripted_score("chars2", "abcdefghi", params)
+    # 10 positions: windows of 4, then of the start token and 3 positions.
+    assert (score.segment_start, score.n_segments) == (DOCUMENT_START, 4)

@@ -17,6 +17,7 @@ from prescient.benchmarks.freshbench.bpc.tbi import (
     least_squares,
     release_change_rows,
     resampled_means,
+    segment_start,
     slopes,
     tbi_rows,
 )
@@ -50,6 +51,7 @@ def _docs(values: dict[dt.date, list[float]], chars: int = 100) -> pd.DataFrame:
                     "bits": v * chars,
                     "n_chars": chars,
                     "n_tokens": 20,
+                    "segment_start": "lead",
                 }
             )
     return pd.DataFrame(rows)
@@ -76,6 +78,7 @@ def test_tbi_from_documents_in_three_buckets(settings: BpcSettings) -> None:
     rows, reps = bucket_rows(MODEL, docs, buckets, settings, SEED)
     assert [r["bpc"] for r in rows] == pytest.approx([1.0, 1.1, 1.2])
     assert [r["n_docs"] for r in rows] == [2, 1, 2]
+    assert {r["segment_start"] for r in rows} == {"lead"}
     (all_span, pre, post) = tbi_rows(MODEL, rows, reps, buckets, settings)
     assert all_span["tbi"] == pytest.approx(0.1, abs=1e-9)
     assert (all_span["n_points"], all_span["n_gaps"]) == (3, 0)
@@ -159,3 +162,18 @@ def test_a_model_without_release_date_has_only_the_whole_span(settings: BpcSetti
     all_span, pre, post = tbi_rows(info, rows, reps, buckets, settings)
     assert all_span["tbi"] == pytest.approx(0.3)
     assert "release_date" in pre["note"] and math.isnan(post["tbi"])
+
+
+def test_the_segment_start_a_model_read_is_the_one_its_scores_record(
+    settings: BpcSettings,
+) -> None:
+    docs = _docs({dt.date(2024, 1, 5): [1.0, 1.1], dt.date(2024, 3, 5): [1.2]})
+    assert segment_start(docs, settings) == "lead"
+    docs["segment_start"] = ["document_start", "document_start", None]
+    docs.loc[2, "status"] = "failed"
+    assert segment_start(docs, settings) == "document_start"
+    docs.loc[0, "segment_start"] = "unknown"
+    assert segment_start(docs, settings) == "document_start+unknown"
+    # No document scored: the method asked.
+    docs["status"] = "failed"
+    assert segment_start(docs, settings) == settings.segment_start == "lead"
