@@ -14,7 +14,6 @@ sends what the plans said: each experiment's requests, and each distinct request
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import subprocess
@@ -29,6 +28,7 @@ from prescient.plumbing import params
 from prescient.plumbing.llm_cli import read_runs
 from tests.conftest import ROOT
 from tests.fixtures.eval import scratch_eval_project
+from tests.integration.plumbing.test_store_dvc import env, git, sh
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.queue import run_queue
 
@@ -43,29 +43,10 @@ EXPERIMENTS = {
 }
 
 
-def env(root: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "PYTHONPATH": str(root),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-
-
 def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         args, cwd=root, env=env(root), capture_output=True, text=True, timeout=600
     )
-
-
-def sh(root: Path, *args: str) -> str:
-    out = run(root, *args)
-    assert out.returncode == 0, f"{args}: {out.stdout}{out.stderr}"
-    return out.stdout
-
-
-def git(root: Path, *args: str) -> str:
-    return sh(root, "git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args)
 
 
 def write_params(root: Path, url: str) -> None:
