@@ -266,13 +266,11 @@ def run_analysis(
             and the leakage audit), or None when the questions were made elsewhere.
         parts: the benchmarks' own analyses, run in this order after the shared one.
     """
-    entries = set(raw_scores["model"].astype(str)) if "model" in raw_scores.columns else set()
-    raw_scores, registry = split_by_served(raw_scores, params.get("models"))
+    raw_scores, registry, split = split_by_served(raw_scores, params.get("models"))
     params = {**params, "models": registry}
     labels, elicited = label_rows(raw_scores)
     inputs = prepare_inputs(labels, questions, settings)
     notes = list(inputs.notes)
-    split = sorted(set(raw_scores["model"].astype(str)) - entries) if entries else []
     if split:
         notes.append(
             "Registry entries answered by more than one served model are analysed as one "

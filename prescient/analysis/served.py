@@ -6,7 +6,7 @@ experiment and another in the next, or change mid-run when it is restarted. Ever
 names the model that answered it (``served_model`` in the predictions and scores: the
 id the server reported, or an in-process model's weights file), so the analysis reads
 an entry whose rows name more than one served model as one model per served id: its
-rows are relabelled ``<entry> [<served>]`` (:data:`LABEL`) and each label takes the
+rows are relabelled ``<entry> [<served>]`` and each label takes the
 entry's registry entry (its dates, its baseline flag), so every table, figure and
 summary has a row per served model.
 
@@ -23,51 +23,37 @@ from typing import Any
 
 import pandas as pd
 
-SERVED = "served_model"
-"""The scores column naming the model that answered (:mod:`prescient.llm.types`)."""
-
-LABEL = "{entry} [{served}]"
-"""How a split entry's rows are labelled, per served model."""
-
-
-def served_label(entry: str, served: str) -> str:
-    """The analysed model of ``entry``'s rows that ``served`` answered (module doc)."""
-    return LABEL.format(entry=entry, served=served)
+from prescient.llm.types import SERVED_MODEL as SERVED
 
 
 def split_by_served(
     scores: pd.DataFrame, registry: Mapping[str, Any] | None
-) -> tuple[pd.DataFrame, dict[str, Any]]:
+) -> tuple[pd.DataFrame, dict[str, Any], list[str]]:
     """``scores`` with each entry served by several models split into one model per
-    served id, and the registry with an entry for every new label (a copy of its
-    registry entry, where it has one).
+    served id, the registry with an entry for every new label (a copy of its registry
+    entry, where it has one), and the new labels, sorted.
 
-    Returns the inputs unchanged (the registry as a new dict) when no entry was served by
-    more than one model, or the table has no ``served_model`` column (results produced
-    elsewhere).
+    Returns the inputs unchanged (the registry as a new dict, no label) when no entry was
+    served by more than one model, or the table has no ``served_model`` column (results
+    produced elsewhere).
     """
     out_registry = dict(registry or {})
     if scores.empty or SERVED not in scores.columns or "model" not in scores.columns:
-        return scores, out_registry
+        return scores, out_registry, []
     model = scores["model"].astype(str)
     served = scores[SERVED]
     named = served.notna() & (served.astype(str) != "")
-    counts = pd.Series(served[named].astype(str)).groupby(model[named]).nunique()
+    counts = served[named].astype(str).groupby(model[named]).nunique()
     several = sorted(str(m) for m, n in counts.items() if n > 1)
     if not several:
-        return scores, out_registry
+        return scores, out_registry, []
     split = model.isin(several) & named
-    labels = pd.Series(
-        [
-            served_label(m, str(s)) if cut else m
-            for m, s, cut in zip(model, served, split, strict=True)
-        ],
-        index=scores.index,
-    )
+    labels = model.where(~split, model + " [" + served.astype(str) + "]")
+    new: list[str] = []
     for entry in several:
+        mine = sorted(set(labels[split & (model == entry)]))
+        new += mine
         base = out_registry.get(entry)
-        if base is None:
-            continue
-        for label in sorted(set(labels[split & (model == entry)])):
-            out_registry[label] = dict(base)
-    return scores.assign(model=labels), out_registry
+        if base is not None:
+            out_registry.update({label: dict(base) for label in mine})
+    return scores.assign(model=labels), out_registry, sorted(new)
