@@ -115,12 +115,14 @@ def work(run: StageRun) -> int:
         logger.info(
             "%s answers a sample of %d questions (eval.max_questions)", args.model, len(questions)
         )
-    # One setting's context table in memory at a time (settings are answered in turn).
+    # One setting's context table in memory at a time (settings are planned in turn).
     contexts = io.TablesOnDisk(tables)
     if args.plan is not None:
         with gateway, quiet("prescient.evaluation.run"):  # every stand-in is an error
             planner = PlanningGateway(gateway, args.model)
-            run_model(planner, args.model, grid.settings, questions, contexts, asks, window)
+            run_model(
+                planner, args.model, grid.settings, questions, contexts, asks, window, spec.batch
+            )
         io.write_json(args.plan, planner.result().to_json())
         return DONE
     with gateway:
@@ -132,6 +134,7 @@ def work(run: StageRun) -> int:
             contexts,
             asks,
             window,
+            together=spec.batch,
         )
     # The ledger: the entries these predictions came from (a declared output even when
     # the model made no call, e.g. only gold settings and no gold article).

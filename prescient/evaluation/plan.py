@@ -88,18 +88,18 @@ class PlanningGateway:
                 new.append(p)
             self.seen.add(key)
         self.requests += len(planned)
-        est = estimate_planned(self.gateway, new)
-        for p in new:
-            self.sends[p[3]] = estimate_planned(self.gateway, [p]).max_cost_usd
-        self.to_send += est.to_send
-        self.prompt_tokens += est.prompt_tokens
-        self.paid += est.paid
-        if self.completion is not None:
-            more = est.max_completion_tokens
-            self.completion = None if more is None else self.completion + more
-        if est.paid:
-            more_cost = est.max_cost_usd
-            self.cost = None if self.cost is None or more_cost is None else self.cost + more_cost
+        for p in new:  # each distinct (self.seen), so estimated once
+            est = estimate_planned(self.gateway, [p])
+            self.sends[p[3]] = est.max_cost_usd
+            self.to_send += est.to_send
+            self.prompt_tokens += est.prompt_tokens
+            self.paid += est.paid
+            if self.completion is not None:
+                more = est.max_completion_tokens
+                self.completion = None if more is None else self.completion + more
+            if est.paid:
+                cost = est.max_cost_usd
+                self.cost = None if self.cost is None or cost is None else self.cost + cost
         return [
             LLMResult(req, key, ok=False, text=None, error=PLANNED) for req, _, _, key in planned
         ]

@@ -34,6 +34,7 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "cost_usd": "Float64",
     "ledger_key": "string",
     "served_model": "string",
+    "litellm_model": "string",
 }
 """One row per question, setting and elicitation (``label``, ``verbal_probability``,
 ``token_logprobs``, ``scratchpad``: :data:`~prescient.evaluation.settings.ELICITATIONS`;
@@ -48,7 +49,9 @@ cost is null where the price is unknown, and an in-process model's is null too).
 ``served_model`` is the model that answered as its server named it (the reply's
 ``model``; an in-process model's weights file), null where the entry names none (a
 failed call, an entry written before it was recorded): two models served behind one
-registry entry are told apart by it."""
+registry entry are told apart by it. ``litellm_model`` is the model string the request
+was keyed and sent under (the registry entry's ``litellm_model`` when it was asked), null
+where no request was made."""
 OPTIONAL_COLUMNS = (
     "elicitation",
     "prompt_tokens",
@@ -56,6 +59,7 @@ OPTIONAL_COLUMNS = (
     "cost_usd",
     "ledger_key",
     "served_model",
+    "litellm_model",
 )
 """Columns predictions written before they existed lack (read as null; a null
 ``elicitation`` is ``label``, the only one there was)."""

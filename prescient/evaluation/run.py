@@ -3,8 +3,9 @@
 A cell's requests are built from the question table, the setting's context table and
 the setting's prompt, sent through the gateway (the only way the project calls a model),
 and recorded raw, as the model answered: parsing and scoring are a separate stage, so
-that re-scoring never calls a model. A model's cells run one after another through one
-gateway (:func:`run_model`), so a prompt two settings share is paid once.
+that re-scoring never calls a model. A model's cells go through one gateway
+(:func:`run_model`), so a prompt two settings share is paid once; a model in batch
+mode has all its cells' requests sent in one call, so its jobs go out together.
 
 A model with a known context window (``context_tokens`` in its registry entry) has each
 prompt fitted to it by :func:`prescient.llm.fit.fit_prompt` before it is sent: a prompt
@@ -22,7 +23,7 @@ settings shared one prompt and hence one ledger entry (``python -m prescient tra
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -210,45 +211,44 @@ def plan_cell(
     return plans
 
 
-def run_cell(
-    gateway: CompletesMany,
-    model: str,
-    setting: Setting,
-    questions: pd.DataFrame,
-    contexts: pd.DataFrame,
-    prompt: PromptTemplate,
-    generation: Mapping[str, Any],
-    window: ContextWindow | None = None,
-    max_tokens: int = 0,
-    elicitation: str = LABEL,
-) -> pd.DataFrame:
-    """Ask every question of the cell and return its predictions (raw responses).
+@dataclass(frozen=True)
+class Cell:
+    """One cell of a model's grid, planned: a setting, an elicitation and its calls."""
+
+    setting: Setting
+    prompt: PromptTemplate
+    elicitation: str
+    questions: pd.DataFrame
+    plans: list[PlannedCall]
+
+    @property
+    def calls(self) -> list[PlannedCall]:
+        """The planned calls that send a request (the others carry their reason)."""
+        return [p for p in self.plans if p.request is not None]
+
+
+def cell_frame(cell: Cell, model: str, results: Sequence[LLMResult]) -> pd.DataFrame:
+    """The cell's predictions (raw responses) from the results of its calls, in order.
 
     Failed calls are kept, with ``error`` set and no response: a failed call is not a
-    wrong forecast, and the score stage reports them apart. ``window``,
-    ``max_tokens`` and ``elicitation`` as for :func:`plan_cell`.
+    wrong forecast, and the score stage reports them apart.
     """
-    plans = plan_cell(
-        model, setting, questions, contexts, prompt, generation, window, max_tokens, elicitation
-    )
-    _log_fitting(plans, model, setting, window, max_tokens)
-    calls = [p for p in plans if p.request is not None]
-    results = gateway.complete_many(
-        [p.request for p in calls if p.request is not None],
-        desc=f"{model} {setting.name} {elicitation}",
-    )
+    calls = cell.calls
     by_qid = {p.question_id: r for p, r in zip(calls, results, strict=True)}
+    setting, elicitation = cell.setting, cell.elicitation
     logger.info(
         "%s %s %s: %d questions, %d requests, %d from the ledger",
         model,
         setting.name,
         elicitation,
-        len(plans),
+        len(cell.plans),
         len(results),
         sum(r.from_ledger for r in results),
     )
     frame = prediction_frame(
-        _prediction_rows(plans, by_qid, questions, model, setting, prompt, elicitation)
+        _prediction_rows(
+            cell.plans, by_qid, cell.questions, model, setting, cell.prompt, elicitation
+        )
     )
     n_err = int(frame["error"].notna().sum())
     if n_err:
@@ -333,6 +333,7 @@ def _prediction_rows(
         rows["cost_usd"].append(res.cost if res is not None and res.ok else None)
         rows["ledger_key"].append(res.key if res is not None else None)
         rows["served_model"].append(res.served_model if res is not None and res.ok else None)
+        rows["litellm_model"].append(res.litellm_model if res is not None else None)
     return rows
 
 
@@ -344,14 +345,20 @@ def run_model(
     contexts: Mapping[str, pd.DataFrame],
     asks: Sequence[Ask],
     window: ContextWindow | None = None,
+    together: bool = False,
 ) -> dict[str, pd.DataFrame]:
-    """Every setting's cells for one model, one after another, through one gateway.
+    """Every setting's cells for one model, through one gateway.
+
+    Cells are planned and sent one after another, so only one cell's prompts are in
+    memory at a time; with ``together`` every cell is planned first and all their
+    requests go to the gateway in one call, so that a model in batch mode has them cut
+    into jobs submitted together (:mod:`prescient.llm.batch_route`) rather than one
+    cell's job after another's, each waiting out the provider's window.
 
     Settings often ask the very same thing: a question resolved before a RAG cutoff sees
     the same articles, hence gets the same prompt, under ``rag_<cutoff>`` as under
     ``rag_dynamic``. Such a request has one ledger key, so the gateway answers it once
-    (the later setting is served from the ledger, a failure included) while each
-    setting keeps its own row for the question.
+    (a failure included) while each setting keeps its own row for the question.
 
     Args:
         gateway: the model's gateway.
@@ -360,7 +367,10 @@ def run_model(
         contexts: setting name -> its context table.
         asks: the elicitations, each with its prompts (by setting kind), generation
             parameters and reply budget; a setting's cells are answered in this order.
-        questions, window: as for :func:`run_cell`.
+        questions: the evaluated questions (each elicitation asks its sample of them).
+        window: the model's context window, which every prompt is fitted to (None:
+            sent as rendered).
+        together: send every cell's requests in one gateway call (above).
 
     Returns:
         Setting name -> the predictions of its cells (one per elicitation, in ``asks``
@@ -375,24 +385,40 @@ def run_model(
     ]
     if missing:
         raise ValueError(f"no context table or prompt for {sorted(set(missing))}")
-    return {
-        s.name: pd.concat(
-            [
-                run_cell(
-                    gateway,
+    frames: dict[str, list[pd.DataFrame]] = {s.name: [] for s in settings}
+
+    def planned() -> Iterator[Cell]:
+        for s in settings:
+            for a in asks:
+                sample = model_sample(questions, a.max_questions)
+                prompt = a.prompts[s.kind]
+                plans = plan_cell(
                     model,
                     s,
-                    model_sample(questions, a.max_questions),
+                    sample,
                     contexts[s.name],
-                    a.prompts[s.kind],
+                    prompt,
                     a.generation,
                     window,
                     a.max_tokens,
                     a.elicitation,
                 )
-                for a in asks
-            ],
-            ignore_index=True,
-        )
-        for s in settings
-    }
+                _log_fitting(plans, model, s, window, a.max_tokens)
+                yield Cell(s, prompt, a.elicitation, sample, plans)
+
+    if together:
+        cells = list(planned())
+        requests = [p.request for c in cells for p in c.calls if p.request is not None]
+        results = gateway.complete_many(requests, desc=model)
+        start = 0
+        for cell in cells:
+            end = start + len(cell.calls)
+            frames[cell.setting.name].append(cell_frame(cell, model, results[start:end]))
+            start = end
+    else:
+        for cell in planned():
+            requests = [p.request for p in cell.calls if p.request is not None]
+            desc = f"{model} {cell.setting.name} {cell.elicitation}"
+            got = gateway.complete_many(requests, desc=desc)
+            frames[cell.setting.name].append(cell_frame(cell, model, got))
+    return {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}

@@ -43,7 +43,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 ANSWER_LOGPROBS = "answer_logprobs"
@@ -99,6 +99,27 @@ def request_answers(params: Mapping[str, Any]) -> list[str]:
 def generation_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """The params a chat server is sent: the request's, without the allowed answers."""
     return {k: v for k, v in params.items() if k != ANSWERS_PARAM}
+
+
+def top_logprobs_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI chat-completion body asking for the ``top_logprobs`` method's detail:
+    the allowed answers left out, ``logprobs`` and :data:`TOP_LOGPROBS` asked for.
+    What the direct client posts and what a Batch API line carries are this body."""
+    return {**generation_params(body), "logprobs": True, "top_logprobs": TOP_LOGPROBS}
+
+
+def top_logprobs_text(answers: Sequence[str], choice: Mapping[str, Any]) -> str:
+    """The reply text of an answer log-probability request from an OpenAI chat
+    completion's first choice (:func:`read_top_logprobs`), the generated text kept as
+    ``reply`` for the audit.
+
+    Raises:
+        AnswerLogprobsError: as :func:`read_top_logprobs`.
+    """
+    message = choice.get("message") or {}
+    content = (choice.get("logprobs") or {}).get("content")
+    got = read_top_logprobs(answers, content)
+    return replace(got, detail={**got.detail, "reply": message.get("content") or ""}).to_json()
 
 
 @dataclass(frozen=True)

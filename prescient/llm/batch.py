@@ -21,6 +21,11 @@ batch) comes back as an error and is recorded as a failed call, like any other; 
 asks it again in a new attempt (a batch whose digest differs from the failed one's, so
 neither the journal nor :meth:`BatchAPI.find` mistakes the finished batch for it).
 
+**Jobs.** A model's requests may be more than one batch takes (the provider's limits
+on requests and bytes, :class:`JobLimits`): :func:`run_batch` cuts them in key order
+into jobs and keeps several out at once, each journaled, resumed and collected on its
+own, so a kill resumes the jobs that were out and submits only the ones never sent.
+
 Reads that fail for a passing reason (a connection error, a timeout, a 429 or 5xx) are
 retried under the retry policy given to the API (a status poll runs for hours); uploads
 and creations are not (a repeated creation could pay twice: the journal covers a lost
@@ -33,7 +38,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -51,12 +56,15 @@ __all__ = [
     "BatchHTTP",
     "BatchJournal",
     "BatchState",
+    "JobLimits",
     "JournalBatch",
     "Outcome",
     "attempt_of",
     "batch_digest",
     "keyed_records",
+    "line_bytes",
     "run_batch",
+    "split_jobs",
 ]
 
 ReplyFields = tuple[str, str | None, dict[str, int]]
@@ -113,13 +121,17 @@ class BatchAPI(Protocol):
     """One provider's batch endpoints, as :func:`run_batch` and the batch route use them."""
 
     def request_body(
-        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any]
+        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any], kind: str
     ) -> dict[str, Any]:
-        """What one request of the batch asks (the provider's request shape)."""
+        """What one request of ``kind`` asks (the provider's request shape); only the
+        kinds the API's declaration carries (:mod:`prescient.llm.routes`) are asked."""
         ...
 
-    def reply_fields(self, body: Mapping[str, Any]) -> ReplyFields:
-        """Text, finish reason and token counts of one answered request's body."""
+    def reply_fields(
+        self, body: Mapping[str, Any], gen: Mapping[str, Any], kind: str
+    ) -> ReplyFields:
+        """Text, finish reason and token counts of one answered request's body (a
+        request of ``kind`` with generation params ``gen``)."""
         ...
 
     async def find(self, digest: str) -> str | None:
@@ -218,6 +230,63 @@ class BatchHTTP:
 
 Sleep = Callable[[float], Awaitable[None]]
 Record = Callable[[Mapping[str, Outcome]], Awaitable[None]]
+Failed = Callable[[Sequence[str], Exception], Awaitable[None]]
+
+LINE_OVERHEAD = 128
+"""Bytes a request line holds besides its body (its ``custom_id``, method, URL and
+JSON punctuation), an upper bound used when cutting jobs to a provider's size limit."""
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    """How a model's batched requests are cut into jobs and how many run at once.
+
+    Attributes:
+        max_requests: the most requests in one job (None: no limit).
+        max_bytes: the most bytes of request lines in one job (None: no limit).
+        in_flight: the most jobs submitted and not yet collected at once.
+    """
+
+    max_requests: int | None = None
+    max_bytes: int | None = None
+    in_flight: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("max_requests", "max_bytes"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1, got {value}")
+        if self.in_flight < 1:
+            raise ValueError(f"in_flight must be at least 1, got {self.in_flight}")
+
+
+def line_bytes(key: str, body: Mapping[str, Any]) -> int:
+    """An upper bound on the bytes of one request's line in a batch's input."""
+    encoded = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return len(key) + len(encoded.encode("utf-8")) + LINE_OVERHEAD
+
+
+def split_jobs(keys: Sequence[str], sizes: Mapping[str, int], limits: JobLimits) -> list[list[str]]:
+    """``keys`` in their order, cut into consecutive jobs of at most
+    ``limits.max_requests`` requests and ``limits.max_bytes`` bytes (``sizes``: each
+    key's line bytes). A request larger than the byte limit alone is a job of its own,
+    which the provider then refuses: it is recorded as failed, never dropped. The cut
+    depends on the keys and sizes only, so a rerun cuts the same jobs."""
+    jobs: list[list[str]] = []
+    job: list[str] = []
+    used = 0
+    for key in keys:
+        size = sizes[key]
+        full = limits.max_requests is not None and len(job) >= limits.max_requests
+        over = limits.max_bytes is not None and used + size > limits.max_bytes
+        if job and (full or over):
+            jobs.append(job)
+            job, used = [], 0
+        job.append(key)
+        used += size
+    if job:
+        jobs.append(job)
+    return jobs
 
 
 async def run_batch(
@@ -229,49 +298,104 @@ async def run_batch(
     poll_s: float,
     sleep: Sleep = asyncio.sleep,
     submitted: Callable[[list[str]], None] | None = None,
+    limits: JobLimits = JobLimits(),
+    failed: Failed | None = None,
 ) -> None:
-    """Answer ``bodies`` (ledger key -> chat-completion body) through batches.
+    """Answer ``bodies`` (ledger key -> request body) through batch jobs.
 
-    A key in a batch the journal recorded and has not collected is answered by polling
-    that batch; the others go in one new batch (a new attempt where the same keys were
-    batched before, :func:`batch_digest`). Every key gets an :class:`Outcome`, handed
-    to ``record`` batch by batch; ``record`` must keep them durably (the ledger) before
-    it returns, because the journal then marks the batch read. ``submitted`` hears the
-    keys of each batch this call creates, so that what was sent now can be told from
-    what an earlier run's batch answers.
+    A key in a job the journal recorded and has not collected is answered by polling
+    that job; the others, in key order, are cut into new jobs by ``limits``
+    (:func:`split_jobs`; a job of the very keys batched before is a new attempt,
+    :func:`batch_digest`). Up to ``limits.in_flight`` jobs are out at once, the pending
+    ones first: each is journaled just before it is created, polled, read and handed to
+    ``record``, and the next waiting job is submitted as soon as one is collected.
+    Every key gets an :class:`Outcome`; ``record`` must keep them durably (the ledger)
+    before it returns, because the journal then marks the job read. ``submitted``
+    hears the keys of each job this call creates, so that what was sent now can be
+    told from what an earlier run's job answers.
+
+    A job that cannot be submitted or read goes to ``failed`` with its keys while the
+    other jobs go on; without ``failed`` its error is raised once the other jobs are
+    stopped. Anything else that stops a job (a kill) stops them all.
     """
     wanted = set(bodies)
-    known = journal.batches().values()
-    open_ = [b for b in known if not b.collected and wanted & set(b.keys)]
-    covered = {k for b in open_ for k in b.keys}
+    known = list(journal.batches().values())
+    pending = [b for b in known if not b.collected and wanted & set(b.keys)]
+    covered = {k for b in pending for k in b.keys}
     fresh = sorted(wanted - covered)
-    if fresh:
-        batch = JournalBatch(batch_digest(fresh, attempt_of(fresh, known)), model, fresh)
-        journal.submitting(batch)
-        open_.append(batch)
-    for batch in open_:
-        if batch.batch_id is None:
-            batch.batch_id = await api.find(batch.digest)
-            if batch.batch_id is None:
-                asked = {k: bodies[k] for k in batch.keys if k in bodies}
-                batch.batch_id = await api.submit(asked, batch.digest)
-                if submitted is not None:
-                    submitted(list(batch.keys))
-                logger.info(
-                    "%s: submitted batch %s (%d requests)", model, batch.batch_id, len(batch.keys)
-                )
-            else:
-                logger.info(
-                    "%s: found batch %s (%d requests)", model, batch.batch_id, len(batch.keys)
-                )
-            journal.submitted(batch.digest, batch.batch_id)
-        else:
-            logger.info(
-                "%s: resuming batch %s (%d requests)", model, batch.batch_id, len(batch.keys)
-            )
-        results = await _collect(batch, api, poll_s, sleep)
-        await record({k: v for k, v in results.items() if k in wanted})
-        journal.collected(batch.digest, results.status)
+    sizes = {k: line_bytes(k, bodies[k]) for k in fresh}
+    new = [
+        JournalBatch(batch_digest(chunk, attempt_of(chunk, known)), model, chunk)
+        for chunk in split_jobs(fresh, sizes, limits)
+    ]
+    jobs = [(b, False) for b in pending] + [(b, True) for b in new]
+    if len(jobs) > 1:
+        logger.info(
+            "%s: %d requests in %d batch jobs (%d pending), up to %d in flight",
+            model,
+            len(wanted),
+            len(jobs),
+            len(pending),
+            limits.in_flight,
+        )
+    slots = asyncio.Semaphore(limits.in_flight)
+
+    stopped = asyncio.Event()  # a job was stopped by more than a failure: start no other
+
+    async def one(batch: JournalBatch, is_new: bool) -> None:
+        async with slots:
+            if stopped.is_set():
+                return
+            try:
+                if is_new:
+                    journal.submitting(batch)
+                await _submit(batch, model, bodies, api, journal, submitted)
+                results = await _collect(batch, api, poll_s, sleep)
+            except Exception as exc:
+                if failed is None:
+                    stopped.set()
+                    raise
+                await failed([k for k in batch.keys if k in wanted], exc)
+                return
+            except BaseException:
+                stopped.set()
+                raise
+            await record({k: v for k, v in results.items() if k in wanted})
+            journal.collected(batch.digest, results.status)
+
+    tasks = [asyncio.ensure_future(one(b, is_new)) for b, is_new in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _submit(
+    batch: JournalBatch,
+    model: str,
+    bodies: Mapping[str, Mapping[str, Any]],
+    api: BatchAPI,
+    journal: BatchJournal,
+    submitted: Callable[[list[str]], None] | None,
+) -> None:
+    """Give ``batch`` its id: the one the journal has, the one the server finds by its
+    digest, or a new job's (journaled as soon as it is known)."""
+    if batch.batch_id is not None:
+        logger.info("%s: resuming batch %s (%d requests)", model, batch.batch_id, len(batch.keys))
+        return
+    batch.batch_id = await api.find(batch.digest)
+    if batch.batch_id is None:
+        asked = {k: bodies[k] for k in batch.keys if k in bodies}
+        batch.batch_id = await api.submit(asked, batch.digest)
+        if submitted is not None:
+            submitted(list(batch.keys))
+        logger.info("%s: submitted batch %s (%d requests)", model, batch.batch_id, len(batch.keys))
+    else:
+        logger.info("%s: found batch %s (%d requests)", model, batch.batch_id, len(batch.keys))
+    journal.submitted(batch.digest, batch.batch_id)
 
 
 class _Results(dict[str, Outcome]):

@@ -88,9 +88,10 @@ class AnthropicBatchAPI(BatchHTTP):
         super().__init__(base, headers, timeout_s, retry, clock)
 
     def request_body(
-        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any]
+        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any], kind: str
     ) -> dict[str, Any]:
-        """The ``params`` of a batch request (module doc)."""
+        """The ``params`` of a batch request (module doc); chat is the only kind a
+        message batch carries."""
         system = [str(m.get("content") or "") for m in messages if m.get("role") == "system"]
         params: dict[str, Any] = {
             "model": spec.litellm_model.split("/", 1)[1],
@@ -105,7 +106,9 @@ class AnthropicBatchAPI(BatchHTTP):
             params["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
         return params
 
-    def reply_fields(self, body: Mapping[str, Any]) -> ReplyFields:
+    def reply_fields(
+        self, body: Mapping[str, Any], gen: Mapping[str, Any], kind: str
+    ) -> ReplyFields:
         return message_reply_fields(body)
 
     async def find(self, digest: str) -> str | None:

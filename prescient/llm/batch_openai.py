@@ -24,11 +24,17 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from prescient.llm.answer_logprobs import (
+    ANSWER_LOGPROBS,
+    request_answers,
+    top_logprobs_body,
+    top_logprobs_text,
+)
 from prescient.llm.batch import BatchHTTP, BatchState, Outcome, ReplyFields, keyed_records
 from prescient.llm.limits import Clock
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy
-from prescient.llm.transport_base import Messages
+from prescient.llm.transport_base import Messages, reasoning_tokens
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
@@ -51,17 +57,28 @@ class OpenAIBatchAPI(BatchHTTP):
         super().__init__(api_base, headers, timeout_s, retry, clock)
 
     def request_body(
-        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any]
+        self, spec: ModelSpec, messages: Messages, gen: Mapping[str, Any], kind: str
     ) -> dict[str, Any]:
-        """The chat-completion body of a batch line (what the direct client posts)."""
-        return {
+        """The chat-completion body of a batch line: what the direct client posts, for
+        an answer log-probability request too (asked with ``logprobs`` and
+        ``top_logprobs``, its allowed answers left out)."""
+        body = {
             "model": spec.litellm_model.split("/", 1)[1],
             "messages": [dict(m) for m in messages],
             **gen,
         }
+        return top_logprobs_body(body) if kind == ANSWER_LOGPROBS else body
 
-    def reply_fields(self, body: Mapping[str, Any]) -> ReplyFields:
-        return chat_reply_fields(body)
+    def reply_fields(
+        self, body: Mapping[str, Any], gen: Mapping[str, Any], kind: str
+    ) -> ReplyFields:
+        """The reply as the direct client reads it: for an answer log-probability
+        request, the allowed answers' log-probabilities read by the same rule
+        (:func:`prescient.llm.answer_logprobs.top_logprobs_text`)."""
+        text, finish, counts = chat_reply_fields(body)
+        if kind == ANSWER_LOGPROBS:
+            text = top_logprobs_text(request_answers(gen), body["choices"][0])
+        return text, finish, counts
 
     async def upload(self, jsonl: bytes) -> str:
         import aiohttp
@@ -143,8 +160,10 @@ def read_results(raw: bytes, wanted: set[str]) -> dict[str, Outcome]:
 
 
 def chat_reply_fields(body: Mapping[str, Any]) -> ReplyFields:
-    """Text, finish reason and token counts of a chat-completion body."""
+    """Text, finish reason and token counts of a chat-completion body (the reasoning
+    tokens too, where the provider reports them)."""
     choice = body["choices"][0]
     usage = body.get("usage") or {}
     counts = {k: int(usage.get(k) or 0) for k in ("prompt_tokens", "completion_tokens")}
+    counts.update(reasoning_tokens(usage))
     return str(choice["message"].get("content") or ""), choice.get("finish_reason"), counts

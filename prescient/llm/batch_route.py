@@ -1,13 +1,20 @@
 """Batch mode: a model whose entry sets ``batch: true`` is asked through its provider's
 batch API (:mod:`prescient.llm.batch`) instead of one request at a time.
 
-Within one ``Gateway.complete_many`` call, the model's chat requests that neither the
-stage's ledger nor the response store answers go out as one batch (``custom_id``: the
+Within one ``Gateway.complete_many`` call (the evaluate stage makes one per batch-mode
+model, every setting and elicitation together), the model's requests that neither the
+stage's ledger nor the response store answers go out as batch jobs (``custom_id``: the
 ledger key; identical requests are one line), while the gateway's other requests travel
-as usual. The batch is polled every ``llm.batch_poll_s`` seconds; each answer is written
-to the ledger as soon as it is collected (a failed line as a failed call, which a rerun
-asks again), and the requests get their results like any other: an answered request is
-served from the ledger on every later run. Log-probability requests never go in a batch.
+as usual. The requests are cut in key order into jobs within the provider's limits on
+one batch and ``llm.batch_max_requests``; up to ``llm.batch_max_in_flight`` jobs are out
+at once, and each is polled every ``llm.batch_poll_s`` seconds. Each answer is written
+to the ledger as soon as its job is collected (a failed line as a failed call, which a
+rerun asks again), and the requests get their results like any other: an answered
+request is served from the ledger on every later run. Chat requests travel in batches
+on every batch API; answer log-probability requests
+(:mod:`prescient.llm.answer_logprobs`) where the API carries them (OpenAI's: the same
+``logprobs``/``top_logprobs`` body the direct client posts, read by the same rule); a
+text's log-probabilities (bits per character) never.
 
 **Never submitted twice.** The batch journal (:class:`prescient.llm.batch.BatchJournal`)
 is kept beside the file the ledger appends to, as ``<that file>.batches``: in a DVC
@@ -49,7 +56,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from prescient.llm.batch import BatchAPI, BatchJournal, run_batch
+from prescient.llm.answer_logprobs import AnswerLogprobsError
+from prescient.llm.batch import BatchAPI, BatchJournal, JobLimits, run_batch
 from prescient.llm.batch import Outcome as BatchOutcome
 from prescient.llm.cache import Entry, LedgerCache
 from prescient.llm.ceiling import CostCeiling, NotSent, reply_cost
@@ -58,11 +66,16 @@ from prescient.llm.logprobs import CHAT
 from prescient.llm.planning import Planned
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy, describe
-from prescient.llm.routes import BATCH_API_ROUTES, ROUTES, BatchAPIRoute
+from prescient.llm.routes import (
+    BATCH_API_ROUTES,
+    ROUTES,
+    batch_api_route,
+    batch_kinds,
+)
 from prescient.llm.scrub import Scrubber
 from prescient.llm.settings import GatewaySettings
 from prescient.llm.transport_base import USAGE_FIELDS
-from prescient.llm.types import Reply
+from prescient.llm.types import SERVED_MODEL, Reply
 
 logger = logging.getLogger(__name__)
 
@@ -101,15 +114,16 @@ def journal_path(ledger_file: str | Path) -> Path:
     return path.with_name(path.name + JOURNAL_SUFFIX)
 
 
-def batch_api_route(spec: ModelSpec) -> BatchAPIRoute | None:
-    """The batch API ``spec``'s batches go to: the first, among those the transports
-    serving its chat requests offer, that takes it (None: none does)."""
-    for route in ROUTES:
-        if route.accepts(spec, CHAT):
-            for name in route.batch_apis:
-                if BATCH_API_ROUTES[name].serves(spec):
-                    return BATCH_API_ROUTES[name]
-    return None
+def job_limits(spec: ModelSpec, settings: GatewaySettings) -> JobLimits:
+    """How ``spec``'s batched requests are cut into jobs: the provider's limits on one
+    batch (its declaration), ``llm.batch_max_requests`` where lower, and
+    ``llm.batch_max_in_flight`` jobs out at once."""
+    declared = batch_api_route(spec)
+    assert declared is not None  # Gateway.check refused the entry
+    most = declared.max_requests
+    if settings.batch_max_requests is not None:
+        most = min(most, settings.batch_max_requests)
+    return JobLimits(most, declared.max_bytes, settings.batch_max_in_flight)
 
 
 def batch_refusal(spec: ModelSpec) -> str | None:
@@ -179,7 +193,7 @@ class BatchRoute:
         claimed: dict[str, Planned] = {}
         for p in planned:
             req, spec, _, key = p
-            if not spec.batch or req.kind != CHAT or key in claimed:
+            if not spec.batch or key in claimed or req.kind not in batch_kinds(spec):
                 continue
             if cache.get(key) is not None or key in cache.failed_here:
                 continue
@@ -239,13 +253,21 @@ class BatchRoute:
         timeout_s = spec.timeout_s or gw.settings.timeout_s
         api = make_batch_api(spec, api_key, timeout_s, gw.retry, gw.clock)
         journal = BatchJournal(journal_path(gw.cache.ledger.path))
-        bodies = {key: api.request_body(spec, p[0].messages, p[2]) for key, p in group.items()}
+        bodies = {
+            key: api.request_body(spec, p[0].messages, p[2], p[0].kind) for key, p in group.items()
+        }
 
         async def record(outcomes: Mapping[str, BatchOutcome]) -> None:
             for key in sorted(outcomes):
                 if key in group and key not in self._entries:
                     outcome = outcomes[key]
                     await self._record(group[key], outcome.body, outcome.error, api, True)
+
+        async def failed(keys: Sequence[str], exc: Exception) -> None:
+            error = f"batch: {self.scrub(describe(exc))}"
+            logger.warning("%s: %s", spec.name, error)
+            for key in sorted(set(keys) - set(self._entries)):
+                await self._record(group[key], None, error, api, False)
 
         try:
             await run_batch(
@@ -257,12 +279,11 @@ class BatchRoute:
                 gw.settings.batch_poll_s,
                 gw.clock.sleep,
                 submitted=self._sent.update,
+                limits=job_limits(spec, gw.settings),
+                failed=failed,
             )
         except Exception as exc:  # a failed batch is recorded, not raised
-            error = f"batch: {self.scrub(describe(exc))}"
-            logger.warning("%s: %s", spec.name, error)
-            for key in sorted(set(group) - set(self._entries)):
-                await self._record(group[key], None, error, api, False)
+            await failed(list(group), exc)
         finally:
             await api.aclose()
             for key in group:
@@ -287,13 +308,18 @@ class BatchRoute:
         reply = None
         if body is not None:
             try:
-                text, finish, counts = api.reply_fields(body)
+                text, finish, counts = api.reply_fields(body, gen, req.kind)
+            except AnswerLogprobsError as exc:
+                error = f"batch reply holds no answer log-probabilities: {exc}"
             except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
                 error = f"batch reply unusable ({type(exc).__name__}): {str(body)[:120]}"
             else:
-                usage = {**counts, USAGE_FIELDS[2]: sum(counts.values())}
+                prompt, completion = counts[USAGE_FIELDS[0]], counts[USAGE_FIELDS[1]]
+                usage = {**counts, USAGE_FIELDS[2]: prompt + completion}
                 cost = reply_cost(spec, usage, None, batch=True)
-                reply = Reply(text, finish, usage, cost)
+                named = body.get("model")
+                served = {SERVED_MODEL: named} if isinstance(named, str) and named else None
+                reply = Reply(text, finish, usage, cost, provenance=served)
         if reply is None:
             error = self.scrub(error or "batch: no answer")
         entry = self.make_entry(planned, reply, error)

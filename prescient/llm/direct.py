@@ -28,15 +28,13 @@ litellm ships (:mod:`prescient.llm.prices`).
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from prescient.llm.answer_logprobs import (
     ANSWER_LOGPROBS,
-    TOP_LOGPROBS,
-    generation_params,
-    read_top_logprobs,
     request_answers,
+    top_logprobs_body,
+    top_logprobs_text,
 )
 from prescient.llm.prices import price
 from prescient.llm.routes import DIRECT, DIRECT_BASES, Route
@@ -83,9 +81,7 @@ class DirectTransport:
         choice = data["choices"][0]
         text = choice["message"].get("content") or ""
         if answers is not None:
-            content = (choice.get("logprobs") or {}).get("content")
-            got = read_top_logprobs(answers, content)
-            text = replace(got, detail={**got.detail, "reply": text}).to_json()
+            text = top_logprobs_text(answers, choice)
         raw_usage = data.get("usage") or {}
         usage = {k: _count(raw_usage.get(k)) for k in USAGE_FIELDS}
         usage.update(reasoning_tokens(raw_usage))
@@ -114,7 +110,7 @@ class DirectTransport:
             **call.gen,
         }
         if call.kind == ANSWER_LOGPROBS:
-            body = {**generation_params(body), "logprobs": True, "top_logprobs": TOP_LOGPROBS}
+            body = top_logprobs_body(body)
         headers = {"Content-Type": "application/json"}
         if call.api_key:
             headers["Authorization"] = f"Bearer {call.api_key}"

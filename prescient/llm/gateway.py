@@ -315,7 +315,9 @@ class Gateway:
                     key, call, inflight, (spec.name, spec.concurrency)
                 )
             except NotSent as exc:  # held back before sending: nothing in the ledger
-                result = LLMResult(req, key, ok=False, text=None, error=str(exc))
+                result = LLMResult(
+                    req, key, ok=False, text=None, error=str(exc), litellm_model=spec.litellm_model
+                )
             else:
                 result = result_from_entry(req, key, entry, from_ledger=hit)
             progress.done(result)

@@ -11,8 +11,9 @@ from typing import Any, Protocol
 
 from prescient.llm.ceiling import rates
 from prescient.llm.fit import estimate_tokens
-from prescient.llm.logprobs import CHAT, LOGPROBS
+from prescient.llm.logprobs import LOGPROBS
 from prescient.llm.registry import ModelSpec
+from prescient.llm.routes import batch_kinds
 from prescient.llm.types import LLMRequest
 
 Planned = tuple[LLMRequest, ModelSpec, dict[str, Any], str]
@@ -101,7 +102,7 @@ def estimate_planned(gateway: Planner, planned: Sequence[Planned]) -> Estimate:
         if spec.in_process:
             continue
         paid += 1
-        found = rates(spec, spec.batch and req.kind == CHAT)
+        found = rates(spec, spec.batch and req.kind in batch_kinds(spec))
         if cost is None or found is None or limit is None:
             cost = None
         else:

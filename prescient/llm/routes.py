@@ -13,8 +13,9 @@ or a batch API is one module and one declaration here.
 A route declares, per request kind (``chat``, ``logprobs``, ``answer_logprobs``), which
 models it serves (a predicate on the model's entry) and, where it is the kind's server
 for models it does not serve, why no transport can serve them (the refusal a user
-reads); the batch APIs its chat models can be asked through (none: ``no_batch`` says
-why); and, by its name, the ``llm.transport`` value that prefers it.
+reads); the batch APIs its models can be asked through (none: ``no_batch`` says why);
+and, by its name, the ``llm.transport`` value that prefers it. A batch API declares the
+request kinds it carries and the provider's limits on one batch.
 """
 
 from __future__ import annotations
@@ -77,6 +78,9 @@ class BatchAPIRoute:
             (:class:`prescient.llm.batch.BatchAPI`), imported when a batch is sent.
         serves: which models' batches it takes.
         base: where a model's batches go (None: unknown).
+        kinds: the request kinds a batch carries (others travel one by one).
+        max_requests: the most requests the provider takes in one batch.
+        max_bytes: the largest batch the provider takes, in bytes of its request lines.
         refuses: why a model it might serve cannot use it (None: not its model).
     """
 
@@ -84,6 +88,9 @@ class BatchAPIRoute:
     target: str
     serves: Serves
     base: Callable[[ModelSpec], str | None]
+    kinds: frozenset[str] = frozenset({CHAT})
+    max_requests: int = 10_000
+    max_bytes: int = 100_000_000
     refuses: Explains = lambda spec: None
 
 
@@ -226,20 +233,48 @@ OPENAI_BATCHES = BatchAPIRoute(
     target="prescient.llm.batch_openai:OpenAIBatchAPI",
     serves=lambda spec: _openai_base(spec) is not None,
     base=_openai_base,
+    kinds=frozenset({CHAT, ANSWER_LOGPROBS}),
+    max_requests=50_000,
+    max_bytes=200_000_000,
     refuses=_no_openai_base,
 )
 """OpenAI's Batch API (files and batches endpoints), which Together, Groq and vLLM's
-batch runner speak too: any provider given its OpenAI-compatible base URL."""
+batch runner speak too: any provider given its OpenAI-compatible base URL. A batch line
+is a chat completion, so answer log-probability requests (asked with ``logprobs`` and
+``top_logprobs``, as the direct client asks them) travel in batches too. OpenAI's limits
+on one batch: 50,000 requests and an input file of 200 MB."""
 
 ANTHROPIC_BATCHES = BatchAPIRoute(
     name="anthropic",
     target="prescient.llm.batch_anthropic:AnthropicBatchAPI",
     serves=_is_anthropic,
     base=lambda spec: spec.endpoints[0] or ANTHROPIC_BASE,
+    max_requests=100_000,
+    max_bytes=256_000_000,
 )
-"""Anthropic's Message Batches API, for ``anthropic/`` models."""
+"""Anthropic's Message Batches API, for ``anthropic/`` models: chat only (the Messages
+API reports no token log-probabilities). Its limits on one batch: 100,000 requests and
+256 MB."""
 
 BATCH_API_ROUTES: Mapping[str, BatchAPIRoute] = {
     b.name: b for b in (ANTHROPIC_BATCHES, OPENAI_BATCHES)
 }
 """Every batch API by name."""
+
+
+def batch_api_route(spec: ModelSpec) -> BatchAPIRoute | None:
+    """The batch API ``spec``'s batches go to: the first, among those the transports
+    serving its chat requests offer, that takes it (None: none does)."""
+    for route in ROUTES:
+        if route.accepts(spec, CHAT):
+            for name in route.batch_apis:
+                if BATCH_API_ROUTES[name].serves(spec):
+                    return BATCH_API_ROUTES[name]
+    return None
+
+
+def batch_kinds(spec: ModelSpec) -> frozenset[str]:
+    """The request kinds of ``spec`` that travel in its batches (none: it has no batch
+    API); its other requests travel one by one."""
+    declared = batch_api_route(spec)
+    return frozenset() if declared is None else declared.kinds

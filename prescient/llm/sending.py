@@ -185,4 +185,5 @@ def result_from_entry(
         latency_s=entry.get("latency_s"),
         from_ledger=from_ledger,
         served_model=served_model(entry.get("provenance")) if ok else None,
+        litellm_model=entry.get("litellm_model"),
     )

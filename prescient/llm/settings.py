@@ -42,6 +42,10 @@ class GatewaySettings(Settings):
             ceiling.
         batch_poll_s: seconds between status reads of a submitted Batch API job
             (models with ``batch: true``, :mod:`prescient.llm.batch_route`).
+        batch_max_requests: the most requests in one batch job (None: the provider's
+            limit, which also bounds a lower value).
+        batch_max_in_flight: the most batch jobs of one model submitted and not yet
+            collected at once.
     """
 
     max_tries: int = Field(ge=1)
@@ -54,6 +58,8 @@ class GatewaySettings(Settings):
     endpoint_cooldown_s: float = Field(ge=0)
     max_cost_usd: float | None = Field(ge=0)
     batch_poll_s: float = Field(gt=0)
+    batch_max_requests: int | None = Field(ge=1)
+    batch_max_in_flight: int = Field(ge=1)
 
     @model_validator(mode="after")
     def _cap_covers_base(self) -> GatewaySettings:

@@ -73,6 +73,8 @@ class LLMResult:
         served_model: the model that answered as the server named it (its reply's
             ``model``; an in-process model's weights file), None when unknown
             (:func:`served_model`).
+        litellm_model: the model string the request was keyed and sent under (the
+            entry's ``litellm_model``; None where no entry names it).
     """
 
     request: LLMRequest
@@ -86,6 +88,7 @@ class LLMResult:
     latency_s: float | None = None
     from_ledger: bool = False
     served_model: str | None = None
+    litellm_model: str | None = None
 
 
 Complete = Callable[[Sequence[LLMRequest], str], list[LLMResult]]

@@ -5,7 +5,11 @@
 ``GET /v1/files/<id>/content``. A batch stays ``in_progress`` for ``polls`` reads of its
 status, then ends: ``completed``, or ``expired`` when ``expire_after`` is set (only that
 many of its requests answered). Requests whose ``custom_id`` is in ``fail_keys`` land in
-the error file with status 500.
+the error file with status 500. A line asked with ``logprobs`` is answered as the fake
+chat server answers it (``chat_logprobs``, :mod:`tests.support.fake_openai`), so a batched
+reply and a direct one can be compared. ``open_peak`` is the most batches in progress
+at once; with ``hold`` set, no batch ends before that many were created (or, so that a
+client submitting one at a time still finishes, before it was read 200 times more).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.support.fake_openai import ChatLogprobs, completion_with_logprobs
 
 Answer = Callable[[list[dict[str, Any]]], str]
 
@@ -38,13 +44,18 @@ class FakeBatches:
         fail_keys: frozenset[str] = frozenset(),
         expire_after: int | None = None,
         ended: str = "expired",
+        chat_logprobs: ChatLogprobs | None = None,
+        hold: int = 0,
     ) -> None:
         self.answer, self.n_polls = answer, polls
         self.fail_keys, self.expire_after = fail_keys, expire_after
         self.ended = ended  # the status of a batch cut short: expired or cancelled
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict[str, Any]] = {}
+        self.chat_logprobs = chat_logprobs
+        self.hold = hold
         self.created = self.polls = 0
+        self.open = self.open_peak = 0
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -74,6 +85,12 @@ class FakeBatches:
                 body = {"error": {"message": "server error", "type": "server_error"}}
                 err.append({"custom_id": key, "response": {"status_code": 500, "body": body}})
                 continue
+            if req["body"].get("logprobs") and self.chat_logprobs is not None:
+                positions = self.chat_logprobs(req["body"]["messages"])
+                top = int(req["body"].get("top_logprobs") or 0)
+                body = completion_with_logprobs(i, req["body"], positions, top)
+                out.append({"custom_id": key, "response": {"status_code": 200, "body": body}})
+                continue
             text = self.answer(req["body"]["messages"])
             body = {
                 "id": f"chatcmpl-{i}",
@@ -95,6 +112,7 @@ class FakeBatches:
                 self.files[fid] = "".join(json.dumps(r) + "\n" for r in rows).encode()
                 batch[field] = fid
         batch["status"] = self.ended if self.expire_after is not None else "completed"
+        self.open -= 1
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -132,6 +150,8 @@ class FakeBatches:
                         if req.get("input_file_id") not in fake.files:
                             return self._send(404, {"error": "no such file"})
                         fake.created += 1
+                        fake.open += 1
+                        fake.open_peak = max(fake.open_peak, fake.open)
                         bid = f"batch_{fake.created}"
                         fake.batches[bid] = {
                             "id": bid,
@@ -159,7 +179,9 @@ class FakeBatches:
                             return self._send(404, {"error": "no such batch"})
                         fake.polls += 1
                         batch["_polls"] += 1
-                        if batch["status"] == "in_progress" and batch["_polls"] > fake.n_polls:
+                        due = batch["_polls"] > fake.n_polls
+                        held = fake.created < fake.hold and batch["_polls"] <= fake.n_polls + 200
+                        if batch["status"] == "in_progress" and due and not held:
                             fake._finish(batch)
                         return self._send(200, _public(batch))
                     if path.startswith("/v1/files/") and path.endswith("/content"):

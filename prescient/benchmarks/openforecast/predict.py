@@ -36,9 +36,13 @@ PREDICTION_SCHEMA: dict[str, str] = {
     "finish_reason": "string",
     "error": "string",
     "ledger_key": "string",
+    "served_model": "string",
+    "litellm_model": "string",
 }
-"""One row per sample: the model's reply (null with ``error`` when the call failed) and
-why it ended (``length``: cut at ``max_tokens``, so its last item is incomplete)."""
+"""One row per sample: the model's reply (null with ``error`` when the call failed), why
+it ended (``length``: cut at ``max_tokens``, so its last item is incomplete), the model
+that answered as its server named it (null where the reply names none) and the model
+string the request was sent under (the registry entry's ``litellm_model``)."""
 
 
 def prompt_values(sample: dict[str, Any]) -> dict[str, str]:
@@ -96,4 +100,6 @@ def predict(
         rows["finish_reason"].append(r.finish_reason if r.ok else None)
         rows["error"].append(None if r.ok else r.error)
         rows["ledger_key"].append(r.key)
+        rows["served_model"].append(r.served_model if r.ok else None)
+        rows["litellm_model"].append(r.litellm_model)
     return io.typed_frame(PREDICTION_SCHEMA, rows)

@@ -28,6 +28,7 @@ from stages import retrieve as retrieve_stage
 from stages import score as score_stage
 from tests.conftest import ROOT
 from tests.fixtures.eval import articles, construct_questions
+from tests.support.fake_batches import FakeBatches
 from tests.support.llm import model_entry
 
 SETTINGS = ["closed_book", "gold", "rag_dynamic", "rag_2024-03-06"]
@@ -354,6 +355,51 @@ def test_the_plan_counts_what_the_run_then_sends(project: Path) -> None:
     CALLS.clear()
     assert run_model("oracle") == 0
     assert more["to_send"] == len(CALLS) == 5 and more["answered"] == 5
+
+
+def top_tokens(messages: list[dict[str, Any]]) -> list[tuple[str, float, list[tuple[str, float]]]]:
+    """The fake batch server's top tokens: (b) over (a) for options, Yes over No else."""
+    if "(a)" in messages[-1]["content"]:
+        return [("(b", -0.4, [("(b", -0.4), ("(a", -1.5)])]
+    return [("Yes", -0.2, [("Yes", -0.2), ("No", -1.8)])]
+
+
+def test_a_batch_model_sends_every_cell_in_jobs_submitted_together(project: Path) -> None:
+    set_eval(models=["bm"], settings=SHARING, elicitation=["label", "token_logprobs"])
+    assert run_retrieve() == 0
+    with FakeBatches(answer=lambda m: oracle(m, {}), chat_logprobs=top_tokens, hold=3) as s:
+        p = yaml.safe_load(Path("params.yaml").read_text())
+        p["models"]["bm"] = model_entry(
+            "bm",
+            "openai/bm",
+            api_base=s.url,
+            batch=True,
+            params={"temperature": 0.0, "max_tokens": 16},
+            price={"prompt_usd_per_mtok": 0.0, "completion_usd_per_mtok": 0.0},
+        )
+        p["llm"].update(batch_poll_s=0.01, batch_max_requests=3, batch_max_in_flight=3)
+        Path("params.yaml").write_text(yaml.safe_dump(p))
+        assert run_model("bm") == 0
+        # 2 settings x 4 questions x 2 elicitations: 10 distinct requests (3 label and 3
+        # token prompts shared by the settings), cut into 4 jobs, 3 of them out at once
+        assert (s.created, s.open_peak) == (4, 3)
+        lines = [
+            json.loads(x)
+            for b in s.batches.values()
+            for x in s.files[b["input_file_id"]].decode().splitlines()
+        ]
+        assert len(lines) == 10 and sum(bool(x["body"].get("logprobs")) for x in lines) == 5
+        assert run_model("bm") == 0 and s.created == 4, "the rerun is served from the ledger"
+    for setting in SHARING:
+        frame = pd.read_parquet(f"data/processed/predictions/bm/{setting}.parquet")
+        assert len(frame) == 8 and frame["error"].isna().all()
+        assert set(frame["served_model"]) == {"bm"}
+        assert set(frame["litellm_model"]) == {"openai/bm"}
+        tokens = frame[frame["elicitation"] == "token_logprobs"].set_index("question_id")
+        merger = json.loads(tokens.at["q_mc_merger", "raw_response"])
+        assert merger["method"] == "top_logprobs" and merger["logprobs"][:2] == [-1.5, -0.4]
+        label = frame[frame["elicitation"] == "label"].set_index("question_id")
+        assert label.at["q_tf_bridge", "raw_response"] == "**Yes**"
 
 
 def test_an_expensive_elicitation_is_asked_of_a_nested_sample(project: Path) -> None:

@@ -15,6 +15,12 @@ from typing import Any
 
 import pytest
 
+from prescient.llm.answer_logprobs import (
+    ANSWER_LOGPROBS,
+    TOP_LOGPROBS,
+    AnswerLogprobs,
+    answer_distribution,
+)
 from prescient.llm.batch import BatchError, BatchJournal
 from prescient.llm.batch_openai import OpenAIBatchAPI
 from prescient.llm.batch_route import journal_path
@@ -148,6 +154,44 @@ def test_batch_and_direct_requests_travel_side_by_side(tmp_path: Path) -> None:
         out = gw.complete_many([req(0), req(1, "direct"), req(2)])
     assert [r.text for r in out] == ["A:q0", "A:q1", "A:q2"]
     assert direct.requests == 1 and s.created == 1
+
+
+def positions(messages: list[dict[str, Any]]) -> list[tuple[str, float, list[tuple[str, float]]]]:
+    lean = -0.3 if "q0" in messages[-1]["content"] else -1.9
+    return [(" Yes", lean, [(" Yes", lean), (" No", -0.6), (" Maybe", -3.0)])]
+
+
+def test_answer_logprob_requests_travel_in_the_batch_and_read_as_sent_directly(
+    tmp_path: Path,
+) -> None:
+    def asked(i: int, model: str) -> LLMRequest:
+        return LLMRequest(
+            model,
+            [{"role": "user", "content": f"q{i}"}],
+            params={"answers": ["Yes", "No"]},
+            kind=ANSWER_LOGPROBS,
+        )
+
+    with (
+        FakeBatches(answer=answer, chat_logprobs=positions) as s,
+        FakeOpenAI(answer=answer, chat_logprobs=positions) as direct,
+        gateway(s.url, tmp_path / "l.jsonl", direct_url=direct.url) as gw,
+    ):
+        batched = gw.complete_many([asked(0, "bm"), asked(1, "bm"), req(2)])
+        one_by_one = gw.complete_many([asked(0, "direct"), asked(1, "direct")])
+        lines = [json.loads(x) for x in s.files["file-in-0"].decode().splitlines()]
+    assert s.created == 1 and len(lines) == 3, "chat and answer log-probabilities in one job"
+    asks = [x["body"] for x in lines if x["body"].get("logprobs")]
+    assert len(asks) == 2 and all(b["top_logprobs"] == TOP_LOGPROBS for b in asks)
+    assert all("answers" not in b for b in asks), "the allowed answers are never sent"
+    assert all(r.ok for r in batched + one_by_one)
+    assert [r.text for r in batched[:2]] == [r.text for r in one_by_one]
+    assert [r.served_model for r in batched] == ["bm", "bm", "bm"]
+    assert batched[2].text == "A:q2"
+    first = answer_distribution(batched[0].text or "")
+    assert first[0] > first[1] and AnswerLogprobs.from_json(batched[0].text or "").method == (
+        "top_logprobs"
+    )
 
 
 def test_the_ceiling_bounds_what_a_batch_submits(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from prescient.llm.batch_anthropic import AnthropicBatchAPI
 from prescient.llm.batch_route import journal_path
 from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import read_entries
+from prescient.llm.logprobs import CHAT
 from prescient.llm.store import open_stage_ledger
 from prescient.llm.types import LLMRequest
 from tests.support.fake_anthropic_batches import FakeAnthropicBatches
@@ -178,7 +179,7 @@ def test_the_params_are_written_as_the_messages_api_names_them() -> None:
         {"role": "user", "content": "Rain?"},
     ]
     gen = {"temperature": 0.0, "stop": "\n", "seed": 3}
-    body = api.request_body(model_spec("c", "anthropic/claude-x"), messages, gen)
+    body = api.request_body(model_spec("c", "anthropic/claude-x"), messages, gen, CHAT)
     assert body == {
         "model": "claude-x",
         "max_tokens": 4096,
@@ -192,7 +193,7 @@ def test_the_params_are_written_as_the_messages_api_names_them() -> None:
         "stop_reason": "max_tokens",
         "usage": {"input_tokens": 5, "output_tokens": 2},
     }
-    assert api.reply_fields(message) == (
+    assert api.reply_fields(message, gen, CHAT) == (
         "Yes",
         "length",
         {"prompt_tokens": 5, "completion_tokens": 2},

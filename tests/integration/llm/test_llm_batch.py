@@ -1,17 +1,27 @@
 """Batches against a loopback server with the files and batches endpoints: partial
-failures, an expired batch, and kills at each step that never submit a batch twice."""
+failures, an expired batch, kills at each step that never submit a batch twice, and a
+model's requests cut into jobs submitted together up to a cap."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from prescient.llm.batch import BatchJournal, Outcome, batch_digest, run_batch
+from prescient.llm.batch import (
+    BatchError,
+    BatchJournal,
+    JobLimits,
+    Outcome,
+    batch_digest,
+    line_bytes,
+    run_batch,
+    split_jobs,
+)
 from prescient.llm.batch_openai import OpenAIBatchAPI, chat_reply_fields
 from tests.support.fake_batches import FakeBatches
 
@@ -36,6 +46,7 @@ def run(
     journal: BatchJournal,
     requests: Mapping[str, Mapping[str, Any]],
     sleep: Any = no_wait,
+    limits: JobLimits | None = None,
 ) -> dict[str, Outcome]:
     got: dict[str, Outcome] = {}
 
@@ -45,7 +56,10 @@ def run(
     async def go() -> None:
         api = OpenAIBatchAPI(server.url, "sk-test", timeout_s=10)
         try:
-            await run_batch("m", requests, api, journal, record, poll_s=0.0, sleep=sleep)
+            await run_batch(
+                "m", requests, api, journal, record, poll_s=0.0, sleep=sleep,
+                limits=limits or JobLimits(),
+            )  # fmt: skip
         finally:
             await api.aclose()
 
@@ -170,3 +184,83 @@ def test_a_batch_that_expired_whole_is_a_new_attempt_which_a_kill_resumes(
     digests = [b["metadata"]["prescient_batch"] for b in s.batches.values()]
     assert digests == [batch_digest(bodies(3), n) for n in range(3)]
     assert len(set(digests)) == 3 and all(b.collected for b in journal.batches().values())
+
+
+def test_jobs_are_cut_by_the_limits_and_submitted_together_up_to_the_cap(
+    tmp_path: Path,
+) -> None:
+    journal = BatchJournal(tmp_path / "b.jsonl")
+    limits = JobLimits(max_requests=3, in_flight=2)
+    with FakeBatches(answer=lambda m: f"A:{m[-1]['content']}", polls=1, hold=2) as s:
+        got = run(s, journal, bodies(7), limits=limits)
+        assert s.created == 3 and s.open_peak == 2, "two jobs out at once, never three"
+        jobs = [
+            [json.loads(x)["custom_id"] for x in s.files[b["input_file_id"]].decode().splitlines()]
+            for b in s.batches.values()
+        ]
+    assert sorted(jobs) == [["k00", "k01", "k02"], ["k03", "k04", "k05"], ["k06"]]
+    assert got["k06"].body is not None and len(got) == 7
+    assert all(b.collected for b in journal.batches().values())
+
+
+def test_a_byte_limit_cuts_jobs_and_a_request_over_it_is_a_job_of_its_own() -> None:
+    sizes = {"a": 40, "b": 40, "c": 40, "d": 500, "e": 10}
+    got = split_jobs(sorted(sizes), sizes, JobLimits(max_bytes=100))
+    assert got == [["a", "b"], ["c"], ["d"], ["e"]]
+    body = {"model": "m", "messages": [{"role": "user", "content": "é" * 10}]}
+    assert line_bytes("k", body) >= len(json.dumps(body, ensure_ascii=False).encode())
+
+
+def test_a_kill_resumes_the_pending_job_and_submits_only_the_jobs_never_sent(
+    tmp_path: Path,
+) -> None:
+    journal = BatchJournal(tmp_path / "b.jsonl")
+    limits = JobLimits(max_requests=2, in_flight=1)
+
+    async def killed(_: float) -> None:
+        raise Killed
+
+    with FakeBatches(polls=1) as s:
+        with pytest.raises(Killed):
+            run(s, journal, bodies(5), sleep=killed, limits=limits)
+        assert s.created == 1
+        assert [b.keys for b in journal.batches().values()] == [["k00", "k01"]]
+        got = run(s, journal, bodies(5), limits=limits)
+        assert s.created == 3, "the pending job polled, the other two submitted once"
+    assert len(got) == 5 and all(v.body is not None for v in got.values())
+    assert [b.keys for b in journal.batches().values()] == [["k00", "k01"], ["k02", "k03"], ["k04"]]
+
+
+def test_a_job_that_cannot_be_submitted_fails_alone(tmp_path: Path) -> None:
+    journal = BatchJournal(tmp_path / "b.jsonl")
+    failed: dict[str, str] = {}
+
+    class Refusing(OpenAIBatchAPI):
+        async def submit(self, bodies: Mapping[str, Mapping[str, Any]], digest: str) -> str:
+            if "k02" in bodies:
+                raise BatchError("POST /batches: HTTP 400: too large", 400)
+            return await super().submit(bodies, digest)
+
+    async def fail(keys: Sequence[str], exc: Exception) -> None:
+        failed.update(dict.fromkeys(keys, str(exc)))
+
+    with FakeBatches() as s:
+        got: dict[str, Outcome] = {}
+
+        async def record(results: Mapping[str, Outcome]) -> None:
+            got.update(results)
+
+        async def go() -> None:
+            api = Refusing(s.url, None, timeout_s=10)
+            try:
+                await run_batch(
+                    "m", bodies(6), api, journal, record, 0.0, no_wait,
+                    limits=JobLimits(max_requests=2, in_flight=3), failed=fail,
+                )  # fmt: skip
+            finally:
+                await api.aclose()
+
+        asyncio.run(go())
+        assert s.created == 2
+    assert sorted(failed) == ["k02", "k03"] and "HTTP 400" in failed["k02"]
+    assert sorted(got) == ["k00", "k01", "k04", "k05"]

@@ -160,8 +160,8 @@ def test_a_key_leads_to_the_entry_the_gateway_serves(tmp_path: Path) -> None:
     assert ledger_answers(path, []) == {}
 
 
-def test_predictions_have_a_ledger_key_and_a_served_model_column() -> None:
-    assert PREDICTION_COLUMNS[-2:] == ("ledger_key", "served_model")
+def test_predictions_have_a_ledger_key_and_the_models_asked_and_served() -> None:
+    assert PREDICTION_COLUMNS[-3:] == ("ledger_key", "served_model", "litellm_model")
 
 
 def test_a_cell_keeps_the_questions_of_its_sources() -> None:
