@@ -8,7 +8,9 @@ store which keys they already answer, and sends nothing. What it counts is what 
 then does: a request already answered is served, an identical request within the run is
 paid once, and every other request is sent. The worst-case cost is the one the gateway
 logs before a batch (:func:`prescient.llm.planning.estimate_planned`): estimated prompt
-tokens and the full ``max_tokens`` of every reply, at the entry's price.
+tokens and the full ``max_tokens`` of every reply, at the entry's price. A model in batch
+mode has its requests to send cut into jobs exactly as the run cuts them
+(:func:`prescient.llm.batch.split_jobs`), so the plan says how many jobs it waits on.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from prescient.llm.batch import BatchAPI, JobLimits, line_bytes, split_jobs
+from prescient.llm.batch_route import job_limits, make_batch_api
 from prescient.llm.gateway import Gateway
-from prescient.llm.planning import estimate_planned
+from prescient.llm.planning import Planned, estimate_planned
+from prescient.llm.routes import batch_kinds
 from prescient.llm.types import LLMRequest, LLMResult
 
 PLANNED = "planned, not sent"
@@ -45,6 +50,11 @@ class ModelPlan:
         sends: each request to send, by its ledger key, with the most it can cost (None:
             unpriced, or answered in process): what tells plans of several runs sharing
             the response store which requests they have in common.
+        batched: of the requests to send, those that go in batch jobs (a model whose
+            entry sets ``batch: true``; :mod:`prescient.llm.batch_route`).
+        batch_jobs: the jobs they are cut into, as the run cuts them (the provider's
+            limits and ``llm.batch_max_requests``; 0: none).
+        batch_in_flight: how many of them are out at once (``llm.batch_max_in_flight``).
     """
 
     model: str
@@ -57,6 +67,9 @@ class ModelPlan:
     max_cost_usd: float | None = None
     paid: int = 0
     sends: dict[str, float | None] = field(default_factory=dict)
+    batched: int = 0
+    batch_jobs: int = 0
+    batch_in_flight: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -74,6 +87,9 @@ class PlanningGateway:
         self.completion: int | None = 0
         self.cost: float | None = 0.0
         self.sends: dict[str, float | None] = {}
+        self.batch_sizes: dict[str, int] = {}  # line bytes of each batched request
+        self.limits: JobLimits | None = None
+        self.api: BatchAPI | None = None
 
     def complete_many(self, requests: Sequence[LLMRequest], desc: str = "") -> list[LLMResult]:
         planned = [self.gateway.plan(r) for r in requests]
@@ -89,6 +105,7 @@ class PlanningGateway:
             self.seen.add(key)
         self.requests += len(planned)
         for p in new:  # each distinct (self.seen), so estimated once
+            self._batch(p)
             est = estimate_planned(self.gateway, [p])
             self.sends[p[3]] = est.max_cost_usd
             self.to_send += est.to_send
@@ -104,7 +121,22 @@ class PlanningGateway:
             LLMResult(req, key, ok=False, text=None, error=PLANNED) for req, _, _, key in planned
         ]
 
+    def _batch(self, planned: Planned) -> None:
+        """Count a request that goes in a batch job, with its line's bytes."""
+        req, spec, gen, key = planned
+        if not spec.batch or req.kind not in batch_kinds(spec):
+            return
+        gw = self.gateway
+        if self.api is None:
+            self.limits = job_limits(spec, gw.settings)
+            self.api = make_batch_api(spec, None, gw.settings.timeout_s, gw.retry, gw.clock)
+        body = self.api.request_body(spec, req.messages, gen, req.kind)
+        self.batch_sizes[key] = line_bytes(key, body)
+
     def result(self) -> ModelPlan:
+        jobs = 0
+        if self.limits is not None:
+            jobs = len(split_jobs(sorted(self.batch_sizes), self.batch_sizes, self.limits))
         return ModelPlan(
             self.model,
             self.requests,
@@ -116,6 +148,9 @@ class PlanningGateway:
             self.cost if self.paid else None,
             self.paid,
             dict(self.sends),
+            len(self.batch_sizes),
+            jobs,
+            0 if self.limits is None else self.limits.in_flight,
         )
 
 

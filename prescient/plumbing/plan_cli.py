@@ -7,8 +7,10 @@ request of the run (:mod:`prescient.evaluation.plan`), asks the model's ledger a
 response store which it already answers, sends nothing and writes nothing else. The
 table says per model the requests, those already answered, those repeated within the run
 (paid once), those to send, and the worst-case cost of sending them against
-``llm.max_cost_usd`` (the ceiling each model's stage keeps). ``-S key=value`` plans the
-run those overrides would make (a sweep point, as ``dvc exp run -S`` takes them).
+``llm.max_cost_usd`` (the ceiling each model's stage keeps); a model in batch mode gets
+a line with the jobs its requests are cut into and the rounds of its provider's batch
+window that takes. ``-S key=value`` plans the run those overrides would make (a sweep
+point, as ``dvc exp run -S`` takes them).
 
 ``--queued`` plans every experiment ``dvc queue status`` lists as Queued, before
 ``dvc queue start`` runs them: each with the params.yaml its stash commit holds (what
@@ -291,7 +293,21 @@ def render(plans: list[dict[str, Any]], ceiling: float | None) -> str:
     ]
     lines = _table(head, rows)
     lines.extend(v for p in plans if (v := _verdict(p, ceiling)) is not None)
+    lines.extend(j for p in plans if (j := _jobs(p)) is not None)
     return "\n".join(lines)
+
+
+def _jobs(p: dict[str, Any]) -> str | None:
+    """How a batch-mode model's requests go out (None: none goes in a batch)."""
+    jobs, at_once = p.get("batch_jobs") or 0, p.get("batch_in_flight") or 1
+    if not jobs:
+        return None
+    rounds = -(-jobs // at_once)
+    return (
+        f"{p['model']}: {p['batched']:,} requests in {jobs} batch job{'s' * (jobs > 1)}, "
+        f"{min(jobs, at_once)} out at once: {rounds} round{'s' * (rounds > 1)} of the "
+        "provider's batch window (llm.batch_max_requests, llm.batch_max_in_flight)"
+    )
 
 
 # ---------------------------------------------------------------- queued experiments

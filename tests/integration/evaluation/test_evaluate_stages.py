@@ -379,10 +379,14 @@ def test_a_batch_model_sends_every_cell_in_jobs_submitted_together(project: Path
         )
         p["llm"].update(batch_poll_s=0.01, batch_max_requests=3, batch_max_in_flight=3)
         Path("params.yaml").write_text(yaml.safe_dump(p))
+        plan = plan_model("bm", project / "plan.json")
+        assert s.created == 0, "planning submits nothing"
         assert run_model("bm") == 0
         # 2 settings x 4 questions x 2 elicitations: 10 distinct requests (3 label and 3
         # token prompts shared by the settings), cut into 4 jobs, 3 of them out at once
         assert (s.created, s.open_peak) == (4, 3)
+        assert (plan["to_send"], plan["batched"], plan["batch_jobs"]) == (10, 10, 4)
+        assert plan["batch_in_flight"] == 3
         lines = [
             json.loads(x)
             for b in s.batches.values()

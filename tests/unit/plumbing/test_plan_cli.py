@@ -49,3 +49,15 @@ def test_the_table_gives_each_model_its_worst_case_against_the_ceiling() -> None
     assert "mystery: unpriced under llm.max_cost_usd=30" in text
     assert "smollm2_135m:" not in text  # in process: nothing to pay
     assert "no ceiling (llm.max_cost_usd is null)" in render(plans[:1], None)
+
+
+def test_a_batch_mode_model_is_told_how_many_jobs_and_windows_it_waits_on() -> None:
+    batched = {**_plan("gpt_4o", 400, 2.5, 400), "batched": 400, "batch_jobs": 9}
+    text = render([{**batched, "batch_in_flight": 4}, _plan("claude", 400, 1.0, 400)], 30.0)
+    assert (
+        "gpt_4o: 400 requests in 9 batch jobs, 4 out at once: 3 rounds of the provider's "
+        "batch window" in text
+    )
+    assert "claude: 400 requests" not in text
+    one = render([{**batched, "batch_jobs": 1, "batch_in_flight": 8}], None)
+    assert "in 1 batch job, 1 out at once: 1 round of" in one
