@@ -55,18 +55,40 @@ from tests.support.llm import llm_settings, model_spec  # noqa: E402
 LATENCY = 0.2
 
 
-class RemoteServer:
-    """The fake server in its own process, so it does not share the gateway's GIL."""
+SERVERS = {
+    "threads": ["-m", "tests.support.fake_openai"],
+    "aiohttp": [str(ROOT / "bench" / "loopback_server.py")],
+}
+"""The loopback servers: the test suite's (a thread per connection) and a lean one on
+one event loop (``bench/loopback_server.py``)."""
 
-    def __init__(self, latency: float) -> None:
+
+class RemoteServer:
+    """The fake server in its own process, so it does not share the gateway's GIL.
+
+    Args:
+        latency: seconds before each reply.
+        kind: which server (:data:`SERVERS`).
+        pin: give the server the last CPU and this process the others (Linux), so the
+            client measured does not share its cores with the server, as it would not
+            with a real model server on its own machine.
+    """
+
+    def __init__(self, latency: float, kind: str = "threads", pin: bool = False) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.support.fake_openai", str(latency)],
+            [sys.executable, *SERVERS[kind], str(latency)],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             text=True,
         )
         assert self.proc.stdout is not None
         self.url = self.proc.stdout.readline().strip()
+        self.pinned = ""
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        if pin and len(cpus) > 1:
+            os.sched_setaffinity(self.proc.pid, {cpus[-1]})
+            os.sched_setaffinity(0, set(cpus[:-1]))
+            self.pinned = f"server on CPU {cpus[-1]}, client on CPU {cpus[:-1]}"
 
     @property
     def requests(self) -> int:
@@ -325,6 +347,17 @@ def main() -> int:
         help="the memory check instead: N requests through one gateway (module doc)",
     )
     ap.add_argument(
+        "--server",
+        choices=sorted(SERVERS),
+        default="threads",
+        help="the loopback server: the test suite's (threads) or a lean aiohttp one",
+    )
+    ap.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on the last CPU, the client on the others (RemoteServer)",
+    )
+    ap.add_argument(
         "--transport",
         choices=["auto", "litellm"],
         default="auto",
@@ -338,8 +371,12 @@ def main() -> int:
         f"loopback server latency {1000 * LATENCY:.0f} ms; transport {args.transport}; "
         f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}"
     )
-    with tempfile.TemporaryDirectory() as d, RemoteServer(LATENCY) as server:
+    with (
+        tempfile.TemporaryDirectory() as d,
+        RemoteServer(LATENCY, args.server, args.pin) as server,
+    ):
         tmp = Path(d)
+        print(f"server: {args.server}{'; ' + server.pinned if server.pinned else ''}")
         for provider in args.providers:
             # Warm up imports, clients and the server's threads outside the measurement.
             warm = model_spec(

@@ -15,7 +15,9 @@ so a slow disk never occupies the event loop's default executor.
 
 This module is the writer and the index of servable answers (:class:`Ledger`: successes
 whose key is the hash of their own request and whose answer matches its hash, the first
-one per key); the line format (keys, answer hashes, which lines are entries) is :mod:`prescient.llm.ledger_format`
+one per key). The index holds where each answer's line is in the file, not the line:
+a few dozen bytes per answer whatever its prompt holds (a RAG prompt is about 12 KB), so
+a ledger of millions of answers is served from a small index and a read of its line; the line format (keys, answer hashes, which lines are entries) is :mod:`prescient.llm.ledger_format`
 and reading a file :mod:`prescient.llm.ledger_read`. Their public names are importable
 from here too (``__all__``): the ledger is one thing to its users.
 """
@@ -30,6 +32,7 @@ import json
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -81,6 +84,14 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+_LENGTH_BITS = 40
+_LENGTH_MASK = (1 << _LENGTH_BITS) - 1
+
+
+def line_ref(offset: int, length: int) -> int:
+    """Where a line is in its file, as one int: its offset and its length in bytes."""
+    return (offset << _LENGTH_BITS) | length
+
 
 class LedgerNotWritableError(OSError, ValueError):
     """The ledger file cannot be opened for appending (a read-only file or directory, a
@@ -111,11 +122,14 @@ class Ledger:
         self._path_str = str(self.path)
         with contextlib.suppress(OSError):  # reading needs no directory; writing says why
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Each servable answer's line, as written: bytes, which take a third of the
-        # memory of the parsed entry and which the garbage collector never scans (parsed
-        # entries are containers: every full collection would walk them all, a cost
-        # that grows with the ledger on every batch).
-        self._ok: dict[str, bytes] = {}
+        # Where each servable answer's line is in the file (line_ref: its offset and
+        # length in one int): an int per answer, whatever the line holds, and nothing the
+        # garbage collector scans (parsed entries are containers: every full collection
+        # would walk them all, a cost that grows with the ledger on every batch).
+        self._ok: dict[str, int] = {}
+        # A descriptor of the file the index describes, opened when it is first read or
+        # written: a file replaced meanwhile (an atomic rewrite) is still read as indexed.
+        self._fd: int | None = None
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
         self.unserved: list[tuple[int, str]] = []
@@ -135,7 +149,9 @@ class Ledger:
         self._writing = False
         self._failed: list[tuple[int, int, BaseException]] = []
         # Async group commit: (line, entry, future, keyed here) waiting for the writer task.
-        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[None], bool]] = []
+        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[int], bool]] = []
+        # Where the lines of a sync group commit went, by sequence number.
+        self._written_at: dict[int, int] = {}
         self._async_writer: asyncio.Task[None] | None = None
         self._thread: concurrent.futures.ThreadPoolExecutor | None = None
 
@@ -148,25 +164,58 @@ class Ledger:
     def get(self, key: str) -> dict[str, Any] | None:
         """The servable answer for ``key``, or None (never a failure, never a forgery):
         the entry read from its line, a new dict on every call."""
-        line = self._ok.get(key)
+        line = self.line(key)
         return None if line is None else entry_of_line(line)
 
     def line(self, key: str) -> bytes | None:
         """The line of the servable answer for ``key`` (what ``get`` reads), or None."""
+        ref = self._ok.get(key)
+        return None if ref is None else self.line_at(ref)
+
+    def ref(self, key: str) -> int | None:
+        """Where the servable answer for ``key`` is (:meth:`line_at` reads it), or None."""
         return self._ok.get(key)
+
+    def line_at(self, ref: int) -> bytes:
+        """The line at ``ref`` (:func:`line_ref`), as written.
+
+        Raises:
+            OSError: the file no longer holds a line there (another program cut or
+                rewrote it since it was indexed: this project's writers only append).
+        """
+        offset, length = ref >> _LENGTH_BITS, ref & _LENGTH_MASK
+        start = max(offset - 1, 0)
+        data = os.pread(self._descriptor(), length + offset - start, start)
+        line = data[offset - start :]
+        if len(line) != length or not line.endswith(b"\n") or (offset and data[:1] != b"\n"):
+            raise OSError(
+                f"{self.path}: no line of {length} bytes at byte {offset} any more: the file "
+                "changed since it was indexed (cut, or rewritten by another program); run again"
+            )
+        return line
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """``(key, servable answer)`` of every key answered so far."""
         with self._index_lock:
-            lines = list(self._ok.items())
-        return [(key, entry_of_line(line)) for key, line in lines]
+            refs = list(self._ok.items())
+        return [(key, entry_of_line(self.line_at(ref))) for key, ref in refs]
+
+    def _descriptor(self) -> int:
+        """The open file the index describes (opened now when it is not yet)."""
+        with self._index_lock:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                self._closer = weakref.finalize(self, os.close, self._fd)
+            return self._fd
 
     # -- reading --------------------------------------------------------------------
 
     def _load(self) -> None:
         if not self.path.is_file():  # a directory: check_writable says so
             return
-        with open(self.path, "rb") as fh:
+        # Read through the descriptor lines are read with later: the file indexed is
+        # the file read, even if the path is replaced meanwhile.
+        with open(self._descriptor(), "rb", closefd=False) as fh:
             for raw in fh:
                 if not raw.endswith(b"\n"):
                     logger.warning(
@@ -174,8 +223,8 @@ class Ledger:
                     )
                     break
                 self._lines += 1
+                self._take(self._lines, raw, self._offset, count_failures=True)
                 self._offset += len(raw)
-                self._take(self._lines, raw, count_failures=True)
         self._warn("damaged lines skipped", self.damaged)
         self._warn("answers not served (forged key or changed answer)", self.unserved)
 
@@ -206,34 +255,35 @@ class Ledger:
                 size = min(size, self._writing_at)
             if size <= self._offset:
                 return 0
-            with open(self.path, "rb") as fh:
-                fh.seek(self._offset)
-                data = fh.read(size - self._offset)
+            fd = self._descriptor()
+            data = os.pread(fd, size - self._offset, self._offset)
             end = data.rfind(b"\n") + 1
             lines = data[:end].splitlines(keepends=True)
+            at = self._offset
             for raw in lines:
                 self._lines += 1
-                self._take(self._lines, raw, count_failures=False)
+                self._take(self._lines, raw, at, count_failures=False)
+                at += len(raw)
             self._offset += end
             return len(lines)
 
-    def _take(self, number: int, raw: bytes, *, count_failures: bool) -> None:
+    def _take(self, number: int, raw: bytes, offset: int, *, count_failures: bool) -> None:
         entry, problem = parse_line(raw)
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
         else:
-            self._index(entry, raw, number, count_failures=count_failures)
+            self._index(entry, line_ref(offset, len(raw)), number, count_failures=count_failures)
 
     def _index(
         self,
         entry: Mapping[str, Any],
-        line: bytes,
+        ref: int,
         number: int | None = None,
         *,
         count_failures: bool = True,
         verify: bool = True,
     ) -> None:
-        """Index ``entry``, whose line in the file is ``line``, when it is servable."""
+        """Index ``entry``, whose line is at ``ref`` in the file, when it is servable."""
         if not is_success(entry):
             self.failed_entries += count_failures
             return
@@ -242,7 +292,7 @@ class Ledger:
             self.unserved.append((number or 0, problem))
             return
         with self._index_lock:
-            self._ok.setdefault(str(entry["key"]), line)  # the first answer stays
+            self._ok.setdefault(str(entry["key"]), ref)  # the first answer stays
 
     # -- writing --------------------------------------------------------------------
 
@@ -275,6 +325,11 @@ class Ledger:
         Raises:
             OSError: the write failed; the entry is not in the ledger.
         """
+        return self.append_ref(entry)[0]
+
+    def append_ref(self, entry: Mapping[str, Any]) -> tuple[bytes, int]:
+        """:meth:`append`, returning the line written and where it is (:meth:`line_at`
+        reads it back, a failure's line too)."""
         entry = with_response_hash(entry)
         line = utf8_json(entry) + b"\n"
         with self._cond:
@@ -289,22 +344,28 @@ class Ledger:
                 self._pending, self._writing = [], True
                 self._cond.release()
                 error: BaseException | None = None
+                at = 0
                 try:
-                    self._write(batch)
+                    at = self._write(batch)
                 except BaseException as exc:  # re-raised below, for every writer in the batch
                     error = exc
                 finally:
                     self._cond.acquire()
                     self._writing = False
                     self._durable = last
+                    if error is None:  # where each writer's line went
+                        for seq, written in enumerate(batch, first):
+                            self._written_at[seq] = at
+                            at += len(written)
                     if error is not None:
                         self._failed = [*self._failed[-15:], (first, last, error)]
                     self._cond.notify_all()
             for lo, hi, cause in self._failed:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
-        self._index(entry, line)
-        return line
+            ref = line_ref(self._written_at.pop(mine), len(line))
+        self._index(entry, ref)
+        return line, ref
 
     def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Durably append several entries with one write and one fsync (the caller has
@@ -315,9 +376,10 @@ class Ledger:
         """
         hashed = [with_response_hash(e) for e in entries]
         lines = [utf8_json(e) + b"\n" for e in hashed]
-        self._write(lines)
+        at = self._write(lines)
         for entry, line in zip(hashed, lines, strict=True):
-            self._index(entry, line)
+            self._index(entry, line_ref(at, len(line)))
+            at += len(line)
 
     async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
@@ -335,15 +397,21 @@ class Ledger:
         Raises:
             OSError: the write failed; the entry is not in the ledger.
         """
+        return (await self.append_async_ref(entry, keyed_here=keyed_here))[0]
+
+    async def append_async_ref(
+        self, entry: Mapping[str, Any], *, keyed_here: bool = False
+    ) -> tuple[bytes, int]:
+        """:meth:`append_async`, returning the line written and where it is
+        (:meth:`line_at` reads it back, a failure's line too)."""
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
+        done: asyncio.Future[int] = loop.create_future()
         entry = with_response_hash(entry)
         line = utf8_json(entry) + b"\n"
         self._async_pending.append((line, entry, done, keyed_here))
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())
-        await done
-        return line
+        return line, await done
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
@@ -352,24 +420,32 @@ class Ledger:
         while self._async_pending:
             batch, self._async_pending = self._async_pending, []
             try:
-                await loop.run_in_executor(self._thread, self._write, [b[0] for b in batch])
+                at = await loop.run_in_executor(self._thread, self._write, [b[0] for b in batch])
             except Exception as exc:
                 for _, _, fut, _ in batch:
                     if not fut.done():
                         fut.set_exception(OSError(f"could not append to {self.path}: {exc}"))
                 continue
             for line, entry, fut, keyed_here in batch:
-                self._index(entry, line, verify=not keyed_here)
+                ref = line_ref(at, len(line))
+                at += len(line)
+                self._index(entry, ref, verify=not keyed_here)
                 if not fut.done():
-                    fut.set_result(None)
+                    fut.set_result(ref)
 
     def close(self) -> None:
-        """Stop the writer thread (entries are already on disk; nothing is flushed here)."""
+        """Stop the writer thread and close the file (entries are already on disk;
+        nothing is flushed here). A line read after this opens the file again."""
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        with self._index_lock:
+            if self._fd is not None:
+                self._closer()
+                self._fd = None
 
-    def _write(self, lines: list[bytes]) -> None:
+    def _write(self, lines: list[bytes]) -> int:
+        """Append ``lines`` under the file lock, fsync'd; returns the offset of the first."""
         data = b"".join(lines)
         with open(self.path, "ab+") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
@@ -393,6 +469,8 @@ class Ledger:
                             self._lines += len(lines)
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        self._descriptor()  # the file just written, when it was new
+        return start
 
 
 def entry_of_line(line: bytes) -> dict[str, Any]:

@@ -134,12 +134,13 @@ class StageLedger:
         self.run_log = None if run_log is None else Path(run_log)
         self.recorded = Ledger(path)
         self.store = Ledger(store)
-        # By key, what the snapshot will hold: (line, whether it is written as it is,
-        # whether it is a success). An answer served from a ledger is kept as the line
-        # found there and written as the ledger writer writes its entry; an entry
-        # appended here is kept as the line the store got. Lines, not entries: a third of
-        # the memory, and nothing the garbage collector scans.
-        self._used: dict[str, tuple[bytes, bool, bool]] = {}
+        # By key, what the snapshot will hold: (the ledger holding its line, where the
+        # line is there, whether it is written as it is, whether it is a success). An
+        # answer served from a ledger is the line found there, written as the ledger
+        # writer writes its entry; an entry appended here is the line the store got.
+        # Where the lines are, not the lines: a few ints per answer, whatever its prompt
+        # holds, and nothing the garbage collector scans.
+        self._used: dict[str, tuple[Ledger, int, bool, bool]] = {}
         # By key, who asked for it first in this run (see note_request).
         self._asked: dict[str, dict[str, Any]] = {}
         self.imported = 0
@@ -179,39 +180,40 @@ class StageLedger:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The servable answer for ``key`` (the stage's recorded one first), or None."""
-        line = self.recorded.line(key)
-        if line is None:
-            line = self.store.line(key)
-            if line is None:
+        source, ref = self.recorded, self.recorded.ref(key)
+        if ref is None:
+            source, ref = self.store, self.store.ref(key)
+            if ref is None:
                 return None
         used = self._used.get(key)
-        if used is None or used[0] is not line:  # not the very line appended here
-            self._used[key] = (line, False, True)
-        return entry_of_line(line)
+        if used is None or used[0] is not source or used[1] != ref:  # not the line appended here
+            self._used[key] = (source, ref, False, True)
+        return entry_of_line(source.line_at(ref))
 
     def refresh(self) -> int:
         """Read what other processes appended to the store since."""
         return self.store.refresh()
 
-    def _remember(self, entry: Mapping[str, Any], line: bytes) -> None:
-        """Keep an appended entry (its line as written) unless a success is kept already."""
+    def _remember(self, entry: Mapping[str, Any], ref: int) -> None:
+        """Keep an appended entry (where the store wrote its line) unless a success is
+        kept already."""
         key = str(entry["key"])
         used = self._used.get(key)
-        if used is None or not used[2]:
-            self._used[key] = (line, True, is_success(entry))
+        if used is None or not used[3]:
+            self._used[key] = (self.store, ref, True, is_success(entry))
 
     def append(self, entry: Mapping[str, Any]) -> bytes:
         """Durably append one entry to the store (see ``Ledger.append``)."""
         entry = with_response_hash(entry)
-        line = self.store.append(entry)
-        self._remember(entry, line)
+        line, ref = self.store.append_ref(entry)
+        self._remember(entry, ref)
         return line
 
     async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
         """Durably append one entry to the store (see ``Ledger.append_async``)."""
         entry = with_response_hash(entry)
-        line = await self.store.append_async(entry, keyed_here=keyed_here)
-        self._remember(entry, line)
+        line, ref = await self.store.append_async_ref(entry, keyed_here=keyed_here)
+        self._remember(entry, ref)
         return line
 
     def note_request(self, key: str, audit: Mapping[str, Any]) -> None:
@@ -226,7 +228,11 @@ class StageLedger:
 
     def used(self) -> list[dict[str, Any]]:
         """The entries the stage used so far, one per key, sorted by key."""
-        return [entry_of_line(self._used[k][0]) for k in sorted(self._used)]
+        return [entry_of_line(self._line(k)) for k in sorted(self._used)]
+
+    def _line(self, key: str) -> bytes:
+        source, ref, _, _ = self._used[key]
+        return source.line_at(ref)
 
     def write_snapshot(self) -> int:
         """Write the used entries as the stage's ledger (atomically); returns their count.
@@ -238,7 +244,8 @@ class StageLedger:
         """
         lines = []
         for key in sorted(self._used):
-            line, as_written, _ = self._used[key]
+            as_written = self._used[key][2]
+            line = self._line(key)
             asked = self._asked.get(key)
             entry = None
             if asked is not None:

@@ -3,6 +3,7 @@ damaged and forged lines, the audit."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import multiprocessing
@@ -415,6 +416,52 @@ def test_a_refresh_during_this_ledgers_own_write_reads_none_of_its_lines(
     assert mine.refresh() == 0
     assert {k for k, _ in mine.items()} == {str(entry(q)["key"]) for q in "abc"}
     assert not mine.damaged and not mine.unserved
+
+
+def test_the_index_holds_where_lines_are_not_the_lines(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    led = Ledger(path)
+    big = "an article of the prompt " * 600  # 15 KB, as a RAG prompt holds
+    led.append_many([entry(f"{q} {big}") for q in "ab"])
+    led.append(entry("c"))
+
+    async def later() -> None:
+        await led.append_async(entry("d"))
+
+    asyncio.run(later())
+    assert all(type(v) is int for v in led._ok.values()) and len(led) == 4
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert [led.line(str(entry(q)["key"])) for q in ("a " + big, "b " + big, "c", "d")] == lines
+    # another process appends; a fresh reader and a refresh index it at its place
+    other = Ledger(path)
+    other.append(entry("e"))
+    assert led.refresh() == 1 and led.line(str(entry("e")["key"])) == other.line(
+        str(entry("e")["key"])
+    )
+
+
+def test_a_replaced_file_is_read_as_indexed_and_one_changed_in_place_is_refused(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "l.jsonl"
+    Ledger(path).append_many([entry("a"), entry("b")])
+    led = Ledger(path)
+    ka, kb = (str(entry(q)["key"]) for q in "ab")
+    fresh = tmp_path / "new.jsonl"
+    fresh.write_bytes(b"")
+    os.replace(fresh, path)  # an atomic rewrite while the ledger is open
+    assert led.get(ka) == written(entry("a")), "the file indexed is the file read"
+    led.close()
+    with pytest.raises(OSError, match="changed since it was indexed"):
+        led.line(kb)  # reopened: the path now holds another file
+    path.unlink()
+    Ledger(path).append_many([entry("a"), entry("b")])
+    led = Ledger(path)
+    with open(path, "r+b") as fh:
+        fh.truncate(len(path.read_bytes().splitlines(keepends=True)[0]) + 10)
+    assert led.get(ka) == written(entry("a"))
+    with pytest.raises(OSError, match=f"{path.name}: no line of .* bytes at byte"):
+        led.get(kb)
 
 
 def test_the_index_keeps_lines_and_every_get_reads_a_new_entry(tmp_path: Path) -> None:
