@@ -194,6 +194,11 @@ class Ledger:
             )
         return line
 
+    def keys(self) -> list[str]:
+        """The keys answered so far."""
+        with self._index_lock:
+            return list(self._ok)
+
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """``(key, servable answer)`` of every key answered so far."""
         with self._index_lock:

@@ -242,24 +242,22 @@ class StageLedger:
         from the line it was read from; either with the fields of who asked for it in
         this run (:meth:`note_request`) where they differ.
         """
-        lines = []
-        for key in sorted(self._used):
-            as_written = self._used[key][2]
-            line = self._line(key)
-            asked = self._asked.get(key)
-            entry = None
-            if asked is not None:
-                entry = entry_of_line(line)
-                if all(entry.get(f) == v for f, v in asked.items()):
-                    entry = None  # already this run's askers
-                else:
-                    entry.update(asked)
-            if entry is not None:
-                lines.append(entry_line(entry))
-            else:
-                lines.append(line if as_written else entry_line(entry_of_line(line)))
-        write_lines(self.snapshot_path, lines)
-        return len(lines)
+        keys = sorted(self._used)
+        write_lines(self.snapshot_path, (self._snapshot_line(key) for key in keys))
+        return len(keys)
+
+    def _snapshot_line(self, key: str) -> bytes:
+        """``key``'s line in the snapshot (:meth:`write_snapshot`), read from its ledger
+        as it is written, so that a snapshot is never all in memory."""
+        as_written = self._used[key][2]
+        line = self._line(key)
+        asked = self._asked.get(key)
+        if asked is not None:
+            entry = entry_of_line(line)
+            if any(entry.get(f) != v for f, v in asked.items()):
+                entry.update(asked)
+                return entry_line(entry)
+        return line if as_written else entry_line(entry_of_line(line))
 
     def log_run(self, stage: str, record: Mapping[str, Any]) -> None:
         """Append one line to the run log: when, the stage, its ledger, the experiment
