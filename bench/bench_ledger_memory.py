@@ -64,7 +64,7 @@ def serve(store: Path, snapshot: Path) -> None:
     """Serve every answer of ``store`` through a stage ledger and write its snapshot."""
     start = time.perf_counter()
     ledger = StageLedger(snapshot, store)
-    keys = ledger.store.keys()
+    keys = list(ledger.store)
     for key in keys:
         ledger.get(key)
     n = ledger.write_snapshot()

@@ -226,6 +226,11 @@ class Cell:
         """The planned calls that send a request (the others carry their reason)."""
         return [p for p in self.plans if p.request is not None]
 
+    @property
+    def requests(self) -> list[LLMRequest]:
+        """The requests of :attr:`calls`, in order."""
+        return [p.request for p in self.plans if p.request is not None]
+
 
 def cell_frame(cell: Cell, model: str, results: Sequence[LLMResult]) -> pd.DataFrame:
     """The cell's predictions (raw responses) from the results of its calls, in order.
@@ -408,8 +413,7 @@ def run_model(
 
     if together:
         cells = list(planned())
-        requests = [p.request for c in cells for p in c.calls if p.request is not None]
-        results = gateway.complete_many(requests, desc=model)
+        results = gateway.complete_many([r for c in cells for r in c.requests], desc=model)
         start = 0
         for cell in cells:
             end = start + len(cell.calls)
@@ -417,8 +421,7 @@ def run_model(
             start = end
     else:
         for cell in planned():
-            requests = [p.request for p in cell.calls if p.request is not None]
             desc = f"{model} {cell.setting.name} {cell.elicitation}"
-            got = gateway.complete_many(requests, desc=desc)
+            got = gateway.complete_many(cell.requests, desc=desc)
             frames[cell.setting.name].append(cell_frame(cell, model, got))
     return {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}

@@ -24,17 +24,12 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from prescient.llm.answer_logprobs import (
-    ANSWER_LOGPROBS,
-    request_answers,
-    top_logprobs_body,
-    top_logprobs_text,
-)
+from prescient.llm.answer_logprobs import ANSWER_LOGPROBS, request_answers, top_logprobs_text
 from prescient.llm.batch import BatchHTTP, BatchState, Outcome, ReplyFields, keyed_records
 from prescient.llm.limits import Clock
 from prescient.llm.registry import ModelSpec
 from prescient.llm.retry import RetryPolicy
-from prescient.llm.transport_base import Messages, reasoning_tokens
+from prescient.llm.transport_base import Messages, chat_body, reasoning_tokens
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
@@ -62,12 +57,7 @@ class OpenAIBatchAPI(BatchHTTP):
         """The chat-completion body of a batch line: what the direct client posts, for
         an answer log-probability request too (asked with ``logprobs`` and
         ``top_logprobs``, its allowed answers left out)."""
-        body = {
-            "model": spec.litellm_model.split("/", 1)[1],
-            "messages": [dict(m) for m in messages],
-            **gen,
-        }
-        return top_logprobs_body(body) if kind == ANSWER_LOGPROBS else body
+        return chat_body(spec, messages, gen, kind)
 
     def reply_fields(
         self, body: Mapping[str, Any], gen: Mapping[str, Any], kind: str

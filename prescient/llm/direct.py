@@ -33,7 +33,6 @@ from typing import Any, ClassVar
 from prescient.llm.answer_logprobs import (
     ANSWER_LOGPROBS,
     request_answers,
-    top_logprobs_body,
     top_logprobs_text,
 )
 from prescient.llm.prices import price
@@ -44,6 +43,7 @@ from prescient.llm.transport_base import (
     Call,
     HTTPSession,
     Timeout,
+    chat_body,
     http_error,
     reasoning_tokens,
 )
@@ -104,13 +104,7 @@ class DirectTransport:
         import aiohttp
 
         session = await self.http.get()
-        body = {
-            "model": call.spec.litellm_model.split("/", 1)[1],
-            "messages": list(call.messages),
-            **call.gen,
-        }
-        if call.kind == ANSWER_LOGPROBS:
-            body = top_logprobs_body(body)
+        body = chat_body(call.spec, call.messages, call.gen, call.kind)
         headers = {"Content-Type": "application/json"}
         if call.api_key:
             headers["Authorization"] = f"Bearer {call.api_key}"

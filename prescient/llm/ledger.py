@@ -33,7 +33,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -194,10 +194,10 @@ class Ledger:
             )
         return line
 
-    def keys(self) -> list[str]:
-        """The keys answered so far."""
+    def __iter__(self) -> Iterator[str]:
+        """The keys answered so far (as they were when iteration began)."""
         with self._index_lock:
-            return list(self._ok)
+            return iter(list(self._ok))
 
     def items(self) -> list[tuple[str, dict[str, Any]]]:
         """``(key, servable answer)`` of every key answered so far."""

@@ -163,11 +163,9 @@ class StageLedger:
         self._import_recorded()
 
     def _import_recorded(self) -> None:
-        missing = [
-            entry
-            for key, entry in sorted(self.recorded.items())
-            if key not in self.store and is_success(entry)
-        ]
+        # The index holds successes only; only those the store lacks are read.
+        keys = sorted(k for k in self.recorded if k not in self.store)
+        missing = [entry for k in keys if (entry := self.recorded.get(k)) is not None]
         if missing:
             self.store.append_many(missing)
             self.imported = len(missing)

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from prescient.llm.answer_logprobs import ANSWER_LOGPROBS, top_logprobs_body
 from prescient.llm.registry import ModelSpec
 from prescient.llm.types import Reply
 
@@ -120,6 +121,17 @@ class Transport(Protocol):
     async def aclose(self) -> None:
         """Free what the transport opened for this batch (connections)."""
         ...
+
+
+def chat_body(
+    spec: ModelSpec, messages: Messages, gen: Mapping[str, Any], kind: str
+) -> dict[str, Any]:
+    """The OpenAI chat-completion body of a request to ``spec``: what the direct client
+    posts (:mod:`prescient.llm.direct`) and what an OpenAI Batch API line carries. An
+    answer log-probability request is asked with ``logprobs`` and ``top_logprobs``, its
+    allowed answers left out."""
+    body = {"model": spec.litellm_model.split("/", 1)[1], "messages": list(messages), **gen}
+    return top_logprobs_body(body) if kind == ANSWER_LOGPROBS else body
 
 
 class HTTPSession:
