@@ -18,11 +18,15 @@ newline is no error), and a byte order mark at the start is ignored.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -124,3 +128,28 @@ def json_lines(path: str | os.PathLike[str]) -> Iterator[JsonLine]:
                 yield JsonLine(number, None, _problem(exc))
             else:
                 yield JsonLine(number, value)
+
+
+def cut_partial_tail(fh: IO[bytes], path: str | os.PathLike[str]) -> int:
+    """Truncate a partial last line left by a killed writer of an append-only JSON Lines
+    file (``fh`` open for appending and reading, under the writer's lock); returns the
+    end of the file."""
+    size = fh.seek(0, os.SEEK_END)
+    if size == 0:
+        return 0
+    fh.seek(size - 1)
+    if fh.read(1) == b"\n":
+        return size
+    pos = size - 1
+    while pos > 0:
+        step = min(4096, pos)
+        fh.seek(pos - step)
+        chunk = fh.read(step)
+        nl = chunk.rfind(b"\n")
+        if nl >= 0:
+            pos = pos - step + nl + 1
+            break
+        pos -= step
+    logger.warning("%s: cutting a partial last line of %d bytes", Path(path), size - pos)
+    fh.truncate(pos)
+    return fh.seek(0, os.SEEK_END)

@@ -206,6 +206,11 @@ def plan_cell(
             params=params,
             tags={"question_id": qid, "setting": setting.name, "elicitation": elicitation},
             kind=kind,
+            # the articles as the prompt shows them: the response store keeps each once
+            quoted=tuple(
+                " ".join((a.text if fit.words is None else first_words(a.text, fit.words)).split())
+                for a in articles
+            ),
         )
         plans.append(PlannedCall(qid, request, None, ids, fit.words))
     return plans

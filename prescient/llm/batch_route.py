@@ -323,7 +323,7 @@ class BatchRoute:
         if reply is None:
             error = self.scrub(error or "batch: no answer")
         entry = self.make_entry(planned, reply, error)
-        await gw.cache.ledger.append_async(entry, keyed_here=True)
+        await gw.cache.ledger.append_async(entry, keyed_here=True, texts=req.quoted)
         if key in self._sent:
             gw.stats.calls += 1
             gw.stats.paid(entry)

@@ -26,7 +26,7 @@ model is asked, so another process is never paid twice for a key.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from prescient.llm.claims import Claims
@@ -98,6 +98,7 @@ class LedgerCache:
         call: Callable[[], Awaitable[Entry]],
         inflight: InFlight,
         lane: Lane | None = None,
+        texts: Sequence[str] = (),
     ) -> tuple[Entry, bool]:
         """``(entry, from_ledger)`` for ``key``; ``call`` runs only when nothing answers it.
 
@@ -108,6 +109,8 @@ class LedgerCache:
             inflight: the batch's calls in flight (identical requests share one call).
             lane: the lane whose claim window the request waits in before it claims
                 its key (module docstring); None: it claims at once.
+            texts: the texts the request quotes (:attr:`LLMRequest.quoted`), which the
+                response store keeps once.
         """
         entry = self.answered(key)
         if entry is not None:
@@ -119,7 +122,7 @@ class LedgerCache:
         future = inflight[key] = asyncio.get_running_loop().create_future()
         future.add_done_callback(_retrieve)
         try:
-            found = await self._miss(key, call, None if lane is None else self._window(lane))
+            found = await self._miss(key, call, None if lane is None else self._window(lane), texts)
         except BaseException as exc:
             if isinstance(exc, asyncio.CancelledError):
                 future.cancel()
@@ -142,6 +145,7 @@ class LedgerCache:
         key: str,
         call: Callable[[], Awaitable[Entry]],
         window: asyncio.Semaphore | None,
+        texts: Sequence[str] = (),
     ) -> tuple[Entry, bool]:
         waited = False
         while True:
@@ -165,7 +169,7 @@ class LedgerCache:
             entry = await call()
             if entry["key"] != key:
                 raise ValueError(f"an entry keyed {entry['key']} answered the request {key}")
-            await self.ledger.append_async(entry, keyed_here=True)
+            await self.ledger.append_async(entry, keyed_here=True, texts=texts)
             if not is_success(entry):
                 self.failed_here[key] = entry
             return entry, False

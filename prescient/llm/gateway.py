@@ -312,7 +312,7 @@ class Gateway:
             try:
                 found = await route.fetch(key) if batched else None
                 entry, hit = found or await self.cache.fetch(
-                    key, call, inflight, (spec.name, spec.concurrency)
+                    key, call, inflight, (spec.name, spec.concurrency), req.quoted
                 )
             except NotSent as exc:  # held back before sending: nothing in the ledger
                 result = LLMResult(

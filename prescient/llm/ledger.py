@@ -35,8 +35,9 @@ import threading
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from prescient.jsonl import cut_partial_tail
 from prescient.llm.ledger_format import (
     RESPONSE_FIELDS,
     RESPONSE_HASH,
@@ -56,6 +57,7 @@ from prescient.llm.ledger_format import (
     with_response_hash,
 )
 from prescient.llm.ledger_read import PARTIAL, Line, iter_lines, read_entries
+from prescient.llm.text_pool import POOLED, expand_entry, open_pool, pool_entry
 
 __all__ = [
     "PARTIAL",
@@ -86,6 +88,10 @@ logger = logging.getLogger(__name__)
 
 _LENGTH_BITS = 40
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
+
+
+_POOLED_MARK = b'"' + POOLED.encode() + b'":[['
+"""How a line whose texts sit in the pool starts its ``pooled`` field (canonical JSON)."""
 
 
 def line_ref(offset: int, length: int) -> int:
@@ -127,6 +133,9 @@ class Ledger:
         # garbage collector scans (parsed entries are containers: every full collection
         # would walk them all, a cost that grows with the ledger on every batch).
         self._ok: dict[str, int] = {}
+        # The response store's text pool (None: this ledger is not in a store): the
+        # texts its lines refer to instead of holding them (prescient.llm.text_pool).
+        self.pool = open_pool(self.path)
         # A descriptor of the file the index describes, opened when it is first read or
         # written: a file replaced meanwhile (an atomic rewrite) is still read as indexed.
         self._fd: int | None = None
@@ -148,8 +157,11 @@ class Ledger:
         self._durable = 0
         self._writing = False
         self._failed: list[tuple[int, int, BaseException]] = []
-        # Async group commit: (line, entry, future, keyed here) waiting for the writer task.
-        self._async_pending: list[tuple[bytes, Mapping[str, Any], asyncio.Future[int], bool]] = []
+        # Async group commit: (line, entry, future, keyed here, pooled texts) waiting for
+        # the writer task.
+        self._async_pending: list[
+            tuple[bytes, Mapping[str, Any], asyncio.Future[int], bool, dict[str, str]]
+        ] = []
         # Where the lines of a sync group commit went, by sequence number.
         self._written_at: dict[int, int] = {}
         self._async_writer: asyncio.Task[None] | None = None
@@ -192,7 +204,17 @@ class Ledger:
                 f"{self.path}: no line of {length} bytes at byte {offset} any more: the file "
                 "changed since it was indexed (cut, or rewritten by another program); run again"
             )
-        return line
+        return self._expanded(line)
+
+    def _expanded(self, line: bytes) -> bytes:
+        """A store line with its pooled texts back in place: the line an unpooled store
+        would hold (canonical JSON), byte for byte."""
+        if self.pool is None or _POOLED_MARK not in line:
+            return line
+        entry, problem = parse_line(line)
+        if entry is None or POOLED not in entry:
+            return line
+        return utf8_json(expand_entry(entry, self.pool.text)) + b"\n"
 
     def __iter__(self) -> Iterator[str]:
         """The keys answered so far (as they were when iteration began)."""
@@ -274,6 +296,14 @@ class Ledger:
 
     def _take(self, number: int, raw: bytes, offset: int, *, count_failures: bool) -> None:
         entry, problem = parse_line(raw)
+        if entry is not None and POOLED in entry:
+            if self.pool is None:
+                entry, problem = None, "pooled texts, but no text pool: not a store file"
+            else:
+                try:
+                    entry = expand_entry(entry, self.pool.text)
+                except (ValueError, OSError) as exc:
+                    entry, problem = None, f"pooled texts unreadable: {exc}"
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
         else:
@@ -319,10 +349,12 @@ class Ledger:
                 "make the file and its directory writable or pass another --ledger path"
             ) from exc
 
-    def append(self, entry: Mapping[str, Any]) -> bytes:
+    def append(self, entry: Mapping[str, Any], texts: Sequence[str] = ()) -> bytes:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
 
-        The entry is written with its ``response_sha256`` (added when it lacks one).
+        The entry is written with its ``response_sha256`` (added when it lacks one). In
+        the response store, the ``texts`` its messages quote are kept once, in the
+        store's pool (:mod:`prescient.llm.text_pool`), before the line that refers to them.
 
         Returns:
             the line written.
@@ -330,15 +362,18 @@ class Ledger:
         Raises:
             OSError: the write failed; the entry is not in the ledger.
         """
-        return self.append_ref(entry)[0]
+        return self.append_ref(entry, texts)[0]
 
-    def append_ref(self, entry: Mapping[str, Any]) -> tuple[bytes, int]:
-        """:meth:`append`, returning the line written and where it is (:meth:`line_at`
+    def append_ref(self, entry: Mapping[str, Any], texts: Sequence[str] = ()) -> tuple[bytes, int]:
+        """:meth:`append`, returning the entry's line and where it is (:meth:`line_at`
         reads it back, a failure's line too)."""
         entry = with_response_hash(entry)
         line = utf8_json(entry) + b"\n"
+        stored, pooled = self._stored(entry, line, texts)
+        if pooled and self.pool is not None:
+            self.pool.add(pooled)  # the texts are on disk before a line refers to them
         with self._cond:
-            self._pending.append(line)
+            self._pending.append(stored)
             self._enqueued += 1
             mine = self._enqueued
             while self._durable < mine:
@@ -368,9 +403,19 @@ class Ledger:
             for lo, hi, cause in self._failed:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
-            ref = line_ref(self._written_at.pop(mine), len(line))
+            ref = line_ref(self._written_at.pop(mine), len(stored))
         self._index(entry, ref)
         return line, ref
+
+    def _stored(
+        self, entry: Mapping[str, Any], line: bytes, texts: Sequence[str]
+    ) -> tuple[bytes, dict[str, str]]:
+        """The line the file gets for ``entry`` (whose own line is ``line``) and the texts
+        it refers to: in a store, the quoted ``texts`` cut out; elsewhere ``line``."""
+        if self.pool is None or not texts:
+            return line, {}
+        cut, pooled = pool_entry(entry, texts)
+        return (utf8_json(cut) + b"\n", pooled) if pooled else (line, {})
 
     def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
         """Durably append several entries with one write and one fsync (the caller has
@@ -386,7 +431,9 @@ class Ledger:
             self._index(entry, line_ref(at, len(line)))
             at += len(line)
 
-    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
+    async def append_async(
+        self, entry: Mapping[str, Any], *, keyed_here: bool = False, texts: Sequence[str] = ()
+    ) -> bytes:
         """``append`` for coroutines: returns once the entry is fsync'd, never blocks the loop.
 
         The entry is written with its ``response_sha256`` (added when it lacks one).
@@ -395,6 +442,7 @@ class Ledger:
             entry: the entry.
             keyed_here: the caller computed ``entry["key"]`` from this very entry's
                 request (the gateway does), so hashing it again to check is skipped.
+            texts: texts the messages quote, kept once in a store (:meth:`append`).
 
         Returns:
             the line written.
@@ -402,18 +450,19 @@ class Ledger:
         Raises:
             OSError: the write failed; the entry is not in the ledger.
         """
-        return (await self.append_async_ref(entry, keyed_here=keyed_here))[0]
+        return (await self.append_async_ref(entry, keyed_here=keyed_here, texts=texts))[0]
 
     async def append_async_ref(
-        self, entry: Mapping[str, Any], *, keyed_here: bool = False
+        self, entry: Mapping[str, Any], *, keyed_here: bool = False, texts: Sequence[str] = ()
     ) -> tuple[bytes, int]:
-        """:meth:`append_async`, returning the line written and where it is
+        """:meth:`append_async`, returning the entry's line and where it is
         (:meth:`line_at` reads it back, a failure's line too)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int] = loop.create_future()
         entry = with_response_hash(entry)
         line = utf8_json(entry) + b"\n"
-        self._async_pending.append((line, entry, done, keyed_here))
+        stored, pooled = self._stored(entry, line, texts)
+        self._async_pending.append((stored, entry, done, keyed_here, pooled))
         if self._async_writer is None or self._async_writer.done():
             self._async_writer = loop.create_task(self._drain())
         return line, await done
@@ -424,14 +473,17 @@ class Ledger:
             self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ledger")
         while self._async_pending:
             batch, self._async_pending = self._async_pending, []
+            pooled = {d: t for b in batch for d, t in b[4].items()}
             try:
-                at = await loop.run_in_executor(self._thread, self._write, [b[0] for b in batch])
+                at = await loop.run_in_executor(
+                    self._thread, self._write, [b[0] for b in batch], pooled
+                )
             except Exception as exc:
-                for _, _, fut, _ in batch:
+                for _, _, fut, _, _ in batch:
                     if not fut.done():
                         fut.set_exception(OSError(f"could not append to {self.path}: {exc}"))
                 continue
-            for line, entry, fut, keyed_here in batch:
+            for line, entry, fut, keyed_here, _ in batch:
                 ref = line_ref(at, len(line))
                 at += len(line)
                 self._index(entry, ref, verify=not keyed_here)
@@ -444,18 +496,23 @@ class Ledger:
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        if self.pool is not None:
+            self.pool.close()
         with self._index_lock:
             if self._fd is not None:
                 self._closer()
                 self._fd = None
 
-    def _write(self, lines: list[bytes]) -> int:
-        """Append ``lines`` under the file lock, fsync'd; returns the offset of the first."""
+    def _write(self, lines: list[bytes], pooled: Mapping[str, str] | None = None) -> int:
+        """Append ``lines`` under the file lock, fsync'd, after the ``pooled`` texts they
+        refer to are in the store's pool; returns the offset of the first."""
+        if pooled and self.pool is not None:
+            self.pool.add(pooled)
         data = b"".join(lines)
         with open(self.path, "ab+") as fh:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
-                start = _cut_torn_tail(fh, self.path)
+                start = cut_partial_tail(fh, self.path)
                 with self._index_lock:
                     self._writing_at = start
                 written = False
@@ -482,26 +539,3 @@ def entry_of_line(line: bytes) -> dict[str, Any]:
     """The entry on a line the index holds (UTF-8 JSON: it was read, or written, as one)."""
     entry: dict[str, Any] = json.loads(line.decode("utf-8"))
     return entry
-
-
-def _cut_torn_tail(fh: IO[bytes], path: Path) -> int:
-    """Truncate a partial last line left by a killed writer; returns the end of the file."""
-    size = fh.seek(0, os.SEEK_END)
-    if size == 0:
-        return 0
-    fh.seek(size - 1)
-    if fh.read(1) == b"\n":
-        return size
-    pos = size - 1
-    while pos > 0:
-        step = min(4096, pos)
-        fh.seek(pos - step)
-        chunk = fh.read(step)
-        nl = chunk.rfind(b"\n")
-        if nl >= 0:
-            pos = pos - step + nl + 1
-            break
-        pos -= step
-    logger.warning("%s: cutting a partial last line of %d bytes", path, size - pos)
-    fh.truncate(pos)
-    return fh.seek(0, os.SEEK_END)

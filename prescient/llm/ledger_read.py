@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from prescient.llm.ledger_format import parse_line
+from prescient.llm.text_pool import POOLED, TextPool, expand_entry, expand_with, open_pool
 
 logger = logging.getLogger(__name__)
 
@@ -33,19 +34,33 @@ PARTIAL = "partial last line (an interrupted write; the next run cuts it)"
 def iter_lines(path: str | os.PathLike[str]) -> Iterator[Line]:
     """Every line of a ledger: its entry, or what is wrong with it. Never raises on content.
 
+    A line of the response store whose texts sit in its pool
+    (:mod:`prescient.llm.text_pool`) is read with them back in place; a text the pool
+    lacks, or whose bytes changed, is the line's problem.
+
     The audit (``prescient ledger verify``) needs the problems; readers that only want
     the entries use :func:`read_entries`.
     """
     path = Path(path)
     if not path.exists():
         return
+    pool: TextPool | None = None
     with open(path, "rb") as fh:
         for number, raw in enumerate(fh, start=1):
             if not raw.endswith(b"\n"):
                 yield Line(number, None, PARTIAL)
                 return
             entry, problem = parse_line(raw)
+            if entry is not None and POOLED in entry:
+                if pool is None:
+                    pool = open_pool(path)
+                try:
+                    entry = expand_entry(entry, expand_with(pool))
+                except (ValueError, OSError) as exc:
+                    entry, problem = None, f"pooled texts unreadable: {exc}"
             yield Line(number, entry, problem)
+    if pool is not None:
+        pool.close()
 
 
 def read_entries(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:

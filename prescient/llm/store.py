@@ -43,7 +43,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -200,17 +200,19 @@ class StageLedger:
         if used is None or not used[3]:
             self._used[key] = (self.store, ref, True, is_success(entry))
 
-    def append(self, entry: Mapping[str, Any]) -> bytes:
+    def append(self, entry: Mapping[str, Any], texts: Sequence[str] = ()) -> bytes:
         """Durably append one entry to the store (see ``Ledger.append``)."""
         entry = with_response_hash(entry)
-        line, ref = self.store.append_ref(entry)
+        line, ref = self.store.append_ref(entry, texts)
         self._remember(entry, ref)
         return line
 
-    async def append_async(self, entry: Mapping[str, Any], *, keyed_here: bool = False) -> bytes:
+    async def append_async(
+        self, entry: Mapping[str, Any], *, keyed_here: bool = False, texts: Sequence[str] = ()
+    ) -> bytes:
         """Durably append one entry to the store (see ``Ledger.append_async``)."""
         entry = with_response_hash(entry)
-        line, ref = await self.store.append_async_ref(entry, keyed_here=keyed_here)
+        line, ref = await self.store.append_async_ref(entry, keyed_here=keyed_here, texts=texts)
         self._remember(entry, ref)
         return line
 

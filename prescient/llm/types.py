@@ -40,6 +40,10 @@ class LLMRequest:
         options: how the answer is computed, never what is asked (llama.cpp's
             micro-batch ``n_ubatch``, which leaves the logits unchanged): neither keyed
             nor stored.
+        quoted: long texts the messages quote word for word that many requests share
+            (the articles a RAG or gold prompt shows). The response store keeps each
+            once and its line refers to it (:mod:`prescient.llm.text_pool`); the entry
+            read back is the same. Not part of the key.
     """
 
     model: str
@@ -50,6 +54,7 @@ class LLMRequest:
     tags: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "chat"
     options: Mapping[str, Any] = field(default_factory=dict)
+    quoted: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

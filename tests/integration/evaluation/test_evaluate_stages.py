@@ -250,6 +250,39 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     assert refused.values.tolist() == [["oracle", "q_tf_harbour"]]
 
 
+def test_the_response_store_keeps_each_shown_article_once(project: Path) -> None:
+    # A DVC project (its cache holds the store), and articles long enough to pool.
+    (project / ".dvc").mkdir()
+    (project / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    long = articles()
+    long["text"] = [f"{t} " * 4 for t in long["text"]]
+    long.to_parquet("articles.parquet")
+    assert run_retrieve() == 0
+    assert run_model("oracle") == 0
+    shown = set()
+    for setting in ("gold", "rag_dynamic", "rag_2024-03-06"):
+        shown |= set(pd.read_parquet(f"data/interim/contexts/{setting}.parquet")["text"])
+    store = project / ".dvc/cache/prescient/responses/data/llm/evaluate/oracle.jsonl"
+    pool = project / ".dvc/cache/prescient/texts.jsonl"
+    texts = [json.loads(line)["text"] for line in pool.read_text().splitlines()]
+    # every article shown is in the pool, once; no store line holds one
+    assert sorted(texts) == sorted(shown) and len(shown) > 5
+    raw = store.read_text()
+    assert raw.count('"pooled":[[') == 12 and not any(t in raw for t in shown)
+    # the snapshot DVC pushes holds the prompts whole, and is the store's entries
+    snapshot = Path("data/llm/evaluate/oracle.jsonl").read_text()
+    assert all(t in snapshot for t in shown)
+    assert [e["messages"] for e in read_entries("data/llm/evaluate/oracle.jsonl")] == [
+        e["messages"] for e in sorted(read_entries(store), key=lambda e: e["key"])
+    ]
+    # a rerun is answered from the store and writes the same snapshot
+    calls = len(CALLS)
+    Path("data/llm/evaluate/oracle.jsonl").unlink()
+    assert run_model("oracle") == 0
+    assert len(CALLS) == calls
+    assert Path("data/llm/evaluate/oracle.jsonl").read_text() == snapshot
+
+
 def test_a_question_without_gold_article_is_an_error_not_a_closed_book_answer(
     project: Path,
 ) -> None:
