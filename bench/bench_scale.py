@@ -458,14 +458,48 @@ def du(path: Path, exclude: tuple[Path, ...] = ()) -> int:
 
 
 def disk(repo: Path) -> dict[str, float]:
+    """Disk after a run: the workspace, DVC's cache without the response store, the store
+    (its ledgers, and its text pool), the stages' ledgers in the workspace (DVC's cache
+    holds them again), and the distinct text the requests sent."""
     cache = repo / ".dvc" / "cache"
     store = cache / "prescient" / "responses"
+    pool = cache / "prescient" / "texts.jsonl"
     mb = 2**20
+    pool_bytes = pool.stat().st_size if pool.exists() else 0
     return {
         "workspace_mb": round(du(repo, (cache, repo / ".git", repo / ".venv")) / mb, 1),
-        "dvc_cache_mb": round(du(cache, (store,)) / mb, 1),
+        "dvc_cache_mb": round((du(cache, (store,)) - pool_bytes) / mb, 1),
         "response_store_mb": round(du(store) / mb, 1),
+        "text_pool_mb": round(pool_bytes / mb, 1),
+        "stage_ledgers_mb": round(du(repo / "data" / "llm") / mb, 1),
+        "distinct_text_mb": round(distinct_text(store, pool) / mb, 1),
     }
+
+
+def distinct_text(store: Path, pool: Path) -> int:
+    """Bytes (UTF-8) of the text the store's distinct requests sent, each quoted article
+    once: every distinct request's messages without the texts it quoted, and the pool's
+    texts. (A store written before the pool counts every article it holds each time.)"""
+    seen: set[str] = set()
+    total = 0
+    for path in sorted(store.rglob("*.jsonl")):
+        with open(path, "rb") as fh:
+            for raw in fh:
+                try:
+                    entry = json.loads(raw)
+                except ValueError:
+                    continue
+                key = str(entry.get("key"))
+                if key in seen:
+                    continue
+                seen.add(key)
+                for message in entry.get("messages") or []:
+                    total += len(str(message.get("content", "")).encode("utf-8", "surrogatepass"))
+    if pool.exists():
+        with open(pool, "rb") as fh:
+            for raw in fh:
+                total += len(json.loads(raw)["text"].encode("utf-8", "surrogatepass"))
+    return total
 
 
 # --- synthetic question table (corpus-sized runs without construction) -----------------

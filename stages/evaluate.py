@@ -48,6 +48,7 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
+from prescient.evaluation.contexts import shown_texts
 from prescient.evaluation.plan import PlanningGateway, quiet
 from prescient.evaluation.prompts import elicitation_prompts
 from prescient.evaluation.run import Ask, model_sample, run_model
@@ -94,7 +95,15 @@ def work(run: StageRun) -> int:
             "(dvc repro retrieve)"
         )
     # A malformed entry or an unset key variable stops here, before any call.
-    gateway = stage_gateway(p, "evaluate", args.ledger, [args.model], dvc_cache_dir())
+    # The articles its ledger's lines refer to come from the contexts (a pulled ledger).
+    gateway = stage_gateway(
+        p,
+        "evaluate",
+        args.ledger,
+        [args.model],
+        dvc_cache_dir(),
+        texts=lambda: shown_texts(tables.values()),
+    )
     spec = gateway.spec(args.model)
     window = context_window(spec)
     asks = [

@@ -39,7 +39,8 @@ from prescient.evaluation.settings import (
     elicitation_of,
     parse_setting,
 )
-from prescient.llm.ledger import is_success, key_problem, read_entries, readable_text
+from prescient.llm.ledger import is_success, iter_lines, key_problem, readable_text
+from prescient.llm.text_pool import TextPool
 from prescient.vocab import QTYPES
 
 ALL_TYPES = "all"
@@ -217,14 +218,26 @@ def _day(value: Any) -> dt.date:
     return pd.Timestamp(value).date()
 
 
-def ledger_answers(path: str | os.PathLike[str], keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+def ledger_answers(
+    path: str | os.PathLike[str], keys: Iterable[str], pool: TextPool | None = None
+) -> dict[str, dict[str, Any]]:
     """The entry each key leads to: the first success whose key checks out (what the
     gateway serves), else the last failure recorded under it. Keys the ledger does not
-    hold are absent."""
+    hold are absent.
+
+    Raises:
+        TraceError: lines whose quoted texts ``pool`` (the response store's text pool)
+            cannot give back: their prompts cannot be shown.
+    """
     wanted = set(keys)
     served: dict[str, dict[str, Any]] = {}
     failed: dict[str, dict[str, Any]] = {}
-    for entry in read_entries(path):
+    for line in iter_lines(path, pool):
+        entry = line.entry
+        if entry is None:
+            if line.problem and line.problem.startswith("pooled texts"):
+                raise TraceError(f"{path}:{line.number}: {line.problem}")
+            continue
         key = str(entry["key"])
         if key not in wanted or key in served:
             continue
@@ -312,8 +325,10 @@ def trace_rows(
     rows: pd.DataFrame,
     questions: pd.DataFrame,
     ledger: str | os.PathLike[str],
+    pool: TextPool | None = None,
 ) -> list[Traced]:
-    """Each counted row with its question and its ledger entry.
+    """Each counted row with its question and its ledger entry (``pool``: where the
+    ledger's quoted texts are, :func:`ledger_answers`).
 
     Raises:
         TraceError: a row's question is not in the questions table, a row that made a
@@ -347,7 +362,7 @@ def trace_rows(
             "the ledger, no model is called)"
         )
     keys = {str(r["ledger_key"]) for r in called}
-    found = ledger_answers(ledger, keys)
+    found = ledger_answers(ledger, keys, pool)
     absent = [r for r in called if str(r["ledger_key"]) not in found]
     if absent:
         named = ", ".join(f"{r['question_id']} (key {r['ledger_key']})" for r in absent[:3])

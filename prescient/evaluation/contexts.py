@@ -22,7 +22,8 @@ an answer option is presented).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import os
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,18 @@ def shown_articles(
         return empty
     shown: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return shown
+
+
+def shown_texts(paths: Iterable[str | os.PathLike[str]]) -> Iterator[str]:
+    """Every article text the context tables at ``paths`` show, as a prompt quotes it
+    (whitespace collapsed), read a row group at a time: the texts an evaluation ledger's
+    lines refer to (:mod:`prescient.llm.text_pool`)."""
+    for path in paths:
+        table = pq.ParquetFile(path)
+        for group in range(table.num_row_groups):
+            for text in table.read_row_group(group, columns=["text"]).column("text").to_pylist():
+                if text:
+                    yield " ".join(text.split())
 
 
 def build_contexts(

@@ -42,7 +42,7 @@ import collections
 import concurrent.futures
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from prescient.llm.baselines import keyed_params
@@ -133,6 +133,7 @@ class Gateway:
         stage: str,
         ledger_path: str | os.PathLike[str],
         cache_dir: CacheDir = None,
+        texts: Callable[[], Iterable[str]] | None = None,
     ) -> Gateway:
         """Build a stage's gateway from the composed params (``models`` and ``llm``).
 
@@ -145,6 +146,8 @@ class Gateway:
             stage: the calling stage's name (recorded in entries).
             ledger_path: the stage's ledger file (from the stage's command line).
             cache_dir: DVC's cache directory (None: the ledger is its own store).
+            texts: the texts its prompts quote, from the tables they come from
+                (:class:`prescient.llm.store.StageLedger`).
 
         Raises:
             ParamsError: the ``llm`` section is incomplete or invalid.
@@ -154,7 +157,7 @@ class Gateway:
             ledger_path,
             stage=stage,
             settings=GatewaySettings.from_params(params),
-            ledger=open_stage_ledger(ledger_path, cache_dir),
+            ledger=open_stage_ledger(ledger_path, cache_dir, texts=texts),
         )
 
     @property
@@ -290,7 +293,7 @@ class Gateway:
         note = getattr(self.cache.ledger, "note_request", None)
         for i, (req, spec, _, key) in enumerate(planned):
             if note is not None:  # a stage ledger's snapshot names this run's askers
-                note(key, request_audit(self.stage, req, spec))
+                note(key, request_audit(self.stage, req, spec), req.quoted)
             if route.takes(key):
                 lanes.setdefault(None, collections.deque()).append(i)
                 continue
@@ -400,12 +403,14 @@ def stage_gateway(
     ledger_path: str | os.PathLike[str],
     models: Sequence[str],
     cache_dir: CacheDir,
+    texts: Callable[[], Iterable[str]] | None = None,
 ) -> Gateway:
     """The gateway of a model-calling stage, checked before the stage does any work.
 
     ``cache_dir``: DVC's cache directory, where the response store lives; required, so a
     stage cannot forget it and lose the store (None, said explicitly: the ledger is its
-    own store, as outside a DVC project).
+    own store, as outside a DVC project). ``texts``: the texts the stage's prompts quote,
+    from the tables they come from (:class:`prescient.llm.store.StageLedger`).
 
     Every model the stage will ask must be registered and valid and have its key
     variable set, so a configuration error stops the stage before its first call; a
@@ -415,7 +420,9 @@ def stage_gateway(
         ParamsError: the ``llm`` section is incomplete or invalid.
         ModelConfigError: an unknown or malformed model, or an unset key variable.
     """
-    gateway = Gateway.from_params(params, stage=stage, ledger_path=ledger_path, cache_dir=cache_dir)
+    gateway = Gateway.from_params(
+        params, stage=stage, ledger_path=ledger_path, cache_dir=cache_dir, texts=texts
+    )
     try:
         gateway.check(models)
     except BaseException:

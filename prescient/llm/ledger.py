@@ -20,6 +20,11 @@ a few dozen bytes per answer whatever its prompt holds (a RAG prompt is about 12
 a ledger of millions of answers is served from a small index and a read of its line; the line format (keys, answer hashes, which lines are entries) is :mod:`prescient.llm.ledger_format`
 and reading a file :mod:`prescient.llm.ledger_read`. Their public names are importable
 from here too (``__all__``): the ledger is one thing to its users.
+
+In the response store, the long texts a request quotes (retrieved articles) are written
+once, to the store's text pool, and the line refers to them (:mod:`prescient.llm.text_pool`);
+every read (:meth:`Ledger.get`, :meth:`Ledger.line`, the index built on loading) puts
+them back first, so a user of the ledger sees the entry and the line as written.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ import threading
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from prescient.jsonl import cut_partial_tail
 from prescient.llm.ledger_format import (
@@ -57,7 +62,14 @@ from prescient.llm.ledger_format import (
     with_response_hash,
 )
 from prescient.llm.ledger_read import PARTIAL, Line, iter_lines, read_entries
-from prescient.llm.text_pool import POOLED, expand_entry, open_pool, pool_entry
+from prescient.llm.text_pool import (
+    POOLED,
+    PooledTextError,
+    TextPool,
+    expand_entry,
+    open_pool,
+    pool_entry,
+)
 
 __all__ = [
     "PARTIAL",
@@ -114,6 +126,9 @@ class Ledger:
 
     Args:
         path: the ledger file; its directory is created.
+        pool: where the texts its lines refer to are (:mod:`prescient.llm.text_pool`):
+            by default the pool beside it when it is a response store file (None
+            elsewhere); a stage's snapshot is read with its store's pool.
 
     Attributes:
         failed_entries: recorded failures read or written by this instance.
@@ -121,9 +136,13 @@ class Ledger:
         unserved: ``(line number, problem)`` of successes not served because their key
             is not the hash of their request or their answer does not match its
             ``response_sha256``.
+        missing_texts: lines not read because the pool lacks a text they refer to
+            (also in ``damaged``).
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], pool: TextPool | None | Literal["beside"] = "beside"
+    ) -> None:
         self.path = Path(path)
         self._path_str = str(self.path)
         with contextlib.suppress(OSError):  # reading needs no directory; writing says why
@@ -133,9 +152,10 @@ class Ledger:
         # garbage collector scans (parsed entries are containers: every full collection
         # would walk them all, a cost that grows with the ledger on every batch).
         self._ok: dict[str, int] = {}
-        # The response store's text pool (None: this ledger is not in a store): the
-        # texts its lines refer to instead of holding them (prescient.llm.text_pool).
-        self.pool = open_pool(self.path)
+        # The text pool (None: none): the texts its lines refer to instead of holding
+        # them (prescient.llm.text_pool).
+        self.pool = open_pool(self.path) if isinstance(pool, str) else pool
+        self.missing_texts = 0
         # A descriptor of the file the index describes, opened when it is first read or
         # written: a file replaced meanwhile (an atomic rewrite) is still read as indexed.
         self._fd: int | None = None
@@ -298,11 +318,13 @@ class Ledger:
         entry, problem = parse_line(raw)
         if entry is not None and POOLED in entry:
             if self.pool is None:
-                entry, problem = None, "pooled texts, but no text pool: not a store file"
+                self.missing_texts += 1
+                entry, problem = None, "pooled texts, but no text pool to read them from"
             else:
                 try:
                     entry = expand_entry(entry, self.pool.text)
                 except (ValueError, OSError) as exc:
+                    self.missing_texts += isinstance(exc, PooledTextError)
                     entry, problem = None, f"pooled texts unreadable: {exc}"
         if entry is None:
             self.damaged.append((number, problem or "damaged"))

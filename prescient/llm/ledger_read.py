@@ -31,12 +31,13 @@ class Line(NamedTuple):
 PARTIAL = "partial last line (an interrupted write; the next run cuts it)"
 
 
-def iter_lines(path: str | os.PathLike[str]) -> Iterator[Line]:
+def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> Iterator[Line]:
     """Every line of a ledger: its entry, or what is wrong with it. Never raises on content.
 
-    A line of the response store whose texts sit in its pool
-    (:mod:`prescient.llm.text_pool`) is read with them back in place; a text the pool
-    lacks, or whose bytes changed, is the line's problem.
+    A line whose texts sit in a text pool (:mod:`prescient.llm.text_pool`: the response
+    store's lines, and a stage's ledger's) is read with them back in place, from
+    ``pool`` (default: the pool beside a store file); a text the pool lacks, or whose
+    bytes changed, is the line's problem.
 
     The audit (``prescient ledger verify``) needs the problems; readers that only want
     the entries use :func:`read_entries`.
@@ -44,29 +45,36 @@ def iter_lines(path: str | os.PathLike[str]) -> Iterator[Line]:
     path = Path(path)
     if not path.exists():
         return
-    pool: TextPool | None = None
-    with open(path, "rb") as fh:
-        for number, raw in enumerate(fh, start=1):
-            if not raw.endswith(b"\n"):
-                yield Line(number, None, PARTIAL)
-                return
-            entry, problem = parse_line(raw)
-            if entry is not None and POOLED in entry:
-                if pool is None:
-                    pool = open_pool(path)
-                try:
-                    entry = expand_entry(entry, expand_with(pool))
-                except (ValueError, OSError) as exc:
-                    entry, problem = None, f"pooled texts unreadable: {exc}"
-            yield Line(number, entry, problem)
-    if pool is not None:
-        pool.close()
+    opened: TextPool | None = None  # the pool beside a store file, opened here
+    try:
+        with open(path, "rb") as fh:
+            for number, raw in enumerate(fh, start=1):
+                if not raw.endswith(b"\n"):
+                    yield Line(number, None, PARTIAL)
+                    return
+                entry, problem = parse_line(raw)
+                if entry is not None and POOLED in entry:
+                    if pool is None and opened is None:
+                        opened = open_pool(path)
+                    try:
+                        entry = expand_entry(
+                            entry, expand_with(pool if pool is not None else opened)
+                        )
+                    except (ValueError, OSError) as exc:
+                        entry, problem = None, f"pooled texts unreadable: {exc}"
+                yield Line(number, entry, problem)
+    finally:
+        if opened is not None:
+            opened.close()
 
 
-def read_entries(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
-    """Well-formed entries of a ledger file in order; damaged lines are skipped and logged."""
+def read_entries(
+    path: str | os.PathLike[str], pool: TextPool | None = None
+) -> Iterator[dict[str, Any]]:
+    """Well-formed entries of a ledger file in order (``pool``: see :func:`iter_lines`);
+    damaged lines are skipped and logged."""
     skipped: list[str] = []
-    for line in iter_lines(path):
+    for line in iter_lines(path, pool):
         if line.entry is None:
             skipped.append(f"line {line.number}: {line.problem}")
         else:

@@ -15,7 +15,9 @@ paid for again. So answers live in two places, with different jobs:
   commands restores, so every workspace reads and appends the same store. The store
   is a :class:`~prescient.llm.ledger.Ledger`: every answer is fsync'd before it is
   used, concurrent writers are safe, and two processes asking for the same request at
-  once pay once (:mod:`prescient.llm.claims`). A team that shares one DVC cache
+  once pay once (:mod:`prescient.llm.claims`). The articles prompts quote are kept once,
+  in the store's text pool beside it (``prescient/texts.jsonl``,
+  :mod:`prescient.llm.text_pool`). A team that shares one DVC cache
   (``dvc cache dir``) shares the store with it. ``dvc gc`` leaves it alone: it only
   removes files named by a content hash.
 - **The stage's ledger** is a snapshot: exactly the entries the stage's outputs came
@@ -23,7 +25,9 @@ paid for again. So answers live in two places, with different jobs:
   written when the stage's work is done, each entry naming who asked for it in this
   run (:meth:`StageLedger.note_request`). It is what DVC pins in ``dvc.lock``, pushes
   and pulls, and what every number traces back to; it holds no history, so the same
-  requests and answers give the same bytes on every machine.
+  requests and answers give the same bytes on every machine. Its lines refer to the
+  texts their requests quoted in the store's pool (the tables the texts came from
+  travel with it and refill the pool in a clone that lacks it).
 
 A request is answered by the stage's ledger first (the answers its current outputs
 came from, also when they were pulled from a peer: a rerun reproduces them exactly),
@@ -43,7 +47,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +59,17 @@ from prescient.llm.ledger import (
     utf8_json,
     with_response_hash,
 )
+from prescient.llm.text_pool import MIN_CHARS, POOL_FILE, TextPool, pool_entry, text_digest
 
 logger = logging.getLogger(__name__)
 
+_PENDING_CHARS = 1 << 26
+"""Quoted texts held back for the pool before they are stored (characters)."""
+
 STORE_DIR = Path("prescient") / "responses"
 """The store's directory under DVC's cache directory."""
+TEXT_POOL = Path("prescient") / POOL_FILE
+"""The store's text pool under DVC's cache directory (:mod:`prescient.llm.text_pool`)."""
 RUN_LOG = Path("prescient") / "runs.jsonl"
 """The store's run log under DVC's cache directory: one line per stage run that asked
 for answers (what it was served and what it sent, tokens and cost)."""
@@ -100,6 +110,11 @@ def store_dir(cache: CacheDir) -> Path | None:
     return None if cache is None else Path(cache) / STORE_DIR
 
 
+def text_pool(cache: CacheDir) -> TextPool | None:
+    """The store's text pool under DVC's cache directory ``cache`` (None: no DVC project)."""
+    return None if cache is None else TextPool(Path(cache) / TEXT_POOL)
+
+
 def run_log_path(cache: CacheDir) -> Path | None:
     """The store's run log under DVC's cache directory ``cache`` (None: no DVC project)."""
     return None if cache is None else Path(cache) / RUN_LOG
@@ -117,6 +132,9 @@ class StageLedger:
         path: the stage's ledger (a DVC output; read, and rewritten by ``write_snapshot``).
         store: the store's ledger file for it (:func:`store_path`).
         run_log: where :meth:`log_run` appends (None: nowhere).
+        texts: the texts the stage's prompts quote, read from the tables they come from
+            (the evaluation's contexts): fed to the store's pool when the recorded
+            ledger refers to texts the pool lacks (a ledger pulled from a peer).
 
     Attributes:
         recorded: the stage's ledger as it was found (read only).
@@ -129,11 +147,24 @@ class StageLedger:
         path: str | os.PathLike[str],
         store: str | os.PathLike[str],
         run_log: str | os.PathLike[str] | None = None,
+        texts: Callable[[], Iterable[str]] | None = None,
     ) -> None:
         self.snapshot_path = Path(path)
         self.run_log = None if run_log is None else Path(run_log)
-        self.recorded = Ledger(path)
         self.store = Ledger(store)
+        self.pool = self.store.pool
+        self.recorded = Ledger(path, pool=self.pool)
+        if self.recorded.missing_texts and texts is not None and self.pool is not None:
+            added = self.pool.add_texts(texts())
+            logger.info(
+                "%s refers to %d lines' texts the response store's pool lacked: %d texts "
+                "added from the tables the prompts quoted",
+                path,
+                self.recorded.missing_texts,
+                added,
+            )
+            self.recorded.close()
+            self.recorded = Ledger(path, pool=self.pool)
         # By key, what the snapshot will hold: (the ledger holding its line, where the
         # line is there, whether it is written as it is, whether it is a success). An
         # answer served from a ledger is the line found there, written as the ledger
@@ -141,8 +172,14 @@ class StageLedger:
         # Where the lines are, not the lines: a few ints per answer, whatever its prompt
         # holds, and nothing the garbage collector scans.
         self._used: dict[str, tuple[Ledger, int, bool, bool]] = {}
-        # By key, who asked for it first in this run (see note_request).
+        # By key, who asked for it first in this run (see note_request), and the digests
+        # of the texts its request quoted (32 bytes each), which its snapshot line refers to.
         self._asked: dict[str, dict[str, Any]] = {}
+        self._quoted: dict[str, bytes] = {}
+        # Quoted texts the pool lacks (answers served from lines that hold them), stored
+        # before the snapshot refers to them.
+        self._pending: dict[str, str] = {}
+        self._pending_chars = 0
         self.imported = 0
 
     @property
@@ -216,15 +253,37 @@ class StageLedger:
         self._remember(entry, ref)
         return line
 
-    def note_request(self, key: str, audit: Mapping[str, Any]) -> None:
+    def note_request(self, key: str, audit: Mapping[str, Any], texts: Sequence[str] = ()) -> None:
         """Record who asks for ``key`` in this run (stage, model name, template, tags:
-        :func:`prescient.llm.sending.request_audit`); the first request of the run wins.
+        :func:`prescient.llm.sending.request_audit`) and the texts its request quotes
+        (:attr:`~prescient.llm.types.LLMRequest.quoted`); the first request of the run wins.
 
         The snapshot writes these fields over those of the entry it keeps, so its bytes
         depend on the requests the stage sent and their answers, not on which run first
         wrote an entry: a workspace whose store holds an answer written under older tags
-        and a fresh clone write the same snapshot."""
-        self._asked.setdefault(key, dict(audit))
+        and a fresh clone write the same snapshot. Its line refers to the quoted texts
+        in the store's pool rather than holding them (:mod:`prescient.llm.text_pool`),
+        however the store holds the entry."""
+        if key in self._asked:
+            return
+        self._asked[key] = dict(audit)
+        if self.pool is None or not texts:
+            return
+        digests = [text_digest(t) for t in texts if len(t) >= MIN_CHARS]
+        if not digests:
+            return
+        self._quoted[key] = b"".join(bytes.fromhex(d) for d in digests)
+        for digest, text in zip(digests, (t for t in texts if len(t) >= MIN_CHARS), strict=True):
+            if digest not in self.pool and digest not in self._pending:
+                self._pending[digest] = text
+                self._pending_chars += len(text)
+        if self._pending_chars >= _PENDING_CHARS:
+            self._store_pending()
+
+    def _store_pending(self) -> None:
+        if self._pending and self.pool is not None:
+            self.pool.add(self._pending)
+        self._pending, self._pending_chars = {}, 0
 
     def used(self) -> list[dict[str, Any]]:
         """The entries the stage used so far, one per key, sorted by key."""
@@ -243,6 +302,7 @@ class StageLedger:
         this run (:meth:`note_request`) where they differ.
         """
         keys = sorted(self._used)
+        self._store_pending()
         write_lines(self.snapshot_path, (self._snapshot_line(key) for key in keys))
         return len(keys)
 
@@ -252,12 +312,20 @@ class StageLedger:
         as_written = self._used[key][2]
         line = self._line(key)
         asked = self._asked.get(key)
-        if asked is not None:
-            entry = entry_of_line(line)
-            if any(entry.get(f) != v for f, v in asked.items()):
-                entry.update(asked)
-                return entry_line(entry)
-        return line if as_written else entry_line(entry_of_line(line))
+        quoted = self._quoted.get(key)
+        if asked is None and quoted is None:
+            return line if as_written else entry_line(entry_of_line(line))
+        entry = entry_of_line(line)
+        changed = not as_written
+        if asked is not None and any(entry.get(f) != v for f, v in asked.items()):
+            entry.update(asked)
+            changed = True
+        if quoted is not None and self.pool is not None:
+            texts = [self.pool.text(quoted[i : i + 32].hex()) for i in range(0, len(quoted), 32)]
+            cut, used = pool_entry(with_response_hash(entry), texts)
+            if used:
+                return utf8_json(cut) + b"\n"
+        return entry_line(entry) if changed else line
 
     def log_run(self, stage: str, record: Mapping[str, Any]) -> None:
         """Append one line to the run log: when, the stage, its ledger, the experiment
@@ -305,15 +373,19 @@ def write_entries(path: str | os.PathLike[str], entries: Iterable[Mapping[str, A
 
 
 def open_stage_ledger(
-    path: str | os.PathLike[str], cache: CacheDir, root: str | os.PathLike[str] = "."
+    path: str | os.PathLike[str],
+    cache: CacheDir,
+    root: str | os.PathLike[str] = ".",
+    texts: Callable[[], Iterable[str]] | None = None,
 ) -> Ledger | StageLedger:
     """The ledger a stage works through: over the store under DVC's cache directory
-    ``cache`` (the project at ``root``), else (``cache`` None) the file alone."""
+    ``cache`` (the project at ``root``), else (``cache`` None) the file alone; ``texts``:
+    see :class:`StageLedger`."""
     store = store_path(path, cache, root)
     if cache is None or store is None:
         logger.info("%s: outside a DVC project; the ledger is its own store", path)
         return Ledger(path)
-    return StageLedger(path, store, Path(cache) / RUN_LOG)
+    return StageLedger(path, store, Path(cache) / RUN_LOG, texts)
 
 
 def finish_ledger(ledger: Ledger | StageLedger) -> None:

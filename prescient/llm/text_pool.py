@@ -3,8 +3,9 @@
 A RAG prompt quotes five retrieved articles, and the same article is quoted by every
 question that retrieves it, in every setting, for every model, in every experiment; at
 Daily Oracle's size (ICML 2025, section 4.1: the top 5 articles of 512 words) the
-articles are 96% of a prompt's bytes and the store would hold each of them thousands of
-times. So the store keeps each such text once, in its pool, and a store line refers to it:
+articles are 96% of a prompt's bytes, and the store and the stages' ledgers would hold
+each of them thousands of times. So each such text is kept once, in the store's pool,
+and the lines of the store and of a stage's ledger refer to it:
 
 - A request names the texts it quotes (:attr:`prescient.llm.types.LLMRequest.quoted`,
   set by the evaluation for the articles it shows). When the store writes the entry,
@@ -19,10 +20,15 @@ times. So the store keeps each such text once, in its pool, and a store line ref
   only store it twice, harmlessly (the first line is read).
 - Reading puts every text back (:func:`expand_entry`): the entry read is the entry
   written, and its line written again (:func:`prescient.llm.ledger_format.utf8_json`,
-  canonical JSON) is byte for byte the line an unpooled store would hold. So keys, the
-  answers' hashes, ``prescient ledger verify``, and the stages' ledger snapshots (which
-  are written with every text in place: a snapshot is pushed and pulled without the
-  pool) are what they were; a text whose bytes no longer hash to its name is refused.
+  canonical JSON) is byte for byte the line an unpooled ledger would hold. So keys, the
+  answers' hashes and ``prescient ledger verify`` are what they were; a text whose bytes
+  no longer hash to its name is refused, and so is a line whose text the pool lacks.
+- A stage's ledger (the snapshot DVC pushes and pulls,
+  :class:`prescient.llm.store.StageLedger`) cuts the texts each request quoted, whatever
+  form its entry has in the store, so its bytes depend on its entries alone. Its texts
+  travel with it in the tables the prompts quoted them from (the evaluation's context
+  tables, pulled with it): a clone that pulled it adds them to its pool
+  (``prescient pull``, ``prescient ledger texts``, or the evaluate stage itself).
 
 The pool holds texts only, never answers: an entry without ``pooled`` is read as it
 always was, and a store written before the pool existed needs nothing.
@@ -91,7 +97,9 @@ def pool_entry(
     for index, message in enumerate(messages):
         content = message.get("content") if isinstance(message, Mapping) else None
         spans: list[tuple[int, int, str]] = []
-        if isinstance(content, str):
+        if not isinstance(content, str):
+            content = ""
+        else:
             for text in wanted:
                 start = content.find(text)
                 while start >= 0:
@@ -222,9 +230,8 @@ class TextPool:
         self._offset = at
 
     def __contains__(self, digest: str) -> bool:
-        with self._lock:
-            self._read_new()
-            return bytes.fromhex(digest) in self._at
+        """Whether the pool held the text when it was last read (no new read)."""
+        return bytes.fromhex(digest) in self._at
 
     def text(self, digest: str) -> str:
         """The text named ``digest``, checked against it.
@@ -243,8 +250,10 @@ class TextPool:
                 ref = self._at.get(name)
             if ref is None:
                 raise PooledTextError(
-                    f"{self.path}: no text {digest[:16]}...: the pool beside the response "
-                    "store lost it; the entries that quote it cannot be read back"
+                    f"{self.path}: no text {digest[:16]}...; a stage's ledger pulled from a "
+                    "peer refers to the texts of the tables its prompts quoted: `python -m "
+                    "prescient ledger texts data/interim/contexts` adds them (the evaluate "
+                    "stage does so itself)"
                 )
             fd = self._descriptor()
         raw = os.pread(fd, ref & _LENGTH_MASK, ref >> _LENGTH_BITS)
@@ -287,6 +296,23 @@ class TextPool:
                 finally:
                     fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
             self._read_new()
+
+    def add_texts(self, texts: Iterable[str], chunk_chars: int = 1 << 26) -> int:
+        """Durably store every text of ``texts`` long enough to pool that the pool lacks,
+        a chunk of about ``chunk_chars`` characters at a time; returns how many were new."""
+        before = len(self)
+        chunk: dict[str, str] = {}
+        size = 0
+        for text in texts:
+            if len(text) < MIN_CHARS:
+                continue
+            chunk[text_digest(text)] = text
+            size += len(text)
+            if size >= chunk_chars:
+                self.add(chunk)
+                chunk, size = {}, 0
+        self.add(chunk)
+        return len(self) - before
 
     def close(self) -> None:
         """Close the file (a text read after this opens it again)."""

@@ -1,5 +1,6 @@
-"""``prescient ledger stats|export|verify|runs``: audit response ledgers (files or
-directories; by default the project's response store) and the store's run log."""
+"""``prescient ledger stats|export|verify|runs|texts``: audit response ledgers (files or
+directories; by default the project's response store) and the store's run log; add the
+texts of tables to the store's text pool."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from prescient.llm.ledger import (
     read_entries,
     response_problem,
 )
+from prescient.llm.text_pool import TextPool
 from prescient.llm.types import served_model
 
 JSON_COLUMNS = ("messages", "params", "usage", "tags", "provenance")
@@ -34,7 +36,16 @@ def _files(paths: list[str]) -> list[Path]:
     return out
 
 
-def stats(paths: list[str]) -> dict[str, Any]:
+def project_pool(root: str | Path = ".") -> TextPool | None:
+    """The text pool of the response store of the project at ``root`` (None: no DVC
+    project), where the lines of the store and of the stages' ledgers find their texts."""
+    from prescient.llm.store import text_pool
+    from prescient.plumbing.locations import dvc_cache_dir
+
+    return text_pool(dvc_cache_dir(root))
+
+
+def stats(paths: list[str], pool: TextPool | None = None) -> dict[str, Any]:
     """Per model: entries, successes, failures by reason, tokens, cost, what its entries
     asked for (``litellm_models``, entries per registry ``litellm_model``) and the served
     models that answered (``served_models``: the id each reply's server named, or an
@@ -42,6 +53,7 @@ def stats(paths: list[str]) -> dict[str, Any]:
 
     ``failed`` counts recorded failures (a rerun that then succeeded leaves its failure
     in the audit trail); ``unresolved`` counts requests that have no success yet.
+    ``pool``: where pooled texts are read (:func:`prescient.llm.ledger_read.iter_lines`).
     """
     per: dict[str, dict[str, Any]] = defaultdict(
         lambda: {
@@ -59,7 +71,7 @@ def stats(paths: list[str]) -> dict[str, Any]:
     answered: set[tuple[str, str]] = set()
     failed: set[tuple[str, str]] = set()
     for f in _files(paths):
-        for e in read_entries(f):
+        for e in read_entries(f, pool):
             m = per[str(e.get("model"))]
             (failed if e.get("error") else answered).add((str(e.get("model")), str(e["key"])))
             m["entries"] += 1
@@ -106,7 +118,7 @@ class Audit(NamedTuple):
     unverifiable: int
 
 
-def audit(paths: list[str]) -> Audit:
+def audit(paths: list[str], pool: TextPool | None = None) -> Audit:
     """Re-hash every entry, request and answer, and look for damage.
 
     A problem names its file and line: a line that is not a ledger entry (not UTF-8,
@@ -117,13 +129,14 @@ def audit(paths: list[str]) -> Audit:
     never served), a second answer to an answered request that differs from the first
     (the first is served), or a torn last line (harmless: readers skip it and the next
     write cuts it, but worth knowing). Entries without ``response_sha256`` are counted
-    as unverifiable, not as problems.
+    as unverifiable, not as problems. A line whose pooled texts cannot be read back
+    (``pool`` lacks one, or its bytes changed) is a problem too.
     """
     problems: list[str] = []
     n = changed = unverifiable = 0
     for f in _files(paths):
         served: dict[str, tuple[int, str]] = {}
-        for line in iter_lines(f):
+        for line in iter_lines(f, pool):
             where = f"{f}:{line.number}"
             if line.entry is None:
                 problems.append(f"{where}: {line.problem}")
@@ -153,14 +166,14 @@ def audit(paths: list[str]) -> Audit:
     return Audit(n, problems, changed, unverifiable)
 
 
-def verify(paths: list[str]) -> tuple[int, list[str]]:
+def verify(paths: list[str], pool: TextPool | None = None) -> tuple[int, list[str]]:
     """``(entries checked, problems)`` of :func:`audit`."""
-    found = audit(paths)
+    found = audit(paths, pool)
     return found.checked, found.problems
 
 
 def _stats(args: argparse.Namespace) -> int:
-    print(json.dumps(stats(_store_or(args.paths)), indent=2))
+    print(json.dumps(stats(_store_or(args.paths), project_pool()), indent=2))
     return 0
 
 
@@ -195,7 +208,10 @@ def export_row(entry: dict[str, Any], ledger: str) -> dict[str, Any]:
 def _export(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    rows = [export_row(e, str(f)) for f in _files(_store_or(args.paths)) for e in read_entries(f)]
+    pool = project_pool()
+    rows = [
+        export_row(e, str(f)) for f in _files(_store_or(args.paths)) for e in read_entries(f, pool)
+    ]
     df = pd.DataFrame(rows)
     if args.out.endswith(".csv"):
         df.to_csv(args.out, index=False)
@@ -206,7 +222,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    found = audit(_store_or(args.paths))
+    found = audit(_store_or(args.paths), project_pool())
     for p in found.problems:
         print(p, file=sys.stderr)
     print(
@@ -353,3 +369,48 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--by", choices=("stage", "experiment", "ledger"), default="stage", help="totals per"
     )
     c.set_defaults(func=_runs)
+    c = psub.add_parser(
+        "texts",
+        help="add the article texts of Parquet tables (e.g. data/interim/contexts) to the "
+        "response store's text pool, where ledgers pulled from a peer find their prompts' texts",
+    )
+    c.add_argument("paths", nargs="+", help="Parquet files or directories with a text column")
+    c.set_defaults(func=_texts)
+
+
+CONTEXTS = "data/interim/contexts"
+"""Where the evaluation's context tables are (dvc.yaml's ``retrieve`` writes them): the
+texts the evaluation ledgers' lines refer to."""
+
+
+def add_table_texts(paths: list[str], root: str | Path = ".") -> tuple[TextPool, int, int]:
+    """Add the texts of the Parquet tables at ``paths`` (files, or directories searched
+    for them) to the text pool of the project at ``root``; returns the pool, the texts
+    added and the tables read.
+
+    Raises:
+        SystemExit: no DVC project, a path that does not exist, a table without a
+            ``text`` column.
+    """
+    import pyarrow.parquet as pq
+
+    from prescient.evaluation.contexts import shown_texts
+
+    pool = project_pool(root)
+    if pool is None:
+        raise SystemExit("no DVC project here: the text pool lives in its cache directory")
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if not p.exists():
+            raise SystemExit(f"{p}: no such file or directory")
+        files.extend(sorted(p.rglob("*.parquet")) if p.is_dir() else [p])
+    for f in files:
+        if "text" not in pq.read_schema(f).names:
+            raise SystemExit(f"{f}: no text column (a context table has one)")
+    return pool, pool.add_texts(shown_texts(files)), len(files)
+
+
+def _texts(args: argparse.Namespace) -> int:
+    pool, added, tables = add_table_texts(args.paths)
+    print(f"{added} texts added to {pool.path} from {tables} tables ({len(pool)} in all)")
+    return 0

@@ -5,6 +5,11 @@ your cache up to date?"; after a failed pull this command checks the remote
 (:mod:`prescient.plumbing.remote`) and, when it is a folder that is not there, names the folder,
 the config file that points at it and the fix. A pull that needs nothing from the remote
 (everything already in the cache) succeeds as ``dvc pull`` does.
+
+After a pull, the texts of the evaluation's context tables go into the response store's
+text pool, where the pulled evaluation ledgers find the articles their prompts quoted
+(:mod:`prescient.llm.text_pool`), so ``prescient ledger verify`` and ``trace`` read them
+at once.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from prescient.plumbing.llm_cli import CONTEXTS, add_table_texts
 from prescient.plumbing.remote import local_remote, missing_folder_message
 
 logger = logging.getLogger(__name__)
@@ -39,6 +45,10 @@ def _pull(args: argparse.Namespace) -> int:
             return rc
         if remote is not None and not remote.path.is_dir():
             logger.error("dvc pull failed: %s", missing_folder_message(remote, root))
+        return rc
+    if Path(CONTEXTS).is_dir():
+        pool, added, tables = add_table_texts([CONTEXTS])
+        logger.info("%d texts of %d context tables added to %s", added, tables, pool.path)
     return rc
 
 

@@ -27,6 +27,7 @@ from prescient.analysis.trace import (
     text_block,
     trace_rows,
 )
+from prescient.plumbing.llm_cli import project_pool
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         questions = pd.read_parquet(args.questions)
         rows = cell_rows(pd.read_parquet(args.scores), cell, args.count_errors)
         rows = of_sources(rows, questions, args.source)
-        traced = trace_rows(rows, questions, ledger)
+        traced = trace_rows(rows, questions, ledger, project_pool())
     except TraceError as exc:
         logger.error("trace: %s", exc)
         return 2

@@ -10,6 +10,7 @@ import json
 import logging
 import math
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,10 @@ import yaml
 from prescient.llm.failures import FAILED_CALLS_EXIT
 from prescient.llm.ledger import read_entries
 from prescient.llm.scripted import register_answer_script, register_script
+from prescient.llm.text_pool import TextPool
 from prescient.plumbing import params
+from prescient.plumbing.cli import main as cli_main
+from prescient.plumbing.llm_cli import verify
 from stages import evaluate as evaluate_stage
 from stages import questions as questions_stage
 from stages import retrieve as retrieve_stage
@@ -269,18 +273,34 @@ def test_the_response_store_keeps_each_shown_article_once(project: Path) -> None
     assert sorted(texts) == sorted(shown) and len(shown) > 5
     raw = store.read_text()
     assert raw.count('"pooled":[[') == 12 and not any(t in raw for t in shown)
-    # the snapshot DVC pushes holds the prompts whole, and is the store's entries
-    snapshot = Path("data/llm/evaluate/oracle.jsonl").read_text()
-    assert all(t in snapshot for t in shown)
-    assert [e["messages"] for e in read_entries("data/llm/evaluate/oracle.jsonl")] == [
+    # the stage's ledger refers to them too, and reads back as the store's entries
+    snapshot_path = Path("data/llm/evaluate/oracle.jsonl")
+    snapshot = snapshot_path.read_bytes()
+    assert snapshot.count(b'"pooled":[[') == 12 and not any(t.encode() in snapshot for t in shown)
+    pool_of = TextPool(pool)
+    entries = list(read_entries(snapshot_path, pool_of))
+    assert [e["messages"] for e in entries] == [
         e["messages"] for e in sorted(read_entries(store), key=lambda e: e["key"])
     ]
+    assert verify([str(snapshot_path)], pool_of) == (16, [])
     # a rerun is answered from the store and writes the same snapshot
     calls = len(CALLS)
-    Path("data/llm/evaluate/oracle.jsonl").unlink()
+    snapshot_path.unlink()
     assert run_model("oracle") == 0
-    assert len(CALLS) == calls
-    assert Path("data/llm/evaluate/oracle.jsonl").read_text() == snapshot
+    assert len(CALLS) == calls and snapshot_path.read_bytes() == snapshot
+    # A clone that pulled the ledger has no store and no pool: the stage finds the
+    # texts in the contexts, asks nothing, and writes the same bytes.
+    shutil.rmtree(project / ".dvc/cache")
+    checked, problems = verify([str(snapshot_path)], TextPool(pool))
+    assert checked == 4 and len(problems) == 12  # closed-book lines quote nothing
+    assert "ledger texts data/interim/contexts" in problems[0]
+    assert run_model("oracle") == 0
+    assert len(CALLS) == calls and snapshot_path.read_bytes() == snapshot
+    assert verify([str(snapshot_path)], TextPool(pool)) == (16, [])
+    # ... and `ledger texts` fills the pool for the audit without running the stage
+    shutil.rmtree(project / ".dvc/cache")
+    assert cli_main(["ledger", "texts", "data/interim/contexts"]) == 0
+    assert verify([str(snapshot_path)], TextPool(pool)) == (16, [])
 
 
 def test_a_question_without_gold_article_is_an_error_not_a_closed_book_answer(

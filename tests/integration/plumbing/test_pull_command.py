@@ -11,8 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from prescient.llm.text_pool import TextPool, text_digest
 from prescient.plumbing.remote import local_remote
 from tests.conftest import ROOT
 
@@ -94,14 +96,25 @@ def test_with_the_remote_there_it_pulls(clone: Path, tmp_path: Path) -> None:
     folder = tmp_path / "prescient-dvc-remote"
     (clone / "table.csv").write_text("a,b\n1,2\n")  # the publisher's push fills the remote
     ok(clone, str(DVC), "add", "-q", "table.csv")
+    # a context table: the pull puts its article texts in the response store's pool
+    article = "The council approved the harbour plan after a long debate. " * 8
+    (clone / "data/interim/contexts").mkdir(parents=True)
+    pd.DataFrame({"question_id": ["q"], "text": [article]}).to_parquet(
+        clone / "data/interim/contexts/rag.parquet"
+    )
+    ok(clone, str(DVC), "add", "-q", "data/interim/contexts")
     ok(clone, str(DVC), "push", "-q")
     assert (folder / "files" / "md5").is_dir()
     shutil.rmtree(clone / ".dvc/cache")
     (clone / "table.csv").unlink()
+    shutil.rmtree(clone / "data/interim/contexts")
     out = pull(clone)
     assert out.returncode == 0, out.stderr
     assert (clone / "table.csv").read_text() == "a,b\n1,2\n"
     assert "does not exist" not in out.stderr
+    assert TextPool(clone / ".dvc/cache/prescient/texts.jsonl").text(
+        text_digest(" ".join(article.split()))
+    ) == " ".join(article.split())
     # Nothing to fetch: succeeds with the folder gone, as `dvc pull` does.
     shutil.rmtree(folder)
     assert pull(clone).returncode == 0

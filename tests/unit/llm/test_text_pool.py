@@ -28,7 +28,9 @@ ARTICLE_B = "Bravo " + "shares of the carmaker fell after the report " * 20
 
 
 def prompt(question: str, *articles: str) -> str:
-    shown = "\n".join(f"Article {i} (published 2024-01-0{i}): Title — {a}" for i, a in enumerate(articles, 1))
+    shown = "\n".join(
+        f"Article {i} (published 2024-01-0{i}): Title — {a}" for i, a in enumerate(articles, 1)
+    )
     return f"Reply with Yes or No.\n\n{shown}\n\nQuestion: {question}\nAnswer:"
 
 
@@ -128,30 +130,41 @@ def test_a_store_keeps_each_quoted_text_once_and_serves_the_entry_as_written(
     assert verify([str(path)]) == (3, [])
 
 
-def test_a_snapshot_is_the_same_bytes_whether_the_store_pools_or_not(tmp_path: Path) -> None:
+def test_a_snapshot_refers_to_the_texts_and_is_the_same_bytes_however_the_store_holds_them(
+    tmp_path: Path,
+) -> None:
     made = []
-    for name, texts in (("pooled", (ARTICLE_A, ARTICLE_B)), ("plain", ())):
+    asked = [(entry("Will it pass?", ARTICLE_A, ARTICLE_B), (ARTICLE_A, ARTICLE_B))]
+    asked.append((entry("Will it fall?", ARTICLE_A), (ARTICLE_A,)))
+    # a store whose lines refer to the pool, and one holding the texts (an older store)
+    for name, pooled in (("pooled", True), ("plain", False)):
         root = tmp_path / name
         snapshot = root / "data/llm/evaluate/m.jsonl"
         store = store_path(snapshot, root / ".dvc/cache", root)
         assert store is not None
         ledger = StageLedger(snapshot, store)
-        for e in (entry("Will it pass?", ARTICLE_A, ARTICLE_B), entry("Will it fall?", ARTICLE_A)):
-            ledger.append(e, texts)
+        for e, texts in asked:
+            ledger.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
+            ledger.append({**e, "stage": "evaluate"}, texts if pooled else ())
         ledger.write_snapshot()
         ledger.close()
-        pool = pool_path_for(store)
-        pooled_bytes = pool.stat().st_size if pool is not None and pool.exists() else 0
-        made.append((snapshot.read_bytes(), store.stat().st_size + pooled_bytes))
+        made.append(snapshot.read_bytes())
         # a later run is answered from the store (and the pool) with the same snapshot
         rerun = StageLedger(root / "data/llm/evaluate/m2.jsonl", store)
-        for e in (entry("Will it pass?", ARTICLE_A, ARTICLE_B), entry("Will it fall?", ARTICLE_A)):
-            assert rerun.get(str(e["key"])) == dict(with_response_hash(e))
+        for e, texts in asked:
+            rerun.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
+            assert rerun.get(str(e["key"])) == dict(with_response_hash({**e, "stage": "evaluate"}))
         rerun.write_snapshot()
         assert (root / "data/llm/evaluate/m2.jsonl").read_bytes() == snapshot.read_bytes()
-    (pooled, pooled_size), (plain, plain_size) = made
-    assert pooled == plain and ARTICLE_A.encode() in pooled
-    assert pooled_size < plain_size  # the store and its pool: A once, not twice
+        pool = TextPool(root / ".dvc/cache/prescient/texts.jsonl")
+        assert list(read_entries(snapshot, pool)) == [
+            dict(with_response_hash({**e, "stage": "evaluate"}))
+            for e, _ in sorted(asked, key=lambda a: str(a[0]["key"]))
+        ]
+    pooled_snapshot, plain_snapshot = made
+    assert pooled_snapshot == plain_snapshot
+    assert ARTICLE_A.encode() not in pooled_snapshot
+    assert pooled_snapshot.count(b'"pooled":[[') == 2
 
 
 def test_a_changed_or_lost_text_is_never_served(tmp_path: Path) -> None:
