@@ -196,8 +196,8 @@ class Ledger:
     def get(self, key: str) -> dict[str, Any] | None:
         """The servable answer for ``key``, or None (never a failure, never a forgery):
         the entry read from its line, a new dict on every call."""
-        line = self.line(key)
-        return None if line is None else entry_of_line(line)
+        ref = self._ok.get(key)
+        return None if ref is None else self.entry_at(ref)
 
     def line(self, key: str) -> bytes | None:
         """The line of the servable answer for ``key`` (what ``get`` reads), or None."""
@@ -209,12 +209,24 @@ class Ledger:
         return self._ok.get(key)
 
     def line_at(self, ref: int) -> bytes:
-        """The line at ``ref`` (:func:`line_ref`), as written.
+        """The line at ``ref`` (:func:`line_ref`), as written (its pooled texts in place).
 
         Raises:
             OSError: the file no longer holds a line there (another program cut or
                 rewrote it since it was indexed: this project's writers only append).
         """
+        return self._expanded(self._raw_at(ref))
+
+    def entry_at(self, ref: int) -> dict[str, Any]:
+        """The entry on the line at ``ref``, its pooled texts in place (what
+        :meth:`line_at` reads, without writing it out again); a new dict on every call."""
+        entry = entry_of_line(self._raw_at(ref))
+        if POOLED in entry and self.pool is not None:
+            entry = expand_entry(entry, self.pool.text)
+        return entry
+
+    def _raw_at(self, ref: int) -> bytes:
+        """The line at ``ref`` as the file holds it."""
         offset, length = ref >> _LENGTH_BITS, ref & _LENGTH_MASK
         start = max(offset - 1, 0)
         data = os.pread(self._descriptor(), length + offset - start, start)
@@ -224,7 +236,7 @@ class Ledger:
                 f"{self.path}: no line of {length} bytes at byte {offset} any more: the file "
                 "changed since it was indexed (cut, or rewritten by another program); run again"
             )
-        return self._expanded(line)
+        return line
 
     def _expanded(self, line: bytes) -> bytes:
         """A store line with its pooled texts back in place: the line an unpooled store
@@ -245,7 +257,7 @@ class Ledger:
         """``(key, servable answer)`` of every key answered so far."""
         with self._index_lock:
             refs = list(self._ok.items())
-        return [(key, entry_of_line(self.line_at(ref))) for key, ref in refs]
+        return [(key, self.entry_at(ref)) for key, ref in refs]
 
     def _descriptor(self) -> int:
         """The open file the index describes (opened now when it is not yet)."""

@@ -223,7 +223,7 @@ class StageLedger:
         used = self._used.get(key)
         if used is None or used[0] is not source or used[1] != ref:  # not the line appended here
             self._used[key] = (source, ref, False, True)
-        return entry_of_line(source.line_at(ref))
+        return source.entry_at(ref)
 
     def refresh(self) -> int:
         """Read what other processes appended to the store since."""
@@ -287,11 +287,7 @@ class StageLedger:
 
     def used(self) -> list[dict[str, Any]]:
         """The entries the stage used so far, one per key, sorted by key."""
-        return [entry_of_line(self._line(k)) for k in sorted(self._used)]
-
-    def _line(self, key: str) -> bytes:
-        source, ref, _, _ = self._used[key]
-        return source.line_at(ref)
+        return [self._used[k][0].entry_at(self._used[k][1]) for k in sorted(self._used)]
 
     def write_snapshot(self) -> int:
         """Write the used entries as the stage's ledger (atomically); returns their count.
@@ -299,7 +295,8 @@ class StageLedger:
         Each is written as the ledger writer writes it (:func:`write_entries`): an
         appended entry is its line in the store, one served from a ledger is rewritten
         from the line it was read from; either with the fields of who asked for it in
-        this run (:meth:`note_request`) where they differ.
+        this run (:meth:`note_request`) where they differ, and with the texts its
+        request quoted cut out and referred to in the store's pool (stored there first).
         """
         keys = sorted(self._used)
         self._store_pending()
@@ -309,13 +306,13 @@ class StageLedger:
     def _snapshot_line(self, key: str) -> bytes:
         """``key``'s line in the snapshot (:meth:`write_snapshot`), read from its ledger
         as it is written, so that a snapshot is never all in memory."""
-        as_written = self._used[key][2]
-        line = self._line(key)
+        source, ref, as_written, _ = self._used[key]
         asked = self._asked.get(key)
         quoted = self._quoted.get(key)
         if asked is None and quoted is None:
+            line = source.line_at(ref)
             return line if as_written else entry_line(entry_of_line(line))
-        entry = entry_of_line(line)
+        entry = source.entry_at(ref)
         changed = not as_written
         if asked is not None and any(entry.get(f) != v for f, v in asked.items()):
             entry.update(asked)
@@ -325,7 +322,7 @@ class StageLedger:
             cut, used = pool_entry(with_response_hash(entry), texts)
             if used:
                 return utf8_json(cut) + b"\n"
-        return entry_line(entry) if changed else line
+        return entry_line(entry) if changed else source.line_at(ref)
 
     def log_run(self, stage: str, record: Mapping[str, Any]) -> None:
         """Append one line to the run log: when, the stage, its ledger, the experiment
