@@ -133,8 +133,11 @@ class StageLedger:
         store: the store's ledger file for it (:func:`store_path`).
         run_log: where :meth:`log_run` appends (None: nowhere).
         texts: the texts the stage's prompts quote, read from the tables they come from
-            (the evaluation's contexts): fed to the store's pool when the recorded
-            ledger refers to texts the pool lacks (a ledger pulled from a peer).
+            (the evaluation's contexts). Given, the snapshot refers to the texts its
+            requests quoted rather than holding them, and the texts are fed to the
+            store's pool when the recorded ledger refers to texts the pool lacks (a
+            ledger pulled from a peer). Without it the snapshot holds every text (the
+            store still keeps each once).
 
     Attributes:
         recorded: the stage's ledger as it was found (read only).
@@ -153,6 +156,8 @@ class StageLedger:
         self.run_log = None if run_log is None else Path(run_log)
         self.store = Ledger(store)
         self.pool = self.store.pool
+        # Only a snapshot whose texts a clone can find again refers to them.
+        self._refers = texts is not None and self.pool is not None
         self.recorded = Ledger(path, pool=self.pool)
         if self.recorded.missing_texts and texts is not None and self.pool is not None:
             added = self.pool.add_texts(texts())
@@ -261,13 +266,14 @@ class StageLedger:
         The snapshot writes these fields over those of the entry it keeps, so its bytes
         depend on the requests the stage sent and their answers, not on which run first
         wrote an entry: a workspace whose store holds an answer written under older tags
-        and a fresh clone write the same snapshot. Its line refers to the quoted texts
-        in the store's pool rather than holding them (:mod:`prescient.llm.text_pool`),
-        however the store holds the entry."""
+        and a fresh clone write the same snapshot. When the stage names where its texts
+        come from (``texts``), its line refers to the quoted texts in the store's pool
+        rather than holding them (:mod:`prescient.llm.text_pool`), however the store
+        holds the entry."""
         if key in self._asked:
             return
         self._asked[key] = dict(audit)
-        if self.pool is None or not texts:
+        if not self._refers or not texts:
             return
         digests = [text_digest(t) for t in texts if len(t) >= MIN_CHARS]
         if not digests:

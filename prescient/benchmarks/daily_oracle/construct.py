@@ -29,6 +29,7 @@ tables built from them in :mod:`.construct_frames`.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -126,7 +127,9 @@ class _Steps(StepBatches):
         tags: Mapping[str, Any],
         slot: int | None = None,
     ) -> LLMRequest:
-        """The step's request, its article text fitted to the model's context window."""
+        """The step's request, its article text fitted to the model's context window; an
+        article sent whole is named as quoted (the response store keeps it once, however
+        many steps and questions quote it)."""
         request, fitted = fit_request(
             lambda v: StepBatches.request(self, step, v, tags, slot),
             values,
@@ -134,6 +137,8 @@ class _Steps(StepBatches):
             f"construct step {step} ({self.models[step]}, {dict(tags)})",
         )
         self.calls[step][FITTED] += fitted
+        if not fitted and isinstance(values.get("text"), str):
+            request = dataclasses.replace(request, quoted=(values["text"],))
         return request
 
     def run(self, step: str, requests: Sequence[LLMRequest]) -> list[LLMResult]:

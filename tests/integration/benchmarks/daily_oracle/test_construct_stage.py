@@ -25,6 +25,7 @@ from prescient.benchmarks.daily_oracle.construct_settings import (
     CANDIDATE_COLUMNS,
     QUESTION_COLUMNS,
 )
+from prescient.llm.ledger import read_entries
 from prescient.llm.scripted import register_script
 from prescient.llm.types import LLMRequest, LLMResult
 from prescient.plumbing import params
@@ -301,6 +302,30 @@ def test_rerun_costs_nothing_and_is_byte_identical(project: Path) -> None:
     # The questions, the candidates and the metrics: a resumed run is indistinguishable.
     for name, data in first.items():
         assert (project / name).read_bytes() == data, name
+
+
+def test_the_store_keeps_each_article_once_and_the_ledger_holds_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / ".dvc").mkdir()  # a DVC project: the answers go to its response store
+    (project / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    monkeypatch.chdir(project)
+    assert _run(project) == 0
+    store = project / ".dvc/cache/prescient/responses/construct.jsonl"
+    pool = project / ".dvc/cache/prescient/texts.jsonl"
+    texts = [json.loads(line)["text"] for line in pool.read_text().splitlines()]
+    raw = store.read_text()
+    # as a JSON line writes them (articles hold line breaks)
+    written = [json.dumps(t, ensure_ascii=False)[1:-1] for t in texts]
+    # every article is in the pool once and in no store line; the steps quote it often
+    assert texts and len(texts) == len(set(texts))
+    assert not any(w in raw for w in written) and raw.count('"pooled":[[') > len(texts)
+    # the stage's ledger holds every text (construction names no tables to find them in)
+    ledger = (project / "construct.jsonl").read_text()
+    assert '"pooled"' not in ledger and all(w in ledger for w in written)
+    assert sorted(e["key"] for e in read_entries(project / "construct.jsonl")) == sorted(
+        {e["key"] for e in read_entries(store)}
+    )
 
 
 @pytest.mark.parametrize("fallback", [None, "answer_pool"])
