@@ -273,14 +273,16 @@ class StageLedger:
         if key in self._asked:
             return
         self._asked[key] = dict(audit)
-        if not self._refers or not texts:
+        pool = self.pool
+        if not self._refers or pool is None or not texts:
             return
-        digests = [text_digest(t) for t in texts if len(t) >= MIN_CHARS]
-        if not digests:
+        long = [t for t in texts if len(t) >= MIN_CHARS]
+        if not long:
             return
+        digests = [text_digest(t) for t in long]
         self._quoted[key] = b"".join(bytes.fromhex(d) for d in digests)
-        for digest, text in zip(digests, (t for t in texts if len(t) >= MIN_CHARS), strict=True):
-            if digest not in self.pool and digest not in self._pending:
+        for digest, text in zip(digests, long, strict=True):
+            if digest not in pool and digest not in self._pending:
                 self._pending[digest] = text
                 self._pending_chars += len(text)
         if self._pending_chars >= _PENDING_CHARS:

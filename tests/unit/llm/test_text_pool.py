@@ -142,7 +142,7 @@ def test_a_snapshot_refers_to_the_texts_and_is_the_same_bytes_however_the_store_
         snapshot = root / "data/llm/evaluate/m.jsonl"
         store = store_path(snapshot, root / ".dvc/cache", root)
         assert store is not None
-        ledger = StageLedger(snapshot, store)
+        ledger = StageLedger(snapshot, store, texts=lambda: [ARTICLE_A, ARTICLE_B])
         for e, texts in asked:
             ledger.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
             ledger.append({**e, "stage": "evaluate"}, texts if pooled else ())
@@ -150,7 +150,7 @@ def test_a_snapshot_refers_to_the_texts_and_is_the_same_bytes_however_the_store_
         ledger.close()
         made.append(snapshot.read_bytes())
         # a later run is answered from the store (and the pool) with the same snapshot
-        rerun = StageLedger(root / "data/llm/evaluate/m2.jsonl", store)
+        rerun = StageLedger(root / "data/llm/evaluate/m2.jsonl", store, texts=lambda: [])
         for e, texts in asked:
             rerun.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
             assert rerun.get(str(e["key"])) == dict(with_response_hash({**e, "stage": "evaluate"}))
@@ -165,6 +165,23 @@ def test_a_snapshot_refers_to_the_texts_and_is_the_same_bytes_however_the_store_
     assert pooled_snapshot == plain_snapshot
     assert ARTICLE_A.encode() not in pooled_snapshot
     assert pooled_snapshot.count(b'"pooled":[[') == 2
+    # A stage that names no tables to find its texts in again keeps them in its ledger
+    # (its store lines still refer to the pool).
+    root = tmp_path / "unnamed"
+    snapshot = root / "data/llm/construct.jsonl"
+    store = store_path(snapshot, root / ".dvc/cache", root)
+    assert store is not None
+    ledger = StageLedger(snapshot, store)
+    for e, texts in asked:
+        ledger.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
+        ledger.append({**e, "stage": "evaluate"}, texts)
+    ledger.write_snapshot()
+    assert b'"pooled"' not in snapshot.read_bytes() and ARTICLE_A.encode() in snapshot.read_bytes()
+    assert ARTICLE_A.encode() not in store.read_bytes()
+    assert list(read_entries(snapshot)) == [
+        dict(with_response_hash({**e, "stage": "evaluate"}))
+        for e, _ in sorted(asked, key=lambda a: str(a[0]["key"]))
+    ]
 
 
 def test_a_changed_or_lost_text_is_never_served(tmp_path: Path) -> None:
