@@ -225,6 +225,11 @@ class Ledger:
             entry = expand_entry(entry, self.pool.text)
         return entry
 
+    def stored_entry_at(self, ref: int) -> dict[str, Any]:
+        """The entry on the line at ``ref`` as the file holds it: a store line's quoted
+        texts not put back (its ``pooled`` field says where they go)."""
+        return entry_of_line(self._raw_at(ref))
+
     def _raw_at(self, ref: int) -> bytes:
         """The line at ``ref`` as the file holds it."""
         offset, length = ref >> _LENGTH_BITS, ref & _LENGTH_MASK
@@ -451,16 +456,27 @@ class Ledger:
         cut, pooled = pool_entry(entry, texts)
         return (utf8_json(cut) + b"\n", pooled) if pooled else (line, {})
 
-    def append_many(self, entries: Sequence[Mapping[str, Any]]) -> None:
+    def append_many(
+        self,
+        entries: Sequence[Mapping[str, Any]],
+        texts: Sequence[Sequence[str]] | None = None,
+    ) -> None:
         """Durably append several entries with one write and one fsync (the caller has
-        the ledger to itself, as when a stage opens it).
+        the ledger to itself, as when a stage opens it); ``texts``: each entry's quoted
+        texts (:meth:`append`).
 
         Raises:
             OSError: the write failed; none of the entries is in the ledger.
         """
         hashed = [with_response_hash(e) for e in entries]
-        lines = [utf8_json(e) + b"\n" for e in hashed]
-        at = self._write(lines)
+        quoted = texts if texts is not None else [()] * len(hashed)
+        lines: list[bytes] = []
+        pooled: dict[str, str] = {}
+        for entry, entry_texts in zip(hashed, quoted, strict=True):
+            stored, used = self._stored(entry, utf8_json(entry) + b"\n", entry_texts)
+            lines.append(stored)
+            pooled.update(used)
+        at = self._write(lines, pooled)
         for entry, line in zip(hashed, lines, strict=True):
             self._index(entry, line_ref(at, len(line)))
             at += len(line)

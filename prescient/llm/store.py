@@ -59,7 +59,14 @@ from prescient.llm.ledger import (
     utf8_json,
     with_response_hash,
 )
-from prescient.llm.text_pool import MIN_CHARS, POOL_FILE, TextPool, pool_entry, text_digest
+from prescient.llm.text_pool import (
+    MIN_CHARS,
+    POOL_FILE,
+    POOLED,
+    TextPool,
+    pool_entry,
+    text_digest,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -320,6 +327,18 @@ class StageLedger:
         if asked is None and quoted is None:
             line = source.line_at(ref)
             return line if as_written else entry_line(entry_of_line(line))
+        if quoted is not None:
+            # A line that already refers to exactly the texts its request quoted is the
+            # snapshot's line as it stands (the same cut of the same texts): no text is
+            # read back.
+            held = source.stored_entry_at(ref)
+            refs = held.get(POOLED)
+            if isinstance(refs, list) and {
+                bytes.fromhex(str(r[2])) for r in refs if isinstance(r, list) and len(r) == 3
+            } == {quoted[i : i + 32] for i in range(0, len(quoted), 32)}:
+                if asked is not None:
+                    held.update(asked)
+                return utf8_json(with_response_hash(held)) + b"\n"
         entry = source.entry_at(ref)
         changed = not as_written
         if asked is not None and any(entry.get(f) != v for f, v in asked.items()):
