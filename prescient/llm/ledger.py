@@ -67,6 +67,7 @@ from prescient.llm.text_pool import (
     PooledTextError,
     TextPool,
     expand_entry,
+    expand_with,
     open_pool,
     pool_entry,
 )
@@ -334,15 +335,11 @@ class Ledger:
     def _take(self, number: int, raw: bytes, offset: int, *, count_failures: bool) -> None:
         entry, problem = parse_line(raw)
         if entry is not None and POOLED in entry:
-            if self.pool is None:
-                self.missing_texts += 1
-                entry, problem = None, "pooled texts, but no text pool to read them from"
-            else:
-                try:
-                    entry = expand_entry(entry, self.pool.text)
-                except (ValueError, OSError) as exc:
-                    self.missing_texts += isinstance(exc, PooledTextError)
-                    entry, problem = None, f"pooled texts unreadable: {exc}"
+            try:
+                entry = expand_entry(entry, expand_with(self.pool))
+            except (ValueError, OSError) as exc:
+                self.missing_texts += isinstance(exc, PooledTextError)
+                entry, problem = None, f"pooled texts unreadable: {exc}"
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
         else:

@@ -61,8 +61,9 @@ from prescient.llm.ledger import (
 )
 from prescient.llm.text_pool import (
     MIN_CHARS,
-    POOL_FILE,
     POOLED,
+    STORE_DIR,
+    TEXT_POOL,
     TextPool,
     pool_entry,
     text_digest,
@@ -73,10 +74,6 @@ logger = logging.getLogger(__name__)
 _PENDING_CHARS = 1 << 26
 """Quoted texts held back for the pool before they are stored (characters)."""
 
-STORE_DIR = Path("prescient") / "responses"
-"""The store's directory under DVC's cache directory."""
-TEXT_POOL = Path("prescient") / POOL_FILE
-"""The store's text pool under DVC's cache directory (:mod:`prescient.llm.text_pool`)."""
 RUN_LOG = Path("prescient") / "runs.jsonl"
 """The store's run log under DVC's cache directory: one line per stage run that asked
 for answers (what it was served and what it sent, tokens and cost)."""

@@ -52,8 +52,10 @@ POOLED = "pooled"
 """The entry field listing the texts cut out of its messages (module docstring)."""
 MIN_CHARS = 256
 """Quoted texts shorter than this stay in their line (a reference costs about 80 bytes)."""
-POOL_FILE = "texts.jsonl"
-"""The pool's file name, in the directory that holds the store's ``responses``."""
+STORE_DIR = Path("prescient") / "responses"
+"""The response store's directory under DVC's cache directory (:mod:`prescient.llm.store`)."""
+TEXT_POOL = Path("prescient") / "texts.jsonl"
+"""The store's text pool under DVC's cache directory, beside :data:`STORE_DIR`."""
 
 _PREFIX = b'{"sha256":"'
 _LENGTH_BITS = 40
@@ -74,8 +76,8 @@ def pool_path_for(store_file: str | os.PathLike[str]) -> Path | None:
     ``<DVC cache>/prescient/responses/``), or None for a ledger outside a store."""
     path = Path(store_file).absolute()
     for parent in path.parents:
-        if parent.name == "responses" and parent.parent.name == "prescient":
-            return parent.parent / POOL_FILE
+        if parent.parts[-len(STORE_DIR.parts) :] == STORE_DIR.parts:
+            return parent.parents[len(STORE_DIR.parts) - 1] / TEXT_POOL
     return None
 
 
