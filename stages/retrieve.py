@@ -16,13 +16,19 @@ Outputs:
   source, sample rank and retrieval gap;
 - ``--retrieval``: question_id, rag_cutoff, rank, article_id, score, article_date,
   window_end for every RAG cutoff (for audits);
-- ``--contexts``: a directory with what each setting shows the model,
-  ``<setting>.parquet``, one file per setting (tables of settings no longer in the grid
-  are removed);
+- ``--partitions``: the evaluation's partitions (``eval.partitions``,
+  :mod:`prescient.evaluation.partitions`), one directory each: ``questions.parquet``,
+  its rows of the evaluated question table (without ``source_checksum``, the checksum
+  of the whole source file), and ``contexts/<setting>.parquet``, what
+  each setting shows the model for them. A partition's files depend on its questions
+  alone, so a new day rewrites the other partitions' files with the same bytes and DVC
+  skips their ``evaluate`` stages. Written as a whole (a partition or setting no longer
+  listed leaves nothing behind);
 - ``--metrics``: counts per source, gold-article matching (unmatched gold URLs
   included), the visibility rule, retrieval and context summaries.
 
-A retrieved article outside its question's visibility window stops the stage with exit
+A question outside every partition stops the stage before the index is built, naming
+the months to add. A retrieved article outside its question's visibility window stops the stage with exit
 4 (:mod:`prescient.plumbing.stage`) before anything is written. ``retrieval.engine: ray``
 answers the queries in Ray tasks (:mod:`prescient.retrieval.ray_queries`), with the same
 tables.
@@ -38,6 +44,7 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
+from prescient.evaluation.partitions import CONTEXTS, QUESTIONS, split
 from prescient.evaluation.prepare import prepare_contexts
 from prescient.evaluation.question_sources import (
     QuestionTableError,
@@ -70,7 +77,9 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--questions", required=True, help="directory of the sources' tables")
     ap.add_argument("--questions-out", required=True, help="the evaluated questions (parquet)")
     ap.add_argument("--retrieval", required=True, help="the retrieval table (parquet)")
-    ap.add_argument("--contexts", required=True, help="directory of context tables")
+    ap.add_argument(
+        "--partitions", required=True, help="directory of the partitions' questions and contexts"
+    )
     ap.add_argument("--metrics", required=True, help="retrieval metrics (JSON)")
 
 
@@ -82,24 +91,35 @@ def work(run: StageRun) -> int:
     seed = int(p["base"]["seed"])
     tables = _read_sources(Path(args.questions), list(questions_settings.sources))
     questions = evaluated_table(tables, questions_settings.max_questions, seed, settings.gap_days)
-    contexts = Path(args.contexts)
+    masks = split(questions, grid.partitions)  # a question outside them stops here
+    ids_of = {
+        label: set(questions.loc[mask.to_numpy(bool), "question_id"].astype(str))
+        for label, mask in masks.items()
+    }
+    logger.info("partitions: %s", {label: len(ids) for label, ids in ids_of.items()})
+    with io.atomic_dir(args.partitions) as out:
 
-    def write(name: str, table: pd.DataFrame) -> None:
-        io.write_parquet(contexts / f"{name}.parquet", table)
+        def write(name: str, table: pd.DataFrame) -> None:
+            ids = table["question_id"].astype(str)
+            for label, keep in ids_of.items():
+                part = table.loc[ids.isin(keep).to_numpy(bool)].reset_index(drop=True)
+                io.write_parquet(out / label / CONTEXTS / f"{name}.parquet", part)
 
-    # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
-    # A VisibilityError (a table that would show the future) exits 4 before any table
-    # is written; each context table is written as soon as it is built.
-    prepared = prepare_contexts(
-        questions, Path(args.articles), settings, grid, progress=True, sink=write
-    )
-    names = {s.name for s in grid.settings}
-    for stale in contexts.glob("*.parquet"):  # tables of settings no longer in the grid
-        if stale.stem not in names:
-            stale.unlink()
+        # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
+        # A VisibilityError (a table that would show the future) exits 4 before any
+        # table is in place; each context table is written as soon as it is built.
+        prepared = prepare_contexts(
+            questions, Path(args.articles), settings, grid, progress=True, sink=write
+        )
+        # Without the checksum of the whole source file, which a new day changes for
+        # every row: a partition's questions are its rows alone.
+        for label, mask in masks.items():
+            rows = prepared.questions.loc[mask.to_numpy(bool)].reset_index(drop=True)
+            io.write_parquet(out / label / QUESTIONS, rows.drop(columns=["source_checksum"]))
     io.write_parquet(args.questions_out, prepared.questions)
     io.write_parquet(args.retrieval, prepared.retrieval)
-    io.write_json(args.metrics, prepared.metrics)
+    metrics = {**prepared.metrics, "partitions": {k: len(v) for k, v in ids_of.items()}}
+    io.write_json(args.metrics, metrics)
     return DONE
 
 

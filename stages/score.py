@@ -1,8 +1,9 @@
 """Stage ``score``: parse and score every evaluation cell, without calling any model.
 
-Params: ``eval.models``, ``eval.settings`` and ``eval.elicitation`` (which cells belong to the grid: it reads
-``<predictions>/<model>/<setting>.parquet`` for each; files of models or settings no
-longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each cell's
+Params: ``eval.models``, ``eval.settings``, ``eval.elicitation`` and ``eval.partitions``
+(which cells belong to the grid: it reads ``<predictions>/<model>/<partition>/<setting>.parquet``
+for each, a model's partitions in their listed order; files of models, partitions or
+settings no longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each cell's
 share of failed model calls).
 
 Outputs: the scores table (``--out``; all cells: the prediction columns plus
@@ -57,8 +58,13 @@ def work(run: StageRun) -> int:
     args, p = run.args, run.params
     grid = load_settings(EvalSettings, p, "eval")
     tolerance = max_failed_share(p)
+    # A model's rows: partition after partition (eval.partitions), each setting's.
     paths = {
-        m: [Path(args.predictions) / m / setting_file(s) for s in grid.settings]
+        m: [
+            Path(args.predictions) / m / part / setting_file(s)
+            for part in grid.partitions
+            for s in grid.settings
+        ]
         for m in grid.models
     }
     missing = {m: [str(x) for x in xs if not x.exists()] for m, xs in paths.items()}
@@ -68,7 +74,15 @@ def work(run: StageRun) -> int:
             "predictions missing for eval.models x eval.settings: %s; run the models' "
             "evaluate stages (%s)",
             [x for xs in missing.values() for x in xs],
-            ", ".join(f"dvc repro evaluate@{m}" for m in missing),
+            ", ".join(
+                sorted(
+                    {
+                        f"dvc repro evaluate@{m}-{Path(x).parent.name}"
+                        for m, xs in missing.items()
+                        for x in xs
+                    }
+                )
+            ),
         )
         return BAD_INPUT
     predictions = pd.concat(
@@ -85,7 +99,13 @@ def work(run: StageRun) -> int:
         logger.error(
             "no predictions of eval.elicitation for %s: run the models' evaluate stages (%s)",
             lacking,
-            ", ".join(sorted({f"dvc repro evaluate@{x.split()[0]}" for x in lacking})),
+            ", ".join(
+                sorted(
+                    f"dvc repro evaluate@{x.split()[0]}-{part}"
+                    for x in {y.split()[0] for y in lacking}
+                    for part in grid.partitions
+                )
+            ),
         )
         return BAD_INPUT
     predictions = predictions.loc[how.isin(grid.elicitation).to_numpy(bool)].reset_index(drop=True)

@@ -324,11 +324,12 @@ def _choice(choices: Sequence[str], index: int | None) -> str | None:
 def trace_rows(
     rows: pd.DataFrame,
     questions: pd.DataFrame,
-    ledger: str | os.PathLike[str],
+    ledger: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     pool: TextPool | None = None,
 ) -> list[Traced]:
     """Each counted row with its question and its ledger entry (``pool``: where the
-    ledger's quoted texts are, :func:`ledger_answers`).
+    ledger's quoted texts are, :func:`ledger_answers`); ``ledger``: the model's ledger,
+    or its ledgers (one per partition of the evaluation), read in turn.
 
     Raises:
         TraceError: a row's question is not in the questions table, a row that made a
@@ -362,12 +363,18 @@ def trace_rows(
             "the ledger, no model is called)"
         )
     keys = {str(r["ledger_key"]) for r in called}
-    found = ledger_answers(ledger, keys, pool)
+    paths = [ledger] if isinstance(ledger, (str, os.PathLike)) else list(ledger)
+    found: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        for key, entry in ledger_answers(path, keys, pool).items():
+            if key not in found or is_success(entry):
+                found[key] = entry
+    named_ledgers = ", ".join(str(x) for x in paths)
     absent = [r for r in called if str(r["ledger_key"]) not in found]
     if absent:
         named = ", ".join(f"{r['question_id']} (key {r['ledger_key']})" for r in absent[:3])
         raise TraceError(
-            f"{ledger}: no entry for the ledger key of {len(absent)} rows: {named}; "
+            f"{named_ledgers}: no entry for the ledger key of {len(absent)} rows: {named}; "
             "pass the model's evaluate ledger the scores were made with (--ledger)"
         )
     differ = [
@@ -380,7 +387,7 @@ def trace_rows(
     if differ:
         named = ", ".join(f"{r['question_id']} (key {r['ledger_key']})" for r in differ[:3])
         raise TraceError(
-            f"{ledger}: the entry of {len(differ)} rows holds another response than the "
+            f"{named_ledgers}: the entry of {len(differ)} rows holds another response than the "
             f"scores: {named}; pass the ledger of the run that wrote these scores"
         )
     return [

@@ -75,6 +75,40 @@ class ModelPlan:
         return asdict(self)
 
 
+def merge_plans(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One model's plan (:meth:`ModelPlan.to_json`) from its partitions' plans: counts
+    summed, a request two partitions would send counted once (as sent once, the
+    response store answering the second), the ceilings None when one is."""
+    if len(parts) == 1:
+        return dict(parts[0])
+    sends: dict[str, float | None] = {}
+    repeated = 0
+    for part in parts:
+        for key, cost in part["sends"].items():
+            if key in sends:
+                repeated += 1
+            else:
+                sends[key] = cost
+    costs = [part["max_cost_usd"] for part in parts]
+    completion = [part["max_completion_tokens"] for part in parts]
+    merged = ModelPlan(
+        model=str(parts[0]["model"]),
+        requests=sum(int(part["requests"]) for part in parts),
+        answered=sum(int(part["answered"]) for part in parts),
+        repeated=sum(int(part["repeated"]) for part in parts) + repeated,
+        to_send=len(sends),
+        prompt_tokens=sum(int(part["prompt_tokens"]) for part in parts),
+        max_completion_tokens=None if None in completion else sum(completion),
+        max_cost_usd=None if None in costs else sum(costs),
+        paid=sum(int(part["paid"]) for part in parts),
+        sends=sends,
+        batched=sum(int(part["batched"]) for part in parts),
+        batch_jobs=sum(int(part["batch_jobs"]) for part in parts),
+        batch_in_flight=max(int(part["batch_in_flight"]) for part in parts),
+    )
+    return merged.to_json()
+
+
 class PlanningGateway:
     """A gateway that plans every request of a run and sends none (module docstring)."""
 

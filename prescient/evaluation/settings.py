@@ -22,9 +22,17 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import pandas as pd
-from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    PlainValidator,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from prescient.dates import DYNAMIC, format_rag_cutoff, parse_rag_cutoff
+from prescient.evaluation.partitions import ALL, PartitionError, check
 from prescient.llm.generation import Generation
 from prescient.settings import Settings
 
@@ -124,6 +132,13 @@ def _grid_settings(values: Any) -> tuple[Setting, ...]:
     return tuple(parsed)
 
 
+def _partitions(values: Any) -> tuple[str, ...]:
+    try:
+        return check(values)
+    except PartitionError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def elicitation_of(rows: pd.DataFrame) -> pd.Series:
     """Each prediction or scores row's elicitation: a table without the column, or a
     null in it, was written before there were others, so it is ``label``."""
@@ -174,6 +189,9 @@ class EvalSettings(Settings):
             is asked of: the first that many in the same order, so an expensive
             elicitation (a scratchpad's long replies) covers a nested sample of what the
             others cover. Elicitations not listed are asked of every question.
+        partitions: how each model's evaluation is split into stages, by the questions'
+            resolution dates (:mod:`prescient.evaluation.partitions`): ``all`` (one stage
+            per model) or years / months, so that a new day re-runs only its partition.
     """
 
     models: Annotated[
@@ -185,6 +203,7 @@ class EvalSettings(Settings):
     elicitation_generation: dict[str, Generation] = {}
     max_questions: dict[str, Annotated[int, Field(ge=1)]]
     elicitation_max_questions: dict[str, Annotated[int, Field(ge=1)]] = {}
+    partitions: Annotated[tuple[str, ...], PlainValidator(_partitions)] = (ALL,)
 
     @field_validator("max_questions")
     @classmethod
@@ -199,6 +218,20 @@ class EvalSettings(Settings):
                 "or add the models"
             )
         return value
+
+    @model_validator(mode="after")
+    def _budgets_need_one_partition(self) -> EvalSettings:
+        budgets = [f"max_questions {dict(self.max_questions)}"] if self.max_questions else []
+        asked = {e: n for e, n in self.elicitation_max_questions.items() if e in self.elicitation}
+        if asked:
+            budgets.append(f"elicitation_max_questions {asked}")
+        if budgets and len(self.partitions) > 1:
+            raise ValueError(
+                f"{' and '.join(budgets)} draw a sample from the whole question table, "
+                f"which a partitioned evaluation ({list(self.partitions)}) never reads: "
+                f"use partitions [{ALL}], or drop the budget"
+            )
+        return self
 
     @field_validator("elicitation_generation", "elicitation_max_questions")
     @classmethod

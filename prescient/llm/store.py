@@ -9,7 +9,7 @@ paid for again. So answers live in two places, with different jobs:
 
 - **The store** is append-only and shared: one ledger file per stage ledger, at the
   same relative path under ``prescient/responses/`` in DVC's cache directory (by
-  default ``.dvc/cache/prescient/responses/data/llm/evaluate/<model>.jsonl``). DVC's
+  default ``.dvc/cache/prescient/responses/data/llm/evaluate/<model>/<partition>.jsonl``). DVC's
   cache is the one directory every workspace of a repository shares (DVC points the
   temporary workspaces of experiments and queue workers at it) and that none of DVC's
   commands restores, so every workspace reads and appends the same store. The store

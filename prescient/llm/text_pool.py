@@ -254,7 +254,7 @@ class TextPool:
                 raise PooledTextError(
                     f"{self.path}: no text {digest[:16]}...; a stage's ledger pulled from a "
                     "peer refers to the texts of the tables its prompts quoted: `python -m "
-                    "prescient ledger texts data/interim/contexts` adds them (the evaluate "
+                    "prescient ledger texts data/interim/partitions` adds them (the evaluate "
                     "stage does so itself)"
                 )
             fd = self._descriptor()

@@ -371,25 +371,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.set_defaults(func=_runs)
     c = psub.add_parser(
         "texts",
-        help="add the article texts of Parquet tables (e.g. data/interim/contexts) to the "
+        help="add the article texts of Parquet tables (e.g. data/interim/partitions) to the "
         "response store's text pool, where ledgers pulled from a peer find their prompts' texts",
     )
     c.add_argument("paths", nargs="+", help="Parquet files or directories with a text column")
     c.set_defaults(func=_texts)
 
 
-CONTEXTS = "data/interim/contexts"
-"""Where the evaluation's context tables are (dvc.yaml's ``retrieve`` writes them): the
-texts the evaluation ledgers' lines refer to."""
+CONTEXTS = "data/interim/partitions"
+"""Where the evaluation's context tables are (dvc.yaml's ``retrieve`` writes them, in
+each partition's ``contexts`` directory): the texts the evaluation ledgers' lines refer
+to."""
 
 
 def add_table_texts(paths: list[str], root: str | Path = ".") -> tuple[TextPool, int, int]:
     """Add the texts of the Parquet tables at ``paths`` (files, or directories searched
-    for them) to the text pool of the project at ``root``; returns the pool, the texts
-    added and the tables read.
+    for the tables with a ``text`` column) to the text pool of the project at ``root``;
+    returns the pool, the texts added and the tables read.
 
     Raises:
-        SystemExit: no DVC project, a path that does not exist, a table without a
+        SystemExit: no DVC project, a path that does not exist, a file without a
             ``text`` column.
     """
     import pyarrow.parquet as pq
@@ -403,10 +404,14 @@ def add_table_texts(paths: list[str], root: str | Path = ".") -> tuple[TextPool,
     for p in map(Path, paths):
         if not p.exists():
             raise SystemExit(f"{p}: no such file or directory")
-        files.extend(sorted(p.rglob("*.parquet")) if p.is_dir() else [p])
-    for f in files:
-        if "text" not in pq.read_schema(f).names:
-            raise SystemExit(f"{f}: no text column (a context table has one)")
+        if p.is_dir():
+            files.extend(
+                f for f in sorted(p.rglob("*.parquet")) if "text" in pq.read_schema(f).names
+            )
+        elif "text" not in pq.read_schema(p).names:
+            raise SystemExit(f"{p}: no text column (a context table has one)")
+        else:
+            files.append(p)
     return pool, pool.add_texts(shown_texts(files)), len(files)
 
 

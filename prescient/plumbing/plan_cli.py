@@ -31,7 +31,7 @@ planned; an experiment queued with targets that stop before ``evaluate`` sends n
 which the plan does not see.
 
 The prompts hold the retrieved articles, so a plan reads the workspace's retrieved
-tables: every setting's context table (``data/interim/contexts/<setting>.parquet``) and
+tables: every partition's context tables (``data/interim/partitions/<partition>/contexts/<setting>.parquet``) and
 the evaluated questions, made by the stage dvc.yaml names as their producer
 (``retrieve``) with the params that stage takes (``base.seed``, ``questions``,
 ``retrieval``) as dvc.lock records them. A run whose settings have no table yet, or
@@ -96,16 +96,22 @@ def _get(params: dict[str, Any], dotted: str) -> Any:
         return queued_mod.REMOVED
 
 
-def stage_argv(root: Path, params: dict[str, Any], model: str) -> list[str]:
-    """The arguments of ``python -m stages.evaluate`` for ``model``, as dvc.yaml's
-    ``evaluate`` stage declares them (its ``${item}`` the model, other ``${...}`` read
-    from the params)."""
+def partitions(params: dict[str, Any]) -> list[str]:
+    """The evaluation's partitions (``eval.partitions``; ``all`` when unset)."""
+    return [str(x) for x in (params.get("eval") or {}).get("partitions") or ["all"]]
+
+
+def stage_argv(root: Path, params: dict[str, Any], model: str, partition: str) -> list[str]:
+    """The arguments of ``python -m stages.evaluate`` for ``model``'s ``partition``, as
+    dvc.yaml's ``evaluate`` stage declares them (its ``${item.model}`` and
+    ``${item.partition}``, other ``${...}`` read from the params)."""
     stage = yaml.safe_load((root / "dvc.yaml").read_text())["stages"][STAGE]
-    template = " ".join(str(stage["do"]["cmd"]).split())
+    template = " ".join(str(stage["cmd"]).split())
+    item = {"item.model": model, "item.partition": partition}
 
     def fill(m: re.Match[str]) -> str:
         name = m.group(1)
-        return model if name == "item" else str(_lookup(params, name))
+        return item[name] if name in item else str(_lookup(params, name))
 
     words = shlex.split(_INTERPOLATION.sub(fill, template))
     head = ["python", "-m", STAGE_MODULE]
@@ -152,11 +158,12 @@ class Gap:
 
 
 def _producer(root: Path, out: str) -> tuple[str, list[str]]:
-    """The dvc.yaml stage with output ``out``, and the params it declares."""
+    """The dvc.yaml stage with output ``out`` (or a directory holding it), and the params
+    it declares."""
     stages = yaml.safe_load((root / "dvc.yaml").read_text()).get("stages") or {}
     for name, stage in stages.items():
         outs = [next(iter(o)) if isinstance(o, dict) else str(o) for o in stage.get("outs") or []]
-        if out in outs:
+        if any(Path(out) == Path(o) or Path(o) in Path(out).parents for o in outs):
             keys: list[str] = []
             for p in stage.get("params") or []:
                 keys.extend(p.get(params_mod.PARAMS_FILE, []) if isinstance(p, dict) else [p])
@@ -166,17 +173,23 @@ def _producer(root: Path, out: str) -> tuple[str, list[str]]:
 
 def retrieval_gap(root: Path, params: dict[str, Any], argv: Sequence[str]) -> Gap:
     """What keeps the workspace's retrieved tables from being the ones ``params`` would
-    make (:class:`Gap`; empty when they are)."""
+    make (:class:`Gap`; empty when they are): every partition's questions and context
+    tables (``argv``: the first partition's stage arguments)."""
     from prescient.evaluation.settings import parse_setting, setting_file
 
-    contexts = _option(argv, "--contexts")
-    stage, keys = _producer(root, contexts)
+    stage, keys = _producer(root, _option(argv, "--contexts"))
     keys = [k for k in keys if k != SETTINGS_KEY]
     names = [parse_setting(s) for s in _lookup(params, SETTINGS_KEY)]
-    if not (root / _option(argv, "--questions")).exists():
-        missing = [s.name for s in names]
-    else:
-        missing = [s.name for s in names if not (root / contexts / setting_file(s)).exists()]
+    model = str(next(iter(params["eval"]["models"] or []), ""))
+    missing = []
+    for part in partitions(params):
+        part_argv = stage_argv(root, params, model, part)
+        contexts = _option(part_argv, "--contexts")
+        if not (root / _option(part_argv, "--questions")).exists():
+            missing += [s.name for s in names]
+        else:
+            missing += [s.name for s in names if not (root / contexts / setting_file(s)).exists()]
+    missing = sorted(set(missing), key=missing.index)
     stale = []
     lock_file = root / "dvc.lock"
     if lock_file.exists() and len(missing) < len(names):
@@ -190,23 +203,31 @@ def retrieval_gap(root: Path, params: dict[str, Any], argv: Sequence[str]) -> Ga
 def _run_plans(
     root: Path, params: dict[str, Any], params_file: Path, models: list[str] | None, tmp: Path
 ) -> list[dict[str, Any]]:
+    from prescient.evaluation.plan import merge_plans
+
     plans = []
     for model in models or list(params["eval"]["models"]):
-        out = tmp / f"{model}.json"
-        argv = [*stage_argv(root, params, model), "--params", str(params_file)]
-        # the stage in its own process, as dvc repro runs it
-        command = [sys.executable, "-m", STAGE_MODULE, *argv, "--plan", str(out)]
-        code = subprocess.run(command, cwd=root, check=False).returncode
-        if code != 0 or not out.exists():
-            raise SystemExit(f"planning {model} failed (exit {code}): see the log above")
-        plans.append(json.loads(out.read_text()))
-        out.unlink()
+        parts = []
+        for part in partitions(params):
+            out = tmp / f"{model}-{part}.json"
+            argv = [*stage_argv(root, params, model, part), "--params", str(params_file)]
+            # the stage in its own process, as dvc repro runs it
+            command = [sys.executable, "-m", STAGE_MODULE, *argv, "--plan", str(out)]
+            code = subprocess.run(command, cwd=root, check=False).returncode
+            if code != 0 or not out.exists():
+                raise SystemExit(
+                    f"planning {model} ({part}) failed (exit {code}): see the log above"
+                )
+            parts.append(json.loads(out.read_text()))
+            out.unlink()
+        plans.append(merge_plans(parts))
     return plans
 
 
 def _first_argv(root: Path, params: dict[str, Any]) -> list[str]:
-    # the tables' paths do not depend on the model (``${item}``)
-    return stage_argv(root, params, str(next(iter(params["eval"]["models"] or []), "")))
+    # the tables' paths do not depend on the model (``${item.model}``)
+    model = str(next(iter(params["eval"]["models"] or []), ""))
+    return stage_argv(root, params, model, partitions(params)[0])
 
 
 def plan_models(

@@ -33,7 +33,8 @@ logger = logging.getLogger(__name__)
 
 SCORES = "data/processed/scores.parquet"
 QUESTIONS = "data/interim/eval_questions.parquet"
-LEDGER = "data/llm/evaluate/{model}.jsonl"
+LEDGER = "data/llm/evaluate/{model}"
+"""A model's ledgers: one per partition of the evaluation (``<partition>.jsonl``)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,7 +65,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     ap.add_argument("--scores", default=SCORES, help=f"scores table (default {SCORES})")
     ap.add_argument("--questions", default=QUESTIONS, help=f"evaluated questions ({QUESTIONS})")
-    ap.add_argument("--ledger", default=None, help=f"the model's ledger (default {LEDGER})")
+    ap.add_argument(
+        "--ledger",
+        default=None,
+        help=f"the model's ledger, or a directory of its ledgers (default {LEDGER})",
+    )
     ap.add_argument("--format", choices=("text", "jsonl"), default="text")
     ap.add_argument(
         "--count-errors",
@@ -82,12 +87,13 @@ def run(args: argparse.Namespace) -> int:
         for what, path in (("scores", args.scores), ("questions", args.questions)):
             if not Path(path).is_file():
                 raise TraceError(f"no {what} table at {path} (--{what})")
-        if not ledger.is_file():
+        ledgers = sorted(ledger.glob("*.jsonl")) if ledger.is_dir() else [ledger]
+        if not ledgers or not all(p.is_file() for p in ledgers):
             raise TraceError(f"no ledger at {ledger} (--ledger)")
         questions = pd.read_parquet(args.questions)
         rows = cell_rows(pd.read_parquet(args.scores), cell, args.count_errors)
         rows = of_sources(rows, questions, args.source)
-        traced = trace_rows(rows, questions, ledger, project_pool())
+        traced = trace_rows(rows, questions, ledgers, project_pool())
     except TraceError as exc:
         logger.error("trace: %s", exc)
         return 2

@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 
 RELEASE_PREFIX = "questions-"
 _THROUGH_LINE = re.compile(r"^(  through:)[ \t]*[^#\n]*?([ \t]+#.*)?$")
+_PARTITIONS_LINE = re.compile(r"^(partitions:)[ \t]*\[[^\]#\n]*\]([ \t]+#.*)?$")
 
 
 class UpdateError(ValueError):
@@ -73,6 +74,30 @@ def set_through(config: Path, day: dt.date) -> str | None:
         fh.write("\n".join(lines))
     config.chmod(mode)
     return None if old in ("null", "~", "") else old
+
+
+def set_partitions(config: Path, labels: tuple[str, ...]) -> None:
+    """Rewrite the top-level ``partitions: [...]`` line of the eval section's file
+    (``conf/eval/default.yaml``) to list ``labels``, comments kept.
+
+    Raises:
+        UpdateError: the file has no such one-line list.
+    """
+    lines = config.read_text(encoding="utf-8").split("\n")
+    hits = [i for i, line in enumerate(lines) if _PARTITIONS_LINE.match(line)]
+    if len(hits) != 1:
+        raise UpdateError(
+            f"{config}: expected one `partitions: [...]` line (a one-line list), found "
+            f"{len(hits)}; write eval.partitions there as one line, or add the months "
+            f"{list(labels)} by hand"
+        )
+    match = _PARTITIONS_LINE.match(lines[hits[0]])
+    assert match is not None
+    lines[hits[0]] = f"{match.group(1)} [{', '.join(labels)}]{match.group(2) or ''}"
+    mode = config.stat().st_mode & 0o777
+    with io.atomic_open(config) as fh:
+        fh.write("\n".join(lines))
+    config.chmod(mode)
 
 
 def run_log_offset(log: Path | None) -> int:

@@ -1,10 +1,13 @@
 """``prescient update --through YYYY-MM-DD``: bring the benchmark up to a day.
 
 1. set ``base.through`` in conf/config.yaml (the bound of the crawl, ingest, selection
-   and construction windows) and compose params.yaml;
+   and construction windows) and compose params.yaml; when the evaluation is split by
+   month (``eval.partitions``, :mod:`prescient.evaluation.partitions`), add the day's
+   month to the list in conf/eval/default.yaml, so its questions have a partition;
 2. ``dvc repro`` (the whole pipeline, or ``--target`` stages and what they depend on):
    the stages that read ``base.through`` run again, every model reply of an earlier day
-   comes from the response store, so only the new days cost model calls;
+   comes from the response store, so only the new days cost model calls, and the
+   ``evaluate`` stages of partitions the new days leave unchanged are skipped;
 3. write the dated release of the question set (``questions-DAY.parquet`` and its
    manifest, :mod:`prescient.plumbing.update`) and ``dvc add`` the releases directory, so
    ``dvc push`` publishes it.
@@ -24,6 +27,7 @@ come from the response store); when git has no usable version the update stops w
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import importlib.util
 import logging
 import shutil
@@ -32,6 +36,7 @@ import sys
 from pathlib import Path
 
 from prescient.dates import parse_day
+from prescient.evaluation.partitions import extended
 from prescient.llm.store import run_log_path
 from prescient.plumbing import params
 from prescient.plumbing.locations import dvc_cache_dir
@@ -41,12 +46,16 @@ from prescient.plumbing.update import (
     calls_sent,
     published,
     run_log_offset,
+    set_partitions,
     set_through,
     write_release,
 )
 from prescient.settings import ParamsError, section
 
 logger = logging.getLogger(__name__)
+
+PARTITIONS = "eval.partitions"
+"""How the evaluation is split into stages (a list of months grows with the days)."""
 
 DAILY_ORACLE_QUESTIONS = "questions.sources.daily_oracle.path"
 """Where the constructed question set is (the release's default source)."""
@@ -74,6 +83,28 @@ def _repair_lock(root: Path) -> bool:
     return True
 
 
+def _extend_partitions(root: Path, day: dt.date) -> None:
+    """Append ``day``'s month to ``eval.partitions`` when they are months that end
+    before it (``conf/eval/default.yaml``), and compose again.
+
+    Raises:
+        UpdateError: the list is set somewhere the update does not edit.
+    """
+    listed = tuple(section(params.load(root / params.PARAMS_FILE), PARTITIONS) or ())
+    wanted = extended(listed, day)
+    if wanted == listed:
+        return
+    set_partitions(root / params.CONF_DIR / "eval" / "default.yaml", wanted)
+    params.compose_to_file(root)
+    got = tuple(section(params.load(root / params.PARAMS_FILE), PARTITIONS) or ())
+    if got != wanted:
+        raise UpdateError(
+            f"{PARTITIONS} is set outside conf/eval/default.yaml: add "
+            f"{sorted(set(wanted) - set(got))} where it is set, then run the update again"
+        )
+    logger.info("%s: %s added", PARTITIONS, ", ".join(wanted[len(listed) :]))
+
+
 def _update(args: argparse.Namespace) -> int:
     root = Path(args.root)
     try:
@@ -88,6 +119,11 @@ def _update(args: argparse.Namespace) -> int:
         return 2
     logger.info("base.through: %s -> %s", old or "null", day)
     params.compose_to_file(root)
+    try:
+        _extend_partitions(root, day)
+    except (ValueError, OSError) as exc:  # UpdateError, PartitionError
+        logger.error("%s", exc)
+        return 2
     rc = subprocess.run([*_dvc_atomic(), "repro", *args.target], cwd=root, check=False).returncode
     if rc:
         torn = [lock for lock in check_all(root) if lock.torn]

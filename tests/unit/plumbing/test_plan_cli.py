@@ -5,16 +5,34 @@ from __future__ import annotations
 
 import yaml
 
+from prescient.evaluation.plan import merge_plans
 from prescient.plumbing.plan_cli import render, stage_argv
 from tests.conftest import ROOT
 
 
 def test_the_stage_is_run_as_dvc_yaml_declares_it() -> None:
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    argv = stage_argv(ROOT, params, "gpt_4o")
+    argv = stage_argv(ROOT, params, "gpt_4o", "2024-12")
     assert argv[:2] == ["--model", "gpt_4o"]
-    assert "--ledger" in argv and argv[argv.index("--ledger") + 1].endswith("gpt_4o.jsonl")
+    assert argv[argv.index("--ledger") + 1] == "data/llm/evaluate/gpt_4o/2024-12.jsonl"
+    assert argv[argv.index("--contexts") + 1] == "data/interim/partitions/2024-12/contexts"
     assert not any("${" in word for word in argv)
+
+
+def test_a_models_partitions_plan_as_one_request_sent_once() -> None:
+    one = {
+        **_plan("gpt_4o", 2, 1.0, 2),
+        "sends": {"k1": 0.5, "k2": 0.5},
+        "batched": 0,
+        "batch_jobs": 0,
+        "batch_in_flight": 0,
+    }
+    two = {**one, "sends": {"k2": 0.5, "k3": 0.5}, "max_completion_tokens": None}
+    merged = merge_plans([one, two])
+    assert merged["requests"] == 2400 and merged["answered"] == 1400
+    assert merged["to_send"] == 3 and merged["repeated"] == 201
+    assert merged["sends"] == {"k1": 0.5, "k2": 0.5, "k3": 0.5}
+    assert merged["max_cost_usd"] == 2.0 and merged["max_completion_tokens"] is None
 
 
 def _plan(model: str, to_send: int, cost: float | None, paid: int) -> dict[str, object]:

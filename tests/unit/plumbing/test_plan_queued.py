@@ -69,11 +69,13 @@ def _project(tmp_path: Path, settings: list[str], tables: list[str]) -> dict[str
     (tmp_path / "dvc.yaml").write_text((ROOT / "dvc.yaml").read_text())
     params: dict[str, Any] = yaml.safe_load((ROOT / "params.yaml").read_text())
     params["eval"]["settings"] = settings
-    contexts = tmp_path / "data/interim/contexts"
-    contexts.mkdir(parents=True)
-    (tmp_path / "data/interim/eval_questions.parquet").write_bytes(b"")
-    for t in tables:
-        (contexts / f"{t}.parquet").write_bytes(b"")
+    params["eval"]["partitions"] = ["2024-01", "2024-02"]
+    for part in params["eval"]["partitions"]:
+        contexts = tmp_path / "data/interim/partitions" / part / "contexts"
+        contexts.mkdir(parents=True)
+        (contexts.parent / "questions.parquet").write_bytes(b"")
+        for t in tables:
+            (contexts / f"{t}.parquet").write_bytes(b"")
     recorded = {
         "base.seed": params["base"]["seed"],
         "questions": params["questions"],
@@ -88,15 +90,18 @@ def test_a_run_without_its_tables_or_with_other_retrieval_params_is_named(
     tmp_path: Path,
 ) -> None:
     params = _project(tmp_path, ["closed_book", "rag_2024-03-08"], ["closed_book"])
-    argv = stage_argv(tmp_path, params, str(params["eval"]["models"][0]))
+    argv = stage_argv(tmp_path, params, str(params["eval"]["models"][0]), "2024-01")
     gap = retrieval_gap(tmp_path, params, argv)
     assert (gap.stage, gap.missing, gap.stale) == ("retrieve", ["rag_2024-03-08"], [])
-    (tmp_path / "data/interim/contexts/rag_2024-03-08.parquet").write_bytes(b"")
+    # every partition's table is needed
+    (tmp_path / "data/interim/partitions/2024-01/contexts/rag_2024-03-08.parquet").write_bytes(b"")
+    assert retrieval_gap(tmp_path, params, argv).missing == ["rag_2024-03-08"]
+    (tmp_path / "data/interim/partitions/2024-02/contexts/rag_2024-03-08.parquet").write_bytes(b"")
     assert not retrieval_gap(tmp_path, params, argv)
     params["retrieval"]["top_k"] = params["retrieval"].get("top_k", 5) + 1
     gap = retrieval_gap(tmp_path, params, argv)
     assert gap.stale == ["retrieval"] and "differ from those dvc.lock records" in gap.describe(
-        "data/interim/contexts"
+        "data/interim/partitions"
     )
 
 
