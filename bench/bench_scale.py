@@ -322,10 +322,26 @@ def _dump(path: Path, obj: Any, package: str | None = None) -> None:
     path.write_text(head + yaml.safe_dump(obj, sort_keys=False))
 
 
+def months(start: dt.date, end: dt.date) -> list[str]:
+    """``YYYY-MM`` of every month from ``start`` to ``end``."""
+    out, (y, m) = [], (start.year, start.month)
+    while (y, m) <= (end.year, end.month):
+        out.append(f"{y:04d}-{m:02d}")
+        y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+    return out
+
+
 def configure(
-    repo: Path, server_url: str, corpus_path: str, start: dt.date, end: dt.date, through: dt.date
+    repo: Path,
+    server_url: str,
+    corpus_path: str,
+    start: dt.date,
+    end: dt.date,
+    through: dt.date,
+    partition: str = "month",
 ) -> None:
-    """Point the clone at the synthetic corpus, the loopback models and the paper's budget."""
+    """Point the clone at the synthetic corpus, the loopback models and the paper's budget;
+    the evaluation split by month (``partition``: ``month``) or not (``all``)."""
     conf = repo / "conf"
     corpus = yaml.safe_load((conf / "corpus/jsonl.yaml").read_text())
     corpus.update(name="synthetic", path=corpus_path)
@@ -366,7 +382,15 @@ def configure(
     ev = yaml.safe_load((conf / "eval/default.yaml").read_text())
     ev["models"] = list(MODELS)
     ev["settings"] = ["closed_book", "gold", *(f"rag_{c.isoformat()}" for c in cutoffs(start, end))]
+    ev["partitions"] = months(start, through) if partition == "month" else ["all"]
     _dump(conf / "eval/default.yaml", ev)
+    # one line, as `prescient update` extends it
+    text = (conf / "eval/default.yaml").read_text()
+    block = "partitions:\n" + "".join(f"- {p}\n" for p in ev["partitions"])
+    assert block in text, "partitions not written as a block list"
+    (conf / "eval/default.yaml").write_text(
+        text.replace(block, f"partitions: [{', '.join(ev['partitions'])}]\n")
+    )
     inputs = yaml.safe_load((conf / "analysis_inputs/pipeline.yaml").read_text())
     inputs.update(bpc="reports/tables", openforecast="reports/tables")
     _dump(conf / "analysis_inputs/pipeline.yaml", inputs, package="analysis")
@@ -418,25 +442,55 @@ def _limit_memory() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
-def measured(cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> dict[str, Any]:
+_RUNNING = re.compile(rb"Running stage '([^']+)'")
+_SKIPPED = re.compile(rb"Stage '([^']+)' didn't change, skipping")
+
+
+def measured(
+    cmd: list[str], cwd: Path, env: dict[str, str], log: Path, stages: bool = False
+) -> dict[str, Any]:
     """Run ``cmd`` as a child; wall, CPU (user + sys of its reaped process tree) and
-    the peak RSS of the largest process of the tree."""
+    the peak RSS of the largest process of the tree. With ``stages``, also the DVC
+    stages it ran, each with its wall time (from DVC's "Running stage" line to the next
+    stage's), and how many it skipped as unchanged."""
     with log.open("ab") as fh:
         fh.write(f"\n$ {' '.join(cmd)}\n".encode())
         fh.flush()
         t0 = time.perf_counter()
         proc = subprocess.Popen(
-            cmd, cwd=cwd, env=env, stdout=fh, stderr=subprocess.STDOUT, preexec_fn=_limit_memory
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE if stages else fh,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_limit_memory,
         )
+        ran: list[tuple[str, float]] = []
+        skipped = 0
+        if stages:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                fh.write(line)
+                if m := _RUNNING.search(line):
+                    ran.append((m.group(1).decode(), time.perf_counter() - t0))
+                elif _SKIPPED.search(line):
+                    skipped += 1
         _, status, ru = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return {
+    out: dict[str, Any] = {
         "rc": proc.returncode,
         "wall_s": round(wall, 2),
         "cpu_s": round(ru.ru_utime + ru.ru_stime, 2),
         "peak_rss_mb": round(ru.ru_maxrss / 1024, 1),
     }
+    if stages:
+        ends = [t for _, t in ran[1:]] + [wall]
+        out["stages_run"] = {
+            name: round(end - t, 2) for (name, t), end in zip(ran, ends, strict=True)
+        }
+        out["stages_skipped"] = skipped
+    return out
 
 
 def lock_bytes(repo: Path, stage: str) -> int:
@@ -806,7 +860,7 @@ def compare_outputs(a: Path, b: Path) -> dict[str, Any]:
     files = [*COMPARED]
     for p in sorted((a / "data/processed/predictions").rglob("*.parquet")):
         files.append(str(p.relative_to(a)))
-    for p in sorted((a / "data/interim/contexts").glob("*.parquet")):
+    for p in sorted((a / "data/interim/partitions").rglob("*.parquet")):
         files.append(str(p.relative_to(a)))
     out: dict[str, Any] = {}
     for f in files:
@@ -843,6 +897,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         "scale": scale,
         "days": (end - start).days + 1,
         "span": [start.isoformat(), end.isoformat()],
+        "partition": args.partition,
         "stages": {},
     }
     # Corpora: the span, and the span plus one day (the same lines for the shared days).
@@ -863,7 +918,9 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         target = repo / "data/raw/synthetic/news.jsonl.gz"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(corpus_n)
-        configure(repo, server.url, "data/raw/synthetic/news.jsonl.gz", start, end, end)
+        configure(
+            repo, server.url, "data/raw/synthetic/news.jsonl.gz", start, end, end, args.partition
+        )
         compose(repo, env)
         if args.articles_table:
             # A table written beforehand by direct_articles (see --articles-table).
@@ -953,6 +1010,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                 repo,
                 env,
                 log,
+                stages=True,
             )
             m["model_calls"] = server.requests() - before
             result["update"] = m
@@ -969,7 +1027,13 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                 t.parent.mkdir(parents=True, exist_ok=True)
                 t.symlink_to(corpus_n1)
                 configure(
-                    scratch, server.url, "data/raw/synthetic/news.jsonl.gz", start, end, next_day
+                    scratch,
+                    server.url,
+                    "data/raw/synthetic/news.jsonl.gz",
+                    start,
+                    end,
+                    next_day,
+                    args.partition,
                 )
                 compose(scratch, senv)
                 ms = measured([dvc, "repro"], scratch, senv, log)
@@ -1195,6 +1259,12 @@ def main() -> int:
         help="replace construction by a question table of the paper's shape",
     )
     ap.add_argument("--keep", action="store_true", help="keep the scratch projects")
+    ap.add_argument(
+        "--partition",
+        choices=("month", "all"),
+        default="month",
+        help="eval.partitions: by month (default) or one partition",
+    )
     ap.add_argument(
         "--latency-ms", type=float, default=0.0, help="loopback model latency per request"
     )

@@ -27,7 +27,7 @@ from tests.integration.evaluation.test_evaluate_stages import (  # noqa: F401 (t
 
 SETTINGS = ["closed_book", "rag_dynamic", "rag_2024-03-10"]
 TWIN = "q_tf_bridge_twin"
-LEDGER = "data/llm/evaluate/oracle.jsonl"
+LEDGER = "data/llm/evaluate/oracle/all.jsonl"
 
 
 @pytest.fixture

@@ -100,8 +100,8 @@ def run_retrieve() -> int:
             "data/interim/eval_questions.parquet",
             "--retrieval",
             "data/interim/retrieval.parquet",
-            "--contexts",
-            "data/interim/contexts",
+            "--partitions",
+            "data/interim/partitions",
             "--metrics",
             "reports/metrics/retrieve.json",
         ]
@@ -132,13 +132,13 @@ def run_model(model: str) -> int:
             "--questions",
             "data/interim/eval_questions.parquet",
             "--contexts",
-            "data/interim/contexts",
+            "data/interim/partitions/all/contexts",
             "--prompts",
             str(ROOT / "conf" / "prompts" / "eval"),
             "--out",
-            f"data/processed/predictions/{model}",
+            f"data/processed/predictions/{model}/all",
             "--ledger",
-            f"data/llm/evaluate/{model}.jsonl",
+            f"data/llm/evaluate/{model}/all.jsonl",
         ]
     )
 
@@ -171,7 +171,9 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     top = dyn.loc[(dyn["question_id"] == "q_mc_cost") & (dyn["rank"] == 1), "article_id"]
     assert top.tolist() == ["a05"]  # the storm damage report; a08 (gold, same day) is hidden
 
-    contexts = {s: pd.read_parquet(f"data/interim/contexts/{s}.parquet") for s in SETTINGS}
+    contexts = {
+        s: pd.read_parquet(f"data/interim/partitions/all/contexts/{s}.parquet") for s in SETTINGS
+    }
     assert contexts["closed_book"].empty
     assert contexts["gold"].set_index("question_id")["article_id"].to_dict() == gold.to_dict()
     assert (
@@ -203,9 +205,9 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     assert all(re.search(r"^Article 1 \(published 2024-03-\d\d\): ", c, re.M) for c in rag_prompts)
 
     for model in MODELS:
-        files = sorted(p.name for p in Path(f"data/processed/predictions/{model}").iterdir())
+        files = sorted(p.name for p in Path(f"data/processed/predictions/{model}/all").iterdir())
         assert files == sorted(f"{s}.parquet" for s in SETTINGS)
-    pred = pd.read_parquet("data/processed/predictions/oracle/rag_2024-03-06.parquet")
+    pred = pd.read_parquet("data/processed/predictions/oracle/all/rag_2024-03-06.parquet")
     assert list(pred.columns[:9]) == [
         "model",
         "elicitation",
@@ -219,17 +221,17 @@ def test_retrieve_evaluate_score(project: Path) -> None:
     ]
     assert set(pred["setting"]) == {"rag"} and set(pred["rag_cutoff"]) == {"2024-03-06"}
     assert pred["error"].isna().all()
-    closed = pd.read_parquet("data/processed/predictions/oracle/closed_book.parquet")
+    closed = pd.read_parquet("data/processed/predictions/oracle/all/closed_book.parquet")
     assert closed["rag_cutoff"].isna().all() and set(closed["setting"]) == {"closed_book"}
 
     # A rerun answers from the ledger: no model call, the same predictions.
     before = {
-        s: pd.read_parquet(f"data/processed/predictions/oracle/{s}.parquet") for s in SETTINGS
+        s: pd.read_parquet(f"data/processed/predictions/oracle/all/{s}.parquet") for s in SETTINGS
     }
     assert run_model("oracle") == 0
     assert len(CALLS) == 4 * len(SETTINGS)
     for setting, frame in before.items():
-        again = pd.read_parquet(f"data/processed/predictions/oracle/{setting}.parquet")
+        again = pd.read_parquet(f"data/processed/predictions/oracle/all/{setting}.parquet")
         pd.testing.assert_frame_equal(again, frame)
 
     assert run_score() == 0
@@ -265,8 +267,10 @@ def test_the_response_store_keeps_each_shown_article_once(project: Path) -> None
     assert run_model("oracle") == 0
     shown = set()
     for setting in ("gold", "rag_dynamic", "rag_2024-03-06"):
-        shown |= set(pd.read_parquet(f"data/interim/contexts/{setting}.parquet")["text"])
-    store = project / ".dvc/cache/prescient/responses/data/llm/evaluate/oracle.jsonl"
+        shown |= set(
+            pd.read_parquet(f"data/interim/partitions/all/contexts/{setting}.parquet")["text"]
+        )
+    store = project / ".dvc/cache/prescient/responses/data/llm/evaluate/oracle/all.jsonl"
     pool = project / ".dvc/cache/prescient/texts.jsonl"
     texts = [json.loads(line)["text"] for line in pool.read_text().splitlines()]
     # every article shown is in the pool, once; no store line holds one
@@ -275,7 +279,7 @@ def test_the_response_store_keeps_each_shown_article_once(project: Path) -> None
     written = [json.dumps(t, ensure_ascii=False)[1:-1] for t in shown]  # as a line holds it
     assert raw.count('"pooled":[[') == 12 and not any(w in raw for w in written)
     # the stage's ledger refers to them too, and reads back as the store's entries
-    snapshot_path = Path("data/llm/evaluate/oracle.jsonl")
+    snapshot_path = Path("data/llm/evaluate/oracle/all.jsonl")
     snapshot = snapshot_path.read_bytes()
     assert snapshot.count(b'"pooled":[[') == 12
     assert not any(w.encode() in snapshot for w in written)
@@ -295,13 +299,13 @@ def test_the_response_store_keeps_each_shown_article_once(project: Path) -> None
     shutil.rmtree(project / ".dvc/cache")
     checked, problems = verify([str(snapshot_path)], TextPool(pool))
     assert checked == 4 and len(problems) == 12  # closed-book lines quote nothing
-    assert "ledger texts data/interim/contexts" in problems[0]
+    assert "ledger texts data/interim/partitions" in problems[0]
     assert run_model("oracle") == 0
     assert len(CALLS) == calls and snapshot_path.read_bytes() == snapshot
     assert verify([str(snapshot_path)], TextPool(pool)) == (16, [])
     # ... and `ledger texts` fills the pool for the audit without running the stage
     shutil.rmtree(project / ".dvc/cache")
-    assert cli_main(["ledger", "texts", "data/interim/contexts"]) == 0
+    assert cli_main(["ledger", "texts", "data/interim/partitions/all/contexts"]) == 0
     assert verify([str(snapshot_path)], TextPool(pool)) == (16, [])
 
 
@@ -313,7 +317,7 @@ def test_a_question_without_gold_article_is_an_error_not_a_closed_book_answer(
     q.to_parquet("questions.parquet")
     assert run_retrieve() == 0
     assert run_model("baseline_always_yes") == 0
-    pred = pd.read_parquet("data/processed/predictions/baseline_always_yes/gold.parquet")
+    pred = pd.read_parquet("data/processed/predictions/baseline_always_yes/all/gold.parquet")
     bad = pred.set_index("question_id").loc["q_tf_bridge"]
     assert bad["error"].startswith("no gold article") and pd.isna(bad["raw_response"])
     assert pred["error"].notna().sum() == 1
@@ -329,7 +333,7 @@ SHARED = ["q_mc_cost", "q_tf_bridge", "q_tf_harbour"]
 
 
 def _context_ids(setting: str) -> dict[str, list[str]]:
-    table = pd.read_parquet(f"data/interim/contexts/{setting}.parquet")
+    table = pd.read_parquet(f"data/interim/partitions/all/contexts/{setting}.parquet")
     return table.sort_values("rank").groupby("question_id")["article_id"].agg(list).to_dict()
 
 
@@ -343,7 +347,9 @@ def test_settings_sharing_prompts_ask_each_distinct_prompt_once(project: Path) -
     assert len(CALLS) == 5 and len(set(CALLS)) == 5
     assert sum("bakery will merge" in c for c in CALLS) == 2
     ids = ["q_mc_cost", "q_mc_merger", "q_tf_bridge", "q_tf_harbour"]
-    pred = {s: pd.read_parquet(f"data/processed/predictions/oracle/{s}.parquet") for s in SHARING}
+    pred = {
+        s: pd.read_parquet(f"data/processed/predictions/oracle/all/{s}.parquet") for s in SHARING
+    }
     for setting, label in zip(SHARING, ["dynamic", "2024-03-10"], strict=True):
         frame = pred[setting]
         assert sorted(frame["question_id"]) == ids and frame["error"].isna().all()
@@ -356,7 +362,7 @@ def test_settings_sharing_prompts_ask_each_distinct_prompt_once(project: Path) -
         "q_mc_cost": "2 million",
     }
     assert answers == {"rag_dynamic": expected, "rag_2024-03-10": expected}
-    entries = list(read_entries("data/llm/evaluate/oracle.jsonl"))
+    entries = list(read_entries("data/llm/evaluate/oracle/all.jsonl"))
     assert len(entries) == 5 and len({e["key"] for e in entries}) == 5
     # The shared requests were paid under the first setting, and say so.
     tags = sorted((e["tags"]["question_id"], e["tags"]["setting"]) for e in entries)
@@ -374,10 +380,10 @@ def plan_model(model: str, out: Path) -> dict[str, Any]:
     argv = [
         "--model", model,
         "--questions", "data/interim/eval_questions.parquet",
-        "--contexts", "data/interim/contexts",
+        "--contexts", "data/interim/partitions/all/contexts",
         "--prompts", str(ROOT / "conf" / "prompts" / "eval"),
-        "--out", f"data/processed/predictions/{model}",
-        "--ledger", f"data/llm/evaluate/{model}.jsonl",
+        "--out", f"data/processed/predictions/{model}/all",
+        "--ledger", f"data/llm/evaluate/{model}/all.jsonl",
         "--plan", str(out),
     ]  # fmt: skip
     assert evaluate_stage.main(argv) == 0
@@ -390,8 +396,8 @@ def test_the_plan_counts_what_the_run_then_sends(project: Path) -> None:
     assert run_retrieve() == 0
     before = plan_model("oracle", project / "plan.json")
     # planning sends nothing, writes no predictions and records no answer
-    assert CALLS == [] and not Path("data/processed/predictions/oracle").exists()
-    assert list(read_entries("data/llm/evaluate/oracle.jsonl")) == []
+    assert CALLS == [] and not Path("data/processed/predictions/oracle/all").exists()
+    assert list(read_entries("data/llm/evaluate/oracle/all.jsonl")) == []
     assert run_model("oracle") == 0
     # 4 + 4 requests, 3 shared between the settings: 5 sent, as planned
     assert (before["requests"], before["answered"], before["repeated"]) == (8, 0, 3)
@@ -450,7 +456,7 @@ def test_a_batch_model_sends_every_cell_in_jobs_submitted_together(project: Path
         assert len(lines) == 10 and sum(bool(x["body"].get("logprobs")) for x in lines) == 5
         assert run_model("bm") == 0 and s.created == 4, "the rerun is served from the ledger"
     for setting in SHARING:
-        frame = pd.read_parquet(f"data/processed/predictions/bm/{setting}.parquet")
+        frame = pd.read_parquet(f"data/processed/predictions/bm/all/{setting}.parquet")
         assert len(frame) == 8 and frame["error"].isna().all()
         assert set(frame["served_model"]) == {"bm"}
         assert set(frame["litellm_model"]) == {"openai/bm"}
@@ -471,7 +477,7 @@ def test_an_expensive_elicitation_is_asked_of_a_nested_sample(project: Path) -> 
     assert run_retrieve() == 0
     assert run_model("oracle") == 0
     for setting in SHARING:
-        frame = pd.read_parquet(f"data/processed/predictions/oracle/{setting}.parquet")
+        frame = pd.read_parquet(f"data/processed/predictions/oracle/all/{setting}.parquet")
         label = frame.loc[frame["elicitation"] == "label", "question_id"].tolist()
         reasoned = frame.loc[frame["elicitation"] == "scratchpad", "question_id"].tolist()
         assert len(label) == 4 and len(reasoned) == 2
@@ -490,7 +496,7 @@ def test_a_failed_request_two_settings_share_is_sent_once_and_the_model_fails(
     assert run_retrieve() == 0
     set_eval(settings=["closed_book"])
     assert run_model("oracle") == 0 and len(CALLS) == 4
-    out = Path("data/processed/predictions/oracle")
+    out = Path("data/processed/predictions/oracle/all")
     assert sorted(p.name for p in out.iterdir()) == ["closed_book.parquet"]
 
     # A cutoff is added during an outage on the harbour question: closed_book comes from
@@ -504,7 +510,7 @@ def test_a_failed_request_two_settings_share_is_sent_once_and_the_model_fails(
     assert sum("fully repaired" in c for c in new) == 1
     assert "evaluate oracle: 2 of 12 model calls failed" in caplog.text
     assert not out.exists()  # no earlier predictions look current
-    entries = list(read_entries("data/llm/evaluate/oracle.jsonl"))
+    entries = list(read_entries("data/llm/evaluate/oracle/all.jsonl"))
     assert len(entries) == 9 and sum(e["error"] is not None for e in entries) == 1
 
     # The outage is over: the rerun pays for the failure only.
@@ -526,9 +532,9 @@ def test_score_names_missing_predictions_and_the_stage_that_writes_them(
     caplog.set_level(logging.ERROR)
     assert run_score() == 2
     (error,) = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
-    assert "data/processed/predictions/baseline_always_yes/closed_book.parquet" in error
-    assert "data/processed/predictions/baseline_always_yes/gold.parquet" in error
-    assert "oracle" not in error and error.endswith("(dvc repro evaluate@baseline_always_yes)")
+    assert "data/processed/predictions/baseline_always_yes/all/closed_book.parquet" in error
+    assert "data/processed/predictions/baseline_always_yes/all/gold.parquet" in error
+    assert "oracle" not in error and error.endswith("(dvc repro evaluate@baseline_always_yes-all)")
     assert not Path("data/processed/scores.parquet").exists()
 
 
@@ -647,7 +653,7 @@ def test_an_imported_file_with_forecast_dates_and_gold_urls(project: Path) -> No
     m1 = set(dyn.loc[dyn["question_id"] == "m1", "article_id"])
     assert m1 <= {"a01", "a02", "a03"} and "a01" in m1
     assert (dyn["article_date"] < dyn["question_id"].map(q["forecast_date"])).all()
-    gold = pd.read_parquet("data/interim/contexts/gold.parquet")
+    gold = pd.read_parquet("data/interim/partitions/all/contexts/gold.parquet")
     assert gold.set_index("question_id")["article_id"].to_dict() == {"m1": "a11", "m2": "a08"}
     assert run_model("baseline_always_yes") == 0
     assert run_score() == 0
@@ -722,7 +728,9 @@ def test_prompts_too_long_for_the_context_window_are_fitted_counted_and_reported
     set_eval(settings=["gold"], models=["oracle", "baseline_random"])
     assert run_retrieve() == 0
     assert run_model("oracle") == 0 and run_model("baseline_random") == 0
-    plain = {e["tags"]["question_id"]: e for e in read_entries("data/llm/evaluate/oracle.jsonl")}
+    plain = {
+        e["tags"]["question_id"]: e for e in read_entries("data/llm/evaluate/oracle/all.jsonl")
+    }
     sizes = {q: estimate_tokens(e["messages"]) for q, e in plain.items()}
     assert len(set(sizes.values())) == 4  # four gold prompts of four sizes
     max_tokens = 16
@@ -731,12 +739,14 @@ def test_prompts_too_long_for_the_context_window_are_fitted_counted_and_reported
     p = yaml.safe_load(Path("params.yaml").read_text())
     p["models"]["oracle"]["context_tokens"] = window
     Path("params.yaml").write_text(yaml.safe_dump(p))
-    Path("data/llm/evaluate/oracle.jsonl").unlink()
+    Path("data/llm/evaluate/oracle/all.jsonl").unlink()
     CALLS.clear()
     with caplog.at_level(logging.WARNING):
         assert run_model("oracle") == 0
-    fitted = {e["tags"]["question_id"]: e for e in read_entries("data/llm/evaluate/oracle.jsonl")}
-    pred = pd.read_parquet("data/processed/predictions/oracle/gold.parquet")
+    fitted = {
+        e["tags"]["question_id"]: e for e in read_entries("data/llm/evaluate/oracle/all.jsonl")
+    }
+    pred = pd.read_parquet("data/processed/predictions/oracle/all/gold.parquet")
     words = dict(zip(pred["question_id"], pred["context_words_kept"], strict=True))
     for qid, size in sizes.items():
         if size <= second:
@@ -775,16 +785,16 @@ def test_a_reply_holding_a_lone_surrogate_is_stored_and_written_out(
     set_eval(models=["oracle"], settings=["closed_book"])
     assert run_retrieve() == 0
     assert run_model("oracle") == 0 and len(CALLS) == 4
-    frame = pd.read_parquet("data/processed/predictions/oracle/closed_book.parquet")
+    frame = pd.read_parquet("data/processed/predictions/oracle/all/closed_book.parquet")
     answers = frame.set_index("question_id")
     # The predictions hold what UTF-8 can: the lone surrogate as U+FFFD; it still parses.
     assert answers.loc["q_tf_bridge", "raw_response"] == "**Yes**\ufffd"
     assert pd.isna(answers.loc["q_tf_bridge", "error"])
     # The ledger keeps the exact reply, and a rerun is answered from it.
-    ledger = Path("data/llm/evaluate/oracle.jsonl")
+    ledger = Path("data/llm/evaluate/oracle/all.jsonl")
     assert "**Yes**\ud800" in [e["response"] for e in read_entries(ledger)]
     assert run_model("oracle") == 0 and len(CALLS) == 4
-    again = pd.read_parquet("data/processed/predictions/oracle/closed_book.parquet")
+    again = pd.read_parquet("data/processed/predictions/oracle/all/closed_book.parquet")
     pd.testing.assert_frame_equal(again, frame)
     assert run_score() == 0
 
@@ -794,11 +804,11 @@ def test_an_unwritable_ledger_or_a_misspelt_generation_key_stops_before_any_call
 ) -> None:
     set_eval(models=["oracle"], settings=["closed_book"])
     assert run_retrieve() == 0
-    Path("data/llm/evaluate/oracle.jsonl").mkdir(parents=True)  # a directory, not a file
+    Path("data/llm/evaluate/oracle/all.jsonl").mkdir(parents=True)  # a directory, not a file
     caplog.set_level(logging.ERROR)
     assert run_model("oracle") == 2 and CALLS == []
-    assert "cannot write the response ledger data/llm/evaluate/oracle.jsonl" in caplog.text
-    Path("data/llm/evaluate/oracle.jsonl").rmdir()
+    assert "cannot write the response ledger data/llm/evaluate/oracle/all.jsonl" in caplog.text
+    Path("data/llm/evaluate/oracle/all.jsonl").rmdir()
     set_eval(generation={"temprature": 0.3, "max_tokens": 16})
     assert run_model("oracle") == 2 and CALLS == []
     assert "eval.generation.temprature is not a parameter" in caplog.text

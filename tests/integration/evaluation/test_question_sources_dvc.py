@@ -122,8 +122,8 @@ def test_an_imported_file_runs_retrieval_evaluation_and_the_report_only(tmp_path
     out = _run(root, str(DVC), "exp", "run", "report", *(f"-S{o}" for o in overrides))
     assert _ran(out) == [
         "analyze",
-        "evaluate@baseline_always_yes",
-        "evaluate@baseline_random",
+        "evaluate@baseline_always_yes-all",
+        "evaluate@baseline_random-all",
         "ingest",
         "plot",
         "questions@imported",

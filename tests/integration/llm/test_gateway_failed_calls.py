@@ -94,7 +94,7 @@ def project(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> None:
-    stage = "evaluate@flaky"
+    stage = "evaluate@flaky-all"
     with FakeOpenAI() as server:
         server.fail_when = fail_some
         write_params(project, server.url)
@@ -106,8 +106,8 @@ def test_failed_calls_fail_the_stage_and_repro_asks_only_them(project: Path) -> 
         # Nothing is recorded as done but the questions and retrieval; the model's stage
         # wrote its ledger only.
         assert locked(project) == {"questions@daily_oracle", "retrieve"}
-        assert not (project / "data/processed/predictions/flaky").exists()
-        ledger = project / "data/llm/evaluate/flaky.jsonl"
+        assert not (project / "data/processed/predictions/flaky/all").exists()
+        ledger = project / "data/llm/evaluate/flaky/all.jsonl"
         entries = list(read_entries(ledger))
         assert sorted(e["error"] is None for e in entries) == [False, False, True, True]
         # Two good answers, two failures asked twice each (max_tries 2).
@@ -144,10 +144,10 @@ def prepare_evaluation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[
     articles().to_parquet("data/interim/articles.parquet")
     construct_questions().to_parquet("data/processed/questions.parquet")
     argv = ["--model", "flaky", "--questions", "data/interim/eval_questions.parquet"]
-    argv += ["--contexts", "data/interim/contexts"]
+    argv += ["--contexts", "data/interim/partitions/all/contexts"]
     argv += ["--prompts", str(ROOT / "conf/prompts/eval")]
-    argv += ["--out", "data/processed/predictions/flaky"]
-    argv += ["--ledger", "data/llm/evaluate/flaky.jsonl"]
+    argv += ["--out", "data/processed/predictions/flaky/all"]
+    argv += ["--ledger", "data/llm/evaluate/flaky/all.jsonl"]
     return argv
 
 
@@ -162,7 +162,7 @@ def run_questions_and_retrieve() -> None:
     retrieve_argv += ["--questions", "data/interim/questions"]
     retrieve_argv += ["--questions-out", "data/interim/eval_questions.parquet"]
     retrieve_argv += ["--retrieval", "data/interim/retrieval.parquet"]
-    retrieve_argv += ["--contexts", "data/interim/contexts"]
+    retrieve_argv += ["--partitions", "data/interim/partitions"]
     retrieve_argv += ["--metrics", "reports/metrics/retrieve.json"]
     assert retrieve_stage.main(retrieve_argv) == 0
 
@@ -178,10 +178,10 @@ def test_a_tolerated_share_keeps_the_failed_rows_and_records_it(
         write_params(tmp_path, server.url, max_failed_share=0.4)
         run_questions_and_retrieve()
         assert evaluate_stage.main(argv) == FAILED_CALLS_EXIT  # 50% > 40%
-        assert not Path("data/processed/predictions/flaky").exists()
+        assert not Path("data/processed/predictions/flaky/all").exists()
         write_params(tmp_path, server.url, max_failed_share=0.5)
         assert evaluate_stage.main(argv) == 0  # 50% is within 50%
-    pred = pd.read_parquet("data/processed/predictions/flaky/closed_book.parquet")
+    pred = pd.read_parquet("data/processed/predictions/flaky/all/closed_book.parquet")
     failed = pred.loc[pred["error"].notna(), "question_id"].tolist()
     assert sorted(failed) == ["q_mc_merger", "q_tf_bridge"]
     assert pred.loc[pred["error"].notna(), "raw_response"].isna().all()
@@ -211,13 +211,13 @@ def test_requests_held_back_by_the_cost_ceiling_fail_the_stage_until_it_is_raise
         with caplog.at_level(logging.INFO):
             assert evaluate_stage.main(argv) == FAILED_CALLS_EXIT
         assert server.requests == 0
-        assert not Path("data/processed/predictions/flaky").exists()
+        assert not Path("data/processed/predictions/flaky/all").exists()
         assert "4 of 4 requests were not sent (cost ceiling)" in caplog.text
         assert "$0.0000 spent of llm.max_cost_usd=0" in caplog.text
         write_params(tmp_path, server.url, price=free, max_failed_share=1.0, max_cost_usd=1.0)
         assert evaluate_stage.main(argv) == 0
         assert server.requests == 4
-    pred = pd.read_parquet("data/processed/predictions/flaky/closed_book.parquet")
+    pred = pd.read_parquet("data/processed/predictions/flaky/all/closed_book.parquet")
     assert pred["error"].isna().all()
     # 3 completion tokens a reply at $1 per million.
     assert pred["cost_usd"].tolist() == pytest.approx([3e-6] * 4)

@@ -98,16 +98,20 @@ def test_with_the_remote_there_it_pulls(clone: Path, tmp_path: Path) -> None:
     ok(clone, str(DVC), "add", "-q", "table.csv")
     # a context table: the pull puts its article texts in the response store's pool
     article = "The council approved the harbour plan after a long debate. " * 8
-    (clone / "data/interim/contexts").mkdir(parents=True)
+    # (beside a partition's questions, which have no text column)
+    (clone / "data/interim/partitions/all/contexts").mkdir(parents=True)
     pd.DataFrame({"question_id": ["q"], "text": [article]}).to_parquet(
-        clone / "data/interim/contexts/rag.parquet"
+        clone / "data/interim/partitions/all/contexts/rag.parquet"
     )
-    ok(clone, str(DVC), "add", "-q", "data/interim/contexts")
+    pd.DataFrame({"question_id": ["q"]}).to_parquet(
+        clone / "data/interim/partitions/all/questions.parquet"
+    )
+    ok(clone, str(DVC), "add", "-q", "data/interim/partitions")
     ok(clone, str(DVC), "push", "-q")
     assert (folder / "files" / "md5").is_dir()
     shutil.rmtree(clone / ".dvc/cache")
     (clone / "table.csv").unlink()
-    shutil.rmtree(clone / "data/interim/contexts")
+    shutil.rmtree(clone / "data/interim/partitions")
     out = pull(clone)
     assert out.returncode == 0, out.stderr
     assert (clone / "table.csv").read_text() == "a,b\n1,2\n"

@@ -79,7 +79,7 @@ def prompt(body: dict[str, Any]) -> str:
 
 def stored(root: Path) -> set[str]:
     """The requests the response store has answers for."""
-    store = root / ".dvc/cache/prescient/responses/data/llm/evaluate" / f"{MODEL}.jsonl"
+    store = root / ".dvc/cache/prescient/responses/data/llm/evaluate" / MODEL / "all.jsonl"
     return {
         json.dumps([e["messages"], e["params"].get("max_tokens")], sort_keys=True)
         for e in read_entries(store)

@@ -158,10 +158,11 @@ def pipeline(work: Path, through: dt.date, corpus: Path) -> None:
     args = [*pp, "--articles", w["articles.parquet"], "--questions", str(work / "sources")]
     args += ["--questions-out"]
     args += [str(work / "eval_questions.parquet"), "--retrieval", str(work / "r.parquet")]
-    args += ["--contexts", str(work / "contexts"), "--metrics", str(work / "r.json")]
+    args += ["--partitions", str(work / "partitions"), "--metrics", str(work / "r.json")]
     assert retrieve.main(args) == 0
-    args = [*pp, "--model", MODEL, "--questions", str(work / "eval_questions.parquet")]
-    args += ["--contexts", str(work / "contexts"), "--prompts", str(ROOT / "conf/prompts/eval")]
+    part = work / "partitions/all"
+    args = [*pp, "--model", MODEL, "--questions", str(part / "questions.parquet")]
+    args += ["--contexts", str(part / "contexts"), "--prompts", str(ROOT / "conf/prompts/eval")]
     args += ["--out", str(work / "pred"), "--ledger", str(work / LEDGER)]
     assert evaluate.main(args) == 0
 
