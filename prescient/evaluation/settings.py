@@ -104,7 +104,7 @@ def parse_setting(text: str) -> Setting:
 
 def setting_file(setting: Setting) -> str:
     """``<setting>.parquet``: the setting's table in a directory holding one per setting
-    (a model's predictions, ``predictions/<model>/<setting>.parquet``)."""
+    (a model's predictions, ``predictions/<model>/<partition>/<setting>.parquet``)."""
     return f"{setting.name}.parquet"
 
 

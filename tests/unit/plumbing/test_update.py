@@ -20,6 +20,7 @@ from prescient.plumbing.update import (
     calls_sent,
     published,
     run_log_offset,
+    set_partitions,
     set_through,
     write_release,
 )
@@ -43,6 +44,41 @@ def test_the_shipped_config_has_the_line_and_only_it_changes(tmp_path: Path) -> 
     composed = params.compose(tmp_path)
     assert read_through(composed) == D(2025, 3, 4)
     assert composed["base"]["seed"] == params.compose(ROOT)["base"]["seed"]
+
+
+def test_a_list_of_months_gains_the_new_days_month_and_only_that_line_changes(
+    tmp_path: Path,
+) -> None:
+    from prescient.plumbing.update_cli import _extend_partitions
+
+    shutil.copytree(ROOT / "conf", tmp_path / "conf")
+    ev = tmp_path / "conf/eval/default.yaml"
+    before = ev.read_text()
+    set_partitions(ev, ("2024-11", "2024-12"))
+    params.compose_to_file(tmp_path)
+    _extend_partitions(tmp_path, D(2024, 12, 31))  # inside them: nothing changes
+    assert params.compose(tmp_path)["eval"]["partitions"] == ["2024-11", "2024-12"]
+    _extend_partitions(tmp_path, D(2025, 2, 3))
+    assert params.load(tmp_path / "params.yaml")["eval"]["partitions"] == [
+        "2024-11",
+        "2024-12",
+        "2025-01",
+        "2025-02",
+    ]
+    changed = [
+        (a, b)
+        for a, b in zip(before.split("\n"), ev.read_text().split("\n"), strict=True)
+        if a != b
+    ]
+    assert changed == [("partitions: [all]", "partitions: [2024-11, 2024-12, 2025-01, 2025-02]")]
+    # a list written another way is named, with the fix
+    ev.write_text(
+        ev.read_text().replace(
+            "partitions: [2024-11, 2024-12, 2025-01, 2025-02]", "partitions:\n- 2024-11"
+        )
+    )
+    with pytest.raises(UpdateError, match="one-line list"):
+        set_partitions(ev, ("2024-11", "2024-12"))
 
 
 def test_a_comment_on_the_line_is_kept_and_other_sections_are_left_alone(tmp_path: Path) -> None:
