@@ -22,7 +22,11 @@ whole texts, CPU-hours by itself) and OpenForecast's stages (their own corpus of
 chains, not Daily Oracle's scale) are left out of the DAG; ``plot`` and ``report``
 read no BPC or OpenForecast tables.
 
-For every stage (each ``evaluate@<model>`` separately): wall time, CPU time (user +
+The evaluation is split by month (``eval.partitions``, ``--partition month``; ``all``
+for one stage per model), so each model answers each month in its own stage and the
+daily update re-runs only the new day's month (the update's stages are recorded with
+their wall times, and how many DVC skipped). For every stage (each
+``evaluate@<model>-<month>`` separately): wall time, CPU time (user +
 system of the stage's process tree, from ``os.wait4``), peak RSS (the largest single
 process of the tree), and the bytes of its outputs (``dvc.lock``). After the run: the
 disk used by the workspace (without ``.dvc/cache``), DVC's cache without the response
