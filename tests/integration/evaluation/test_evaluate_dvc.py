@@ -41,15 +41,20 @@ def write_params(
     (root / "params.yaml").write_text(yaml.safe_dump(p))
 
 
-def repro(root: Path) -> list[str]:
+def dvc_repro(root: Path) -> subprocess.CompletedProcess[str]:
+    """``dvc repro score`` in the scratch project, with this environment's tools."""
     env = {
         **os.environ,
         "PYTHONPATH": str(root),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    out = subprocess.run(
+    return subprocess.run(
         [str(DVC), "repro", "score"], cwd=root, env=env, capture_output=True, text=True, timeout=900
     )
+
+
+def repro(root: Path) -> list[str]:
+    out = dvc_repro(root)
     assert out.returncode == 0, out.stdout + out.stderr
     return sorted(re.findall(r"Running stage '([^']+)'", out.stdout))
 
@@ -183,11 +188,7 @@ def test_a_question_outside_every_partition_stops_retrieval_naming_its_month(
         pytest.skip("dvc is not installed in this environment")
     root = scratch_eval_project(tmp_path / "proj", ROOT, git=False)
     write_params(root, ["baseline_always_yes"], ["closed_book"], ("2024-04",))
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    out = subprocess.run(
-        [str(DVC), "repro", "score"], cwd=root, env=env, capture_output=True, text=True, timeout=900
-    )
+    out = dvc_repro(root)
     assert out.returncode != 0
     assert "4 questions resolve outside eval.partitions ['2024-04']" in out.stdout + out.stderr
     assert "2024-03" in out.stdout + out.stderr
