@@ -35,7 +35,9 @@ counted by the score stage (``context_fit`` in its metrics).
 With ``--plan FILE`` the stage sends nothing and writes nothing but that file: the
 requests the run would make, how many the ledger and the response store already answer,
 and the worst-case cost of the rest (:mod:`prescient.evaluation.plan`; ``python -m
-prescient plan`` runs it for every model).
+prescient plan`` runs it for every model). ``--plan-also QUESTIONS CONTEXTS LEDGER``
+adds another partition's tables and ledger to the plan, so one process plans every
+partition of a model.
 """
 
 from __future__ import annotations
@@ -43,18 +45,20 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from prescient import io
 from prescient.evaluation.contexts import shown_texts
-from prescient.evaluation.plan import PlanningGateway, quiet
+from prescient.evaluation.plan import PlanningGateway, merge_plans, quiet
 from prescient.evaluation.prompts import elicitation_prompts
 from prescient.evaluation.run import Ask, model_sample, run_model
 from prescient.evaluation.settings import EvalSettings, setting_file
-from prescient.llm.fit import reply_budget
-from prescient.llm.gateway import stage_failed, stage_gateway
+from prescient.llm.fit import ContextWindow, reply_budget
+from prescient.llm.gateway import Gateway, stage_failed, stage_gateway
 from prescient.llm.tokens import context_window
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, FAILED_CALLS, StageRun, entry
@@ -71,6 +75,15 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--out", required=True, help="the model's predictions (directory)")
     ap.add_argument("--ledger", required=True, help="the model's gateway ledger (JSON Lines)")
     ap.add_argument(
+        "--plan-also",
+        nargs=3,
+        action="append",
+        default=[],
+        metavar=("QUESTIONS", "CONTEXTS", "LEDGER"),
+        help="with --plan: another partition's questions, contexts and ledger, planned in "
+        "the same process; the plan is the model's over every partition (repeatable)",
+    )
+    ap.add_argument(
         "--plan",
         default=None,
         help="send nothing and write nothing but this JSON file: the requests the run would "
@@ -79,15 +92,23 @@ def options(ap: argparse.ArgumentParser) -> None:
     )
 
 
-def work(run: StageRun) -> int:
+@dataclass
+class _Partition:
+    """A partition's gateway (over its ledger), questions and context tables."""
+
+    gateway: Gateway
+    asks: list[Ask]
+    window: ContextWindow | None
+    questions: pd.DataFrame
+    contexts: io.TablesOnDisk
+    batch: bool
+
+
+def _open(
+    run: StageRun, grid: EvalSettings, questions: str, contexts: str, ledger: str
+) -> _Partition:
     args, p = run.args, run.params
-    grid = load_settings(EvalSettings, p, "eval")
-    if args.model not in (p.get("models") or {}):
-        raise ValueError(
-            f"model {args.model!r} is not in the registry (params.models): add "
-            f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
-        )
-    tables = {s.name: Path(args.contexts) / setting_file(s) for s in grid.settings}
+    tables = {s.name: Path(contexts) / setting_file(s) for s in grid.settings}
     missing = [str(t) for t in tables.values() if not t.exists()]
     if missing:
         raise FileNotFoundError(
@@ -99,7 +120,7 @@ def work(run: StageRun) -> int:
     gateway = stage_gateway(
         p,
         "evaluate",
-        args.ledger,
+        ledger,
         [args.model],
         dvc_cache_dir(),
         texts=lambda: shown_texts(tables.values()),
@@ -119,35 +140,61 @@ def work(run: StageRun) -> int:
     if window is not None:
         logger.info("%s: context window %s", args.model, window.describe())
     budget = grid.max_questions.get(args.model)
-    questions = model_sample(pd.read_parquet(args.questions), budget)
+    sample = model_sample(pd.read_parquet(questions), budget)
     if budget is not None:
         logger.info(
-            "%s answers a sample of %d questions (eval.max_questions)", args.model, len(questions)
+            "%s answers a sample of %d questions (eval.max_questions)", args.model, len(sample)
         )
     # One setting's context table in memory at a time (settings are planned in turn).
-    contexts = io.TablesOnDisk(tables)
+    return _Partition(gateway, asks, window, sample, io.TablesOnDisk(tables), spec.batch)
+
+
+def _plan(run: StageRun, grid: EvalSettings, part: _Partition) -> dict[str, Any]:
+    model = run.args.model
+    with part.gateway, quiet("prescient.evaluation.run"):  # every stand-in is an error
+        planner = PlanningGateway(part.gateway, model)
+        run_model(
+            planner,
+            model,
+            grid.settings,
+            part.questions,
+            part.contexts,
+            part.asks,
+            part.window,
+            part.batch,
+        )
+    return planner.result().to_json()
+
+
+def work(run: StageRun) -> int:
+    args, p = run.args, run.params
+    grid = load_settings(EvalSettings, p, "eval")
+    if args.model not in (p.get("models") or {}):
+        raise ValueError(
+            f"model {args.model!r} is not in the registry (params.models): add "
+            f"conf/model/{args.model}.yaml to the defaults of conf/config.yaml"
+        )
     if args.plan is not None:
-        with gateway, quiet("prescient.evaluation.run"):  # every stand-in is an error
-            planner = PlanningGateway(gateway, args.model)
-            run_model(
-                planner, args.model, grid.settings, questions, contexts, asks, window, spec.batch
-            )
-        io.write_json(args.plan, planner.result().to_json())
+        # This partition and those of --plan-also, one after another: the model's plan.
+        parts = [(args.questions, args.contexts, args.ledger), *map(tuple, args.plan_also)]
+        plans = [_plan(run, grid, _open(run, grid, *part)) for part in parts]
+        io.write_json(args.plan, merge_plans(plans))
         return DONE
-    with gateway:
+    part = _open(run, grid, args.questions, args.contexts, args.ledger)
+    with part.gateway:
         predictions = run_model(
-            gateway,
+            part.gateway,
             args.model,
             grid.settings,
-            questions,
-            contexts,
-            asks,
-            window,
-            together=spec.batch,
+            part.questions,
+            part.contexts,
+            part.asks,
+            part.window,
+            together=part.batch,
         )
     # The ledger: the entries these predictions came from (a declared output even when
     # the model made no call, e.g. only gold settings and no gold article).
-    if stage_failed(gateway, logger, [args.out], f"evaluate {args.model}"):
+    if stage_failed(part.gateway, logger, [args.out], f"evaluate {args.model}"):
         return FAILED_CALLS
     with io.atomic_dir(args.out) as tmp:
         for setting in grid.settings:

@@ -2,9 +2,10 @@
 anything.
 
 For every model of ``eval.models`` it runs that model's ``evaluate`` stage as dvc.yaml
-declares it (the command of its ``foreach``), with ``--plan``: the stage builds every
-request of the run (:mod:`prescient.evaluation.plan`), asks the model's ledger and the
-response store which it already answers, sends nothing and writes nothing else. The
+declares it (the command of its ``matrix``; every partition of the model in one
+process, ``--plan-also``), with ``--plan``: the stage builds every request of the run
+(:mod:`prescient.evaluation.plan`), asks the model's ledger and the response store which
+it already answers, sends nothing and writes nothing else. The
 table says per model the requests, those already answered, those repeated within the run
 (paid once), those to send, and the worst-case cost of sending them against
 ``llm.max_cost_usd`` (the ceiling each model's stage keeps); a model in batch mode gets
@@ -78,6 +79,8 @@ STAGE = "evaluate"
 STAGE_MODULE = f"stages.{STAGE}"
 """Run as a command, as DVC runs it (never imported: the plumbing imports no stage)."""
 _INTERPOLATION = re.compile(r"\$\{([^}]+)\}")
+PARTITION_OPTIONS = ("--questions", "--contexts", "--ledger")
+"""What differs between a model's partitions, in the order of the stage's --plan-also."""
 SETTINGS_KEY = "eval.settings"
 """The param naming the settings, each with its own context table."""
 
@@ -203,24 +206,22 @@ def retrieval_gap(root: Path, params: dict[str, Any], argv: Sequence[str]) -> Ga
 def _run_plans(
     root: Path, params: dict[str, Any], params_file: Path, models: list[str] | None, tmp: Path
 ) -> list[dict[str, Any]]:
-    from prescient.evaluation.plan import merge_plans
-
     plans = []
     for model in models or list(params["eval"]["models"]):
-        parts = []
-        for part in partitions(params):
-            out = tmp / f"{model}-{part}.json"
-            argv = [*stage_argv(root, params, model, part), "--params", str(params_file)]
-            # the stage in its own process, as dvc repro runs it
-            command = [sys.executable, "-m", STAGE_MODULE, *argv, "--plan", str(out)]
-            code = subprocess.run(command, cwd=root, check=False).returncode
-            if code != 0 or not out.exists():
-                raise SystemExit(
-                    f"planning {model} ({part}) failed (exit {code}): see the log above"
-                )
-            parts.append(json.loads(out.read_text()))
-            out.unlink()
-        plans.append(merge_plans(parts))
+        out = tmp / f"{model}.json"
+        first, *others = partitions(params)
+        argv = [*stage_argv(root, params, model, first), "--params", str(params_file)]
+        # every further partition's tables and ledger, planned in the same process
+        for part in others:
+            also = stage_argv(root, params, model, part)
+            argv += ["--plan-also", *(_option(also, o) for o in PARTITION_OPTIONS)]
+        # the stage in its own process, as dvc repro runs it
+        command = [sys.executable, "-m", STAGE_MODULE, *argv, "--plan", str(out)]
+        code = subprocess.run(command, cwd=root, check=False).returncode
+        if code != 0 or not out.exists():
+            raise SystemExit(f"planning {model} failed (exit {code}): see the log above")
+        plans.append(json.loads(out.read_text()))
+        out.unlink()
     return plans
 
 

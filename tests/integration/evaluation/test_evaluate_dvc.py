@@ -11,6 +11,7 @@ project with the fixture corpus and the baselines (no LLM); params change as
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import subprocess
@@ -41,16 +42,19 @@ def write_params(
     (root / "params.yaml").write_text(yaml.safe_dump(p))
 
 
-def dvc_repro(root: Path) -> subprocess.CompletedProcess[str]:
-    """``dvc repro score`` in the scratch project, with this environment's tools."""
+def scratch_run(root: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    """``command`` in the scratch project, with this environment's tools."""
     env = {
         **os.environ,
         "PYTHONPATH": str(root),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    return subprocess.run(
-        [str(DVC), "repro", "score"], cwd=root, env=env, capture_output=True, text=True, timeout=900
-    )
+    return subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+
+
+def dvc_repro(root: Path) -> subprocess.CompletedProcess[str]:
+    """``dvc repro score`` in the scratch project."""
+    return scratch_run(root, str(DVC), "repro", "score")
 
 
 def repro(root: Path) -> list[str]:
@@ -150,9 +154,15 @@ def test_a_new_days_question_runs_only_its_months_stages(tmp_path: Path) -> None
     new = q.iloc[[0]].assign(question_id="q_tf_april", resolution_date=dt.date(2024, 4, 2))
     new["resolution_date"] = new["resolution_date"].astype(q["resolution_date"].dtype)
     pd.concat([q, new], ignore_index=True).to_parquet(root / "data/processed/questions.parquet")
-    assert repro(root) == sorted(
-        [f"evaluate@{m}-2024-04" for m in models] + ["questions@daily_oracle", "retrieve", "score"]
-    )
+    # Planned first: one process per model plans both months; March is answered.
+    assert scratch_run(root, str(DVC), "repro", "retrieve").returncode == 0
+    out = scratch_run(root, sys.executable, "-m", "prescient", "plan", "--json", "plan.json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    plans = {p["model"]: p for p in json.loads((root / "plan.json").read_text())}
+    assert {m: (p["requests"], p["answered"], p["to_send"]) for m, p in plans.items()} == {
+        m: (10, 8, 2) for m in models
+    }
+    assert repro(root) == sorted([f"evaluate@{m}-2024-04" for m in models] + ["score"])
     assert (
         files(root / "data/interim/partitions/2024-03") == march["data/interim/partitions/2024-03"]
     )
