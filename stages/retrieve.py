@@ -44,7 +44,7 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.partitions import CONTEXTS, QUESTIONS, split
+from prescient.evaluation.partitions import CONTEXTS, QUESTIONS, assign, rows_of
 from prescient.evaluation.prepare import prepare_contexts
 from prescient.evaluation.question_sources import (
     QuestionTableError,
@@ -91,18 +91,16 @@ def work(run: StageRun) -> int:
     seed = int(p["base"]["seed"])
     tables = _read_sources(Path(args.questions), list(questions_settings.sources))
     questions = evaluated_table(tables, questions_settings.max_questions, seed, settings.gap_days)
-    masks = split(questions, grid.partitions)  # a question outside them stops here
-    ids_of = {
-        label: set(questions.loc[mask.to_numpy(bool), "question_id"].astype(str))
-        for label, mask in masks.items()
-    }
-    logger.info("partitions: %s", {label: len(ids) for label, ids in ids_of.items()})
+    of = assign(questions["resolution_date"], grid.partitions)  # one outside stops here
+    partition_of = dict(zip(questions["question_id"].astype(str), of, strict=True))
+    rows = rows_of(of, grid.partitions)
+    logger.info("partitions: %s", {label: len(at) for label, at in rows.items()})
     with io.atomic_dir(args.partitions) as out:
 
         def write(name: str, table: pd.DataFrame) -> None:
-            ids = table["question_id"].astype(str)
-            for label, keep in ids_of.items():
-                part = table.loc[ids.isin(keep).to_numpy(bool)].reset_index(drop=True)
+            parts = rows_of(table["question_id"].astype(str).map(partition_of), grid.partitions)
+            for label, at in parts.items():
+                part = table.take(at).reset_index(drop=True)
                 io.write_parquet(out / label / CONTEXTS / f"{name}.parquet", part)
 
         # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
@@ -113,12 +111,12 @@ def work(run: StageRun) -> int:
         )
         # Without the checksum of the whole source file, which a new day changes for
         # every row: a partition's questions are its rows alone.
-        for label, mask in masks.items():
-            rows = prepared.questions.loc[mask.to_numpy(bool)].reset_index(drop=True)
-            io.write_parquet(out / label / QUESTIONS, rows.drop(columns=["source_checksum"]))
+        for label, at in rows.items():
+            part = prepared.questions.take(at).reset_index(drop=True)
+            io.write_parquet(out / label / QUESTIONS, part.drop(columns=["source_checksum"]))
     io.write_parquet(args.questions_out, prepared.questions)
     io.write_parquet(args.retrieval, prepared.retrieval)
-    metrics = {**prepared.metrics, "partitions": {k: len(v) for k, v in ids_of.items()}}
+    metrics = {**prepared.metrics, "partitions": {k: len(at) for k, at in rows.items()}}
     io.write_json(args.metrics, metrics)
     return DONE
 

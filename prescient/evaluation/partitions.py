@@ -31,6 +31,8 @@ import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 ALL = "all"
@@ -105,12 +107,11 @@ def assign(resolution_dates: pd.Series, labels: Sequence[str]) -> pd.Series:
             f"{int(days.isna().sum())} questions have no resolution date, which places a "
             f"question in a partition: use eval.partitions=[{ALL}]"
         )
-    out = pd.Series(None, index=resolution_dates.index, dtype="object")
-    for label in labels:
-        bounds = _bounds(label)
-        assert bounds is not None
-        lo, hi = (pd.Timestamp(b) for b in bounds)
-        out[(days >= lo) & (days < hi)] = label
+    # one pass over the questions: a month's own partition, else its year's
+    by_month = {x: x for x in labels if _MONTH.match(x)}
+    by_year = {x: x for x in labels if _YEAR.match(x)}
+    out = days.dt.strftime("%Y-%m").map(by_month)
+    out = out.where(out.notna(), days.dt.strftime("%Y").map(by_year)).astype("object")
     outside = days[out.isna()]
     if len(outside):
         months = sorted({d.strftime("%Y-%m") for d in outside})
@@ -122,11 +123,12 @@ def assign(resolution_dates: pd.Series, labels: Sequence[str]) -> pd.Series:
     return out
 
 
-def split(questions: pd.DataFrame, labels: Sequence[str]) -> dict[str, pd.Series]:
-    """Partition -> a boolean mask of its questions (in ``labels`` order; a partition
-    with no question has an all-False mask)."""
-    of = assign(questions["resolution_date"], labels)
-    return {label: of.eq(label) for label in check(labels)}
+def rows_of(of: pd.Series, labels: Sequence[str]) -> dict[str, npt.NDArray[np.intp]]:
+    """Partition -> the positions of its rows, in order, given each row's partition
+    ``of`` (one pass; in ``labels`` order; a partition with no row has none)."""
+    groups = pd.Series(np.arange(len(of))).groupby(of.to_numpy(), sort=False).indices
+    empty = np.zeros(0, dtype=np.intp)
+    return {label: np.asarray(groups.get(label, empty), dtype=np.intp) for label in labels}
 
 
 def extended(labels: Sequence[str], day: dt.date) -> tuple[str, ...]:

@@ -104,23 +104,27 @@ def partitions(params: dict[str, Any]) -> list[str]:
     return [str(x) for x in (params.get("eval") or {}).get("partitions") or ["all"]]
 
 
-def stage_argv(root: Path, params: dict[str, Any], model: str, partition: str) -> list[str]:
-    """The arguments of ``python -m stages.evaluate`` for ``model``'s ``partition``, as
-    dvc.yaml's ``evaluate`` stage declares them (its ``${item.model}`` and
-    ``${item.partition}``, other ``${...}`` read from the params)."""
+def partition_argvs(root: Path, params: dict[str, Any], model: str) -> list[list[str]]:
+    """The arguments of ``python -m stages.evaluate`` for each of ``model``'s partitions
+    (in ``eval.partitions`` order), as dvc.yaml's ``evaluate`` stage declares them (its
+    ``${item.model}`` and ``${item.partition}``, other ``${...}`` read from the params);
+    dvc.yaml is read once."""
     stage = yaml.safe_load((root / "dvc.yaml").read_text())["stages"][STAGE]
     template = " ".join(str(stage["cmd"]).split())
-    item = {"item.model": model, "item.partition": partition}
-
-    def fill(m: re.Match[str]) -> str:
-        name = m.group(1)
-        return item[name] if name in item else str(_lookup(params, name))
-
-    words = shlex.split(_INTERPOLATION.sub(fill, template))
     head = ["python", "-m", STAGE_MODULE]
-    if words[:3] != head:
-        raise ValueError(f"dvc.yaml's {STAGE} stage does not run {' '.join(head)}: {template}")
-    return words[3:]
+    out = []
+    for partition in partitions(params):
+        item = {"item.model": model, "item.partition": partition}
+
+        def fill(m: re.Match[str], item: dict[str, str] = item) -> str:
+            name = m.group(1)
+            return item[name] if name in item else str(_lookup(params, name))
+
+        words = shlex.split(_INTERPOLATION.sub(fill, template))
+        if words[:3] != head:
+            raise ValueError(f"dvc.yaml's {STAGE} stage does not run {' '.join(head)}: {template}")
+        out.append(words[3:])
+    return out
 
 
 def _option(argv: Sequence[str], name: str) -> str:
@@ -185,14 +189,13 @@ def retrieval_gap(root: Path, params: dict[str, Any], argv: Sequence[str]) -> Ga
     names = [parse_setting(s) for s in _lookup(params, SETTINGS_KEY)]
     model = str(next(iter(params["eval"]["models"] or []), ""))
     missing = []
-    for part in partitions(params):
-        part_argv = stage_argv(root, params, model, part)
+    for part_argv in partition_argvs(root, params, model):
         contexts = _option(part_argv, "--contexts")
         if not (root / _option(part_argv, "--questions")).exists():
             missing += [s.name for s in names]
         else:
             missing += [s.name for s in names if not (root / contexts / setting_file(s)).exists()]
-    missing = sorted(set(missing), key=missing.index)
+    missing = list(dict.fromkeys(missing))
     stale = []
     lock_file = root / "dvc.lock"
     if lock_file.exists() and len(missing) < len(names):
@@ -209,11 +212,10 @@ def _run_plans(
     plans = []
     for model in models or list(params["eval"]["models"]):
         out = tmp / f"{model}.json"
-        first, *others = partitions(params)
-        argv = [*stage_argv(root, params, model, first), "--params", str(params_file)]
+        first, *others = partition_argvs(root, params, model)
+        argv = [*first, "--params", str(params_file)]
         # every further partition's tables and ledger, planned in the same process
-        for part in others:
-            also = stage_argv(root, params, model, part)
+        for also in others:
             argv += ["--plan-also", *(_option(also, o) for o in PARTITION_OPTIONS)]
         # the stage in its own process, as dvc repro runs it
         command = [sys.executable, "-m", STAGE_MODULE, *argv, "--plan", str(out)]
@@ -228,7 +230,7 @@ def _run_plans(
 def _first_argv(root: Path, params: dict[str, Any]) -> list[str]:
     # the tables' paths do not depend on the model (``${item.model}``)
     model = str(next(iter(params["eval"]["models"] or []), ""))
-    return stage_argv(root, params, model, partitions(params)[0])
+    return partition_argvs(root, params, model)[0]
 
 
 def plan_models(

@@ -72,13 +72,18 @@ def context_ids(root: Path, setting: str) -> dict[str, list[str]]:
     return table.sort_values("rank").groupby("question_id")["article_id"].agg(list).to_dict()
 
 
-@pytest.mark.slow
-def test_adding_a_model_adds_a_stage_and_a_cutoff_pays_only_for_new_prompts(
-    tmp_path: Path,
-) -> None:
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A scratch DVC project with the evaluation stages (skipped without DVC)."""
     if not DVC.exists():
         pytest.skip("dvc is not installed in this environment")
-    root = scratch_eval_project(tmp_path / "proj", ROOT, git=False)
+    return scratch_eval_project(tmp_path / "proj", ROOT, git=False)
+
+
+@pytest.mark.slow
+def test_adding_a_model_adds_a_stage_and_a_cutoff_pays_only_for_new_prompts(
+    root: Path,
+) -> None:
 
     yes = "baseline_always_yes"
     write_params(root, [yes], ["closed_book", "rag_dynamic"])
@@ -126,10 +131,7 @@ def files(directory: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.slow
-def test_a_new_days_question_runs_only_its_months_stages(tmp_path: Path) -> None:
-    if not DVC.exists():
-        pytest.skip("dvc is not installed in this environment")
-    root = scratch_eval_project(tmp_path / "proj", ROOT, git=False)
+def test_a_new_days_question_runs_only_its_months_stages(root: Path, tmp_path: Path) -> None:
     models, months = ["baseline_always_yes", "baseline_random"], ("2024-03", "2024-04")
     write_params(root, models, ["closed_book", "rag_dynamic"], months)
     first = repro(root)
@@ -192,11 +194,8 @@ def test_a_new_days_question_runs_only_its_months_stages(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_a_question_outside_every_partition_stops_retrieval_naming_its_month(
-    tmp_path: Path,
+    root: Path,
 ) -> None:
-    if not DVC.exists():
-        pytest.skip("dvc is not installed in this environment")
-    root = scratch_eval_project(tmp_path / "proj", ROOT, git=False)
     write_params(root, ["baseline_always_yes"], ["closed_book"], ("2024-04",))
     out = dvc_repro(root)
     assert out.returncode != 0

@@ -8,7 +8,7 @@ import datetime as dt
 import pandas as pd
 import pytest
 
-from prescient.evaluation.partitions import PartitionError, assign, check, extended, split
+from prescient.evaluation.partitions import PartitionError, assign, check, extended, rows_of
 from prescient.evaluation.settings import EvalSettings
 from prescient.settings import ParamsError, load_settings
 
@@ -33,11 +33,12 @@ def test_split_keeps_the_tables_order_and_lists_empty_partitions() -> None:
             "resolution_date": dates("2024-12-02", "2024-11-03", "2024-12-01", "2024-11-30"),
         }
     )
-    masks = split(q, ["2024-11", "2024-12", "2025-01"])
-    assert list(masks) == ["2024-11", "2024-12", "2025-01"]
-    assert q.loc[masks["2024-12"], "question_id"].tolist() == ["a", "c"]
-    assert q.loc[masks["2024-11"], "question_id"].tolist() == ["b", "d"]
-    assert not masks["2025-01"].any()
+    labels = ["2024-11", "2024-12", "2025-01"]
+    rows = rows_of(assign(q["resolution_date"], labels), labels)
+    assert list(rows) == ["2024-11", "2024-12", "2025-01"]
+    assert q["question_id"].iloc[rows["2024-12"]].tolist() == ["a", "c"]
+    assert q["question_id"].iloc[rows["2024-11"]].tolist() == ["b", "d"]
+    assert not rows["2025-01"].any()
 
 
 def test_a_question_outside_every_partition_names_its_month() -> None:

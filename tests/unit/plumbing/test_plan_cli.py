@@ -6,13 +6,14 @@ from __future__ import annotations
 import yaml
 
 from prescient.evaluation.plan import merge_plans
-from prescient.plumbing.plan_cli import render, stage_argv
+from prescient.plumbing.plan_cli import partition_argvs, render
 from tests.conftest import ROOT
 
 
 def test_the_stage_is_run_as_dvc_yaml_declares_it() -> None:
     params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    argv = stage_argv(ROOT, params, "gpt_4o", "2024-12")
+    params["eval"]["partitions"] = ["2024-12"]
+    (argv,) = partition_argvs(ROOT, params, "gpt_4o")
     assert argv[:2] == ["--model", "gpt_4o"]
     assert argv[argv.index("--ledger") + 1] == "data/llm/evaluate/gpt_4o/2024-12.jsonl"
     assert argv[argv.index("--contexts") + 1] == "data/interim/partitions/2024-12/contexts"

@@ -13,9 +13,9 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 
 from prescient.plumbing.plan_cli import (
     ExperimentPlan,
+    partition_argvs,
     render_queued,
     retrieval_gap,
-    stage_argv,
     sweep_totals,
 )
 from prescient.plumbing.queued import REMOVED, changed, hydra_value, override
@@ -90,7 +90,7 @@ def test_a_run_without_its_tables_or_with_other_retrieval_params_is_named(
     tmp_path: Path,
 ) -> None:
     params = _project(tmp_path, ["closed_book", "rag_2024-03-08"], ["closed_book"])
-    argv = stage_argv(tmp_path, params, str(params["eval"]["models"][0]), "2024-01")
+    argv = partition_argvs(tmp_path, params, str(params["eval"]["models"][0]))[0]  # 2024-01
     gap = retrieval_gap(tmp_path, params, argv)
     assert (gap.stage, gap.missing, gap.stale) == ("retrieve", ["rag_2024-03-08"], [])
     # every partition's table is needed
