@@ -31,7 +31,9 @@ A question outside every partition stops the stage before the index is built, na
 the months to add. A retrieved article outside its question's visibility window stops the stage with exit
 4 (:mod:`prescient.plumbing.stage`) before anything is written. ``retrieval.engine: ray``
 answers the queries in Ray tasks (:mod:`prescient.retrieval.ray_queries`), with the same
-tables.
+tables. ``retrieval.reuse`` keeps finished months of tokens and answered queries in DVC's
+cache directory between runs (:mod:`prescient.retrieval.reuse`), so a daily update
+tokenizes the newest month and asks the new questions only; the tables are the same.
 """
 
 from __future__ import annotations
@@ -52,7 +54,9 @@ from prescient.evaluation.question_sources import (
 )
 from prescient.evaluation.questions import evaluated_table
 from prescient.evaluation.settings import EvalSettings
+from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, StageRun, entry
+from prescient.retrieval.reuse import RetrievalStore
 from prescient.retrieval.search import RetrievalSettings
 from prescient.settings import load_settings
 
@@ -106,8 +110,9 @@ def work(run: StageRun) -> int:
         # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
         # A VisibilityError (a table that would show the future) exits 4 before any
         # table is in place; each context table is written as soon as it is built.
+        store = RetrievalStore.in_cache(dvc_cache_dir()) if settings.reuse else None
         prepared = prepare_contexts(
-            questions, Path(args.articles), settings, grid, progress=True, sink=write
+            questions, Path(args.articles), settings, grid, progress=True, sink=write, store=store
         )
         # Without the checksum of the whole source file, which a new day changes for
         # every row: a partition's questions are its rows alone.

@@ -25,6 +25,7 @@ from prescient.evaluation.contexts import (
     shown_articles,
 )
 from prescient.evaluation.settings import EvalSettings
+from prescient.retrieval.reuse import RetrievalStore
 from prescient.retrieval.search import (
     ArticleIndex,
     RetrievalSettings,
@@ -97,6 +98,7 @@ def prepare_contexts(
     *,
     progress: bool = False,
     sink: Callable[[str, pd.DataFrame], None] | None = None,
+    store: RetrievalStore | None = None,
 ) -> PreparedContexts:
     """Retrieval and contexts for every setting of the grid.
 
@@ -113,6 +115,9 @@ def prepare_contexts(
         sink: called with each setting's context table as soon as it is built, which is
             then not kept (``contexts`` of the result stays empty); None: the tables are
             returned in ``contexts``.
+        store: where retrieval keeps tokens and answers between runs
+            (:mod:`prescient.retrieval.reuse`; None: all computed). The tables are the
+            same either way.
 
     Raises:
         VisibilityError: a retrieved article is dated on or after its question's
@@ -130,9 +135,11 @@ def prepare_contexts(
         )
     )
     index = (
-        ArticleIndex(articles, retrieval, progress=progress)
+        ArticleIndex(articles, retrieval, progress=progress, store=store)
         if isinstance(articles, pd.DataFrame)
-        else ArticleIndex.from_parquet(articles, retrieval, meta=meta, progress=progress)
+        else ArticleIndex.from_parquet(
+            articles, retrieval, meta=meta, progress=progress, store=store
+        )
     )
     del meta
     built = time.perf_counter()

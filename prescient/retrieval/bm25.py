@@ -70,6 +70,49 @@ class Hit:
     score: float
 
 
+class TokenBuffers:
+    """A tokenized corpus as the index is built from it: the vocabulary numbered by first
+    occurrence, and per document its distinct term ids (in first-occurrence order), their
+    frequencies, its length and its number of distinct terms, appended document by
+    document (or a stored stretch at a time, :mod:`prescient.retrieval.reuse`)."""
+
+    def __init__(self) -> None:
+        self.vocab: dict[str, int] = {}
+        self.terms_in_order: list[str] = []
+        self.terms: array[int] = array("i")
+        self.tfs: array[int] = array("i")
+        self.lengths: array[int] = array("q")
+        self.nnz: array[int] = array("q")
+
+    def add(self, tokens: Sequence[str]) -> None:
+        """Append one document's tokens."""
+        counts = Counter(tokens)
+        self.lengths.append(len(tokens))
+        self.nnz.append(len(counts))
+        vocab = self.vocab
+        before = len(vocab)
+        setdefault = vocab.setdefault
+        ids = [setdefault(w, len(vocab)) for w in counts]
+        if len(vocab) > before:  # ids are given in this loop's order: the new ones ascend
+            self.terms_in_order.extend(w for w, i in zip(counts, ids, strict=True) if i >= before)
+        self.terms.extend(ids)
+        self.tfs.extend(counts.values())
+
+    def add_terms(self, terms: Iterable[str]) -> None:
+        """Number ``terms`` next in the vocabulary (a stored stretch's new terms)."""
+        for w in terms:
+            if w in self.vocab:
+                raise ValueError(f"term {w!r} is in the vocabulary already")
+            self.vocab[w] = len(self.terms_in_order)
+            self.terms_in_order.append(w)
+
+    def release(self) -> None:
+        """Drop the buffers once the index holds its own arrays (the vocabulary stays)."""
+        self.terms_in_order = []
+        self.terms, self.tfs = array("i"), array("i")
+        self.lengths, self.nnz = array("q"), array("q")
+
+
 class PrefixBM25:
     """BM25Okapi that scores any prefix of the corpus as if indexed alone.
 
@@ -85,25 +128,21 @@ class PrefixBM25:
 
     def __init__(
         self,
-        corpus: Iterable[Sequence[str]],
+        corpus: Iterable[Sequence[str]] | TokenBuffers,
         params: BM25Params,
         checkpoints: Iterable[int] | None = None,
         *,
         progress: bool = False,
     ) -> None:
         self.params = params
-        vocab: dict[str, int] = {}
-        term_buf: array[int] = array("i")
-        tf_buf: array[int] = array("i")
-        lengths: array[int] = array("q")
-        nnz: array[int] = array("q")
-        setdefault = vocab.setdefault
-        for tokens in tqdm(corpus, desc="bm25 index", unit="doc", disable=not progress):
-            counts = Counter(tokens)
-            lengths.append(len(tokens))
-            nnz.append(len(counts))
-            term_buf.extend([setdefault(w, len(vocab)) for w in counts])
-            tf_buf.extend(counts.values())
+        if isinstance(corpus, TokenBuffers):
+            buffers = corpus
+        else:
+            buffers = TokenBuffers()
+            for tokens in tqdm(corpus, desc="bm25 index", unit="doc", disable=not progress):
+                buffers.add(tokens)
+        vocab, term_buf, tf_buf = buffers.vocab, buffers.terms, buffers.tfs
+        lengths, nnz = buffers.lengths, buffers.nnz
         self.vocab = vocab
         self.n_docs = len(lengths)
         n_postings = len(term_buf)
@@ -118,6 +157,7 @@ class PrefixBM25:
         del raw_tf, tf_buf
         self.doc_len = _as_numpy(lengths, np.int64).copy()
         del lengths
+        buffers.release()
         self.cum_len = np.zeros(self.n_docs + 1, dtype=np.int64)
         np.cumsum(self.doc_len, out=self.cum_len[1:])
 

@@ -29,6 +29,14 @@ from prescient.arrival import day_array, known_days
 from prescient.dates import format_rag_cutoff
 from prescient.retrieval.bm25 import BM25Params, Hit, PrefixBM25
 from prescient.retrieval.ray_queries import Query, RetrievalRay, answer, answer_on_ray
+from prescient.retrieval.reuse import (
+    QueryMemo,
+    RetrievalStore,
+    answered,
+    query_config,
+    token_config,
+    tokenize_with_store,
+)
 from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
 from prescient.retrieval.visibility import VisibleWindow, visible_window
 from prescient.settings import Day, Settings
@@ -74,6 +82,8 @@ class RetrievalSettings(Settings):
         engine: where the queries are answered: ``local`` (this process) or ``ray``
             (Ray tasks, :mod:`prescient.retrieval.ray_queries`; the same table).
         ray: the Ray cluster and chunk size of the ``ray`` engine.
+        reuse: keep finished months of tokens and answered queries in DVC's cache
+            between runs (:mod:`prescient.retrieval.reuse`; the same tables).
     """
 
     top_k: Annotated[int, Field(ge=1)]
@@ -87,6 +97,7 @@ class RetrievalSettings(Settings):
     tokenizer: TokenizerSettings
     engine: Literal["local", "ray"]
     ray: RetrievalRay
+    reuse: bool
 
 
 @dataclass(frozen=True)
@@ -164,6 +175,9 @@ class ArticleIndex:
         progress: show a progress bar while indexing.
         texts: the indexed text of the articles in a given order of their rows (see
             :meth:`from_parquet`); None: joined from ``articles``' own ``fields``.
+        store: where finished months of tokens and answered queries are kept between
+            runs (:mod:`prescient.retrieval.reuse`); None: everything is computed. The
+            index and every answer are the same either way.
     """
 
     def __init__(
@@ -173,6 +187,7 @@ class ArticleIndex:
         *,
         progress: bool = False,
         texts: Callable[[np.ndarray], Iterable[str]] | None = None,
+        store: RetrievalStore | None = None,
     ) -> None:
         self.settings = s = settings
         self.tokenizer = Tokenizer.from_settings(s.tokenizer)
@@ -208,12 +223,30 @@ class ArticleIndex:
             else _frame_texts([articles[f].to_numpy() for f in s.fields], order)
         )
         checkpoints = np.searchsorted(self.dates, np.unique(self.dates), side="left")
-        self.bm25 = PrefixBM25(
-            map(self.tokenizer, docs),
-            s.bm25,
-            checkpoints=[*checkpoints.tolist(), len(self.dates)],
-            progress=progress,
-        )
+        cps = [*checkpoints.tolist(), len(self.dates)]
+        self.memo: QueryMemo | None = None
+        if store is None:
+            self.bm25 = PrefixBM25(
+                map(self.tokenizer, docs), s.bm25, checkpoints=cps, progress=progress
+            )
+        else:
+            tokens = token_config(s.fields, s.tokenizer)
+            buffers, build = tokenize_with_store(
+                self.article_ids,
+                docs,
+                self.dates,
+                self.tokenizer,
+                tokens,
+                store,
+                progress=progress,
+            )
+            logger.info(
+                "retrieval store: %d months of tokens reused, %d tokenized",
+                build.months_reused,
+                build.months_tokenized,
+            )
+            self.bm25 = PrefixBM25(buffers, s.bm25, checkpoints=cps)
+            self.memo = QueryMemo(store, query_config(tokens, s.bm25), build.prefix)
 
     @classmethod
     def from_parquet(
@@ -223,6 +256,7 @@ class ArticleIndex:
         *,
         meta: pd.DataFrame | None = None,
         progress: bool = False,
+        store: RetrievalStore | None = None,
     ) -> ArticleIndex:
         """The index of an article table on disk, its texts streamed a row group at a time
         (:func:`texts_in_order`) rather than held: the same index as from the whole frame.
@@ -232,6 +266,7 @@ class ArticleIndex:
             settings: retrieval settings.
             meta: the table's own :func:`read_meta` when the caller has it already.
             progress: show a progress bar while indexing.
+            store: as for the constructor.
         """
         meta = read_meta(path) if meta is None else meta
         fields = settings.fields
@@ -242,7 +277,7 @@ class ArticleIndex:
         def texts(order: np.ndarray) -> Iterator[str]:
             return texts_in_order(path, fields, order)
 
-        return cls(meta, settings, progress=progress, texts=texts)
+        return cls(meta, settings, progress=progress, texts=texts, store=store)
 
     def __len__(self) -> int:
         return len(self.article_ids)
@@ -368,6 +403,11 @@ class ArticleIndex:
         return retrieval_frame(rows)
 
     def _answers(self, queries: Sequence[Query]) -> Iterator[list[Hit]]:
+        """The hits of every query in order: kept answers where the store has them
+        (:mod:`prescient.retrieval.reuse`), the others from the configured engine."""
+        return answered(queries, self.memo, self._ask)
+
+    def _ask(self, queries: Sequence[Query]) -> Iterator[list[Hit]]:
         if self.settings.engine == "ray" and queries:
             yield from answer_on_ray(self.bm25, queries, self.settings.ray)
         else:

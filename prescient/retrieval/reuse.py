@@ -1,0 +1,438 @@
+"""What retrieval keeps between runs: the tokenized corpus, a month at a time, and the
+answers of its queries (params ``retrieval.reuse``).
+
+Retrieval is exact over a date-ordered prefix of the corpus, so every run builds the
+index of the whole archive and answers every (question, RAG cutoff). Most of that is the
+same work as the day before: a daily update adds one day of articles at the end of the
+index (under :mod:`prescient.arrival` a new article is known from a day after every
+article already indexed) and a day of questions. So two things are kept, in DVC's cache
+directory beside the response store (``<DVC cache>/prescient/retrieval``), where every
+clone, experiment and queue worker of the project finds them:
+
+- **A month of tokens** (``tokens/``): the term ids, term frequencies and lengths of the
+  articles the index holds for one calendar month of the days they are known from, with
+  the terms that month added to the vocabulary. Term ids are numbered by first
+  occurrence in index order (:mod:`prescient.retrieval.bm25`), so a month's ids are a
+  function of every article up to its end: a month is stored under the digest of that
+  whole prefix. Only months that are over (the index holds a later month) are stored;
+  the newest month is tokenized every run.
+- **The answer of a query** (``queries/``): the ranked articles and scores of one
+  (tokens, prefix length, k, excluded positions), stored with the other queries over
+  the same prefix under that prefix's digest.
+
+Identity: an article's key is the digest of its ``article_id`` and the exact text the
+index reads (:data:`DIGEST_SIZE` bytes of BLAKE2b), and the digest of a prefix chains the
+keys of its articles day by day in index order, with the retrieval settings and this
+code's own bytes (a change to the tokenizer, the fields or BM25 makes a new store, and so
+does an edit of this module or :mod:`prescient.retrieval.bm25`). A stored part is used
+only when the articles it came from are, byte for byte, this run's articles before the
+same point; so a late article inserted into the past, a changed ingest, or another
+corpus only makes the parts after it miss. Every part is also checked when read (its
+payload's digest, its shape, its place in the vocabulary); anything missing, damaged
+or inconsistent is computed again. **No output depends on the store**: with it, without
+it or with half of it, the tables are the same bytes (tests/unit/retrieval/test_reuse.py).
+
+Files are written whole (a temporary file renamed into place) and never edited; two
+processes writing the same part at once leave one of two equal files. The directory may
+be deleted at any time (the next run builds what it needs again). ``dvc gc`` leaves it
+alone; months a changed corpus no longer reaches stay until it is deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from prescient import io
+from prescient.retrieval import bm25 as bm25_module
+from prescient.retrieval import tokenize as tokenize_module
+from prescient.retrieval.bm25 import BM25Params, Hit, TokenBuffers
+from prescient.retrieval.ray_queries import Query
+from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
+
+logger = logging.getLogger(__name__)
+
+STORE_DIR = Path("prescient") / "retrieval"
+"""The store's directory under DVC's cache directory."""
+FORMAT = 1
+"""The layout of the stored files; part of every digest."""
+DIGEST_SIZE = 16
+_MAGIC = np.array([0x70726574, FORMAT], dtype=np.int64)  # "pret", the format
+
+
+def _digest(*parts: bytes) -> bytes:
+    h = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little"))
+        h.update(p)
+    return h.digest()
+
+
+def _code(*modules: Any) -> bytes:
+    """The bytes of the modules whose code decides what a stored part holds."""
+    return b"".join(Path(m.__file__).read_bytes() for m in modules)
+
+
+def token_config(fields: Sequence[str], tokenizer: TokenizerSettings) -> bytes:
+    """What a month of tokens depends on besides its articles: the indexed fields, the
+    tokenizer's settings and the code that turns texts into term ids."""
+    settings = json.dumps(
+        {"fields": list(fields), "tokenizer": tokenizer.model_dump(mode="json")},
+        sort_keys=True,
+    ).encode()
+    return _digest(b"tokens", str(FORMAT).encode(), settings, _code(tokenize_module, bm25_module))
+
+
+def query_config(tokens: bytes, params: BM25Params) -> bytes:
+    """What a query's answer depends on besides its prefix and itself: the tokens'
+    configuration, BM25's parameters and this module."""
+    settings = json.dumps(params.model_dump(mode="json"), sort_keys=True).encode()
+    return _digest(b"queries", tokens, settings, Path(__file__).read_bytes())
+
+
+def article_key(article_id: str, text: str) -> bytes:
+    """An indexed article's identity: its id and the exact text the index reads."""
+    return _digest(article_id.encode("utf-8"), text.encode("utf-8"))
+
+
+class RetrievalStore:
+    """The directory of kept parts (module docstring): read and written whole, never
+    trusted beyond its checks.
+
+    Args:
+        root: the store's directory (``<DVC cache>/prescient/retrieval``).
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    @classmethod
+    def in_cache(cls, cache_dir: str | os.PathLike[str] | None) -> RetrievalStore | None:
+        """The store under DVC's cache directory (None outside a DVC project)."""
+        return None if cache_dir is None else cls(Path(cache_dir) / STORE_DIR)
+
+    def _path(self, kind: str, name: bytes) -> Path:
+        hexname = name.hex()
+        return self.root / kind / hexname[:2] / hexname
+
+    def read(self, kind: str, name: bytes) -> list[np.ndarray] | None:
+        """The arrays stored under ``name``; None when absent or failing its checks."""
+        path = self._path(kind, name)
+        try:
+            with open(path, "rb") as fh:
+                head = np.load(fh, allow_pickle=False)
+                if head.shape != (4,) or not np.array_equal(head[:2], _MAGIC):
+                    raise ValueError("not a stored part of this format")
+                arrays = [np.load(fh, allow_pickle=False) for _ in range(int(head[2]))]
+                if fh.read(1):
+                    raise ValueError("trailing bytes")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError) as exc:
+            logger.warning("retrieval store: %s is unreadable (%s); computing it again", path, exc)
+            return None
+        if _payload_digest(arrays) != int(head[3]):
+            logger.warning("retrieval store: %s fails its digest; computing it again", path)
+            return None
+        return arrays
+
+    def write(self, kind: str, name: bytes, arrays: Sequence[np.ndarray]) -> None:
+        """Store ``arrays`` under ``name``, whole or not at all. A failure (a full disk,
+        a read-only cache) is logged: the store only saves work."""
+        head = np.array([*_MAGIC, len(arrays), _payload_digest(arrays)], dtype=np.int64)
+        path = self._path(kind, name)
+        try:
+            with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+                for a in (head, *arrays):
+                    np.save(fh, a, allow_pickle=False)
+        except OSError as exc:
+            logger.warning("retrieval store: could not write %s (%s)", path, exc)
+
+
+def _payload_digest(arrays: Sequence[np.ndarray]) -> int:
+    h = hashlib.blake2b(digest_size=7)  # fits an int64
+    for a in arrays:
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(np.ascontiguousarray(a).data)
+    return int.from_bytes(h.digest(), "little")
+
+
+def _strings(values: Sequence[str]) -> list[np.ndarray]:
+    encoded = [v.encode("utf-8") for v in values]
+    ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+    return [np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends]
+
+
+def _unstrings(blob: np.ndarray, ends: np.ndarray) -> list[str]:
+    raw, stops = blob.tobytes(), ends.tolist()
+    starts = [0, *stops[:-1]][: len(stops)]
+    return [raw[s:e].decode("utf-8") for s, e in zip(starts, stops, strict=True)]
+
+
+@dataclass
+class IndexBuild:
+    """What building the index with the store gives besides the index: the digest of
+    every day boundary's prefix (for the queries) and what was reused."""
+
+    prefix: dict[int, bytes] = field(default_factory=dict)
+    months_reused: int = 0
+    months_tokenized: int = 0
+
+
+def month_bounds(days: np.ndarray) -> list[int]:
+    """Positions where a calendar month starts in ascending ``datetime64[D]`` days, and
+    the end: consecutive pairs are the months' ranges."""
+    if len(days) == 0:
+        return [0]
+    months = days.astype("datetime64[M]")
+    starts = np.flatnonzero(np.r_[True, months[1:] != months[:-1]])
+    return [*starts.tolist(), len(days)]
+
+
+def tokenize_with_store(
+    article_ids: Sequence[str] | np.ndarray,
+    texts: Iterable[str],
+    days: np.ndarray,
+    tokenizer: Tokenizer,
+    config: bytes,
+    store: RetrievalStore | None,
+    *,
+    progress: bool = False,
+) -> tuple[TokenBuffers, IndexBuild]:
+    """The token buffers of the index (the same as tokenizing every text), months taken
+    from ``store`` where its parts are this corpus's, and every finished month stored.
+
+    Args:
+        article_ids: the indexed articles in index order.
+        texts: their indexed texts, in the same order (consumed once).
+        days: the day each is known from (ascending), ``datetime64[D]``.
+        tokenizer: the index's tokenizer.
+        config: :func:`token_config` of the index's settings.
+        store: where months are kept (None: tokenize everything, keep nothing; the
+            prefix digests are computed all the same).
+        progress: a progress bar over the articles.
+    """
+    from tqdm import tqdm
+
+    buffers = TokenBuffers()
+    build = IndexBuild()
+    bounds = month_bounds(days)
+    # A day ends where the next one starts, and the last where the corpus ends.
+    starts = (np.flatnonzero(days[1:] != days[:-1]) + 1).tolist()
+    day_ends: set[int] = {*starts, len(days)} if len(days) else set()
+    chain = _digest(b"prefix", config)
+    build.prefix[0] = chain
+    it = iter(texts)
+    bar = tqdm(total=len(days), desc="bm25 index", unit="doc", disable=not progress)
+    for m, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+        month_texts = [next(it) for _ in range(lo, hi)]
+        day = hashlib.blake2b(digest_size=DIGEST_SIZE)
+        for i, text in enumerate(month_texts, lo):
+            day.update(article_key(str(article_ids[i]), text))
+            if i + 1 in day_ends:
+                chain = _digest(chain, day.digest())
+                build.prefix[i + 1] = chain
+                day = hashlib.blake2b(digest_size=DIGEST_SIZE)
+        finished = m < len(bounds) - 2  # a later month exists: this one is over
+        name = _digest(b"month", config, chain)
+        stored = store.read("tokens", name) if store is not None and finished else None
+        if stored is not None and _extend(buffers, stored, hi - lo):
+            build.months_reused += 1
+        else:
+            vocab_before, postings_before = len(buffers.terms_in_order), len(buffers.terms)
+            for text in month_texts:
+                buffers.add(tokenizer(text))
+            build.months_tokenized += 1
+            if store is not None and finished:
+                store.write(
+                    "tokens", name, _month_arrays(buffers, lo, hi, vocab_before, postings_before)
+                )
+        bar.update(hi - lo)
+    bar.close()
+    return buffers, build
+
+
+def _month_arrays(
+    b: TokenBuffers, lo: int, hi: int, vocab_before: int, postings_before: int
+) -> list[np.ndarray]:
+    return [
+        np.array([hi - lo, vocab_before], dtype=np.int64),
+        np.frombuffer(b.terms, dtype=np.int32)[postings_before:].copy(),
+        np.frombuffer(b.tfs, dtype=np.int32)[postings_before:].copy(),
+        np.frombuffer(b.lengths, dtype=np.int64)[lo:hi].copy(),
+        np.frombuffer(b.nnz, dtype=np.int64)[lo:hi].copy(),
+        *_strings(b.terms_in_order[vocab_before:]),
+    ]
+
+
+def _extend(b: TokenBuffers, arrays: list[np.ndarray], n_docs: int) -> bool:
+    """Append a stored month to ``b`` when it fits exactly where it was cut from."""
+    if len(arrays) != 7:
+        return False
+    head, terms, tfs, lengths, nnz, blob, ends = arrays
+    vocab_before = len(b.terms_in_order)
+    if (
+        head.tolist() != [n_docs, vocab_before]
+        or terms.dtype != np.int32
+        or tfs.dtype != np.int32
+        or lengths.shape != (n_docs,)
+        or nnz.shape != (n_docs,)
+        or int(nnz.sum()) != len(terms)
+        or len(tfs) != len(terms)
+    ):
+        return False
+    new_terms = _unstrings(blob, ends)
+    if len(terms) and int(terms.max()) >= vocab_before + len(new_terms):
+        return False
+    b.add_terms(new_terms)
+    b.terms.frombytes(terms.tobytes())
+    b.tfs.frombytes(tfs.tobytes())
+    b.lengths.frombytes(lengths.astype(np.int64).tobytes())
+    b.nnz.frombytes(nnz.astype(np.int64).tobytes())
+    return True
+
+
+class QueryMemo:
+    """Answers of queries kept in the store, by the digest of their prefix.
+
+    Args:
+        store: the store.
+        config: :func:`query_config` of the index's settings.
+        prefix: the digest of every day boundary's prefix (:class:`IndexBuild`).
+    """
+
+    def __init__(self, store: RetrievalStore, config: bytes, prefix: dict[int, bytes]) -> None:
+        self.store, self.config, self.prefix = store, config, prefix
+        self._files: dict[int, dict[bytes, list[Hit]]] = {}
+        self._new: dict[int, dict[bytes, list[Hit]]] = {}
+        self.hits = self.computed = 0
+
+    def key(self, query: Query) -> bytes | None:
+        tokens, n, k, excl = query
+        if n not in self.prefix:
+            return None
+        visible = sorted(p for p in excl if p < n)  # others cannot change the answer
+        return _digest(json.dumps([tokens, k, visible], ensure_ascii=False).encode())
+
+    def _file(self, n: int) -> dict[bytes, list[Hit]]:
+        if n not in self._files:
+            self._files[n] = self._load(n)
+        return self._files[n]
+
+    def _name(self, n: int) -> bytes:
+        return _digest(b"queries", self.config, self.prefix[n])
+
+    def _load(self, n: int) -> dict[bytes, list[Hit]]:
+        arrays = self.store.read("queries", self._name(n))
+        if arrays is None:
+            return {}
+        if len(arrays) != 4:
+            return {}
+        keys, counts, docs, scores = arrays
+        if (
+            keys.ndim != 2
+            or keys.shape[1:] != (DIGEST_SIZE,)
+            or counts.shape != (len(keys),)
+            or int(counts.sum()) != len(docs)
+            or len(scores) != len(docs)
+            or (len(docs) and (int(docs.max()) >= n or int(docs.min()) < 0))
+        ):
+            logger.warning(
+                "retrieval store: the answers over prefix %d do not fit; asking again", n
+            )
+            return {}
+        out: dict[bytes, list[Hit]] = {}
+        at = 0
+        for key, c in zip(keys, counts.tolist(), strict=True):
+            out[key.tobytes()] = [
+                Hit(int(d), float(s))
+                for d, s in zip(docs[at : at + c], scores[at : at + c], strict=True)
+            ]
+            at += c
+        return out
+
+    def lookup(self, query: Query) -> list[Hit] | None:
+        key = self.key(query)
+        if key is None:
+            return None
+        found = self._file(query[1]).get(key)
+        if found is not None:
+            self.hits += 1
+        return found
+
+    def add(self, query: Query, hits: list[Hit]) -> None:
+        key = self.key(query)
+        self.computed += 1
+        if key is None:
+            return
+        n = query[1]
+        self._file(n)[key] = hits
+        self._new.setdefault(n, {})[key] = hits
+
+    def save(self) -> None:
+        """Write every prefix's file that gained answers (old answers kept)."""
+        for n in sorted(self._new):
+            entries = self._files[n]
+            keys = sorted(entries)
+            counts = np.array([len(entries[k]) for k in keys], dtype=np.int32)
+            docs = np.array([h.doc for k in keys for h in entries[k]], dtype=np.int64)
+            scores = np.array([h.score for k in keys for h in entries[k]], dtype=np.float64)
+            key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, DIGEST_SIZE)
+            self.store.write("queries", self._name(n), [key_array.copy(), counts, docs, scores])
+        self._new.clear()
+
+
+def answered(queries: Sequence[Query], memo: QueryMemo | None, ask: Any) -> Iterator[list[Hit]]:
+    """The hits of every query in order: from ``memo`` where it has them, the others
+    from ``ask`` (a function of the missing queries, in order), each distinct query asked
+    once."""
+    if memo is None:
+        yield from ask(list(queries))
+        return
+    found: list[list[Hit] | None] = [memo.lookup(q) for q in queries]
+    missing = [i for i, f in enumerate(found) if f is None]
+    distinct: dict[Any, int] = {}
+    todo: list[Query] = []
+    markers: dict[int, Any] = {}
+    for i in missing:
+        key = memo.key(queries[i])
+        markers[i] = (queries[i][1], key) if key is not None else i
+        if markers[i] not in distinct:
+            distinct[markers[i]] = len(todo)
+            todo.append(queries[i])
+    answers = list(ask(todo)) if todo else []
+    for q, hits in zip(todo, answers, strict=True):
+        memo.add(q, hits)
+    for i in missing:
+        found[i] = answers[distinct[markers[i]]]
+    memo.save()
+    logger.info(
+        "retrieval store: %d of %d queries answered from it, %d asked",
+        len(queries) - len(missing),
+        len(queries),
+        len(todo),
+    )
+    for f in found:
+        assert f is not None
+        yield f
+
+
+__all__ = [
+    "IndexBuild",
+    "QueryMemo",
+    "RetrievalStore",
+    "answered",
+    "article_key",
+    "month_bounds",
+    "query_config",
+    "token_config",
+    "tokenize_with_store",
+]
