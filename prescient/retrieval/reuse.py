@@ -296,9 +296,14 @@ def _extend(b: TokenBuffers, arrays: list[np.ndarray], n_docs: int) -> bool:
         or len(tfs) != len(terms)
     ):
         return False
-    new_terms = _unstrings(blob, ends)
+    try:
+        new_terms = _unstrings(blob, ends)
+    except (ValueError, TypeError):
+        return False
     if len(terms) and int(terms.max()) >= vocab_before + len(new_terms):
         return False
+    if len(set(new_terms)) != len(new_terms) or any(w in b.vocab for w in new_terms):
+        return False  # checked before anything is added: a refused month leaves b as it was
     b.add_terms(new_terms)
     b.terms.frombytes(terms.tobytes())
     b.tfs.frombytes(tfs.astype(np.int32).tobytes())

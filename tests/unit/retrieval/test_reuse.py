@@ -177,19 +177,27 @@ def test_a_damaged_or_foreign_store_is_computed_again(
 ) -> None:
     store = RetrievalStore(tmp_path / "store")
     s = shipped()
-    articles = corpus(np.random.default_rng(9), 70)
-    qs = questions(70)
+    articles = corpus(np.random.default_rng(9), 100)
+    qs = questions(100)
     expected = ArticleIndex(articles, s).retrieve_table(qs, CUTOFFS)
     ArticleIndex(articles, s, store=store).retrieve_table(qs, CUTOFFS)
+    assert len(files(store.root, "tokens")) == 3  # Jan, Feb, Mar; April is not over
     for path in files(store.root, "tokens")[:1] + files(store.root, "queries")[:2]:
         raw = bytearray(path.read_bytes())
         raw[-3] ^= 0xFF
         path.write_bytes(bytes(raw))
     files(store.root, "queries")[-1].write_bytes(b"")  # a file cut to nothing
+    # Whole, readable files in the wrong place: each month's tokens under another's name.
+    months = files(store.root, "tokens")[1:]
+    contents = [p.read_bytes() for p in months]
+    for path, raw in zip(months, contents[1:] + contents[:1], strict=True):
+        path.write_bytes(raw)
     caplog.set_level("WARNING", logger="prescient.retrieval")
+    caplog.set_level("INFO", logger="prescient.retrieval")
     warm = ArticleIndex(articles, s, store=store)
     pd.testing.assert_frame_equal(warm.retrieve_table(qs, CUTOFFS), expected)
     assert "fails its digest" in caplog.text and "unreadable" in caplog.text
+    assert "0 months of tokens reused, 4 tokenized" in caplog.text
     # Other settings find nothing of these: nothing is reused, all is right.
     other = shipped("retrieval.tokenizer.stopwords=none", "retrieval.bm25.k1=1.2")
     caplog.clear()
