@@ -87,6 +87,17 @@ def files(store: Path, kind: str) -> list[Path]:
     return sorted(p for p in (store / kind).rglob("*") if p.is_file())
 
 
+def filled(
+    tmp_path: Path, seed: int, days: int
+) -> tuple[RetrievalStore, pd.DataFrame, pd.DataFrame]:
+    """A store that has indexed ``days`` days of articles and answered their questions
+    (shipped settings), with those articles and questions."""
+    store = RetrievalStore(tmp_path / "store")
+    articles, qs = corpus(np.random.default_rng(seed), days), questions(days)
+    ArticleIndex(articles, shipped(), store=store).retrieve_table(qs, CUTOFFS)
+    return store, articles, qs
+
+
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -151,11 +162,8 @@ def test_the_day_after_reuses_every_finished_month_and_asks_only_new_queries(
 def test_an_article_inserted_into_the_past_makes_only_what_follows_it_miss(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = RetrievalStore(tmp_path / "store")
     s = shipped()
-    articles = corpus(np.random.default_rng(5), 80)
-    qs = questions(80)
-    ArticleIndex(articles, s, store=store).retrieve_table(qs, CUTOFFS)
+    store, articles, qs = filled(tmp_path, 5, 80)
     # A source without arrival days brings an article dated in the second month late:
     # every month from there on is another corpus now.
     extra = articles.iloc[[0]].assign(
@@ -175,12 +183,9 @@ def test_an_article_inserted_into_the_past_makes_only_what_follows_it_miss(
 def test_a_damaged_or_foreign_store_is_computed_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = RetrievalStore(tmp_path / "store")
     s = shipped()
-    articles = corpus(np.random.default_rng(9), 100)
-    qs = questions(100)
+    store, articles, qs = filled(tmp_path, 9, 100)
     expected = ArticleIndex(articles, s).retrieve_table(qs, CUTOFFS)
-    ArticleIndex(articles, s, store=store).retrieve_table(qs, CUTOFFS)
     assert len(files(store.root, "tokens")) == 3  # Jan, Feb, Mar; April is not over
     for path in files(store.root, "tokens")[:1] + files(store.root, "queries")[:2]:
         raw = bytearray(path.read_bytes())
@@ -192,7 +197,6 @@ def test_a_damaged_or_foreign_store_is_computed_again(
     contents = [p.read_bytes() for p in months]
     for path, raw in zip(months, contents[1:] + contents[:1], strict=True):
         path.write_bytes(raw)
-    caplog.set_level("WARNING", logger="prescient.retrieval")
     caplog.set_level("INFO", logger="prescient.retrieval")
     warm = ArticleIndex(articles, s, store=store)
     pd.testing.assert_frame_equal(warm.retrieve_table(qs, CUTOFFS), expected)
