@@ -117,7 +117,8 @@ class PrefixBM25:
     """BM25Okapi that scores any prefix of the corpus as if indexed alone.
 
     Args:
-        corpus: tokenized documents, in the order that defines prefixes (date order).
+        corpus: tokenized documents, in the order that defines prefixes (date order), or
+            their :class:`TokenBuffers` already filled.
         params: k1, b, epsilon.
         checkpoints: prefix lengths that will be queried (e.g. the index of the first
             document of every date). Their average idf is precomputed in one sweep;
