@@ -32,10 +32,10 @@ payload's digest, its shape, its place in the vocabulary); anything missing, dam
 or inconsistent is computed again. **No output depends on the store**: with it, without
 it or with half of it, the tables are the same bytes (tests/unit/retrieval/test_reuse.py).
 
-Files are written whole (a temporary file renamed into place) and never edited; two
-processes writing the same part at once leave one of two equal files. The directory may
-be deleted at any time (the next run builds what it needs again). ``dvc gc`` leaves it
-alone; months a changed corpus no longer reaches stay until it is deleted.
+Parts are files of :mod:`prescient.kept` (written whole, checked when read). The
+directory may be deleted at any time (the next run builds what it needs again); ``dvc
+gc`` leaves it alone, and months a changed corpus no longer reaches stay until it is
+deleted.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ import hashlib
 import json
 import logging
 import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from prescient import io
+from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest
 from prescient.retrieval import bm25 as bm25_module
 from prescient.retrieval import tokenize as tokenize_module
 from prescient.retrieval.bm25 import BM25Params, Hit, TokenBuffers
@@ -63,22 +64,16 @@ logger = logging.getLogger(__name__)
 STORE_DIR = Path("prescient") / "retrieval"
 """The store's directory under DVC's cache directory."""
 FORMAT = 1
-"""The layout of the stored files; part of every digest."""
-DIGEST_SIZE = 16
-_MAGIC = np.array([0x70726574, FORMAT], dtype=np.int64)  # "pret", the format
+"""What the stored parts hold; part of every digest."""
 
 
-def _digest(*parts: bytes) -> bytes:
-    h = hashlib.blake2b(digest_size=DIGEST_SIZE)
-    for p in parts:
-        h.update(len(p).to_bytes(8, "little"))
-        h.update(p)
-    return h.digest()
+_digest = digest
 
 
 def _code(*modules: Any) -> bytes:
-    """The bytes of the modules whose code decides what a stored part holds."""
-    return b"".join(Path(m.__file__).read_bytes() for m in modules)
+    """The bytes of the modules whose code decides what a stored part holds, and the
+    versions of the numerical libraries they run on."""
+    return code_of(*modules) + f"numpy {np.__version__}".encode()
 
 
 def token_config(fields: Sequence[str], tokenizer: TokenizerSettings) -> bytes:
@@ -95,7 +90,7 @@ def query_config(tokens: bytes, params: BM25Params) -> bytes:
     """What a query's answer depends on besides its prefix and itself: the tokens'
     configuration, BM25's parameters and this module."""
     settings = json.dumps(params.model_dump(mode="json"), sort_keys=True).encode()
-    return _digest(b"queries", tokens, settings, Path(__file__).read_bytes())
+    return _digest(b"queries", tokens, settings, _code(sys.modules[__name__]))
 
 
 def article_key(article_id: str, text: str) -> bytes:
@@ -103,66 +98,15 @@ def article_key(article_id: str, text: str) -> bytes:
     return _digest(article_id.encode("utf-8"), text.encode("utf-8"))
 
 
-class RetrievalStore:
-    """The directory of kept parts (module docstring): read and written whole, never
-    trusted beyond its checks.
-
-    Args:
-        root: the store's directory (``<DVC cache>/prescient/retrieval``).
-    """
-
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root)
+class RetrievalStore(KeptStore):
+    """Retrieval's kept parts (module docstring), under ``<DVC cache>/prescient/retrieval``."""
 
     @classmethod
-    def in_cache(cls, cache_dir: str | os.PathLike[str] | None) -> RetrievalStore | None:
+    def in_cache(  # type: ignore[override]
+        cls, cache_dir: str | os.PathLike[str] | None
+    ) -> RetrievalStore | None:
         """The store under DVC's cache directory (None outside a DVC project)."""
         return None if cache_dir is None else cls(Path(cache_dir) / STORE_DIR)
-
-    def _path(self, kind: str, name: bytes) -> Path:
-        hexname = name.hex()
-        return self.root / kind / hexname[:2] / hexname
-
-    def read(self, kind: str, name: bytes) -> list[np.ndarray] | None:
-        """The arrays stored under ``name``; None when absent or failing its checks."""
-        path = self._path(kind, name)
-        try:
-            with open(path, "rb") as fh:
-                head = np.load(fh, allow_pickle=False)
-                if head.shape != (4,) or not np.array_equal(head[:2], _MAGIC):
-                    raise ValueError("not a stored part of this format")
-                arrays = [np.load(fh, allow_pickle=False) for _ in range(int(head[2]))]
-                if fh.read(1):
-                    raise ValueError("trailing bytes")
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, EOFError) as exc:
-            logger.warning("retrieval store: %s is unreadable (%s); computing it again", path, exc)
-            return None
-        if _payload_digest(arrays) != int(head[3]):
-            logger.warning("retrieval store: %s fails its digest; computing it again", path)
-            return None
-        return arrays
-
-    def write(self, kind: str, name: bytes, arrays: Sequence[np.ndarray]) -> None:
-        """Store ``arrays`` under ``name``, whole or not at all. A failure (a full disk,
-        a read-only cache) is logged: the store only saves work."""
-        head = np.array([*_MAGIC, len(arrays), _payload_digest(arrays)], dtype=np.int64)
-        path = self._path(kind, name)
-        try:
-            with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
-                for a in (head, *arrays):
-                    np.save(fh, a, allow_pickle=False)
-        except OSError as exc:
-            logger.warning("retrieval store: could not write %s (%s)", path, exc)
-
-
-def _payload_digest(arrays: Sequence[np.ndarray]) -> int:
-    h = hashlib.blake2b(digest_size=7)  # fits an int64
-    for a in arrays:
-        h.update(str((a.dtype.str, a.shape)).encode())
-        h.update(np.ascontiguousarray(a).data)
-    return int.from_bytes(h.digest(), "little")
 
 
 def _strings(values: Sequence[str]) -> list[np.ndarray]:

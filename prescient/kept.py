@@ -1,0 +1,116 @@
+"""Work a stage keeps for its next run, in DVC's cache directory: parts named by the
+digest of exactly what they were computed from, read and written whole, never trusted
+beyond their checks.
+
+Some stages recompute the whole archive on every run although most of it is the same
+work as the day before: retrieval tokenizes every article and answers every question
+(:mod:`prescient.retrieval.reuse`), selection clusters every day's articles
+(:mod:`prescient.benchmarks.daily_oracle.select`). Each keeps its parts in its own
+directory under ``<DVC cache>/prescient/`` (beside the response store, so every clone
+that shares the cache, experiment and queue worker finds them, and no DVC command
+restores or removes them). A part is a sequence of numpy arrays in one file:
+
+- **named** by the caller, as a digest of everything the part depends on (the inputs'
+  bytes, the settings, the code), so a name can only be found again by the same work;
+- **checked** when read: a header (this format, the number of arrays) and a digest of
+  the payload, so a damaged or cut file is computed again, with a warning, never used;
+- **written whole**: a temporary file renamed into place, so a kill leaves the part or
+  nothing, and two processes writing the same part leave one of two equal files.
+
+A failure to write (a full disk, a read-only cache) is logged and the run goes on: a
+store only saves work, and no output depends on it. Its directories may be deleted at
+any time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from prescient import io
+
+logger = logging.getLogger(__name__)
+
+FORMAT = 1
+"""The layout of a part's file."""
+DIGEST_SIZE = 16
+_MAGIC = np.array([0x70726574, FORMAT], dtype=np.int64)  # "pret", the format
+
+
+def digest(*parts: bytes) -> bytes:
+    """A name: BLAKE2b of ``parts``, each length-prefixed (so no two sequences share one)."""
+    h = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for p in parts:
+        h.update(len(p).to_bytes(8, "little"))
+        h.update(p)
+    return h.digest()
+
+
+def code_of(*modules: object) -> bytes:
+    """The bytes of the modules whose code decides what a part holds."""
+    return b"".join(Path(str(getattr(m, "__file__", ""))).read_bytes() for m in modules)
+
+
+class KeptStore:
+    """One stage's directory of kept parts (module docstring).
+
+    Args:
+        root: the directory (``<DVC cache>/prescient/<name>``).
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    @classmethod
+    def in_cache(cls, cache_dir: str | os.PathLike[str] | None, name: str) -> KeptStore | None:
+        """The store ``name`` under DVC's cache directory (None outside a DVC project)."""
+        return None if cache_dir is None else cls(Path(cache_dir) / "prescient" / name)
+
+    def _path(self, kind: str, name: bytes) -> Path:
+        hexname = name.hex()
+        return self.root / kind / hexname[:2] / hexname
+
+    def read(self, kind: str, name: bytes) -> list[np.ndarray] | None:
+        """The arrays stored under ``name``; None when absent or failing its checks."""
+        path = self._path(kind, name)
+        try:
+            with open(path, "rb") as fh:
+                head = np.load(fh, allow_pickle=False)
+                if head.shape != (4,) or not np.array_equal(head[:2], _MAGIC):
+                    raise ValueError("not a kept part of this format")
+                arrays = [np.load(fh, allow_pickle=False) for _ in range(int(head[2]))]
+                if fh.read(1):
+                    raise ValueError("trailing bytes")
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, EOFError) as exc:
+            logger.warning("kept work: %s is unreadable (%s); computing it again", path, exc)
+            return None
+        if _payload_digest(arrays) != int(head[3]):
+            logger.warning("kept work: %s fails its digest; computing it again", path)
+            return None
+        return arrays
+
+    def write(self, kind: str, name: bytes, arrays: Sequence[np.ndarray]) -> None:
+        """Store ``arrays`` under ``name``, whole or not at all; a failure is logged."""
+        head = np.array([*_MAGIC, len(arrays), _payload_digest(arrays)], dtype=np.int64)
+        path = self._path(kind, name)
+        try:
+            with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
+                for a in (head, *arrays):
+                    np.save(fh, a, allow_pickle=False)
+        except OSError as exc:
+            logger.warning("kept work: could not write %s (%s)", path, exc)
+
+
+def _payload_digest(arrays: Sequence[np.ndarray]) -> int:
+    h = hashlib.blake2b(digest_size=7)  # fits an int64
+    for a in arrays:
+        h.update(str((a.dtype.str, a.shape)).encode())
+        h.update(np.ascontiguousarray(a).data)
+    return int.from_bytes(h.digest(), "little")
