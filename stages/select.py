@@ -3,6 +3,9 @@
 Params: ``base.seed``, ``select``, ``base.through`` and ``corpus.arrival_grace_days``: the
 last day selected is the last settled one (:func:`prescient.arrival.settled_through`), on
 top of ``select.date_end``; articles that arrived late for their day are not candidates.
+With ``select.reuse``, days selected by an earlier run are taken from DVC's cache
+directory (:class:`prescient.benchmarks.daily_oracle.select.KeptDays`), with the same
+table.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ from prescient import io
 from prescient.arrival import settled_through
 from prescient.benchmarks.daily_oracle.select import (
     SELECT_READS,
+    KeptDays,
     SelectSettings,
     select_articles,
 )
+from prescient.kept import KeptStore
+from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, StageRun, entry
 from prescient.settings import load_settings, section
 from prescient.through import capped, read_through
@@ -42,7 +48,11 @@ def work(run: StageRun) -> int:
     # one row group (a month of the ingested table) at a time, without the columns
     # selection never reads
     parts = io.parquet_parts(args.articles, SELECT_READS)
-    selected, metrics = select_articles(parts, settings, seed, grace)
+    store = KeptStore.in_cache(dvc_cache_dir(), "select") if settings.reuse else None
+    kept = KeptDays(store) if store is not None else None
+    selected, metrics = select_articles(parts, settings, seed, grace, kept)
+    if kept is not None:
+        logger.info("kept work: %d days from the store, %d clustered", kept.reused, kept.computed)
     io.write_parquet(args.out, selected)
     io.write_json(args.metrics, metrics)
     logger.info("selected %d articles over %d days", metrics["articles_selected"], metrics["days"])

@@ -7,11 +7,20 @@ a threshold), the largest clusters kept, one random article from each. Days are
 independent: the vocabulary, the clustering and the random generator (seeded from the
 base seed and the day, :func:`prescient.seeds.derive_seed`) depend only on that day's
 articles, so adding other days never changes a day's selection.
+
+Being a function of its day alone, a day's selection is kept for the next run
+(``select.reuse``, :class:`KeptDays`): under the name of the digest of the day's
+candidate articles (ids, dates, titles and texts), its seed, the settings that decide it
+and this code, in DVC's cache directory (:mod:`prescient.kept`). A daily update then
+clusters only the days it has not seen; the table is the same bytes with or without it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
@@ -20,7 +29,9 @@ import numpy as np
 import pandas as pd
 from pydantic import Field
 
+from prescient import similarity
 from prescient.arrival import on_time_mask
+from prescient.kept import KeptStore, code_of, digest
 from prescient.seeds import derive_seed
 from prescient.settings import Day, Settings, WindowEnd
 from prescient.similarity import mean_pairwise_similarity
@@ -42,6 +53,19 @@ class SelectSettings(Settings):
     max_features: Annotated[int, Field(ge=1)]
     date_start: Day | None
     date_end: WindowEnd
+    reuse: bool
+
+
+DECIDING = (
+    "n_random",
+    "n_hot_topic",
+    "eps",
+    "min_samples",
+    "min_coherence",
+    "svd_components",
+    "max_features",
+)
+"""The settings a day's selection depends on (the day range only says which days run)."""
 
 
 def day_seed(base_seed: int, day: dt.date) -> int:
@@ -88,13 +112,36 @@ def hot_topic_clusters(texts: list[str], s: SelectSettings) -> tuple[list[Cluste
 
 
 def select_day(
+    day: pd.DataFrame, s: SelectSettings, seed: int, kept: KeptDays | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Selection for one day's articles (sorted by article_id for stable positions);
+    taken from ``kept`` when it holds this day's selection, else computed (and kept)."""
+    day = day.sort_values("article_id").reset_index(drop=True)
+    if kept is None:
+        chosen, stats = _choose(day, s, seed)
+    else:
+        chosen, stats = kept.choose(day, s, seed)
+    rows = [
+        {
+            "article_id": day.loc[c["pos"], "article_id"],
+            "date": day.loc[c["pos"], "date"],
+            **{k: v for k, v in c.items() if k != "pos"},
+        }
+        for c in chosen
+    ]
+    return rows, stats
+
+
+def _texts(day: pd.DataFrame) -> list[str]:
+    return (day["title"].astype(str) + "\n" + day["text"].astype(str)).tolist()
+
+
+def _choose(
     day: pd.DataFrame, s: SelectSettings, seed: int
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Selection for one day's articles (sorted by article_id for stable positions)."""
-    day = day.sort_values("article_id").reset_index(drop=True)
+    """The picks of one day (sorted), by position, and the day's statistics."""
     rng = np.random.default_rng(seed)
-    texts = (day["title"].astype(str) + "\n" + day["text"].astype(str)).tolist()
-    clusters, incoherent = hot_topic_clusters(texts, s)
+    clusters, incoherent = hot_topic_clusters(_texts(day), s)
     chosen: list[dict[str, Any]] = []
     taken: set[int] = set()
     for c in clusters[: s.n_hot_topic]:
@@ -124,14 +171,6 @@ def select_day(
                 "padded": k >= s.n_random,
             }
         )
-    rows = [
-        {
-            "article_id": day.loc[c["pos"], "article_id"],
-            "date": day.loc[c["pos"], "date"],
-            **{k: v for k, v in c.items() if k != "pos"},
-        }
-        for c in chosen
-    ]
     stats = {
         "candidates": len(day),
         "clusters": len(clusters),
@@ -139,7 +178,60 @@ def select_day(
         "cluster_sizes": [len(c.members) for c in clusters],
         "padded": sum(bool(c["padded"]) for c in chosen),
     }
-    return rows, stats
+    return chosen, stats
+
+
+class KeptDays:
+    """Days' selections kept between runs (module docstring).
+
+    Args:
+        store: the kept store (``<DVC cache>/prescient/select``).
+    """
+
+    def __init__(self, store: KeptStore) -> None:
+        self.store = store
+        self.reused = self.computed = 0
+
+    def _name(self, day: pd.DataFrame, s: SelectSettings, seed: int) -> bytes:
+        import scipy
+        import sklearn
+
+        deciding = json.dumps({k: getattr(s, k) for k in DECIDING}, sort_keys=True)
+        versions = f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}"
+        rows = hashlib.blake2b(digest_size=16)
+        for values in zip(
+            day["article_id"].astype(str), day["date"].astype(str), _texts(day), strict=True
+        ):
+            rows.update(digest(*(v.encode("utf-8") for v in values)))
+        return digest(
+            b"select-day",
+            deciding.encode(),
+            versions.encode(),
+            code_of(sys.modules[__name__], similarity),
+            str(seed).encode(),
+            rows.digest(),
+        )
+
+    def choose(
+        self, day: pd.DataFrame, s: SelectSettings, seed: int
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """:func:`_choose` of the day, from the store when it holds it."""
+        name = self._name(day, s, seed)
+        stored = self.store.read("days", name)
+        if stored is not None and len(stored) == 1:
+            try:
+                kept = json.loads(stored[0].tobytes().decode("utf-8"))
+                chosen, stats = kept["chosen"], kept["stats"]
+                if all(0 <= c["pos"] < len(day) for c in chosen):
+                    self.reused += 1
+                    return chosen, stats
+            except (ValueError, KeyError, TypeError):
+                pass
+        chosen, stats = _choose(day, s, seed)
+        blob = json.dumps({"chosen": chosen, "stats": stats}, sort_keys=True).encode("utf-8")
+        self.store.write("days", name, [np.frombuffer(blob, dtype=np.uint8).copy()])
+        self.computed += 1
+        return chosen, stats
 
 
 def select_articles(
@@ -147,6 +239,7 @@ def select_articles(
     s: SelectSettings,
     base_seed: int,
     grace_days: int = 0,
+    kept_days: KeptDays | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Select articles for every day in the configured range; returns table and metrics.
 
@@ -156,7 +249,8 @@ def select_articles(
     (:func:`prescient.arrival.on_time`, ``grace_days`` = ``corpus.arrival_grace_days``):
     a day's candidates are final once the day is settled, so an article brought late by
     a later update never changes an earlier day's selection. Late ones are counted
-    (``late_articles``).
+    (``late_articles``). ``kept_days``: days selected before are taken from it (the same
+    table either way).
     """
     parts = [articles] if isinstance(articles, pd.DataFrame) else articles
     rows: list[dict[str, Any]] = []
@@ -176,7 +270,7 @@ def select_articles(
                     "sorted by date (the ingest stage writes it so)"
                 )
             last = day
-            day_rows, stats = select_day(group, s, day_seed(base_seed, day))
+            day_rows, stats = select_day(group, s, day_seed(base_seed, day), kept_days)
             rows.extend(day_rows)
             per_day.append({"date": day, **stats, "selected": len(day_rows)})
 

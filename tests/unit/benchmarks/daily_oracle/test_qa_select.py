@@ -2,16 +2,19 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from prescient.benchmarks.daily_oracle.select import (
+    KeptDays,
     SelectSettings,
     day_seed,
     hot_topic_clusters,
     select_articles,
 )
+from prescient.kept import KeptStore
 from prescient.plumbing import params
 from prescient.seeds import derive_seed
 from prescient.settings import ParamsError, load_settings
@@ -167,3 +170,33 @@ def test_parts_of_the_table_select_as_the_whole_table() -> None:
     assert got[1] == expected[1]
     with pytest.raises(ValueError, match="sorted by date"):
         select_articles(iter([whole.iloc[cut2:], whole.iloc[:cut1]]), shipped(), base_seed=3)
+
+
+def test_kept_days_give_the_same_table_and_only_changed_days_are_clustered_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    days = [dt.date(2024, 5, d) for d in range(1, 7)]
+    df = pd.concat([day_frame(d, n_per_topic=2 + d.day % 3) for d in days], ignore_index=True)
+    expected = select_articles(df, shipped(), base_seed=5)
+    kept = KeptDays(KeptStore(tmp_path / "select"))
+    for _ in range(2):  # fills the store, then reads it
+        got = select_articles(df, shipped(), base_seed=5, kept_days=kept)
+        pd.testing.assert_frame_equal(got[0], expected[0])
+        assert got[1] == expected[1]
+    assert (kept.computed, kept.reused) == (6, 6)
+    # One day's text edited and another day's stored selection damaged: those two are
+    # clustered again, and the table is what a run without the store gives.
+    edited = df.copy()
+    edited.loc[edited["article_id"] == "2024-05-02-bridge-0", "text"] += " (corrected)"
+    damaged = next(p for p in (tmp_path / "select").rglob("*") if p.is_file())
+    damaged.write_bytes(damaged.read_bytes()[:-2])
+    kept = KeptDays(KeptStore(tmp_path / "select"))
+    got = select_articles(edited, shipped(), base_seed=5, kept_days=kept)
+    pd.testing.assert_frame_equal(got[0], select_articles(edited, shipped(), base_seed=5)[0])
+    assert kept.computed == 2 and kept.reused == 4
+    assert "unreadable" in caplog.text or "fails its digest" in caplog.text
+    other = shipped("select.eps=0.6")  # a deciding setting: nothing of the above is found
+    kept = KeptDays(KeptStore(tmp_path / "select"))
+    got = select_articles(df, other, base_seed=5, kept_days=kept)
+    pd.testing.assert_frame_equal(got[0], select_articles(df, other, base_seed=5)[0])
+    assert kept.reused == 0
