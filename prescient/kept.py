@@ -114,3 +114,18 @@ def _payload_digest(arrays: Sequence[np.ndarray]) -> int:
         h.update(str((a.dtype.str, a.shape)).encode())
         h.update(np.ascontiguousarray(a).data)
     return int.from_bytes(h.digest(), "little")
+
+
+def pack_strings(values: Sequence[str]) -> list[np.ndarray]:
+    """Strings as two arrays a part can hold: their UTF-8 bytes end to end, and where
+    each ends."""
+    encoded = [v.encode("utf-8") for v in values]
+    ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
+    return [np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends]
+
+
+def unpack_strings(blob: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The strings :func:`pack_strings` packed (ValueError when they do not decode)."""
+    raw, stops = blob.tobytes(), ends.tolist()
+    starts = [0, *stops[:-1]][: len(stops)]
+    return [raw[s:e].decode("utf-8") for s, e in zip(starts, stops, strict=True)]

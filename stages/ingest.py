@@ -4,6 +4,9 @@ Params: ``corpus`` (source, path, column mapping), ``ingest`` (filters and bound
 ``base.through`` (an article known after it, by :mod:`prescient.arrival`, is not kept). A corpus outside
 the project is named ``remote://<location>/<path>`` (prescient.plumbing.locations).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
+With ``ingest.reuse``, the language detector's verdicts of earlier runs are taken from
+DVC's cache directory (:class:`prescient.corpus.language.KeptLanguages`), with the same
+table.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ from pathlib import Path
 from prescient import io
 from prescient.corpus.accounting import summarize
 from prescient.corpus.ingest import ingest_corpus_to
+from prescient.corpus.language import KeptLanguages
 from prescient.corpus.settings import CorpusSettings, IngestSettings
-from prescient.plumbing.locations import resolve
+from prescient.kept import KeptStore
+from prescient.plumbing.locations import dvc_cache_dir, resolve
 from prescient.plumbing.stage import DONE, StageRun, entry, reworded
 from prescient.settings import load_settings
 from prescient.through import read_through
@@ -38,7 +43,9 @@ def work(run: StageRun) -> int:
         settings = load_settings(IngestSettings, p, "ingest")
         # base.through bounds the days an article is known from (daily updates).
         settings = settings.model_copy(update={"through": read_through(p)})
-        articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out))
+        store = KeptStore.in_cache(dvc_cache_dir(), "ingest") if settings.reuse else None
+        kept = KeptLanguages(store) if store is not None else None
+        articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out), kept)
 
     metrics = summarize(articles, report, checksum)
     io.write_json(args.metrics, metrics)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from prescient import io
 from prescient.arrival import known_from
 from prescient.corpus import language, physical
 from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops
+from prescient.corpus.language import KeptLanguages
 from prescient.corpus.normalize import (
     article_id,
     domain_of,
@@ -121,8 +122,21 @@ def _check_date(
     return date, "", ""
 
 
+Detector = Callable[[str, dt.date], str]
+"""The language of what the detector reads of an article of a given day."""
+
+
+def _detect(text: str, day: dt.date) -> str:
+    return language.detect(text)
+
+
 def _check_row(
-    row: RawRow, s: IngestSettings, date_format: str | None, report: IngestReport, order: int
+    row: RawRow,
+    s: IngestSettings,
+    date_format: str | None,
+    report: IngestReport,
+    order: int,
+    detect: Detector = _detect,
 ) -> tuple[_Candidate, str] | None:
     """Apply the per-row checks; count and return None on the first failure, else the
     candidate and its normalised text."""
@@ -174,7 +188,7 @@ def _check_row(
         report.drop("source_not_allowed", row.where, ex, str(domain))
         return None
     if s.languages is not None:
-        lang = language.detect(language.article_text(title, text, s.language_chars))
+        lang = detect(language.article_text(title, text, s.language_chars), date)
         if lang not in s.languages:
             report.drop("language_not_allowed", row.where, ex, f"{lang}: {title[:60]}")
             return None
@@ -298,10 +312,16 @@ def ingest_rows(
 
 
 def _decide(
-    units: Iterable[Unit], settings: IngestSettings, date_format: str | None, spill: Spill
+    units: Iterable[Unit],
+    settings: IngestSettings,
+    date_format: str | None,
+    spill: Spill,
+    kept: KeptLanguages | None = None,
 ) -> tuple[list[dict[str, Any]], IngestReport]:
     """Every row checked, the kept ones de-duplicated and their titles cleaned: the
-    article records without their texts, which wait in ``spill`` under their input order."""
+    article records without their texts, which wait in ``spill`` under their input order.
+    ``kept``: language verdicts of earlier runs (the same records either way)."""
+    detect = kept.detect if kept is not None else _detect
     report = IngestReport(max_date=settings.max_date)
     limit = settings.examples_per_reason
     candidates: list[_Candidate] = []
@@ -313,7 +333,7 @@ def _decide(
                 candidates = _retract(candidates, report, limit)
             continue
         report.rows_read += 1
-        checked = _check_row(unit, settings, date_format, report, report.rows_read)
+        checked = _check_row(unit, settings, date_format, report, report.rows_read, detect)
         if checked is None:
             continue
         cand, text = checked
@@ -322,6 +342,13 @@ def _decide(
             continue
         candidates.append(cand)
         spill.put(month_index(cand.date), cand.order, text)
+    if kept is not None:
+        kept.save()
+        logger.info(
+            "kept work: %d language verdicts from the store, %d detected",
+            kept.reused,
+            kept.detected,
+        )
     records = _deduplicate(candidates, report, limit)
     del candidates
     _strip_mastheads(records, settings, report)
@@ -383,12 +410,15 @@ def ingest_corpus(
 
 
 def ingest_corpus_to(
-    corpus: CorpusSettings, settings: IngestSettings, out: Path
+    corpus: CorpusSettings, settings: IngestSettings, out: Path, kept: KeptLanguages | None = None
 ) -> tuple[pd.DataFrame, IngestReport, str]:
     """:func:`ingest_corpus`, writing the article table to ``out`` (Parquet, atomically)
     a month of dates at a time: the texts wait in a :class:`~prescient.corpus.spill.DiskSpill`
     beside ``out`` until their month is written, so memory holds one month of text, not
     the corpus. Nothing is written when the stage stops.
+
+    ``kept``: language verdicts of earlier runs (:class:`~prescient.corpus.language.KeptLanguages`;
+    the same table either way).
 
     Returns:
         The table's ``date`` and ``source_domain`` columns (for the metrics), the
@@ -396,7 +426,9 @@ def ingest_corpus_to(
     """
     spill = DiskSpill(out.parent)
     try:
-        records, report = _decide(read_units(corpus, settings), settings, corpus.date_format, spill)
+        records, report = _decide(
+            read_units(corpus, settings), settings, corpus.date_format, spill, kept
+        )
         _stop_if_wrong(corpus, settings, report)
         summary = pd.DataFrame(
             {

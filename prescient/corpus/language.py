@@ -21,17 +21,27 @@ The detector reads the title and the first ``chars`` characters of the text (a n
 page's opening is in its language; reading the whole text costs time and changes
 nothing measurable), prepared as py3langid prepares any text (an all-capitals text
 lowercased, NFC, UTF-8).
+
+The detector is most of ingest's time, and its verdict is a function of what it reads:
+:class:`KeptLanguages` keeps every verdict for the next run (``ingest.reuse``), by the
+digest of that text, in DVC's cache directory (:mod:`prescient.kept`), one part per
+month of the articles' dates; a daily update then runs the detector on the new day's
+articles only, and the table is the same bytes.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import decimal
 import functools
+import sys
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
+
+from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest, pack_strings, unpack_strings
 
 _LOG_BITS = 24  # log1p(count) in units of 2^-24
 _WEIGHT_BITS = 9  # the model's float16 weights are multiples of 2^-9 (all >= 2 in size)
@@ -148,3 +158,64 @@ def unknown_languages(codes: Iterable[str]) -> list[str]:
     """The codes the model does not know."""
     known = set(languages())
     return sorted(c for c in codes if c not in known)
+
+
+class KeptLanguages:
+    """:func:`detect`, its verdicts kept between runs (module docstring).
+
+    Args:
+        store: the kept store (``<DVC cache>/prescient/ingest``).
+    """
+
+    def __init__(self, store: KeptStore) -> None:
+        import py3langid
+
+        self.store = store
+        version = f"py3langid {getattr(py3langid, '__version__', '')} numpy {np.__version__}"
+        self.config = digest(b"language", version.encode(), code_of(sys.modules[__name__]))
+        self._months: dict[str, dict[bytes, str]] = {}
+        self._changed: set[str] = set()
+        self.reused = self.detected = 0
+
+    def _month(self, month: str) -> dict[bytes, str]:
+        if month not in self._months:
+            found: dict[bytes, str] = {}
+            arrays = self.store.read("languages", digest(self.config, month.encode()))
+            if arrays is not None and len(arrays) == 3:
+                keys, blob, ends = arrays
+                try:
+                    codes = unpack_strings(blob, ends)
+                    if keys.shape == (len(codes), DIGEST_SIZE):
+                        found = dict(zip((k.tobytes() for k in keys), codes, strict=True))
+                except ValueError:
+                    found = {}
+            self._months[month] = found
+        return self._months[month]
+
+    def detect(self, text: str, day: dt.date) -> str:
+        """:func:`detect` of ``text`` (an article of ``day``), from the store when kept."""
+        key = digest(text.encode("utf-8", errors="surrogatepass"))
+        month = day.strftime("%Y-%m")
+        kept = self._month(month)
+        lang = kept.get(key)
+        if lang is not None:
+            self.reused += 1
+            return lang
+        lang = detect(text)
+        kept[key] = lang
+        self._changed.add(month)
+        self.detected += 1
+        return lang
+
+    def save(self) -> None:
+        """Write every month that gained verdicts (its earlier ones kept)."""
+        for month in sorted(self._changed):
+            kept = self._months[month]
+            keys = sorted(kept)
+            key_array = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, DIGEST_SIZE)
+            self.store.write(
+                "languages",
+                digest(self.config, month.encode()),
+                [key_array.copy(), *pack_strings([kept[k] for k in keys])],
+            )
+        self._changed.clear()

@@ -168,6 +168,8 @@ class IngestSettings(Settings):
         engine: where WARC records are read and their HTML extracted: ``local`` (this
             process) or ``ray`` (a Ray task per file); the outputs are byte-identical.
         ray: the Ray engine's cluster and batching.
+        reuse: keep the language detector's verdicts in DVC's cache between runs
+            (:class:`prescient.corpus.language.KeptLanguages`; the same table).
     """
 
     min_chars: int = Field(ge=0)
@@ -189,6 +191,7 @@ class IngestSettings(Settings):
     extraction: ExtractionSettings
     engine: Literal["local", "ray"]
     ray: RaySettings
+    reuse: bool
 
     @field_validator("source_domains")
     @classmethod

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest
+from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest, pack_strings, unpack_strings
 from prescient.retrieval import bm25 as bm25_module
 from prescient.retrieval import tokenize as tokenize_module
 from prescient.retrieval.bm25 import BM25Params, Hit, TokenBuffers
@@ -107,18 +107,6 @@ class RetrievalStore(KeptStore):
     ) -> RetrievalStore | None:
         """The store under DVC's cache directory (None outside a DVC project)."""
         return None if cache_dir is None else cls(Path(cache_dir) / STORE_DIR)
-
-
-def _strings(values: Sequence[str]) -> list[np.ndarray]:
-    encoded = [v.encode("utf-8") for v in values]
-    ends = np.cumsum([len(e) for e in encoded], dtype=np.int64)
-    return [np.frombuffer(b"".join(encoded), dtype=np.uint8).copy(), ends]
-
-
-def _unstrings(blob: np.ndarray, ends: np.ndarray) -> list[str]:
-    raw, stops = blob.tobytes(), ends.tolist()
-    starts = [0, *stops[:-1]][: len(stops)]
-    return [raw[s:e].decode("utf-8") for s, e in zip(starts, stops, strict=True)]
 
 
 @dataclass
@@ -213,7 +201,7 @@ def _month_arrays(
         _narrow(np.frombuffer(b.tfs, dtype=np.int32)[postings_before:]),
         np.frombuffer(b.lengths, dtype=np.int64)[lo:hi].copy(),
         np.frombuffer(b.nnz, dtype=np.int64)[lo:hi].copy(),
-        *_strings(b.terms_in_order[vocab_before:]),
+        *pack_strings(b.terms_in_order[vocab_before:]),
     ]
 
 
@@ -241,7 +229,7 @@ def _extend(b: TokenBuffers, arrays: list[np.ndarray], n_docs: int) -> bool:
     ):
         return False
     try:
-        new_terms = _unstrings(blob, ends)
+        new_terms = unpack_strings(blob, ends)
     except (ValueError, TypeError):
         return False
     if len(terms) and int(terms.max()) >= vocab_before + len(new_terms):

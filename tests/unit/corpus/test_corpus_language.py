@@ -4,15 +4,19 @@ decision py3langid itself makes."""
 
 from __future__ import annotations
 
+import datetime as dt
+from pathlib import Path
+
 import py3langid
 import pytest
 
 from prescient.corpus import language
 from prescient.corpus.accounting import DROP_REASONS, summarize
-from prescient.corpus.ingest import ingest_rows
+from prescient.corpus.ingest import ingest_corpus_to, ingest_rows
 from prescient.corpus.readers import RawRow
+from prescient.kept import KeptStore
 from prescient.settings import ParamsError
-from tests.support.corpus import BODY, ingest_settings
+from tests.support.corpus import BODY, corpus_settings, ingest_settings, jsonl_bytes
 from tests.support.corpus import article as art
 
 # Short news-like paragraphs written for these tests, repeated past ingest.min_chars.
@@ -111,3 +115,58 @@ def test_exact_ties_and_empty_texts_go_to_the_first_language_of_the_model() -> N
     assert set(language.scores("").values()) == {0}
     first = next(iter(language.scores("")))
     assert language.detect("") == first == py3langid.classify("")[0]
+
+
+def multilingual(tmp_path: Path) -> tuple[Path, list[dict[str, object]]]:
+    """A JSON Lines corpus over three months, in five languages."""
+    out = []
+    for i in range(40):
+        lang = list(PARAGRAPHS)[i % 5]
+        day = dt.date(2024, 1, 3) + dt.timedelta(days=2 * i)
+        out.append(
+            art(
+                date=day.isoformat(),
+                url=f"https://site.example/{i}",
+                title=f"{TITLES[lang]} {i}",
+                text=text_in(lang) + f" {i}",
+            )
+        )
+    path = tmp_path / "news.jsonl"
+    path.write_bytes(jsonl_bytes(out))
+    return path, out
+
+
+def test_kept_verdicts_give_the_same_table_and_new_articles_alone_are_detected(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    source, rows_written = multilingual(tmp_path)
+    corpus, settings = corpus_settings("jsonl", source), ingest_settings()
+    plain = tmp_path / "plain.parquet"
+    ingest_corpus_to(corpus, settings, plain)
+    store = KeptStore(tmp_path / "kept")
+    for run in ("first", "second"):
+        kept = language.KeptLanguages(store)
+        out = tmp_path / f"{run}.parquet"
+        ingest_corpus_to(corpus, settings, out, kept)
+        assert out.read_bytes() == plain.read_bytes()
+        assert (kept.detected, kept.reused) == ((40, 0) if run == "first" else (0, 40))
+    # A day more: only its article is detected. A month's part damaged: its verdicts
+    # are detected again, with a warning; the table is the same bytes as without.
+    extra = art(date="2024-03-30", url="https://site.example/new", title="New", text=text_in("pt"))
+    source.write_bytes(jsonl_bytes([*rows_written, extra]))
+    ingest_corpus_to(corpus, settings, plain)
+    part = sorted(p for p in (tmp_path / "kept").rglob("*") if p.is_file())[0]
+    raw = bytearray(part.read_bytes())
+    raw[-9] ^= 0xFF  # a byte of the payload
+    part.write_bytes(bytes(raw))
+    kept = language.KeptLanguages(store)
+    out = tmp_path / "third.parquet"
+    ingest_corpus_to(corpus, settings, out, kept)
+    assert out.read_bytes() == plain.read_bytes()
+    # The parts are named by digest, not by month: the damaged one is some month's.
+    damaged = kept.detected - 1
+    assert damaged in {
+        sum(r["date"][:7] == m for r in rows_written) for m in ("2024-01", "2024-02", "2024-03")
+    }  # type: ignore[index]
+    assert kept.reused == 40 - damaged
+    assert "fails its digest" in caplog.text
