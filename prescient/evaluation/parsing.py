@@ -130,6 +130,26 @@ def _letter(match: re.Match[str] | None, n: int) -> int | None:
     return idx if idx < n else None
 
 
+def _word_char(c: str) -> bool:
+    """What ``\\w`` matches in a str pattern: a Unicode letter or digit, or ``_``."""
+    return c.isalnum() or c == "_"
+
+
+def whole_in(part: str, text: str) -> bool:
+    """True when ``part`` (not empty) occurs in ``text`` with no word character right
+    before or after it: ``re.search(r"(?<!\\w)" + re.escape(part) + r"(?!\\w)", text)``
+    without compiling a pattern per choice (a scoring run meets hundreds of thousands)."""
+    at = text.find(part)
+    while at != -1:
+        end = at + len(part)
+        if (at == 0 or not _word_char(text[at - 1])) and (
+            end == len(text) or not _word_char(text[end])
+        ):
+            return True
+        at = text.find(part, at + 1)
+    return False
+
+
 def _choice_in_text(body: str, choices: Sequence[str]) -> tuple[int | None, bool]:
     """(index, exact) of the one choice whose text the response contains."""
     folded = _fold(body)
@@ -139,11 +159,7 @@ def _choice_in_text(body: str, choices: Sequence[str]) -> tuple[int | None, bool
     for i, t in enumerate(texts):
         if t and folded == t:
             return i, True
-    found = [
-        i
-        for i, t in enumerate(texts)
-        if t and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", folded) is not None
-    ]
+    found = [i for i, t in enumerate(texts) if t and whole_in(t, folded)]
     if len(found) == 1:
         return found[0], False
     if found:
