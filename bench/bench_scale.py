@@ -517,19 +517,21 @@ def du(path: Path, exclude: tuple[Path, ...] = ()) -> int:
 
 def disk(repo: Path) -> dict[str, float]:
     """Disk after a run: the workspace, DVC's cache without the response store and the
-    retrieval store, the response store (its ledgers, and its text pool), the retrieval
-    store (prescient/retrieval/reuse.py), the stages' ledgers in the workspace (DVC's
-    cache holds them again), and the distinct text the requests sent."""
+    kept work, the response store (its ledgers, and its text pool), the kept work of
+    ingest, select and retrieve (prescient/kept.py; retrieval's alone too), the stages'
+    ledgers in the workspace (DVC's cache holds them again), and the distinct text the
+    requests sent."""
     cache = repo / ".dvc" / "cache"
     store = cache / "prescient" / "responses"
-    kept = cache / "prescient" / "retrieval"
+    kept = tuple(cache / "prescient" / name for name in ("ingest", "select", "retrieval"))
     pool = cache / "prescient" / "texts.jsonl"
     mb = 2**20
     pool_bytes = pool.stat().st_size if pool.exists() else 0
     return {
         "workspace_mb": round(du(repo, (cache, repo / ".git", repo / ".venv")) / mb, 1),
-        "dvc_cache_mb": round((du(cache, (store, kept)) - pool_bytes) / mb, 1),
-        "retrieval_store_mb": round(du(kept) / mb, 1),
+        "dvc_cache_mb": round((du(cache, (store, *kept)) - pool_bytes) / mb, 1),
+        "kept_work_mb": round(sum(du(k) for k in kept) / mb, 1),
+        "retrieval_store_mb": round(du(kept[2]) / mb, 1),
         "response_store_mb": round(du(store) / mb, 1),
         "text_pool_mb": round(pool_bytes / mb, 1),
         "stage_ledgers_mb": round(du(repo / "data" / "llm") / mb, 1),
