@@ -22,9 +22,10 @@ clone, experiment and queue worker of the project finds them:
 
 Identity: an article's key is the digest of its ``article_id`` and the exact text the
 index reads (:data:`DIGEST_SIZE` bytes of BLAKE2b), and the digest of a prefix chains the
-keys of its articles day by day in index order, with the retrieval settings and this
-code's own bytes (a change to the tokenizer, the fields or BM25 makes a new store, and so
-does an edit of this module or :mod:`prescient.retrieval.bm25`). A stored part is used
+keys of its articles day by day in index order, with the retrieval settings and the
+code's own bytes (a change to the tokenizer, the fields or BM25's parameters makes a new
+store, and so does an edit of this module, :mod:`prescient.retrieval.tokenize` or
+:mod:`prescient.retrieval.bm25`, or another numpy). A stored part is used
 only when the articles it came from are, byte for byte, this run's articles before the
 same point; so a late article inserted into the past, a changed ingest, or another
 corpus only makes the parts after it miss. Every part is also checked when read (its
@@ -78,12 +79,13 @@ def _code(*modules: Any) -> bytes:
 
 def token_config(fields: Sequence[str], tokenizer: TokenizerSettings) -> bytes:
     """What a month of tokens depends on besides its articles: the indexed fields, the
-    tokenizer's settings and the code that turns texts into term ids."""
+    tokenizer's settings and the code that turns texts into term ids and stores them."""
     settings = json.dumps(
         {"fields": list(fields), "tokenizer": tokenizer.model_dump(mode="json")},
         sort_keys=True,
     ).encode()
-    return _digest(b"tokens", str(FORMAT).encode(), settings, _code(tokenize_module, bm25_module))
+    code = _code(tokenize_module, bm25_module, sys.modules[__name__])
+    return _digest(b"tokens", str(FORMAT).encode(), settings, code)
 
 
 def query_config(tokens: bytes, params: BM25Params) -> bytes:
