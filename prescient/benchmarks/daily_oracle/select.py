@@ -189,27 +189,23 @@ class KeptDays:
     """
 
     def __init__(self, store: KeptStore) -> None:
-        self.store = store
-        self.reused = self.computed = 0
-
-    def _name(self, day: pd.DataFrame, s: SelectSettings, seed: int) -> bytes:
         import scipy
         import sklearn
 
-        deciding = json.dumps({k: getattr(s, k) for k in DECIDING}, sort_keys=True)
+        self.store = store
+        self.reused = self.computed = 0
         versions = f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}"
+        self._code = digest(versions.encode(), code_of(sys.modules[__name__], similarity))
+
+    def _name(self, day: pd.DataFrame, s: SelectSettings, seed: int) -> bytes:
+        deciding = json.dumps({k: getattr(s, k) for k in DECIDING}, sort_keys=True)
         rows = hashlib.blake2b(digest_size=16)
         for values in zip(
             day["article_id"].astype(str), day["date"].astype(str), _texts(day), strict=True
         ):
             rows.update(digest(*(v.encode("utf-8") for v in values)))
         return digest(
-            b"select-day",
-            deciding.encode(),
-            versions.encode(),
-            code_of(sys.modules[__name__], similarity),
-            str(seed).encode(),
-            rows.digest(),
+            b"select-day", deciding.encode(), self._code, str(seed).encode(), rows.digest()
         )
 
     def choose(
