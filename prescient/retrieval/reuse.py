@@ -66,6 +66,8 @@ STORE_DIR = Path("prescient") / "retrieval"
 """The store's directory under DVC's cache directory."""
 FORMAT = 1
 """What the stored parts hold; part of every digest."""
+SAVE_EVERY = 20_000
+"""New answers between two saves of the queries' parts (about 50 s at the paper's size)."""
 
 
 _digest = digest
@@ -354,9 +356,12 @@ def answered(queries: Sequence[Query], memo: QueryMemo | None, ask: Any) -> Iter
         if markers[i] not in distinct:
             distinct[markers[i]] = len(todo)
             todo.append(queries[i])
-    answers = list(ask(todo)) if todo else []
-    for q, hits in zip(todo, answers, strict=True):
+    answers: list[list[Hit]] = []
+    for q, hits in zip(todo, ask(todo) if todo else (), strict=True):
         memo.add(q, hits)
+        answers.append(hits)
+        if len(answers) % SAVE_EVERY == 0:  # a killed run keeps what it answered
+            memo.save()
     for i in missing:
         found[i] = answers[distinct[markers[i]]]
     memo.save()

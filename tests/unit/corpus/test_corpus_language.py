@@ -170,3 +170,29 @@ def test_kept_verdicts_give_the_same_table_and_new_articles_alone_are_detected(
     }  # type: ignore[index]
     assert kept.reused == 40 - damaged
     assert "fails its digest" in caplog.text
+
+
+def test_a_killed_ingest_keeps_the_verdicts_it_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(language, "SAVE_EVERY", 5)
+    source, _ = multilingual(tmp_path)
+    corpus, settings = corpus_settings("jsonl", source), ingest_settings()
+    store = KeptStore(tmp_path / "kept")
+    detect, calls = language.detect, []
+
+    def killed(text: str) -> str:
+        calls.append(text)
+        if len(calls) == 13:
+            raise KeyboardInterrupt  # the stage killed while detecting
+        return detect(text)
+
+    monkeypatch.setattr(language, "detect", killed)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_corpus_to(corpus, settings, tmp_path / "a.parquet", language.KeptLanguages(store))
+    monkeypatch.setattr(language, "detect", detect)
+    kept = language.KeptLanguages(store)
+    ingest_corpus_to(corpus, settings, tmp_path / "b.parquet", kept)
+    assert kept.reused == 10 and kept.detected == 30  # two saves of five
+    ingest_corpus_to(corpus, settings, tmp_path / "c.parquet")
+    assert (tmp_path / "b.parquet").read_bytes() == (tmp_path / "c.parquet").read_bytes()

@@ -6,6 +6,7 @@ reuses every finished month and every query it had answered."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from prescient.retrieval import reuse
+from prescient.retrieval.bm25 import Hit
 from prescient.retrieval.reuse import RetrievalStore, month_bounds
 from prescient.retrieval.search import ArticleIndex
 from tests.unit.retrieval.test_retrieval_search import WORDS, shipped
@@ -227,3 +230,28 @@ def test_the_streamed_index_reuses_the_same_store(tmp_path: Path) -> None:
     same_index(whole, streamed)
     pd.testing.assert_frame_equal(streamed.retrieve_table(qs, CUTOFFS), expected)
     assert streamed.memo is not None and streamed.memo.computed == 0
+
+
+def test_a_killed_run_keeps_the_answers_it_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reuse, "SAVE_EVERY", 4)
+    store = RetrievalStore(tmp_path / "store")
+    s = shipped()
+    articles, qs = corpus(np.random.default_rng(13), 60), questions(60)
+    index = ArticleIndex(articles, s, store=store)
+    asked = index._ask
+
+    def killed(queries: list[reuse.Query]) -> Iterator[list[Hit]]:
+        for n, hits in enumerate(asked(queries)):
+            if n == 10:
+                raise KeyboardInterrupt  # the stage killed while answering
+            yield hits
+
+    monkeypatch.setattr(index, "_ask", killed)
+    with pytest.raises(KeyboardInterrupt):
+        index.retrieve_table(qs, CUTOFFS)
+    again = ArticleIndex(articles, s, store=store)
+    out = again.retrieve_table(qs, CUTOFFS)
+    assert again.memo is not None and again.memo.hits >= 8  # two saves of four
+    pd.testing.assert_frame_equal(out, ArticleIndex(articles, s).retrieve_table(qs, CUTOFFS))
