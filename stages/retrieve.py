@@ -54,9 +54,10 @@ from prescient.evaluation.question_sources import (
 )
 from prescient.evaluation.questions import evaluated_table
 from prescient.evaluation.settings import EvalSettings
+from prescient.kept import KeptStore
 from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import DONE, StageRun, entry
-from prescient.retrieval.reuse import RetrievalStore
+from prescient.retrieval.reuse import STORE_NAME
 from prescient.retrieval.search import RetrievalSettings
 from prescient.settings import load_settings
 
@@ -110,7 +111,7 @@ def work(run: StageRun) -> int:
         # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
         # A VisibilityError (a table that would show the future) exits 4 before any
         # table is in place; each context table is written as soon as it is built.
-        store = RetrievalStore.in_cache(dvc_cache_dir()) if settings.reuse else None
+        store = KeptStore.in_cache(dvc_cache_dir(), STORE_NAME) if settings.reuse else None
         prepared = prepare_contexts(
             questions, Path(args.articles), settings, grid, progress=True, sink=write, store=store
         )

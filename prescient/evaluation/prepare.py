@@ -25,7 +25,7 @@ from prescient.evaluation.contexts import (
     shown_articles,
 )
 from prescient.evaluation.settings import EvalSettings
-from prescient.retrieval.reuse import RetrievalStore
+from prescient.kept import KeptStore
 from prescient.retrieval.search import (
     ArticleIndex,
     RetrievalSettings,
@@ -98,7 +98,7 @@ def prepare_contexts(
     *,
     progress: bool = False,
     sink: Callable[[str, pd.DataFrame], None] | None = None,
-    store: RetrievalStore | None = None,
+    store: KeptStore | None = None,
 ) -> PreparedContexts:
     """Retrieval and contexts for every setting of the grid.
 

@@ -44,11 +44,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,15 +60,12 @@ from prescient.retrieval.tokenize import Tokenizer, TokenizerSettings
 
 logger = logging.getLogger(__name__)
 
-STORE_DIR = Path("prescient") / "retrieval"
-"""The store's directory under DVC's cache directory."""
+STORE_NAME = "retrieval"
+"""The store's name under DVC's cache directory (:meth:`prescient.kept.KeptStore.in_cache`)."""
 FORMAT = 1
 """What the stored parts hold; part of every digest."""
 SAVE_EVERY = 20_000
 """New answers between two saves of the queries' parts (about 50 s at the paper's size)."""
-
-
-_digest = digest
 
 
 def _code(*modules: Any) -> bytes:
@@ -87,30 +82,19 @@ def token_config(fields: Sequence[str], tokenizer: TokenizerSettings) -> bytes:
         sort_keys=True,
     ).encode()
     code = _code(tokenize_module, bm25_module, sys.modules[__name__])
-    return _digest(b"tokens", str(FORMAT).encode(), settings, code)
+    return digest(b"tokens", str(FORMAT).encode(), settings, code)
 
 
 def query_config(tokens: bytes, params: BM25Params) -> bytes:
     """What a query's answer depends on besides its prefix and itself: the tokens'
     configuration, BM25's parameters and this module."""
     settings = json.dumps(params.model_dump(mode="json"), sort_keys=True).encode()
-    return _digest(b"queries", tokens, settings, _code(sys.modules[__name__]))
+    return digest(b"queries", tokens, settings, _code(sys.modules[__name__]))
 
 
 def article_key(article_id: str, text: str) -> bytes:
     """An indexed article's identity: its id and the exact text the index reads."""
-    return _digest(article_id.encode("utf-8"), text.encode("utf-8"))
-
-
-class RetrievalStore(KeptStore):
-    """Retrieval's kept parts (module docstring), under ``<DVC cache>/prescient/retrieval``."""
-
-    @classmethod
-    def in_cache(  # type: ignore[override]
-        cls, cache_dir: str | os.PathLike[str] | None
-    ) -> RetrievalStore | None:
-        """The store under DVC's cache directory (None outside a DVC project)."""
-        return None if cache_dir is None else cls(Path(cache_dir) / STORE_DIR)
+    return digest(article_id.encode("utf-8"), text.encode("utf-8"))
 
 
 @dataclass
@@ -139,7 +123,7 @@ def tokenize_with_store(
     days: np.ndarray,
     tokenizer: Tokenizer,
     config: bytes,
-    store: RetrievalStore | None,
+    store: KeptStore | None,
     *,
     progress: bool = False,
 ) -> tuple[TokenBuffers, IndexBuild]:
@@ -164,7 +148,7 @@ def tokenize_with_store(
     # A day ends where the next one starts, and the last where the corpus ends.
     starts = (np.flatnonzero(days[1:] != days[:-1]) + 1).tolist()
     day_ends: set[int] = {*starts, len(days)} if len(days) else set()
-    chain = _digest(b"prefix", config)
+    chain = digest(b"prefix", config)
     build.prefix[0] = chain
     it = iter(texts)
     bar = tqdm(total=len(days), desc="bm25 index", unit="doc", disable=not progress)
@@ -174,11 +158,11 @@ def tokenize_with_store(
         for i, text in enumerate(month_texts, lo):
             day.update(article_key(str(article_ids[i]), text))
             if i + 1 in day_ends:
-                chain = _digest(chain, day.digest())
+                chain = digest(chain, day.digest())
                 build.prefix[i + 1] = chain
                 day = hashlib.blake2b(digest_size=DIGEST_SIZE)
         finished = m < len(bounds) - 2  # a later month exists: this one is over
-        name = _digest(b"month", config, chain)
+        name = digest(b"month", config, chain)
         stored = store.read("tokens", name) if store is not None and finished else None
         if stored is not None and _extend(buffers, stored, hi - lo):
             build.months_reused += 1
@@ -257,7 +241,7 @@ class QueryMemo:
         prefix: the digest of every day boundary's prefix (:class:`IndexBuild`).
     """
 
-    def __init__(self, store: RetrievalStore, config: bytes, prefix: dict[int, bytes]) -> None:
+    def __init__(self, store: KeptStore, config: bytes, prefix: dict[int, bytes]) -> None:
         self.store, self.config, self.prefix = store, config, prefix
         self._files: dict[int, dict[bytes, list[Hit]]] = {}
         self._new: dict[int, dict[bytes, list[Hit]]] = {}
@@ -268,7 +252,7 @@ class QueryMemo:
         if n not in self.prefix:
             return None
         visible = sorted(p for p in excl if p < n)  # others cannot change the answer
-        return _digest(json.dumps([tokens, k, visible], ensure_ascii=False).encode())
+        return digest(json.dumps([tokens, k, visible], ensure_ascii=False).encode())
 
     def _file(self, n: int) -> dict[bytes, list[Hit]]:
         if n not in self._files:
@@ -276,7 +260,7 @@ class QueryMemo:
         return self._files[n]
 
     def _name(self, n: int) -> bytes:
-        return _digest(b"queries", self.config, self.prefix[n])
+        return digest(b"queries", self.config, self.prefix[n])
 
     def _load(self, n: int) -> dict[bytes, list[Hit]]:
         arrays = self.store.read("queries", self._name(n))
@@ -307,8 +291,8 @@ class QueryMemo:
             at += c
         return out
 
-    def lookup(self, query: Query) -> list[Hit] | None:
-        key = self.key(query)
+    def lookup(self, query: Query, key: bytes | None) -> list[Hit] | None:
+        """The kept answer of ``query``, whose :meth:`key` is ``key``."""
         if key is None:
             return None
         found = self._file(query[1]).get(key)
@@ -316,8 +300,8 @@ class QueryMemo:
             self.hits += 1
         return found
 
-    def add(self, query: Query, hits: list[Hit]) -> None:
-        key = self.key(query)
+    def add(self, query: Query, key: bytes | None, hits: list[Hit]) -> None:
+        """Keep the answer of ``query``, whose :meth:`key` is ``key``."""
         self.computed += 1
         if key is None:
             return
@@ -345,20 +329,21 @@ def answered(queries: Sequence[Query], memo: QueryMemo | None, ask: Any) -> Iter
     if memo is None:
         yield from ask(list(queries))
         return
-    found: list[list[Hit] | None] = [memo.lookup(q) for q in queries]
+    keys = [memo.key(q) for q in queries]
+    found: list[list[Hit] | None] = [memo.lookup(q, k) for q, k in zip(queries, keys, strict=True)]
     missing = [i for i, f in enumerate(found) if f is None]
     distinct: dict[Any, int] = {}
-    todo: list[Query] = []
+    todo: list[int] = []
     markers: dict[int, Any] = {}
     for i in missing:
-        key = memo.key(queries[i])
-        markers[i] = (queries[i][1], key) if key is not None else i
+        markers[i] = (queries[i][1], keys[i]) if keys[i] is not None else i
         if markers[i] not in distinct:
             distinct[markers[i]] = len(todo)
-            todo.append(queries[i])
+            todo.append(i)
     answers: list[list[Hit]] = []
-    for q, hits in zip(todo, ask(todo) if todo else (), strict=True):
-        memo.add(q, hits)
+    asked = [queries[i] for i in todo]
+    for i, hits in zip(todo, ask(asked) if asked else (), strict=True):
+        memo.add(queries[i], keys[i], hits)
         answers.append(hits)
         if len(answers) % SAVE_EVERY == 0:  # a killed run keeps what it answered
             memo.save()
@@ -379,7 +364,6 @@ def answered(queries: Sequence[Query], memo: QueryMemo | None, ask: Any) -> Iter
 __all__ = [
     "IndexBuild",
     "QueryMemo",
-    "RetrievalStore",
     "answered",
     "article_key",
     "month_bounds",

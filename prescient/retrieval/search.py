@@ -27,11 +27,11 @@ from tqdm import tqdm
 from prescient import dates, io
 from prescient.arrival import day_array, known_days
 from prescient.dates import format_rag_cutoff
+from prescient.kept import KeptStore
 from prescient.retrieval.bm25 import BM25Params, Hit, PrefixBM25
 from prescient.retrieval.ray_queries import Query, RetrievalRay, answer, answer_on_ray
 from prescient.retrieval.reuse import (
     QueryMemo,
-    RetrievalStore,
     answered,
     query_config,
     token_config,
@@ -187,7 +187,7 @@ class ArticleIndex:
         *,
         progress: bool = False,
         texts: Callable[[np.ndarray], Iterable[str]] | None = None,
-        store: RetrievalStore | None = None,
+        store: KeptStore | None = None,
     ) -> None:
         self.settings = s = settings
         self.tokenizer = Tokenizer.from_settings(s.tokenizer)
@@ -256,7 +256,7 @@ class ArticleIndex:
         *,
         meta: pd.DataFrame | None = None,
         progress: bool = False,
-        store: RetrievalStore | None = None,
+        store: KeptStore | None = None,
     ) -> ArticleIndex:
         """The index of an article table on disk, its texts streamed a row group at a time
         (:func:`texts_in_order`) rather than held: the same index as from the whole frame.

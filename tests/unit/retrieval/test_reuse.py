@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from prescient.kept import KeptStore
 from prescient.retrieval import reuse
 from prescient.retrieval.bm25 import Hit
-from prescient.retrieval.reuse import RetrievalStore, month_bounds
+from prescient.retrieval.reuse import month_bounds
 from prescient.retrieval.search import ArticleIndex
 from tests.unit.retrieval.test_retrieval_search import WORDS, shipped
 
@@ -90,12 +91,10 @@ def files(store: Path, kind: str) -> list[Path]:
     return sorted(p for p in (store / kind).rglob("*") if p.is_file())
 
 
-def filled(
-    tmp_path: Path, seed: int, days: int
-) -> tuple[RetrievalStore, pd.DataFrame, pd.DataFrame]:
+def filled(tmp_path: Path, seed: int, days: int) -> tuple[KeptStore, pd.DataFrame, pd.DataFrame]:
     """A store that has indexed ``days`` days of articles and answered their questions
     (shipped settings), with those articles and questions."""
-    store = RetrievalStore(tmp_path / "store")
+    store = KeptStore(tmp_path / "store")
     articles, qs = corpus(np.random.default_rng(seed), days), questions(days)
     ArticleIndex(articles, shipped(), store=store).retrieve_table(qs, CUTOFFS)
     return store, articles, qs
@@ -119,7 +118,7 @@ def test_a_growing_corpus_reuses_its_past_and_returns_what_a_cold_index_returns(
     exclude_gold: bool,
     new_words: bool,
 ) -> None:
-    store = RetrievalStore(tmp_path_factory.mktemp("store"))
+    store = KeptStore(tmp_path_factory.mktemp("store"))
     s = shipped(f"retrieval.exclude_gold={str(exclude_gold).lower()}")
     everything = corpus(np.random.default_rng(seed), days + 1, late, new_words)
     qs_all = questions(days + 1)
@@ -142,7 +141,7 @@ def test_a_growing_corpus_reuses_its_past_and_returns_what_a_cold_index_returns(
 def test_the_day_after_reuses_every_finished_month_and_asks_only_new_queries(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    store = RetrievalStore(tmp_path / "store")
+    store = KeptStore(tmp_path / "store")
     s = shipped()
     everything = corpus(np.random.default_rng(3), 80)
     day = START + dt.timedelta(days=78)
@@ -218,7 +217,7 @@ def test_a_damaged_or_foreign_store_is_computed_again(
 
 
 def test_the_streamed_index_reuses_the_same_store(tmp_path: Path) -> None:
-    store = RetrievalStore(tmp_path / "store")
+    store = KeptStore(tmp_path / "store")
     s = shipped()
     articles = corpus(np.random.default_rng(11), 70)
     path = tmp_path / "articles.parquet"
@@ -236,7 +235,7 @@ def test_a_killed_run_keeps_the_answers_it_saved(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(reuse, "SAVE_EVERY", 4)
-    store = RetrievalStore(tmp_path / "store")
+    store = KeptStore(tmp_path / "store")
     s = shipped()
     articles, qs = corpus(np.random.default_rng(13), 60), questions(60)
     index = ArticleIndex(articles, s, store=store)
