@@ -26,6 +26,7 @@ Conventions, stated once:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +36,8 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 LOG_CLIP = 1e-6
 Strategy = Literal["uniform", "quantile"]
+RESAMPLE_BLOCK = 1 << 18
+"""At most about this many resampled positions are drawn and gathered at once."""
 
 
 def tf_matrix(p_yes: npt.ArrayLike) -> FloatArray:
@@ -153,11 +156,19 @@ def uniform_bins(p: FloatArray, bins: int) -> npt.NDArray[np.int64]:
 def ece_replicates(p: FloatArray, y: FloatArray, idx: np.ndarray, bins: int) -> FloatArray:
     """Equal-width ECE of each resample (rows of ``idx``, question positions): the bins
     do not move, so ``ECE = sum_b |sum y - sum p| / n`` over the resampled questions in
-    each bin, all resamples in one pass."""
+    each bin, all resamples in one pass. Outcomes of 0 and 1 (every binary outcome) are
+    counted rather than summed: the same sums, exactly, for less work."""
     reps, n = idx.shape
-    flat = (np.arange(reps)[:, None] * bins + uniform_bins(p, bins)[idx]).ravel()
+    which = uniform_bins(p, bins)
+    first = np.arange(reps)[:, None]
+    if np.all((y == 0.0) | (y == 1.0)):
+        flat_y = (first * (2 * bins) + (which * 2 + (y == 1.0))[idx]).ravel()
+        sum_y = np.bincount(flat_y, minlength=reps * 2 * bins)[1::2].astype(float)
+        flat = flat_y >> 1
+    else:
+        flat = (first * bins + which[idx]).ravel()
+        sum_y = np.bincount(flat, weights=y[idx].ravel(), minlength=reps * bins)
     sum_p = np.bincount(flat, weights=p[idx].ravel(), minlength=reps * bins)
-    sum_y = np.bincount(flat, weights=y[idx].ravel(), minlength=reps * bins)
     gap: FloatArray = np.abs(sum_y - sum_p).reshape(reps, bins).sum(axis=1) / n
     return gap
 
@@ -253,21 +264,71 @@ class PairedDifference:
     n: int
 
 
+def resamples(
+    n: int, reps: int, seed: int, block: int = RESAMPLE_BLOCK
+) -> Iterator[npt.NDArray[np.int64]]:
+    """The bootstrap's draws, ``np.random.default_rng(seed).integers(0, n, size=(reps,
+    n))`` (one resample of ``n`` question positions per row), a block of whole rows at
+    a time: the same draws in the same order, since the generator's stream does not
+    depend on how the draws are split, while what is held stays near ``block`` positions
+    whatever ``n`` (one matrix over every question at the paper's size is hundreds of
+    megabytes per group, and touching fresh memory costs more than the arithmetic)."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, block // max(n, 1))
+    for start in range(0, reps, rows):
+        yield rng.integers(0, n, size=(min(rows, reps - start), n))
+
+
+def resampled_means(columns: Sequence[FloatArray], reps: int, seed: int) -> list[FloatArray]:
+    """The mean of each column (the same questions, in the same order) on each of
+    ``reps`` resamples, every column on the same draws (:func:`resamples`)."""
+    n = columns[0].size if columns else 0
+    out = [np.empty(reps) for _ in columns]
+    start = 0
+    for idx in resamples(n, reps, seed):
+        stop = start + idx.shape[0]
+        for x, means in zip(columns, out, strict=True):
+            means[start:stop] = x[idx].mean(axis=1)
+        start = stop
+    return out
+
+
 def paired_bootstrap(
     a: npt.ArrayLike, b: npt.ArrayLike, reps: int, seed: int, confidence: float = 0.95
 ) -> PairedDifference:
     """Resample questions with replacement (the same draw for both models, so the
     comparison keeps the pairing) and read the difference of means off the replicates."""
-    x = np.asarray(a, dtype=float).reshape(-1) - np.asarray(b, dtype=float).reshape(-1)
-    n = x.size
+    return paired_bootstraps([(a, b)], reps, seed, confidence)[0]
+
+
+def paired_bootstraps(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    reps: int,
+    seed: int,
+    confidence: float = 0.95,
+) -> list[PairedDifference]:
+    """:func:`paired_bootstrap` of several measures of the same questions (each pair
+    ``a``, ``b`` of equal length, every pair as long as the others) on one draw: each
+    result equals that pair's own :func:`paired_bootstrap` with this seed."""
+    diffs = [
+        np.asarray(a, dtype=float).reshape(-1) - np.asarray(b, dtype=float).reshape(-1)
+        for a, b in pairs
+    ]
+    n = diffs[0].size if diffs else 0
+    if any(x.size != n for x in diffs):
+        raise ValueError(f"paired measures differ in length: {[x.size for x in diffs]}")
     if n == 0 or reps < 1:
-        return PairedDifference(float(x.mean()) if n else math.nan, math.nan, math.nan, math.nan, n)
-    rng = np.random.default_rng(seed)
-    means = x[rng.integers(0, n, size=(reps, n))].mean(axis=1)
+        return [
+            PairedDifference(float(x.mean()) if n else math.nan, math.nan, math.nan, math.nan, n)
+            for x in diffs
+        ]
     tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    p = min(1.0, 2.0 * min(float((means <= 0).mean()), float((means >= 0).mean())))
-    return PairedDifference(float(x.mean()), float(low), float(high), p, n)
+    out = []
+    for x, means in zip(diffs, resampled_means(diffs, reps, seed), strict=True):
+        low, high = np.quantile(means, [tail, 1.0 - tail])
+        p = min(1.0, 2.0 * min(float((means <= 0).mean()), float((means >= 0).mean())))
+        out.append(PairedDifference(float(x.mean()), float(low), float(high), p, n))
+    return out
 
 
 def holm(p_values: npt.ArrayLike) -> FloatArray:

@@ -46,10 +46,11 @@ from prescient.analysis.schema import CELL_KEYS
 from prescient.analysis.settings import MovingAverageSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
 from prescient.proper_metrics import BRIER, LOG_SCORE
-from prescient.proper_scores import checked, skill
+from prescient.proper_scores import checked, resampled_means, resamples, skill
 from prescient.seeds import derive_seed
 from prescient.settings import Bootstrap
 from prescient.stats import wilson_interval
+from prescient.threads import ordered_map
 from prescient.vocab import MC, QTYPES, TF
 
 FloatArray = npt.NDArray[np.float64]
@@ -180,18 +181,29 @@ def _replicates(
     refs: dict[str, FloatArray],
     p: FloatArray,
     y: FloatArray,
-    idx: npt.NDArray[np.int64],
+    n: int,
+    reps: int,
+    seed: int,
     bins: int,
 ) -> dict[str, FloatArray]:
-    """Every declared interval's measure on each resample (rows of ``idx``), by stem."""
-    out = {s.interval: items[s.name][idx].mean(axis=1) for s in declared.item_scores()}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for k in declared.skills():
-            score = items[k.score][idx].mean(axis=1)
-            out[k.name] = 1.0 - score / refs[k.name][idx].mean(axis=1)
-    for c in declared.calibration_measures():
-        if c.replicates is not None:
-            out[c.columns[0]] = c.replicates(p, y, idx, bins)
+    """Every declared interval's measure on each of ``reps`` resamples of the group's
+    ``n`` questions (:func:`~prescient.proper_scores.resamples`), by stem; each item score is
+    gathered once per resample, and a skill reads its score's mean from there."""
+    stems = _intervals()
+    out = {stem: np.empty(reps) for stem in stems}
+    start = 0
+    for idx in resamples(n, reps, seed):
+        stop = start + idx.shape[0]
+        means = {s.name: items[s.name][idx].mean(axis=1) for s in declared.item_scores()}
+        for s in declared.item_scores():
+            out[s.interval][start:stop] = means[s.name]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k in declared.skills():
+                out[k.name][start:stop] = 1.0 - means[k.score] / refs[k.name][idx].mean(axis=1)
+        for c in declared.calibration_measures():
+            if c.replicates is not None:
+                out[c.columns[0]][start:stop] = c.replicates(p, y, idx, bins)
+        start = stop
     return out
 
 
@@ -218,8 +230,7 @@ def _group_row(part: pd.DataFrame, bins: int, bootstrap: Bootstrap, seed: int) -
     for stem in stems:
         row[f"{stem}_low"] = row[f"{stem}_high"] = math.nan
     if bootstrap.reps > 0 and n >= 2:
-        idx = np.random.default_rng(seed).integers(0, n, size=(bootstrap.reps, n))
-        reps = _replicates(items, refs, p, y, idx, bins)
+        reps = _replicates(items, refs, p, y, n, bootstrap.reps, seed, bins)
         for stem in stems:
             row[f"{stem}_low"], row[f"{stem}_high"] = percentile_interval(
                 reps[stem], bootstrap.confidence
@@ -236,16 +247,19 @@ def proper_scores_table(
         forecasts: :func:`~.forecasts.forecast_frame` rows.
         bins: bins of ECE, Murphy and the reliability diagrams.
         bootstrap: replicates and confidence of the intervals (0 reps: none).
-        seed: ``base.seed``; each row's draws derive from it and the row's keys.
+        seed: ``base.seed``; each row's draws derive from it and the row's keys (so the
+            groups are computed on several threads, :mod:`prescient.threads`).
     """
     columns = score_columns()
     if forecasts.empty:
         return pd.DataFrame(columns=columns)
-    rows = []
-    for keys, part in with_all(forecasts).groupby(GROUP_KEYS, sort=False):
-        key = dict(zip(GROUP_KEYS, keys, strict=True))
+
+    def row(group: tuple[Any, pd.DataFrame]) -> Row:
+        keys, part = group
         s = derive_seed(seed, "proper", *(str(v) for v in keys))
-        rows.append({**key, **_group_row(part, bins, bootstrap, s)})
+        return {**dict(zip(GROUP_KEYS, keys, strict=True)), **_group_row(part, bins, bootstrap, s)}
+
+    rows = ordered_map(row, with_all(forecasts).groupby(GROUP_KEYS, sort=False))
     return ordered(pd.DataFrame(rows))[columns].reset_index(drop=True)
 
 
@@ -257,9 +271,8 @@ def _month_row(g: pd.DataFrame, bootstrap: Bootstrap, seed: int) -> Row:
     n = len(g)
     low = high = math.nan
     if n >= 2 and bootstrap.reps > 0:
-        x = g["_brier"].to_numpy(float)
-        idx = np.random.default_rng(seed).integers(0, n, size=(bootstrap.reps, n))
-        low, high = percentile_interval(x[idx].mean(axis=1), bootstrap.confidence)
+        (means,) = resampled_means([g["_brier"].to_numpy(float)], bootstrap.reps, seed)
+        low, high = percentile_interval(means, bootstrap.confidence)
     return {
         "n": n,
         "brier": float(g["_brier"].mean()) if n else math.nan,

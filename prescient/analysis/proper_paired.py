@@ -30,9 +30,10 @@ from prescient.analysis.proper import item_values
 from prescient.analysis.proper_groups import ALL
 from prescient.evaluation.forecasts import CROWD, UNIFORM_FILL
 from prescient.proper_metrics import BRIER
-from prescient.proper_scores import holm, mcnemar, paired_bootstrap
+from prescient.proper_scores import holm, mcnemar, paired_bootstraps
 from prescient.seeds import derive_seed
 from prescient.settings import Bootstrap
+from prescient.threads import ordered_map
 
 FloatArray = npt.NDArray[np.float64]
 PAIR_KEYS = ["setting", "rag_cutoff", "cell", "elicitation"]
@@ -89,8 +90,7 @@ def _pair_row(
     n = len(ga)
     ca, cb = ga["correct"].to_numpy(bool), gb["correct"].to_numpy(bool)
     ba, bb = ga["_brier"].to_numpy(float), gb["_brier"].to_numpy(float)
-    acc = paired_bootstrap(ca, cb, bootstrap.reps, seed, bootstrap.confidence)
-    br = paired_bootstrap(ba, bb, bootstrap.reps, seed, bootstrap.confidence)
+    acc, br = paired_bootstraps([(ca, cb), (ba, bb)], bootstrap.reps, seed, bootstrap.confidence)
     test = mcnemar(ca, cb)
     ua = ga["prob_source"].to_numpy(str) == UNIFORM_FILL
     ub = gb["prob_source"].to_numpy(str) == UNIFORM_FILL
@@ -139,23 +139,24 @@ def paired_table(
     brier = item_values(
         list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
     )[BRIER.name]
-    scored = forecasts.assign(_brier=brier)
-    rows = []
+    read = [*PAIR_KEYS, "model", "question_id", "correct", "prob_source"]
+    scored = forecasts[read].assign(_brier=brier)  # what a pair reads, nothing else
+    work = []
     for values, part in scored.groupby(PAIR_KEYS, sort=False):
         by_model = {str(m): g.set_index("question_id") for m, g in part.groupby("model")}
         for a, b in model_pairs(list(by_model)):
             common = by_model[a].index.intersection(by_model[b].index).sort_values()
             s = derive_seed(seed, "proper_paired", *(str(v) for v in values), a, b)
-            pair = _pair_row(by_model[a].loc[common], by_model[b].loc[common], bootstrap, s)
-            rows.append(
-                {
-                    **dict(zip(PAIR_KEYS, values, strict=True)),
-                    "qtype": ALL,
-                    "model_a": a,
-                    "model_b": b,
-                    **pair,
-                }
+            head = {**dict(zip(PAIR_KEYS, values, strict=True)), "qtype": ALL}
+            work.append(
+                (
+                    {**head, "model_a": a, "model_b": b},
+                    by_model[a].loc[common],
+                    by_model[b].loc[common],
+                    s,
+                )
             )
+    rows = ordered_map(lambda w: {**w[0], **_pair_row(w[1], w[2], bootstrap, w[3])}, work)
     if not rows:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
     return _adjusted(pd.DataFrame(rows), alpha)[PAIRED_COLUMNS]
