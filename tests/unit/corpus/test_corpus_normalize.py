@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import re
+import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prescient.corpus.normalize import (
+    SPACES,
     article_id,
     domain_of,
     normalize_text,
@@ -111,3 +114,30 @@ def test_parse_date_never_raises(s: str) -> None:
 )
 def test_an_unparseable_url_has_no_normal_form_instead_of_raising(url: str) -> None:
     assert normalize_url(url) is None and domain_of(url) is None
+
+
+def regex_normalize_text(text: str) -> str:
+    """The normalisation as one regular expression per line states it."""
+    spaces = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u202f\u205f\u3000]+")
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    lines = [spaces.sub(" ", line).strip() for line in text.replace("\x00", "").split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def test_the_space_class_is_the_regular_expressions() -> None:
+    pattern = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u202f\u205f\u3000]")
+    assert {chr(c) for c in range(0x110000) if pattern.fullmatch(chr(c))} == set(SPACES)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(
+        alphabet=st.one_of(
+            st.sampled_from([*SPACES, "\n", "\r", "\x00", "\u2028", "\x85", "\u0301", "e"]),
+            st.characters(),
+        ),
+        max_size=60,
+    )
+)
+def test_normalize_text_equals_the_regular_expressions(text: str) -> None:
+    assert normalize_text(text) == regex_normalize_text(text)
