@@ -27,6 +27,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -237,13 +238,36 @@ def build_contexts(
             ["question_id", "rank"], kind="stable"
         )
         wanted = set(questions["question_id"].astype(str))
-        for qid, rank, aid in zip(
-            hits["question_id"], hits["rank"], hits["article_id"], strict=True
-        ):
-            if str(qid) not in wanted:
-                continue
-            a = by_id.loc[str(aid)]
-            add(str(qid), int(rank), str(aid), a["date"], a["title"], a["text"], max_words)
+        hits = hits.loc[hits["question_id"].astype(str).isin(wanted)]
+        aids = hits["article_id"].astype(str).tolist()
+        distinct = list(dict.fromkeys(aids))
+        at = by_id.index.get_indexer(distinct)
+        if (at < 0).any():
+            raise KeyError(distinct[int(np.flatnonzero(at < 0)[0])])
+        found = by_id.iloc[at]
+        # each article as shown once, however many questions retrieved it
+        shown = {
+            aid: (
+                dates.optional_date(d),
+                truncate_words(_str(t), None),
+                truncate_words(_str(x), max_words),
+            )
+            for aid, d, t, x in zip(
+                distinct,
+                found["date"].tolist(),
+                found["title"].tolist(),
+                found["text"].tolist(),
+                strict=True,
+            )
+        }
+        for qid, rank, aid in zip(hits["question_id"].astype(str), hits["rank"], aids, strict=True):
+            date, title, text = shown[aid]
+            rows["question_id"].append(qid)
+            rows["rank"].append(int(rank))
+            rows["article_id"].append(aid)
+            rows["date"].append(date)
+            rows["title"].append(title)
+            rows["text"].append(text)
         return context_frame(rows)
     raise ValueError(f"unknown setting kind {setting.kind!r}")
 

@@ -214,3 +214,47 @@ def test_gold_context_falls_back_from_id_to_url_to_inline_text() -> None:
     assert build_contexts(
         Setting("closed_book"), questions, corpus, pd.DataFrame(), max_words=5, gold_max_words=5
     ).empty
+
+
+def test_rag_contexts_show_each_hit_in_rank_order_and_only_asked_questions() -> None:
+    corpus = articles()
+    questions = pd.DataFrame({"question_id": ["q2", "q1"]})
+    retrieval = pd.DataFrame(
+        {
+            "question_id": ["q1", "q1", "q2", "q9", "q2"],
+            "rag_cutoff": ["2024-03-10"] * 4 + ["dynamic"],
+            "rank": [2, 1, 1, 1, 1],
+            "article_id": ["a05", "a11", "a05", "a11", "a11"],
+        }
+    )
+    ctx = build_contexts(
+        parse_setting("rag_2024-03-10"),
+        questions,
+        corpus,
+        retrieval,
+        max_words=3,
+        gold_max_words=None,
+    )
+    # sorted by question and rank; q9 is not asked; the dynamic hit is another setting
+    assert list(zip(ctx["question_id"], ctx["rank"], ctx["article_id"], strict=True)) == [
+        ("q1", 1, "a11"),
+        ("q1", 2, "a05"),
+        ("q2", 1, "a05"),
+    ]
+    by_id = corpus.set_index("article_id")
+    for aid, text, title, date in zip(
+        ctx["article_id"], ctx["text"], ctx["title"], ctx["date"], strict=True
+    ):
+        assert text == truncate_words(by_id.loc[aid, "text"], 3)
+        assert title == truncate_words(by_id.loc[aid, "title"], None)
+        assert date == by_id.loc[aid, "date"]
+    missing = retrieval.assign(article_id=["a05", "nowhere", "a05", "a11", "a11"])
+    with pytest.raises(KeyError, match="nowhere"):
+        build_contexts(
+            parse_setting("rag_2024-03-10"),
+            questions,
+            corpus,
+            missing,
+            max_words=3,
+            gold_max_words=None,
+        )
