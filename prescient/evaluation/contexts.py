@@ -241,7 +241,7 @@ def build_contexts(
         hits = hits.loc[hits["question_id"].astype(str).isin(wanted)]
         aids = hits["article_id"].astype(str).tolist()
         distinct = list(dict.fromkeys(aids))
-        at = by_id.index.get_indexer(distinct)
+        at = by_id.index.get_indexer(pd.Index(distinct))
         if (at < 0).any():
             raise KeyError(distinct[int(np.flatnonzero(at < 0)[0])])
         found = by_id.iloc[at]
