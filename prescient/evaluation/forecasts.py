@@ -37,6 +37,7 @@ multiple choice, and the log score ``-ln p(true answer)`` with the probability c
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ from prescient.evaluation.probability import (
 )
 from prescient.evaluation.settings import LABEL, SCRATCHPAD, TOKENS, VERBAL
 from prescient.llm.answer_logprobs import AnswerLogprobs, AnswerLogprobsError
-from prescient.proper_metrics import item_scores
+from prescient.proper_metrics import ItemScore, item_scores
 from prescient.vocab import TF
 
 LABEL_SOURCE = "label"
@@ -176,9 +177,21 @@ def read_forecast(
 
 def row_score_values(probs: Sequence[float], answer_index: int, qtype: str) -> dict[str, float]:
     """Every declared item score of one forecast, by name (module doc)."""
+    scores = item_scores()
+    forecast = tuple(float(p) for p in probs)
+    values = _row_values(forecast, int(answer_index), qtype != TF, scores)
+    return dict(zip((s.name for s in scores), values, strict=True))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _row_values(
+    probs: tuple[float, ...], answer: int, mc: bool, scores: tuple[ItemScore, ...]
+) -> tuple[float, ...]:
+    """The scores of one forecast, remembered: a scores table repeats few forecasts (a
+    label's one-hot, the uniform fill), and each is a function of these arguments."""
     m = np.asarray([probs], dtype=float)
-    y = np.asarray([answer_index], dtype=np.int64)
-    return {s.name: round(float(s.rule(m, y, qtype != TF)[0]), DIGITS) for s in item_scores()}
+    y = np.asarray([answer], dtype=np.int64)
+    return tuple(round(float(s.rule(m, y, mc)[0]), DIGITS) for s in scores)
 
 
 def row_scores(probs: Sequence[float], answer_index: int, qtype: str) -> tuple[float, ...]:
