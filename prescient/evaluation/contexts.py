@@ -106,7 +106,7 @@ def match_gold(
         ``{source: {count name: n}}``.
     """
     known = set(articles["article_id"].astype(str))
-    by_url = url_index(articles)
+    by_url: dict[str, str] | None = None  # built when a question first needs it
     n = len(questions)
     sources = questions["source"].astype(str).tolist() if "source" in questions else [""] * n
     counts: dict[str, dict[str, int]] = {}
@@ -121,7 +121,9 @@ def match_gold(
         if aid is not None:
             c["article_id_not_in_corpus"] += 1
         url = _str(q.get("gold_url"))
-        found = by_url.get(normalize_url(url) or "") if url is not None else None
+        if url is not None and by_url is None:
+            by_url = url_index(articles)
+        found = by_url.get(normalize_url(url) or "") if url is not None and by_url else None
         if url is not None:
             c["gold_url_matched" if found else "gold_url_unmatched"] += 1
         if found is None and _str(q.get("gold_text")) is not None:
