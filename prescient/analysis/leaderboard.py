@@ -51,7 +51,7 @@ def leaderboard_table(proper: pd.DataFrame) -> pd.DataFrame:
     """The leaderboard of a ``proper_scores`` table (module docstring)."""
     if proper.empty:
         return pd.DataFrame(columns=LEADERBOARD_COLUMNS)
-    frame = proper.assign(rag_cutoff=proper["rag_cutoff"].fillna(""))
+    frame = proper.assign(rag_cutoff=proper["rag_cutoff"].astype(object).fillna(""))
     rows: dict[tuple[Any, ...], dict[str, Any]] = {}
     for rec in frame.to_dict("records"):
         key = tuple(rec[k] for k in _KEY)
