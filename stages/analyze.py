@@ -24,6 +24,7 @@ validates its own sections of ``analysis``.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import logging
 import sys
 from pathlib import Path
@@ -112,15 +113,20 @@ def work(run: StageRun) -> int:
     questions = _read_optional(Path(args.questions), scores_path, "questions table")
     articles = _read_optional(Path(args.articles), scores_path, "articles table", ARTICLE_COLUMNS)
     candidates = _read_optional(Path(args.candidates), scores_path, "candidates table")
-    with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
-        result = run_analysis(raw, questions, articles, p, settings, seed, candidates, parts)
+    with concurrent.futures.ThreadPoolExecutor(1) as aside:
+        # the corpus's checksum reads the article file, nothing the analysis touches, so
+        # it is computed beside the analysis (mostly reading and hashing, on another core)
+        corpus = aside.submit(io.parquet_checksum, args.articles) if articles is not None else None
+        with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
+            result = run_analysis(raw, questions, articles, p, settings, seed, candidates, parts)
+        corpus_checksum = corpus.result() if corpus is not None else ""
     provenance = {
         "scores_path": str(scores_path),
         "scores_checksum": io.frame_checksum(raw),
         "scores_rows": str(len(raw)),
         "questions_path": args.questions if questions is not None else "(the scores table)",
         "questions_checksum": io.frame_checksum(questions) if questions is not None else "",
-        "corpus_checksum": io.parquet_checksum(args.articles) if articles is not None else "",
+        "corpus_checksum": corpus_checksum,
         "articles": str(len(articles)) if articles is not None else "",
         **result.provenance,
     }
