@@ -237,13 +237,13 @@ def _read_stated(
     stated forecast or fails a check, which the row-by-row reading then handles (and
     names)."""
     try:
-        stated = pa.chunked_array([pa.array(raw["probs"], from_pandas=True)]).combine_chunks()
+        stated = pa.array(raw["probs"], from_pandas=True)
     except (pa.ArrowException, TypeError, ValueError):
         return None
-    if (
-        stated.null_count
-        or not pa.types.is_list(stated.type)
-        and not (pa.types.is_large_list(stated.type))
+    if isinstance(stated, pa.ChunkedArray):  # a column read in several row groups
+        stated = stated.combine_chunks()
+    if stated.null_count or not (
+        pa.types.is_list(stated.type) or pa.types.is_large_list(stated.type)
     ):
         return None
     width = pc.list_value_length(stated).to_numpy(zero_copy_only=False)

@@ -142,7 +142,7 @@ def test_ordered_map_keeps_the_order_and_raises() -> None:
         ordered_map(fail, range(20), threads=2)
 
 
-def stated_table(arrow: bool) -> pd.DataFrame:
+def stated_table(arrow: bool, chunks: int = 1) -> pd.DataFrame:
     """Forecasts of two to five options, off their sum by up to the tolerance."""
     rng = np.random.default_rng(13)
     probs, qtypes, qids, sources = [], [], [], []
@@ -158,18 +158,21 @@ def stated_table(arrow: bool) -> pd.DataFrame:
         {"question_id": qids, "qtype": qtypes, "probs": probs, "prob_source": sources}
     )
     table["_elicitation"] = "verbal_probability"
-    if arrow:
-        table["probs"] = pd.array(
-            probs, dtype=pd.ArrowDtype(pa.list_(pa.float64()))
-        )  # as read from parquet
+    if arrow:  # as read from parquet, in ``chunks`` row groups
+        cut = np.array_split(np.arange(len(probs)), chunks)
+        column = pa.chunked_array(
+            [[probs[i] for i in part] for part in cut], pa.list_(pa.float64())
+        )
+        table["probs"] = pd.Series(pd.arrays.ArrowExtensionArray(column))
     return table
 
 
-@pytest.mark.parametrize("arrow", [False, True])
+@pytest.mark.parametrize(("arrow", "chunks"), [(False, 1), (True, 1), (True, 3)])
 def test_forecasts_read_per_width_equal_the_row_by_row_reading(
-    arrow: bool, monkeypatch: pytest.MonkeyPatch
+    arrow: bool, chunks: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    table = stated_table(arrow)
+    table = stated_table(arrow, chunks)
+    assert not arrow or table["probs"].array._pa_array.num_chunks == chunks
     qids, qtypes = table["question_id"], table["qtype"]
     options = {q: len(p) for q, p in zip(qids, stated_table(False)["probs"], strict=True)}
     fast = forecasts_mod._read_stated(table, qids, qtypes, options)
