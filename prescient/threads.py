@@ -21,17 +21,21 @@ MAX_THREADS = 8
 """The most threads :func:`thread_count` gives by default."""
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity; all of them off Linux)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def thread_count() -> int:
     """``PRESCIENT_THREADS`` when set to a number, else the usable cores (at most
     :data:`MAX_THREADS`)."""
     given = os.environ.get("PRESCIENT_THREADS", "").strip()
     if given.isdigit():
         return max(1, int(given))
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cores))
+    return max(1, min(MAX_THREADS, usable_cores()))
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T], threads: int | None = None) -> list[R]:

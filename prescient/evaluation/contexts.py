@@ -210,15 +210,17 @@ def build_contexts(
     """
     rows: dict[str, list[Any]] = {c: [] for c in CONTEXT_COLUMNS}
 
-    def add(
-        qid: str, rank: int, aid: str | None, date: Any, title: Any, text: Any, n: int | None
-    ) -> None:
-        rows["question_id"].append(qid)
-        rows["rank"].append(rank)
-        rows["article_id"].append(aid)
-        rows["date"].append(dates.optional_date(date))
-        rows["title"].append(truncate_words(_str(title), None))
-        rows["text"].append(truncate_words(_str(text), n))
+    def shown(date: Any, title: Any, text: Any, n: int | None) -> tuple[Any, str, str]:
+        """An article as a context shows it: its day, title and first ``n`` words."""
+        return (
+            dates.optional_date(date),
+            truncate_words(_str(title), None),
+            truncate_words(_str(text), n),
+        )
+
+    def add(qid: str, rank: int, aid: str | None, article: tuple[Any, str, str]) -> None:
+        for column, value in zip(CONTEXT_COLUMNS, (qid, rank, aid, *article), strict=True):
+            rows[column].append(value)
 
     if setting.kind == CLOSED_BOOK:
         return context_frame(rows)
@@ -230,9 +232,10 @@ def build_contexts(
             qid = str(q["question_id"])
             if aid is not None:
                 a = by_id.loc[aid]
-                add(qid, 1, aid, a["date"], a["title"], a["text"], gold_max_words)
+                add(qid, 1, aid, shown(a["date"], a["title"], a["text"], gold_max_words))
             elif _str(q.get("gold_text")) is not None:
-                add(qid, 1, None, None, q.get("gold_title"), q.get("gold_text"), gold_max_words)
+                text = shown(None, q.get("gold_title"), q.get("gold_text"), gold_max_words)
+                add(qid, 1, None, text)
         return context_frame(rows)
     if setting.kind == RAG:
         label = setting.cutoff_label
@@ -248,12 +251,8 @@ def build_contexts(
             raise KeyError(distinct[int(np.flatnonzero(at < 0)[0])])
         found = by_id.iloc[at]
         # each article as shown once, however many questions retrieved it
-        shown = {
-            aid: (
-                dates.optional_date(d),
-                truncate_words(_str(t), None),
-                truncate_words(_str(x), max_words),
-            )
+        as_shown = {
+            aid: shown(d, t, x, max_words)
             for aid, d, t, x in zip(
                 distinct,
                 found["date"].tolist(),
@@ -263,13 +262,7 @@ def build_contexts(
             )
         }
         for qid, rank, aid in zip(hits["question_id"].astype(str), hits["rank"], aids, strict=True):
-            date, title, text = shown[aid]
-            rows["question_id"].append(qid)
-            rows["rank"].append(int(rank))
-            rows["article_id"].append(aid)
-            rows["date"].append(date)
-            rows["title"].append(title)
-            rows["text"].append(text)
+            add(qid, int(rank), aid, as_shown[aid])
         return context_frame(rows)
     raise ValueError(f"unknown setting kind {setting.kind!r}")
 

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from prescient.threads import usable_cores
+
 
 def _idle_cores(sample_s: float = 0.25) -> float | None:
     """How many cores sat idle over a short sample (``/proc/stat``), or None off Linux."""
@@ -51,10 +53,7 @@ def default_threads() -> int:
     """
     if os.environ.get("PRESCIENT_LLAMA_THREADS", "").isdigit():
         return max(1, int(os.environ["PRESCIENT_LLAMA_THREADS"]))
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
+    cores = usable_cores()
     idle = _idle_cores()
     if idle is None:
         return max(1, min(8, cores // 2))
