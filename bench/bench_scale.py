@@ -343,9 +343,11 @@ def configure(
     end: dt.date,
     through: dt.date,
     partition: str = "month",
+    ledger_compression: str = "zstd",
 ) -> None:
     """Point the clone at the synthetic corpus, the loopback models and the paper's budget;
-    the evaluation split by month (``partition``: ``month``) or not (``all``)."""
+    the evaluation split by month (``partition``: ``month``) or not (``all``); the stages'
+    ledger snapshots written as ``ledger_compression`` says (``llm.ledger_compression``)."""
     conf = repo / "conf"
     corpus = yaml.safe_load((conf / "corpus/jsonl.yaml").read_text())
     corpus.update(name="synthetic", path=corpus_path)
@@ -378,7 +380,7 @@ def configure(
     defaults += [{f"model@models.{m}": m} for m in MODELS]
     config["defaults"] = defaults
     config["base"]["through"] = through.isoformat()
-    config["llm"].update(progress=False)
+    config["llm"].update(progress=False, ledger_compression=ledger_compression)
     _dump(conf / "config.yaml", config)
     construct = yaml.safe_load((conf / "construct/default.yaml").read_text())
     construct["models"] = dict(CONSTRUCT_MODELS)
@@ -907,6 +909,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         "days": (end - start).days + 1,
         "span": [start.isoformat(), end.isoformat()],
         "partition": args.partition,
+        "ledger_compression": args.ledger_compression,
         "stages": {},
     }
     # Corpora: the span, and the span plus one day (the same lines for the shared days).
@@ -928,7 +931,14 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(corpus_n)
         configure(
-            repo, server.url, "data/raw/synthetic/news.jsonl.gz", start, end, end, args.partition
+            repo,
+            server.url,
+            "data/raw/synthetic/news.jsonl.gz",
+            start,
+            end,
+            end,
+            args.partition,
+            args.ledger_compression,
         )
         compose(repo, env)
         if args.articles_table:
@@ -1043,6 +1053,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                     end,
                     next_day,
                     args.partition,
+                    args.ledger_compression,
                 )
                 compose(scratch, senv)
                 ms = measured([dvc, "repro"], scratch, senv, log)
@@ -1273,6 +1284,12 @@ def main() -> int:
         choices=("month", "all"),
         default="month",
         help="eval.partitions: by month (default) or one partition",
+    )
+    ap.add_argument(
+        "--ledger-compression",
+        choices=("none", "zstd"),
+        default="zstd",
+        help="llm.ledger_compression of the runs (default zstd, as at the paper's size)",
     )
     ap.add_argument(
         "--latency-ms", type=float, default=0.0, help="loopback model latency per request"

@@ -152,12 +152,15 @@ class Gateway:
         Raises:
             ParamsError: the ``llm`` section is incomplete or invalid.
         """
+        settings = GatewaySettings.from_params(params)
         return cls(
             params.get("models") or {},
             ledger_path,
             stage=stage,
-            settings=GatewaySettings.from_params(params),
-            ledger=open_stage_ledger(ledger_path, cache_dir, texts=texts),
+            settings=settings,
+            ledger=open_stage_ledger(
+                ledger_path, cache_dir, texts=texts, compression=settings.ledger_compression
+            ),
         )
 
     @property

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from prescient.jsonl import cut_partial_tail
+from prescient.llm.ledger_file import is_compressed, spooled
 from prescient.llm.ledger_format import (
     RESPONSE_FIELDS,
     RESPONSE_HASH,
@@ -159,7 +160,10 @@ class Ledger:
         self.missing_texts = 0
         # A descriptor of the file the index describes, opened when it is first read or
         # written: a file replaced meanwhile (an atomic rewrite) is still read as indexed.
+        # A compressed snapshot (prescient.llm.ledger_file) is read from its lines spooled
+        # to a temporary file, and never appended to.
         self._fd: int | None = None
+        self.compressed = is_compressed(self.path)
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
         self.unserved: list[tuple[int, str]] = []
@@ -269,7 +273,11 @@ class Ledger:
         """The open file the index describes (opened now when it is not yet)."""
         with self._index_lock:
             if self._fd is None:
-                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+                if self.compressed:
+                    with spooled(self.path) as spool:  # the unnamed file lives on in the dup
+                        self._fd = os.dup(spool.fileno())
+                else:
+                    self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
                 self._closer = weakref.finalize(self, os.close, self._fd)
             return self._fd
 
@@ -280,7 +288,9 @@ class Ledger:
             return
         # Read through the descriptor lines are read with later: the file indexed is
         # the file read, even if the path is replaced meanwhile.
-        with open(self._descriptor(), "rb", closefd=False) as fh:
+        fd = self._descriptor()
+        os.lseek(fd, 0, os.SEEK_SET)
+        with open(fd, "rb", closefd=False) as fh:
             for raw in fh:
                 if not raw.endswith(b"\n"):
                     logger.warning(
@@ -311,6 +321,8 @@ class Ledger:
         the next call: only newline-terminated lines are read, and a writer's line is
         complete once its newline is in the file.
         """
+        if self.compressed:  # a snapshot, written whole: nothing is ever appended
+            return 0
         with self._index_lock:
             try:
                 size = os.stat(self._path_str).st_size
@@ -367,9 +379,11 @@ class Ledger:
 
     # -- writing --------------------------------------------------------------------
 
-    def check_writable(self) -> None:
+    def check_writable(self, appending: bool = True) -> None:
         """Open the file for appending (creating it, empty, when it is not there), so a
         ledger that cannot take an answer stops its user before any model is asked.
+        ``appending`` False: only its place is checked (a snapshot, rewritten whole),
+        and a compressed one passes.
 
         Raises:
             LedgerNotWritableError: naming the file, why, and the fix.
@@ -384,6 +398,15 @@ class Ledger:
                 "every answer is stored there before it is used, so no model is asked; "
                 "make the file and its directory writable or pass another --ledger path"
             ) from exc
+        if appending and self.compressed:
+            raise LedgerNotWritableError(self._sealed_message())
+
+    def _sealed_message(self) -> str:
+        return (
+            f"{self.path} is a compressed ledger snapshot (zstd frames), which is written "
+            "whole and never appended to; run the stage inside its DVC project (its "
+            "answers then go to the response store) or pass another --ledger path"
+        )
 
     def append(self, entry: Mapping[str, Any], texts: Sequence[str] = ()) -> bytes:
         """Durably append one entry; returns once it is fsync'd. Thread- and process-safe.
@@ -553,6 +576,8 @@ class Ledger:
     def _write(self, lines: list[bytes], pooled: Mapping[str, str] | None = None) -> int:
         """Append ``lines`` under the file lock, fsync'd, after the ``pooled`` texts they
         refer to are in the store's pool; returns the offset of the first."""
+        if self.compressed:
+            raise LedgerNotWritableError(self._sealed_message())
         if pooled and self.pool is not None:
             self.pool.add(pooled)
         data = b"".join(lines)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from prescient.llm.ledger_file import open_lines
 from prescient.llm.ledger_format import parse_line
 from prescient.llm.text_pool import POOLED, TextPool, expand_entry, expand_with, open_pool
 
@@ -39,6 +40,8 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
     ``pool`` (default: the pool beside a store file); a text the pool lacks, or whose
     bytes changed, is the line's problem.
 
+    A compressed snapshot (:mod:`prescient.llm.ledger_file`) is read as its lines.
+
     The audit (``prescient ledger verify``) needs the problems; readers that only want
     the entries use :func:`read_entries`.
     """
@@ -47,7 +50,7 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
         return
     opened: TextPool | None = None  # the pool beside a store file, opened here
     try:
-        with open(path, "rb") as fh:
+        with open_lines(path) as fh:
             for number, raw in enumerate(fh, start=1):
                 if not raw.endswith(b"\n"):
                     yield Line(number, None, PARTIAL)

@@ -4,7 +4,8 @@ Every value lives in ``conf/config.yaml``; this module states types and bounds o
 Most keys change how a request travels (attempts, waits, timeouts, transport, progress
 bar), never what a model is asked, so stages do not declare them in dvc.yaml and
 changing them re-runs nothing. ``max_failed_share`` decides whether a stage with failed
-calls counts as done, so the stages that call models declare it. ``max_cost_usd`` is not
+calls counts as done, and ``ledger_compression`` decides the bytes of a stage's
+ledger, so the stages that call models declare both. ``max_cost_usd`` is not
 declared: a stage it stops writes no outputs (:mod:`prescient.llm.ceiling`), so raising
 it reruns that stage anyway and nothing else.
 """
@@ -46,6 +47,10 @@ class GatewaySettings(Settings):
             limit, which also bounds a lower value).
         batch_max_in_flight: the most batch jobs of one model submitted and not yet
             collected at once.
+        ledger_compression: how a stage's ledger snapshot holds its lines: ``none``
+            (JSON Lines) or ``zstd`` (zstd frames of the same lines,
+            :mod:`prescient.llm.ledger_file`). It changes the snapshot's bytes, so the
+            stages that write one declare it.
     """
 
     max_tries: int = Field(ge=1)
@@ -60,6 +65,7 @@ class GatewaySettings(Settings):
     batch_poll_s: float = Field(gt=0)
     batch_max_requests: int | None = Field(ge=1)
     batch_max_in_flight: int = Field(ge=1)
+    ledger_compression: Literal["none", "zstd"]
 
     @model_validator(mode="after")
     def _cap_covers_base(self) -> GatewaySettings:

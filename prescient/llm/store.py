@@ -27,7 +27,9 @@ paid for again. So answers live in two places, with different jobs:
   and pulls, and what every number traces back to; it holds no history, so the same
   requests and answers give the same bytes on every machine. Its lines refer to the
   texts their requests quoted in the store's pool (the tables the texts came from
-  travel with it and refill the pool in a clone that lacks it).
+  travel with it and refill the pool in a clone that lacks it). With
+  ``llm.ledger_compression: zstd`` it is written as zstd frames of the same lines
+  (:mod:`prescient.llm.ledger_file`), read back alike.
 
 A request is answered by the stage's ledger first (the answers its current outputs
 came from, also when they were pulled from a peer: a rerun reproduces them exactly),
@@ -59,6 +61,7 @@ from prescient.llm.ledger import (
     utf8_json,
     with_response_hash,
 )
+from prescient.llm.ledger_file import COMPRESSIONS, Compression, compressed
 from prescient.llm.text_pool import (
     MIN_CHARS,
     POOLED,
@@ -142,6 +145,9 @@ class StageLedger:
             store's pool when the recorded ledger refers to texts the pool lacks (a
             ledger pulled from a peer). Without it the snapshot holds every text (the
             store still keeps each once).
+        compression: how the snapshot file holds its lines (``llm.ledger_compression``,
+            :mod:`prescient.llm.ledger_file`): ``none``, JSON Lines; ``zstd``, zstd
+            frames of the same lines. Either is read back alike.
 
     Attributes:
         recorded: the stage's ledger as it was found (read only).
@@ -155,8 +161,10 @@ class StageLedger:
         store: str | os.PathLike[str],
         run_log: str | os.PathLike[str] | None = None,
         texts: Callable[[], Iterable[str]] | None = None,
+        compression: Compression = "none",
     ) -> None:
         self.snapshot_path = Path(path)
+        self.compression = compression
         self.run_log = None if run_log is None else Path(run_log)
         self.store = Ledger(store)
         self.pool = self.store.pool
@@ -205,7 +213,7 @@ class StageLedger:
     def check_writable(self) -> None:
         """Both the store and the stage's ledger take writes (LedgerNotWritableError)."""
         self.store.check_writable()
-        self.recorded.check_writable()
+        self.recorded.check_writable(appending=False)
         self._import_recorded()
 
     def _import_recorded(self) -> None:
@@ -312,7 +320,9 @@ class StageLedger:
         """
         keys = sorted(self._used)
         self._store_pending()
-        write_lines(self.snapshot_path, (self._snapshot_line(key) for key in keys))
+        write_lines(
+            self.snapshot_path, (self._snapshot_line(key) for key in keys), self.compression
+        )
         return len(keys)
 
     def _snapshot_line(self, key: str) -> bytes:
@@ -381,11 +391,17 @@ def entry_line(entry: Mapping[str, Any]) -> bytes:
     return utf8_json(with_response_hash(entry)) + b"\n"
 
 
-def write_lines(path: str | os.PathLike[str], lines: Iterable[bytes]) -> None:
-    """Write ledger lines (each ending in a newline) as one file, atomically."""
+def write_lines(
+    path: str | os.PathLike[str], lines: Iterable[bytes], compression: Compression = "none"
+) -> None:
+    """Write ledger lines (each ending in a newline) as one file, atomically; with
+    ``compression`` ``zstd``, as zstd frames of them (:mod:`prescient.llm.ledger_file`)."""
+    if compression not in COMPRESSIONS:
+        raise ValueError(f"unknown ledger compression {compression!r} (one of {COMPRESSIONS})")
+    chunks = compressed(lines) if compression == "zstd" else lines
     with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        for line in lines:
-            fh.write(line)
+        for chunk in chunks:
+            fh.write(chunk)
 
 
 def write_entries(path: str | os.PathLike[str], entries: Iterable[Mapping[str, Any]]) -> None:
@@ -398,15 +414,17 @@ def open_stage_ledger(
     cache: CacheDir,
     root: str | os.PathLike[str] = ".",
     texts: Callable[[], Iterable[str]] | None = None,
+    compression: Compression = "none",
 ) -> Ledger | StageLedger:
     """The ledger a stage works through: over the store under DVC's cache directory
-    ``cache`` (the project at ``root``), else (``cache`` None) the file alone; ``texts``:
-    see :class:`StageLedger`."""
+    ``cache`` (the project at ``root``), else (``cache`` None) the file alone, appended
+    to as it goes (so never compressed); ``texts`` and ``compression``: see
+    :class:`StageLedger`."""
     store = store_path(path, cache, root)
     if cache is None or store is None:
         logger.info("%s: outside a DVC project; the ledger is its own store", path)
         return Ledger(path)
-    return StageLedger(path, store, Path(cache) / RUN_LOG, texts)
+    return StageLedger(path, store, Path(cache) / RUN_LOG, texts, compression)
 
 
 def finish_ledger(ledger: Ledger | StageLedger) -> None:

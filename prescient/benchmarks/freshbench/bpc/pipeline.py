@@ -196,7 +196,7 @@ def run_bpc(
                 path,
                 stage=STAGE,
                 settings=llm,
-                ledger=open_stage_ledger(path, cache_dir),
+                ledger=open_stage_ledger(path, cache_dir, compression=llm.ledger_compression),
             ) as gateway:
                 params = method_params(spec, settings)
                 results = score_documents(gateway, spec, scored, params, options)

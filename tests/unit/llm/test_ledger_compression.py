@@ -1,0 +1,154 @@
+"""Compressed ledger snapshots (``llm.ledger_compression: zstd``): the same lines, fewer
+bytes, the same bytes on every run, and read back by every reader as a plain one is."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from prescient.llm.gateway import Gateway
+from prescient.llm.ledger import Ledger, LedgerNotWritableError, iter_lines, read_entries
+from prescient.llm.ledger_file import FRAME_BYTES, MAGIC, compressed, is_compressed, open_lines
+from prescient.llm.store import open_stage_ledger, write_lines
+from prescient.llm.types import LLMRequest
+from prescient.plumbing.locations import dvc_cache_dir
+from tests.support.llm import llm_settings, model_spec
+
+
+def project(root: Path) -> Path:
+    (root / ".dvc").mkdir(parents=True)
+    (root / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    return root
+
+
+def gateway(root: Path, ledger: Path, compression: str) -> Gateway:
+    return Gateway(
+        {"m": model_spec("m", "scripted/echo", concurrency=1)},
+        ledger,
+        stage="t",
+        settings=llm_settings(progress=False, ledger_compression=compression),
+        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root, compression=compression),  # type: ignore[arg-type]
+    )
+
+
+def run(root: Path, ledger: Path, compression: str, n: int) -> tuple[int, list[str]]:
+    """Ask n questions through a stage gateway; (calls sent, replies)."""
+    requests = [LLMRequest("m", [{"role": "user", "content": f"q{i} " * 40}]) for i in range(n)]
+    with gateway(root, ledger, compression) as gw:
+        out = gw.complete_many(requests)
+        gw.finish()
+        return gw.stats.calls, [r.text or "" for r in out]
+
+
+def test_a_compressed_snapshot_holds_the_plain_snapshots_lines(tmp_path: Path) -> None:
+    plain_root, zstd_root = project(tmp_path / "plain"), project(tmp_path / "zstd")
+    plain, packed = plain_root / "data/llm/t.jsonl", zstd_root / "data/llm/t.jsonl"
+    assert run(plain_root, plain, "none", 30)[0] == 30
+    assert run(zstd_root, packed, "zstd", 30)[0] == 30
+    assert not is_compressed(plain) and is_compressed(packed)
+    assert packed.read_bytes()[:4] == MAGIC
+    with open_lines(packed) as fh:
+        lines = fh.read()
+    # The same lines as the plain snapshot, apart from the run's own timings.
+    strip = ("latency_s", "timestamp")
+    assert [
+        {k: v for k, v in json.loads(x).items() if k not in strip} for x in lines.splitlines()
+    ] == [
+        {k: v for k, v in json.loads(x).items() if k not in strip}
+        for x in plain.read_bytes().splitlines()
+    ]
+    assert len(packed.read_bytes()) < len(lines) / 4
+    # Every reader reads it: the entries, the lines with their problems, the index.
+    assert [e["key"] for e in read_entries(packed)] == [e["key"] for e in read_entries(plain)]
+    assert all(line.problem is None for line in iter_lines(packed))
+    index = Ledger(packed, pool=None)
+    assert len(index) == 30 and index.compressed
+    first = json.loads(lines.splitlines()[0])
+    assert index.get(first["key"])["response"] == first["response"]  # type: ignore[index]
+    assert index.refresh() == 0
+    index.close()
+
+
+def test_a_rerun_over_a_compressed_snapshot_asks_nothing_and_writes_the_same_bytes(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    calls, replies = run(root, ledger, "zstd", 25)
+    written = ledger.read_bytes()
+    # DVC restores the committed snapshot; the store is gone (a clone that pulled it).
+    store = root / ".dvc/cache/prescient"
+    for path in sorted(store.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    again, replies_again = run(root, ledger, "zstd", 25)
+    assert again == 0 and replies_again == replies
+    assert ledger.read_bytes() == written
+    # Turned off, the same entries come back as JSON Lines, and on again as the same frames.
+    assert run(root, ledger, "none", 25)[0] == 0
+    assert ledger.read_bytes()[:1] == b"{"
+    with open_lines(ledger) as fh:
+        plain_lines = fh.read()
+    assert run(root, ledger, "zstd", 25)[0] == 0
+    assert ledger.read_bytes() == written
+    with open_lines(ledger) as fh:
+        assert fh.read() == plain_lines
+
+
+def test_the_frames_depend_on_the_lines_alone(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"key": f"{i:064x}", "text": "word " * (i % 300)}).encode() + b"\n"
+        for i in range(12000)
+    ]
+    assert sum(map(len, lines)) > 2 * FRAME_BYTES  # several frames
+    one = tmp_path / "one.jsonl"
+    write_lines(one, iter(lines), "zstd")
+    two = tmp_path / "two.jsonl"
+    write_lines(two, list(lines), "zstd")
+    assert one.read_bytes() == two.read_bytes() == b"".join(compressed(lines))
+    with open_lines(one) as fh:
+        assert fh.read() == b"".join(lines)
+    with pytest.raises(ValueError, match="unknown ledger compression"):
+        write_lines(tmp_path / "x.jsonl", lines, "gzip")  # type: ignore[arg-type]
+
+
+def test_the_zstd_tool_reads_a_compressed_snapshot(tmp_path: Path) -> None:
+    tool = subprocess.run(["which", "zstd"], capture_output=True, text=True).stdout.strip()
+    if not tool:
+        pytest.skip("no zstd command on this machine")
+    lines = [f'{{"n":{i}}}\n'.encode() for i in range(200_000)]
+    path = tmp_path / "l.jsonl"
+    write_lines(path, lines, "zstd")
+    out = subprocess.run([tool, "-dc", str(path)], capture_output=True, check=True).stdout
+    assert out == b"".join(lines)
+
+
+def test_a_compressed_ledger_is_never_appended_to(tmp_path: Path) -> None:
+    path = tmp_path / "l.jsonl"
+    write_lines(path, [b'{"n":1}\n'], "zstd")
+    before = path.read_bytes()
+    ledger = Ledger(path, pool=None)
+    with pytest.raises(LedgerNotWritableError, match="compressed ledger snapshot"):
+        ledger.check_writable()
+    ledger.check_writable(appending=False)  # a snapshot's place: rewritten whole
+    with pytest.raises(OSError, match="compressed ledger snapshot"):
+        ledger.append({"key": "k", "messages": [], "response": "x"})
+    assert path.read_bytes() == before
+
+
+def test_the_ledger_command_verifies_and_exports_a_compressed_snapshot(tmp_path: Path) -> None:
+    root = project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    run(root, ledger, "zstd", 5)
+    cli = [sys.executable, "-m", "prescient", "ledger"]
+    verify = subprocess.run([*cli, "verify", str(ledger)], capture_output=True, text=True)
+    assert verify.returncode == 0, verify.stderr
+    out = tmp_path / "export.csv"
+    export = subprocess.run(
+        [*cli, "export", str(ledger), "--out", str(out)], capture_output=True, text=True
+    )
+    assert export.returncode == 0, export.stderr
+    assert len(out.read_text().splitlines()) == 6
