@@ -164,6 +164,7 @@ class Ledger:
         # to a temporary file, and never appended to.
         self._fd: int | None = None
         self.compressed = is_compressed(self.path)
+        self._spool_problem: str | None = None
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
         self.unserved: list[tuple[int, str]] = []
@@ -274,7 +275,8 @@ class Ledger:
         with self._index_lock:
             if self._fd is None:
                 if self.compressed:
-                    with spooled(self.path) as spool:  # the unnamed file lives on in the dup
+                    spool, self._spool_problem = spooled(self.path)
+                    with spool:  # the unnamed file lives on in the dup
                         self._fd = os.dup(spool.fileno())
                 else:
                     self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
@@ -300,6 +302,8 @@ class Ledger:
                 self._lines += 1
                 self._take(self._lines, raw, self._offset, count_failures=True)
                 self._offset += len(raw)
+        if self._spool_problem is not None:
+            self.damaged.append((self._lines + 1, self._spool_problem))
         self._warn("damaged lines skipped", self.damaged)
         self._warn("answers not served (forged key or changed answer)", self.unserved)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO, Literal
@@ -33,6 +32,9 @@ MAGIC = b"\x28\xb5\x2f\xfd"
 
 LEVEL = 9
 """zstd's level for snapshots: about 9x on evaluation ledgers, at about 150 MB/s."""
+
+UNREADABLE = "compressed snapshot unreadable from here (damaged or cut; pull it again)"
+"""The problem of the first line a damaged compressed snapshot could not give."""
 
 FRAME_BYTES = 1 << 22
 """Input per frame (whole lines; a frame ends after the line that reaches it)."""
@@ -74,15 +76,21 @@ def open_lines(path: str | os.PathLike[str]) -> IO[bytes]:
     return io.BufferedReader(pa.CompressedInputStream(pa.OSFile(os.fspath(path)), "zstd"))
 
 
-def spooled(path: str | os.PathLike[str]) -> IO[bytes]:
+def spooled(path: str | os.PathLike[str]) -> tuple[IO[bytes], str | None]:
     """A compressed ledger's lines in an unnamed temporary file (removed when closed),
-    for readers that read a line where an index says it is."""
+    for readers that read a line where an index says it is, and what stopped the
+    decompression (None: nothing). A damaged or cut file keeps the whole lines before the
+    damage; the rest is the problem, not an exception."""
     out = tempfile.TemporaryFile()  # noqa: SIM115 (returned open; the caller closes it)
+    problem = None
     try:
         with open_lines(path) as src:
-            shutil.copyfileobj(src, out, 1 << 20)
+            try:
+                out.writelines(src)  # line by line: a failed read loses no whole line
+            except OSError as exc:
+                problem = f"{UNREADABLE}: {exc}"
         out.flush()
     except BaseException:
         out.close()
         raise
-    return out
+    return out, problem

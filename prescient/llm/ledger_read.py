@@ -12,9 +12,9 @@ import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
-from prescient.llm.ledger_file import open_lines
+from prescient.llm.ledger_file import UNREADABLE, is_compressed, open_lines
 from prescient.llm.ledger_format import parse_line
 from prescient.llm.text_pool import POOLED, TextPool, expand_entry, expand_with, open_pool
 
@@ -51,7 +51,10 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
     opened: TextPool | None = None  # the pool beside a store file, opened here
     try:
         with open_lines(path) as fh:
-            for number, raw in enumerate(fh, start=1):
+            for number, raw in enumerate(_raw_lines(fh, is_compressed(path)), start=1):
+                if isinstance(raw, str):  # a damaged compressed snapshot: the rest is lost
+                    yield Line(number, None, raw)
+                    return
                 if not raw.endswith(b"\n"):
                     yield Line(number, None, PARTIAL)
                     return
@@ -69,6 +72,18 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
     finally:
         if opened is not None:
             opened.close()
+
+
+def _raw_lines(fh: IO[bytes], compressed: bool) -> Iterator[bytes | str]:
+    """The file's lines; for a compressed snapshot that stops decompressing (damaged or
+    cut), the whole lines before the damage, then what stopped it."""
+    if not compressed:
+        yield from fh
+        return
+    try:
+        yield from fh
+    except OSError as exc:
+        yield f"{UNREADABLE}: {exc}"
 
 
 def read_entries(

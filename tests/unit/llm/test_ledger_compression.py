@@ -152,3 +152,24 @@ def test_the_ledger_command_verifies_and_exports_a_compressed_snapshot(tmp_path:
     )
     assert export.returncode == 0, export.stderr
     assert len(out.read_text().splitlines()) == 6
+
+
+def test_a_damaged_compressed_snapshot_gives_its_whole_lines_and_names_the_rest(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    run(root, ledger, "zstd", 400)
+    with open_lines(ledger) as fh:
+        whole = fh.read().splitlines(keepends=True)
+    data = ledger.read_bytes()
+    for damaged in (data[: len(data) // 2], data[:40] + b"\x00" * 64 + data[104:]):
+        ledger.write_bytes(damaged)
+        lines = list(iter_lines(ledger))  # never raises
+        good = [line for line in lines if line.entry is not None]
+        assert lines[-1].entry is None and "unreadable" in str(lines[-1].problem)
+        assert lines[-1].number == len(good) + 1 < len(whole)
+        index = Ledger(ledger, pool=None)
+        assert len(index) == len(good)
+        assert index.damaged == [(len(good) + 1, lines[-1].problem)]
+        index.close()
