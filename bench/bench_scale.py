@@ -418,12 +418,20 @@ def compose(repo: Path, env: dict[str, str]) -> None:
     checked([sys.executable, "-m", "prescient", "params", "compose"], repo, env, "params compose")
 
 
+CACHE_TYPE: str | None = None
+"""DVC's ``cache.type`` in the clones (``--cache-type``; None: DVC's default,
+``reflink,copy``), set in each clone's ``.dvc/config.local``."""
+
+
 def clone(repo: Path, env: dict[str, str]) -> None:
     if repo.exists():
         shutil.rmtree(repo)
     repo.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(["git", "clone", "-q", str(ROOT), str(repo)], check=True)
     (repo / ".venv").symlink_to(ROOT / ".venv")
+    if CACHE_TYPE:
+        dvc = str(ROOT / ".venv/bin/dvc")
+        checked([dvc, "config", "--local", "cache.type", CACHE_TYPE], repo, env, "dvc config")
 
 
 def stage_order(repo: Path, env: dict[str, str]) -> list[str]:
@@ -505,7 +513,10 @@ def lock_bytes(repo: Path, stage: str) -> int:
     return int(sum(int(o.get("size", 0)) for o in entry.get("outs", [])))
 
 
-def du(path: Path, exclude: tuple[Path, ...] = ()) -> int:
+def du(path: Path, exclude: tuple[Path, ...] = (), seen: set[tuple[int, int]] | None = None) -> int:
+    """Bytes of the files under ``path`` (symbolic links not followed); with ``seen``, a
+    file with several names (a hard link: DVC's cache and the workspace with
+    ``cache.type hardlink``) counts where it is first met, once over every call sharing it."""
     total = 0
     for dirpath, dirnames, filenames in os.walk(path):
         d = Path(dirpath)
@@ -513,7 +524,12 @@ def du(path: Path, exclude: tuple[Path, ...] = ()) -> int:
         for f in filenames:
             p = d / f
             if not p.is_symlink():
-                total += p.stat().st_size
+                st = p.stat()
+                if seen is not None:
+                    if (st.st_dev, st.st_ino) in seen:
+                        continue
+                    seen.add((st.st_dev, st.st_ino))
+                total += st.st_size
     return total
 
 
@@ -529,9 +545,10 @@ def disk(repo: Path) -> dict[str, float]:
     pool = cache / "prescient" / "texts.jsonl"
     mb = 2**20
     pool_bytes = pool.stat().st_size if pool.exists() else 0
+    seen: set[tuple[int, int]] = set()  # a hard-linked output counts in the workspace
     return {
-        "workspace_mb": round(du(repo, (cache, repo / ".git", repo / ".venv")) / mb, 1),
-        "dvc_cache_mb": round((du(cache, (store, *kept)) - pool_bytes) / mb, 1),
+        "workspace_mb": round(du(repo, (cache, repo / ".git", repo / ".venv"), seen) / mb, 1),
+        "dvc_cache_mb": round((du(cache, (store, *kept), seen) - pool_bytes) / mb, 1),
         "kept_work_mb": round(sum(du(k) for k in kept) / mb, 1),
         "retrieval_store_mb": round(du(kept[2]) / mb, 1),
         "response_store_mb": round(du(store) / mb, 1),
@@ -910,6 +927,7 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         "span": [start.isoformat(), end.isoformat()],
         "partition": args.partition,
         "ledger_compression": args.ledger_compression,
+        "cache_type": args.cache_type,
         "stages": {},
     }
     # Corpora: the span, and the span plus one day (the same lines for the shared days).
@@ -1292,6 +1310,10 @@ def main() -> int:
         help="llm.ledger_compression of the runs (default zstd, as at the paper's size)",
     )
     ap.add_argument(
+        "--cache-type",
+        help="DVC's cache.type in the clones (e.g. hardlink; default: DVC's, reflink,copy)",
+    )
+    ap.add_argument(
         "--latency-ms", type=float, default=0.0, help="loopback model latency per request"
     )
     ap.add_argument(
@@ -1376,8 +1398,9 @@ def main() -> int:
     if args.serve is not None:
         serve(args.serve, args.latency_ms / 1000)
         return 0
-    global MEM_LIMIT_GB
+    global MEM_LIMIT_GB, CACHE_TYPE
     MEM_LIMIT_GB = args.mem_limit_gb
+    CACHE_TYPE = args.cache_type
     if Path(args.workdir).resolve().is_relative_to(ROOT):
         raise SystemExit("--workdir must be outside the repository")
     results: dict[str, Any] = {}
