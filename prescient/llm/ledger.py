@@ -1,7 +1,9 @@
 """The response ledger: every request and response, appended durably as it arrives.
 
 One JSON object per line (JSON Lines), so DVC caches it as one file and a peer who
-``dvc pull``s it can read it with any tool. A line is written, flushed and fsync'd
+``dvc pull``s it can read it with any tool. (A stage's snapshot, written whole when the
+stage is done, may instead hold zstd frames of the same lines: :mod:`prescient.llm.ledger_file`;
+this class reads one, and never appends to it.) A line is written, flushed and fsync'd
 under an exclusive file lock before the caller sees the result, so a process killed at
 any moment leaves at most a torn last line, which readers skip and the next writer cuts
 off before appending.
