@@ -218,3 +218,54 @@ def test_a_text_that_cannot_be_stored_leaves_no_line(
         asyncio.run(ledger.append_async(entry("Will it fall?", ARTICLE_A), texts=[ARTICLE_A]))
     assert not path.exists() or path.read_bytes() == b""
     assert len(Ledger(path)) == 0
+
+
+def test_a_compressed_snapshot_refers_to_the_texts_and_a_clone_refills_its_pool(
+    tmp_path: Path,
+) -> None:
+    asked = [(entry("Will it pass?", ARTICLE_A, ARTICLE_B), (ARTICLE_A, ARTICLE_B))]
+    asked.append((entry("Will it fall?", ARTICLE_A), (ARTICLE_A,)))
+    made = {}
+    for compression in ("none", "zstd"):
+        root = tmp_path / compression
+        snapshot = root / "data/llm/evaluate/m.jsonl"
+        store = store_path(snapshot, root / ".dvc/cache", root)
+        assert store is not None
+        ledger = StageLedger(
+            snapshot, store, texts=lambda: [ARTICLE_A, ARTICLE_B], compression=compression
+        )
+        for e, texts in asked:
+            ledger.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
+            ledger.append({**e, "stage": "evaluate"}, texts)
+        ledger.write_snapshot()
+        ledger.close()
+        made[compression] = snapshot.read_bytes()
+        # A clone that pulled the snapshot and not the store: the pool is refilled from
+        # the tables, every answer is served, and the snapshot is written again the same.
+        (root / ".dvc/cache/prescient/texts.jsonl").unlink()
+        store.unlink()
+        pulled = StageLedger(
+            snapshot, store, texts=lambda: [ARTICLE_A, ARTICLE_B], compression=compression
+        )
+        assert pulled.recorded.missing_texts == 0 and pulled.recorded.compressed == (
+            compression == "zstd"
+        )
+        pulled.check_writable()
+        assert pulled.imported == 2
+        for e, texts in asked:
+            pulled.note_request(str(e["key"]), {"stage": "evaluate"}, texts)
+            assert pulled.get(str(e["key"])) == dict(with_response_hash({**e, "stage": "evaluate"}))
+        pulled.write_snapshot()
+        pulled.close()
+        assert snapshot.read_bytes() == made[compression]
+        assert verify([str(snapshot)], TextPool(root / ".dvc/cache/prescient/texts.jsonl")) == (
+            2,
+            [],
+        )
+    assert made["zstd"][:4] == b"\x28\xb5\x2f\xfd" and made["none"][:1] == b"{"
+    import pyarrow as pa
+
+    assert (
+        pa.decompress(made["zstd"], decompressed_size=len(made["none"]), codec="zstd", asbytes=True)
+        == made["none"]
+    )
