@@ -196,7 +196,9 @@ def _row_values(
 
 def row_scores(probs: Sequence[float], answer_index: int, qtype: str) -> tuple[float, ...]:
     """The declared item scores of one forecast in order: ``(brier, log_score)``."""
-    return tuple(row_score_values(probs, answer_index, qtype).values())
+    return _row_values(
+        tuple(float(p) for p in probs), int(answer_index), qtype != TF, item_scores()
+    )
 
 
 def crowd_probs(value: object, qtype: str, n: int) -> tuple[float, ...] | None:

@@ -66,10 +66,11 @@ def compressed(lines: Iterable[bytes]) -> Iterator[bytes]:
         yield codec.compress(b"".join(block), asbytes=True)
 
 
-def open_lines(path: str | os.PathLike[str]) -> IO[bytes]:
+def open_lines(path: str | os.PathLike[str], compressed: bool | None = None) -> IO[bytes]:
     """The ledger file at ``path`` opened for reading its lines (``for raw in fh``),
-    decompressed on the way when it holds zstd frames."""
-    if not is_compressed(path):
+    decompressed on the way when it holds zstd frames (``compressed``: whether it does,
+    when the caller has looked already; None: look)."""
+    if not (is_compressed(path) if compressed is None else compressed):
         return open(path, "rb")
     import pyarrow as pa
 
@@ -84,7 +85,7 @@ def spooled(path: str | os.PathLike[str]) -> tuple[IO[bytes], str | None]:
     out = tempfile.TemporaryFile()  # noqa: SIM115 (returned open; the caller closes it)
     problem = None
     try:
-        with open_lines(path) as src:
+        with open_lines(path, True) as src:
             try:
                 out.writelines(src)  # line by line: a failed read loses no whole line
             except OSError as exc:

@@ -50,8 +50,9 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
         return
     opened: TextPool | None = None  # the pool beside a store file, opened here
     try:
-        with open_lines(path) as fh:
-            for number, raw in enumerate(_raw_lines(fh, is_compressed(path)), start=1):
+        compressed = is_compressed(path)
+        with open_lines(path, compressed) as fh:
+            for number, raw in enumerate(_raw_lines(fh, compressed), start=1):
                 if isinstance(raw, str):  # a damaged compressed snapshot: the rest is lost
                     yield Line(number, None, raw)
                     return

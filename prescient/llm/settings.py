@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
+from prescient.llm.ledger_file import Compression
 from prescient.settings import ParamsError, Settings, load_settings, section
 
 
@@ -65,7 +66,7 @@ class GatewaySettings(Settings):
     batch_poll_s: float = Field(gt=0)
     batch_max_requests: int | None = Field(ge=1)
     batch_max_in_flight: int = Field(ge=1)
-    ledger_compression: Literal["none", "zstd"]
+    ledger_compression: Compression
 
     @model_validator(mode="after")
     def _cap_covers_base(self) -> GatewaySettings:
