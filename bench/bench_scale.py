@@ -561,11 +561,14 @@ def disk(repo: Path) -> dict[str, float]:
 def distinct_text(store: Path, pool: Path) -> int:
     """Bytes (UTF-8) of the text the store's distinct requests sent, each quoted article
     once: every distinct request's messages without the texts it quoted, and the pool's
-    texts. (A store written before the pool counts every article it holds each time.)"""
+    texts. (A store written before the pool counts every article it holds each time.)
+    A store file's sealed part (zstd frames) is read as its lines."""
+    from prescient.llm.ledger_file import open_lines
+
     seen: set[str] = set()
     total = 0
     for path in sorted(store.rglob("*.jsonl")):
-        with open(path, "rb") as fh:
+        with open_lines(path) as fh:
             for raw in fh:
                 try:
                     entry = json.loads(raw)

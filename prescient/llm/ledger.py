@@ -26,7 +26,9 @@ from here too (``__all__``): the ledger is one thing to its users.
 In the response store, the long texts a request quotes (retrieved articles) are written
 once, to the store's text pool, and the line refers to them (:mod:`prescient.llm.text_pool`);
 every read (:meth:`Ledger.get`, :meth:`Ledger.line`, the index built on loading) puts
-them back first, so a user of the ledger sees the entry and the line as written.
+them back first, so a user of the ledger sees the entry and the line as written. A store
+file's lines may also sit in its sealed part, zstd frames beside it
+(:mod:`prescient.llm.store_seal`): they are read first, then the file's own.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ from prescient.llm.ledger_format import (
     with_response_hash,
 )
 from prescient.llm.ledger_read import PARTIAL, Line, iter_lines, read_entries
+from prescient.llm.store_seal import hold_users, sealed_path
 from prescient.llm.text_pool import (
     POOLED,
     PooledTextError,
@@ -160,6 +163,17 @@ class Ledger:
         # them (prescient.llm.text_pool).
         self.pool = open_pool(self.path) if isinstance(pool, str) else pool
         self.missing_texts = 0
+        # A store file: its sealed part's lines come first (an unnamed temporary file of
+        # them, spooled on loading, at offsets below _base; the file's own lines are at
+        # _base and on), and this reader holds the users' lock that keeps it from being
+        # sealed while it is read (prescient.llm.store_seal).
+        in_store = isinstance(pool, str) and self.pool is not None
+        self._sealed = sealed_path(self.path) if in_store else None
+        self._sealed_fd: int | None = None
+        self._base = 0
+        self._users = hold_users(self.path) if in_store else None
+        if self._users is not None:
+            self._users_closer = weakref.finalize(self, os.close, self._users)
         # A descriptor of the file the index describes, opened when it is first read or
         # written: a file replaced meanwhile (an atomic rewrite) is still read as indexed.
         # A compressed snapshot (prescient.llm.ledger_file) is read from its lines spooled
@@ -241,8 +255,12 @@ class Ledger:
     def _raw_at(self, ref: int) -> bytes:
         """The line at ``ref`` as the file holds it."""
         offset, length = ref >> _LENGTH_BITS, ref & _LENGTH_MASK
+        if offset < self._base and self._sealed_fd is not None:
+            fd = self._sealed_fd
+        else:
+            fd, offset = self._descriptor(), offset - self._base
         start = max(offset - 1, 0)
-        data = os.pread(self._descriptor(), length + offset - start, start)
+        data = os.pread(fd, length + offset - start, start)
         line = data[offset - start :]
         if len(line) != length or not line.endswith(b"\n") or (offset and data[:1] != b"\n"):
             raise OSError(
@@ -288,7 +306,9 @@ class Ledger:
     # -- reading --------------------------------------------------------------------
 
     def _load(self) -> None:
+        self._load_sealed()
         if not self.path.is_file():  # a directory: check_writable says so
+            self._warn("damaged lines skipped", self.damaged)
             return
         # Read through the descriptor lines are read with later: the file indexed is
         # the file read, even if the path is replaced meanwhile.
@@ -302,12 +322,32 @@ class Ledger:
                     )
                     break
                 self._lines += 1
-                self._take(self._lines, raw, self._offset, count_failures=True)
+                self._take(self._lines, raw, self._base + self._offset, count_failures=True)
                 self._offset += len(raw)
         if self._spool_problem is not None:
             self.damaged.append((self._lines + 1, self._spool_problem))
         self._warn("damaged lines skipped", self.damaged)
         self._warn("answers not served (forged key or changed answer)", self.unserved)
+
+    def _load_sealed(self) -> None:
+        """Index a store file's sealed part, spooled to an unnamed temporary file."""
+        if self._sealed is None or not self._sealed.is_file():
+            return
+        spool, problem = spooled(self._sealed)
+        with spool:  # the unnamed file lives on in the dup
+            self._sealed_fd = os.dup(spool.fileno())
+        self._sealed_closer = weakref.finalize(self, os.close, self._sealed_fd)
+        os.lseek(self._sealed_fd, 0, os.SEEK_SET)
+        with open(self._sealed_fd, "rb", closefd=False) as fh:
+            for raw in fh:
+                if not raw.endswith(b"\n"):
+                    problem = problem or PARTIAL
+                    break
+                self._lines += 1
+                self._take(self._lines, raw, self._base, count_failures=True)
+                self._base += len(raw)
+        if problem is not None:
+            self.damaged.append((self._lines + 1, f"{self._sealed.name}: {problem}"))
 
     def _warn(self, what: str, found: list[tuple[int, str]]) -> None:
         if found:
@@ -345,7 +385,7 @@ class Ledger:
             at = self._offset
             for raw in lines:
                 self._lines += 1
-                self._take(self._lines, raw, at, count_failures=False)
+                self._take(self._lines, raw, self._base + at, count_failures=False)
                 at += len(raw)
             self._offset += end
             return len(lines)
@@ -574,6 +614,9 @@ class Ledger:
             self._thread = None
         if self.pool is not None:
             self.pool.close()
+        if self._users is not None:  # a store file: it may be sealed from now on
+            self._users_closer()
+            self._users = None
         with self._index_lock:
             if self._fd is not None:
                 self._closer()
@@ -581,7 +624,8 @@ class Ledger:
 
     def _write(self, lines: list[bytes], pooled: Mapping[str, str] | None = None) -> int:
         """Append ``lines`` under the file lock, fsync'd, after the ``pooled`` texts they
-        refer to are in the store's pool; returns the offset of the first."""
+        refer to are in the store's pool; returns where the first is (:func:`line_ref`'s
+        offset: after a store file's sealed lines)."""
         if self.compressed:
             raise LedgerNotWritableError(self._sealed_message())
         if pooled and self.pool is not None:
@@ -610,7 +654,7 @@ class Ledger:
             finally:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
         self._descriptor()  # the file just written, when it was new
-        return start
+        return self._base + start
 
 
 def entry_of_line(line: bytes) -> dict[str, Any]:

@@ -29,7 +29,9 @@ paid for again. So answers live in two places, with different jobs:
   texts their requests quoted in the store's pool (the tables the texts came from
   travel with it and refill the pool in a clone that lacks it). With
   ``llm.ledger_compression: zstd`` it is written as zstd frames of the same lines
-  (:mod:`prescient.llm.ledger_file`), read back alike.
+  (:mod:`prescient.llm.ledger_file`), read back alike, and once the stage is done its
+  store file is sealed when nobody else is using it: its lines move into zstd frames
+  beside it (:mod:`prescient.llm.store_seal`), served as before.
 
 A request is answered by the stage's ledger first (the answers its current outputs
 came from, also when they were pulled from a peer: a rerun reproduces them exactly),
@@ -62,6 +64,7 @@ from prescient.llm.ledger import (
     with_response_hash,
 )
 from prescient.llm.ledger_file import COMPRESSIONS, Compression, compressed
+from prescient.llm.store_seal import seal
 from prescient.llm.text_pool import (
     MIN_CHARS,
     POOLED,
@@ -147,7 +150,9 @@ class StageLedger:
             store still keeps each once).
         compression: how the snapshot file holds its lines (``llm.ledger_compression``,
             :mod:`prescient.llm.ledger_file`): ``none``, JSON Lines; ``zstd``, zstd
-            frames of the same lines. Either is read back alike.
+            frames of the same lines, and the store file is sealed on closing, after a
+            snapshot was written (:mod:`prescient.llm.store_seal`). Either is read back
+            alike.
 
     Attributes:
         recorded: the stage's ledger as it was found (read only).
@@ -198,6 +203,7 @@ class StageLedger:
         self._pending: dict[str, str] = {}
         self._pending_chars = 0
         self.imported = 0
+        self._written = False
 
     @property
     def path(self) -> Path:
@@ -323,6 +329,7 @@ class StageLedger:
         write_lines(
             self.snapshot_path, (self._snapshot_line(key) for key in keys), self.compression
         )
+        self._written = True
         return len(keys)
 
     def _snapshot_line(self, key: str) -> bytes:
@@ -381,9 +388,27 @@ class StageLedger:
             logger.warning("%s: run not logged (%s)", self.run_log, exc)
 
     def close(self) -> None:
-        """Stop the store's writer thread (every entry is already on disk)."""
+        """Stop the store's writer thread (every entry is already on disk); with
+        ``zstd`` compression and a snapshot written, seal the store file when nobody
+        else is using it. A seal that fails is a warning: the file is as it was."""
         self.store.close()
         self.recorded.close()
+        if self.compression != "zstd" or not self._written:
+            return
+        self._written = False
+        try:
+            done = seal(self.store.path)
+        except OSError as exc:
+            logger.warning("%s: not sealed (%s); its lines stay as they are", self.store.path, exc)
+            return
+        if done is not None:
+            logger.info(
+                "%s: %d lines sealed (%d there already); the sealed part is %d bytes",
+                self.store.path,
+                done.lines,
+                done.already,
+                done.sealed_bytes,
+            )
 
 
 def entry_line(entry: Mapping[str, Any]) -> bytes:
