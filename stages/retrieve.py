@@ -106,7 +106,7 @@ def work(run: StageRun) -> int:
             parts = rows_of(table["question_id"].astype(str).map(partition_of), grid.partitions)
             for label, at in parts.items():
                 part = table.take(at).reset_index(drop=True)
-                io.write_parquet(out / label / CONTEXTS / f"{name}.parquet", part)
+                io.write_parquet(out / label / CONTEXTS / f"{name}.parquet", part, text=True)
 
         # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
         # A VisibilityError (a table that would show the future) exits 4 before any

@@ -436,7 +436,9 @@ def ingest_corpus_to(
                 "source_domain": pd.Series([r["source_domain"] for r in records], dtype="string"),
             }
         )
-        digest = io.write_parquet_parts(out, _month_frames(records, spill), articles_frame([]))
+        digest = io.write_parquet_parts(
+            out, _month_frames(records, spill), articles_frame([]), text=True
+        )
     finally:
         spill.close()
     return summary, report, digest.hexdigest()

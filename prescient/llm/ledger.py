@@ -606,17 +606,24 @@ class Ledger:
                 if not fut.done():
                     fut.set_result(ref)
 
+    def release(self) -> None:
+        """Let a store file be sealed (:mod:`prescient.llm.store_seal`): drop this
+        reader's shared lock on it, which it otherwise holds until it is collected. No
+        line may be read through this instance afterwards (a seal moves them); a
+        no-op for any other ledger."""
+        if self._users is not None:
+            self._users_closer()
+            self._users = None
+
     def close(self) -> None:
         """Stop the writer thread and close the file (entries are already on disk;
-        nothing is flushed here). A line read after this opens the file again."""
+        nothing is flushed here). A line read after this opens the file again; a store
+        file stays held against sealing until :meth:`release`."""
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
         if self.pool is not None:
             self.pool.close()
-        if self._users is not None:  # a store file: it may be sealed from now on
-            self._users_closer()
-            self._users = None
         with self._index_lock:
             if self._fd is not None:
                 self._closer()

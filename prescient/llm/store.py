@@ -203,7 +203,7 @@ class StageLedger:
         self._pending: dict[str, str] = {}
         self._pending_chars = 0
         self.imported = 0
-        self._written = False
+        self._written = self._closed = False
 
     @property
     def path(self) -> Path:
@@ -330,6 +330,7 @@ class StageLedger:
             self.snapshot_path, (self._snapshot_line(key) for key in keys), self.compression
         )
         self._written = True
+        self._seal()
         return len(keys)
 
     def _snapshot_line(self, key: str) -> bytes:
@@ -388,14 +389,21 @@ class StageLedger:
             logger.warning("%s: run not logged (%s)", self.run_log, exc)
 
     def close(self) -> None:
-        """Stop the store's writer thread (every entry is already on disk); with
-        ``zstd`` compression and a snapshot written, seal the store file when nobody
-        else is using it. A seal that fails is a warning: the file is as it was."""
+        """Stop the store's writer thread (every entry is already on disk). Closed and
+        its snapshot written, in either order, with ``zstd`` compression: the store file
+        is sealed when nobody else is using it."""
         self.store.close()
         self.recorded.close()
-        if self.compression != "zstd" or not self._written:
+        self._closed = True
+        self._seal()
+
+    def _seal(self) -> None:
+        """Seal the store file once the stage is done with it (:meth:`close`); a seal
+        that fails is a warning (the file is as it was)."""
+        if self.compression != "zstd" or not (self._written and self._closed):
             return
         self._written = False
+        self.store.release()
         try:
             done = seal(self.store.path)
         except OSError as exc:

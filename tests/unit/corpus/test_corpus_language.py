@@ -18,6 +18,7 @@ from prescient.kept import KeptStore
 from prescient.settings import ParamsError
 from tests.support.corpus import BODY, corpus_settings, ingest_settings, jsonl_bytes
 from tests.support.corpus import article as art
+from tests.support.kept import flip_payload_byte
 
 # Short news-like paragraphs written for these tests, repeated past ingest.min_chars.
 PARAGRAPHS = {
@@ -156,9 +157,7 @@ def test_kept_verdicts_give_the_same_table_and_new_articles_alone_are_detected(
     source.write_bytes(jsonl_bytes([*rows_written, extra]))
     ingest_corpus_to(corpus, settings, plain)
     part = sorted(p for p in (tmp_path / "kept").rglob("*") if p.is_file())[0]
-    raw = bytearray(part.read_bytes())
-    raw[-9] ^= 0xFF  # a byte of the payload
-    part.write_bytes(bytes(raw))
+    flip_payload_byte(part, -9)  # a byte of the payload
     kept = language.KeptLanguages(store)
     out = tmp_path / "third.parquet"
     ingest_corpus_to(corpus, settings, out, kept)

@@ -86,6 +86,28 @@ def test_a_finished_stage_seals_its_store_file_and_every_answer_is_served_again(
     index.close()
 
 
+def test_a_stage_that_closes_its_gateway_before_writing_its_ledger_seals_too(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    requests = [LLMRequest("m", [{"role": "user", "content": f"q{i} " * 40}]) for i in range(9)]
+    gw = Gateway(
+        {"m": model_spec("m", "scripted/echo", concurrency=1)},
+        ledger,
+        stage="t",
+        settings=llm_settings(progress=False, ledger_compression="zstd"),
+        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root, compression="zstd"),
+    )
+    with gw:  # as the evaluation does: the calls, then the ledger
+        gw.complete_many(requests)
+    store = store_of(root, ledger)
+    assert len(lines_of(store)) == 9 and not sealed_path(store).exists()
+    gw.finish()
+    assert store.read_bytes() == b"" and len(lines_of(sealed_path(store))) == 9
+    assert len(lines_of(ledger)) == 9
+
+
 def test_a_plain_store_file_is_never_sealed(tmp_path: Path) -> None:
     root = project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
@@ -136,6 +158,8 @@ def test_a_store_file_in_use_is_not_sealed(tmp_path: Path) -> None:
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "8"
         reader.close()
+        assert seal(store) is None  # closed, it holds the file until it lets go
+        reader.release()
         assert seal(store) is None and store.read_bytes() == before
     finally:
         holder.kill()
@@ -157,6 +181,7 @@ def test_a_seal_cut_short_duplicates_nothing_for_long(tmp_path: Path) -> None:
     index = Ledger(store)
     assert len(index) == 6 and not index.damaged  # served once, the torn tail skipped
     index.close()
+    index.release()
     done = seal(store)
     assert done is not None and (done.lines, done.already, done.torn_bytes) == (0, 6, 13)
     assert lines_of(sealed_path(store)) == before.splitlines(keepends=True)

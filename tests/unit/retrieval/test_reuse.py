@@ -20,6 +20,7 @@ from prescient.retrieval import reuse
 from prescient.retrieval.bm25 import Hit
 from prescient.retrieval.reuse import month_bounds
 from prescient.retrieval.search import ArticleIndex
+from tests.support.kept import flip_payload_byte
 from tests.unit.retrieval.test_retrieval_search import WORDS, shipped
 
 START = dt.date(2024, 1, 20)
@@ -189,10 +190,12 @@ def test_a_damaged_or_foreign_store_is_computed_again(
     store, articles, qs = filled(tmp_path, 9, 100)
     expected = ArticleIndex(articles, s).retrieve_table(qs, CUTOFFS)
     assert len(files(store.root, "tokens")) == 3  # Jan, Feb, Mar; April is not over
-    for path in files(store.root, "tokens")[:1] + files(store.root, "queries")[:2]:
-        raw = bytearray(path.read_bytes())
-        raw[-3] ^= 0xFF
-        path.write_bytes(bytes(raw))
+    # Damaged inside the compression (only the payload's digest can tell), and in it.
+    for path in files(store.root, "tokens")[:1] + files(store.root, "queries")[:1]:
+        flip_payload_byte(path, -3)
+    raw = bytearray(files(store.root, "queries")[1].read_bytes())
+    raw[-3] ^= 0xFF
+    files(store.root, "queries")[1].write_bytes(bytes(raw))
     files(store.root, "queries")[-1].write_bytes(b"")  # a file cut to nothing
     # Whole, readable files in the wrong place: each month's tokens under another's name.
     months = files(store.root, "tokens")[1:]
