@@ -1,7 +1,8 @@
 """How a ledger file holds its lines: plain JSON Lines, or zstd frames of them.
 
 A response store file and a ledger its own store are appended to line by line, so they
-are always plain. A stage's ledger snapshot (:mod:`prescient.llm.store`) is written
+are always plain (a store file's sealed part, :mod:`prescient.llm.store_seal`, holds
+frames like a snapshot's). A stage's ledger snapshot (:mod:`prescient.llm.store`) is written
 once, whole, when the stage's work is done; with ``llm.ledger_compression: zstd`` it is
 written as zstd frames of its lines instead. The lines are the same bytes either way,
 and every reader of a ledger (:func:`prescient.llm.ledger_read.iter_lines`,
