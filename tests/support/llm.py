@@ -12,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import functools
-from typing import Any
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from prescient.llm.registry import ModelSpec
 from prescient.llm.settings import GatewaySettings
 from prescient.plumbing import params
 from tests.conftest import ROOT
+
+if TYPE_CHECKING:
+    from prescient.llm.gateway import Gateway
 
 
 @functools.cache
@@ -72,3 +77,41 @@ class FakeClock:
 
     def now(self) -> dt.datetime:
         return dt.datetime(2024, 1, 1, tzinfo=dt.UTC) + dt.timedelta(seconds=self.now_s)
+
+
+def dvc_project(root: Path) -> Path:
+    """``root`` made a DVC project (its ``.dvc`` directory): a stage's ledger there works
+    over the response store in its cache directory."""
+    (root / ".dvc").mkdir(parents=True)
+    (root / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    return root
+
+
+def stage_gateway(root: Path, ledger: Path, compression: str = "none") -> Gateway:
+    """A stage's gateway over the response store of the project at ``root``, with one
+    scripted model ``m`` that echoes, and ``llm.ledger_compression`` ``compression``."""
+    from prescient.llm.gateway import Gateway
+    from prescient.llm.store import open_stage_ledger
+    from prescient.plumbing.locations import dvc_cache_dir
+
+    return Gateway(
+        {"m": model_spec("m", "scripted/echo", concurrency=1)},
+        ledger,
+        stage="t",
+        settings=llm_settings(progress=False, ledger_compression=compression),
+        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root, compression=compression),  # type: ignore[arg-type]
+    )
+
+
+def ask(
+    root: Path, ledger: Path, compression: str, questions: Iterable[int]
+) -> tuple[int, list[str]]:
+    """Ask question ``i`` for each of ``questions`` through :func:`stage_gateway` and
+    write the stage's ledger; returns the calls sent and the replies."""
+    from prescient.llm.types import LLMRequest
+
+    requests = [LLMRequest("m", [{"role": "user", "content": f"q{i} " * 40}]) for i in questions]
+    with stage_gateway(root, ledger, compression) as gw:
+        out = gw.complete_many(requests)
+        gw.finish()
+        return gw.stats.calls, [r.text or "" for r in out]

@@ -10,42 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import Ledger, LedgerNotWritableError, iter_lines, read_entries
 from prescient.llm.ledger_file import FRAME_BYTES, MAGIC, compressed, is_compressed, open_lines
-from prescient.llm.store import open_stage_ledger, write_lines
-from prescient.llm.types import LLMRequest
-from prescient.plumbing.locations import dvc_cache_dir
-from tests.support.llm import llm_settings, model_spec
-
-
-def project(root: Path) -> Path:
-    (root / ".dvc").mkdir(parents=True)
-    (root / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
-    return root
-
-
-def gateway(root: Path, ledger: Path, compression: str) -> Gateway:
-    return Gateway(
-        {"m": model_spec("m", "scripted/echo", concurrency=1)},
-        ledger,
-        stage="t",
-        settings=llm_settings(progress=False, ledger_compression=compression),
-        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root, compression=compression),  # type: ignore[arg-type]
-    )
+from prescient.llm.store import write_lines
+from tests.support.llm import ask, dvc_project
 
 
 def run(root: Path, ledger: Path, compression: str, n: int) -> tuple[int, list[str]]:
     """Ask n questions through a stage gateway; (calls sent, replies)."""
-    requests = [LLMRequest("m", [{"role": "user", "content": f"q{i} " * 40}]) for i in range(n)]
-    with gateway(root, ledger, compression) as gw:
-        out = gw.complete_many(requests)
-        gw.finish()
-        return gw.stats.calls, [r.text or "" for r in out]
+    return ask(root, ledger, compression, range(n))
 
 
 def test_a_compressed_snapshot_holds_the_plain_snapshots_lines(tmp_path: Path) -> None:
-    plain_root, zstd_root = project(tmp_path / "plain"), project(tmp_path / "zstd")
+    plain_root, zstd_root = dvc_project(tmp_path / "plain"), dvc_project(tmp_path / "zstd")
     plain, packed = plain_root / "data/llm/t.jsonl", zstd_root / "data/llm/t.jsonl"
     assert run(plain_root, plain, "none", 30)[0] == 30
     assert run(zstd_root, packed, "zstd", 30)[0] == 30
@@ -76,7 +53,7 @@ def test_a_compressed_snapshot_holds_the_plain_snapshots_lines(tmp_path: Path) -
 def test_a_rerun_over_a_compressed_snapshot_asks_nothing_and_writes_the_same_bytes(
     tmp_path: Path,
 ) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
     calls, replies = run(root, ledger, "zstd", 25)
     written = ledger.read_bytes()
@@ -140,7 +117,7 @@ def test_a_compressed_ledger_is_never_appended_to(tmp_path: Path) -> None:
 
 
 def test_the_ledger_command_verifies_and_exports_a_compressed_snapshot(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
     run(root, ledger, "zstd", 5)
     cli = [sys.executable, "-m", "prescient", "ledger"]
@@ -157,7 +134,7 @@ def test_the_ledger_command_verifies_and_exports_a_compressed_snapshot(tmp_path:
 def test_a_damaged_compressed_snapshot_gives_its_whole_lines_and_names_the_rest(
     tmp_path: Path,
 ) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
     run(root, ledger, "zstd", 400)
     with open_lines(ledger) as fh:

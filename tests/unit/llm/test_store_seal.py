@@ -11,37 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from prescient.llm.gateway import Gateway
 from prescient.llm.ledger import Ledger, iter_lines
 from prescient.llm.ledger_file import is_compressed, open_lines
-from prescient.llm.store import open_stage_ledger, store_path
+from prescient.llm.store import store_path
 from prescient.llm.store_seal import _OFD_SETLK, seal, sealed_path
 from prescient.llm.types import LLMRequest
 from prescient.plumbing.locations import dvc_cache_dir
-from tests.support.llm import llm_settings, model_spec
+from tests.support.llm import ask, dvc_project, stage_gateway
 
 pytestmark = pytest.mark.skipif(_OFD_SETLK is None, reason="no open-file-description locks")
-
-
-def project(root: Path) -> Path:
-    (root / ".dvc").mkdir(parents=True)
-    (root / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
-    return root
-
-
-def run(root: Path, ledger: Path, compression: str, questions: range) -> tuple[int, list[str]]:
-    """Ask the questions through a stage gateway; (calls sent, replies)."""
-    requests = [LLMRequest("m", [{"role": "user", "content": f"q{i} " * 40}]) for i in questions]
-    with Gateway(
-        {"m": model_spec("m", "scripted/echo", concurrency=1)},
-        ledger,
-        stage="t",
-        settings=llm_settings(progress=False, ledger_compression=compression),
-        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root, compression=compression),  # type: ignore[arg-type]
-    ) as gw:
-        out = gw.complete_many(requests)
-        gw.finish()
-        return gw.stats.calls, [r.text or "" for r in out]
 
 
 def store_of(root: Path, ledger: Path) -> Path:
@@ -60,9 +38,9 @@ def lines_of(path: Path) -> list[bytes]:
 def test_a_finished_stage_seals_its_store_file_and_every_answer_is_served_again(
     tmp_path: Path,
 ) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    assert run(root, ledger, "zstd", range(40))[0] == 40
+    assert ask(root, ledger, "zstd", range(40))[0] == 40
     store = store_of(root, ledger)
     part = sealed_path(store)
     assert part.name == "t.sealed.jsonl" and is_compressed(part)
@@ -73,9 +51,9 @@ def test_a_finished_stage_seals_its_store_file_and_every_answer_is_served_again(
 
     # A rerun is served from the sealed part (nothing asked) and writes the same snapshot;
     # new questions are appended to the emptied file and sealed in their turn.
-    calls, replies = run(root, ledger, "zstd", range(40))
+    calls, replies = ask(root, ledger, "zstd", range(40))
     assert calls == 0 and ledger.read_bytes() == snapshot
-    assert run(root, ledger, "zstd", range(30, 60))[0] == 20
+    assert ask(root, ledger, "zstd", range(30, 60))[0] == 20
     assert store.read_bytes() == b"" and len(lines_of(part)) == 60
     assert lines_of(part)[:40] == sealed  # the old frames as they were
 
@@ -89,16 +67,10 @@ def test_a_finished_stage_seals_its_store_file_and_every_answer_is_served_again(
 def test_a_stage_that_closes_its_gateway_before_writing_its_ledger_seals_too(
     tmp_path: Path,
 ) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
     requests = [LLMRequest("m", [{"role": "user", "content": f"q{i} " * 40}]) for i in range(9)]
-    gw = Gateway(
-        {"m": model_spec("m", "scripted/echo", concurrency=1)},
-        ledger,
-        stage="t",
-        settings=llm_settings(progress=False, ledger_compression="zstd"),
-        ledger=open_stage_ledger(ledger, dvc_cache_dir(root), root, compression="zstd"),
-    )
+    gw = stage_gateway(root, ledger, "zstd")
     with gw:  # as the evaluation does: the calls, then the ledger
         gw.complete_many(requests)
     store = store_of(root, ledger)
@@ -109,17 +81,17 @@ def test_a_stage_that_closes_its_gateway_before_writing_its_ledger_seals_too(
 
 
 def test_a_plain_store_file_is_never_sealed(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    run(root, ledger, "none", range(10))
+    ask(root, ledger, "none", range(10))
     store = store_of(root, ledger)
     assert len(lines_of(store)) == 10 and not sealed_path(store).exists()
 
 
 def test_answers_appended_after_a_seal_are_read_after_the_sealed_ones(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    run(root, ledger, "zstd", range(5))
+    ask(root, ledger, "zstd", range(5))
     store = store_of(root, ledger)
     index = Ledger(store)
     entry = {"key": "k", "messages": [{"role": "user", "content": "x"}], "error": "boom"}
@@ -135,9 +107,9 @@ def test_answers_appended_after_a_seal_are_read_after_the_sealed_ones(tmp_path: 
 
 
 def test_a_store_file_in_use_is_not_sealed(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    run(root, ledger, "none", range(8))
+    ask(root, ledger, "none", range(8))
     store = store_of(root, ledger)
     before = store.read_bytes()
     reader = Ledger(store)  # another user of the file
@@ -170,9 +142,9 @@ def test_a_store_file_in_use_is_not_sealed(tmp_path: Path) -> None:
 
 
 def test_a_seal_cut_short_duplicates_nothing_for_long(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    run(root, ledger, "none", range(6))
+    ask(root, ledger, "none", range(6))
     store = store_of(root, ledger)
     before = store.read_bytes()
     assert seal(store) is not None
@@ -189,14 +161,14 @@ def test_a_seal_cut_short_duplicates_nothing_for_long(tmp_path: Path) -> None:
 
 
 def test_a_damaged_sealed_part_is_never_added_to(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    run(root, ledger, "zstd", range(30))
+    ask(root, ledger, "zstd", range(30))
     store = store_of(root, ledger)
     part = sealed_path(store)
     data = part.read_bytes()
     part.write_bytes(data[: len(data) // 2])
-    assert run(root, ledger, "zstd", range(30, 35))[0] == 5
+    assert ask(root, ledger, "zstd", range(30, 35))[0] == 5
     assert part.read_bytes() == data[: len(data) // 2]  # left alone
     # The answers the damaged part held came back from the stage's snapshot; they and the
     # new ones stay in the plain file, and every one is served.
@@ -210,10 +182,10 @@ def test_a_damaged_sealed_part_is_never_added_to(tmp_path: Path) -> None:
 
 
 def test_the_ledger_command_reads_a_sealed_store(tmp_path: Path) -> None:
-    root = project(tmp_path / "p")
+    root = dvc_project(tmp_path / "p")
     ledger = root / "data/llm/t.jsonl"
-    run(root, ledger, "zstd", range(12))
-    run(root, ledger, "none", range(12, 15))  # a plain tail beside the sealed part
+    ask(root, ledger, "zstd", range(12))
+    ask(root, ledger, "none", range(12, 15))  # a plain tail beside the sealed part
     cli = [sys.executable, "-m", "prescient", "ledger"]
     stats = subprocess.run([*cli, "stats"], cwd=root, capture_output=True, text=True)
     assert stats.returncode == 0, stats.stderr
