@@ -192,3 +192,16 @@ def test_the_ledger_command_reads_a_sealed_store(tmp_path: Path) -> None:
     assert json.loads(stats.stdout)["m"]["entries"] == 15
     verify = subprocess.run([*cli, "verify"], cwd=root, capture_output=True, text=True)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_the_zstd_tool_reads_a_sealed_part(tmp_path: Path) -> None:
+    tool = subprocess.run(["which", "zstd"], capture_output=True, text=True).stdout.strip()
+    if not tool:
+        pytest.skip("no zstd command on this machine")
+    root = dvc_project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    ask(root, ledger, "zstd", range(7))
+    ask(root, ledger, "zstd", range(7, 12))  # a second seal: frames added after the first
+    part = sealed_path(store_of(root, ledger))
+    out = subprocess.run([tool, "-dc", str(part)], capture_output=True, check=True).stdout
+    assert out == b"".join(lines_of(part)) and len(out.splitlines()) == 12
