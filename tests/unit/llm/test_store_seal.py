@@ -205,3 +205,39 @@ def test_the_zstd_tool_reads_a_sealed_part(tmp_path: Path) -> None:
     part = sealed_path(store_of(root, ledger))
     out = subprocess.run([tool, "-dc", str(part)], capture_output=True, check=True).stdout
     assert out == b"".join(lines_of(part)) and len(out.splitlines()) == 12
+
+
+_WRITER = """
+import sys, time
+from prescient.llm.ledger import Ledger
+path, name, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for r in range(rounds):
+    ledger = Ledger(path)  # waits while the file is being sealed
+    for i in range(4):
+        ledger.append({"key": f"{name}-{r}-{i}", "messages": [], "error": "x" * 300})
+    line, ref = ledger.append_ref({"key": f"{name}-{r}-c", "messages": [], "error": "y"})
+    assert ledger.line_at(ref) == line  # where it went, after the sealed lines
+    ledger.close()
+    ledger.release()
+    time.sleep(0.02)
+"""
+
+
+def test_seals_between_writers_lose_no_line(tmp_path: Path) -> None:
+    root = dvc_project(tmp_path / "p")
+    store = store_of(root, root / "data/llm/t.jsonl")
+    ask(root, root / "data/llm/t.jsonl", "none", range(3))  # the store file and its pool
+    writers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(store), name, "25"])
+        for name in ("a", "b")
+    ]
+    seals = 0
+    while any(w.poll() is None for w in writers):
+        seals += seal(store) is not None
+    assert [w.wait() for w in writers] == [0, 0]
+    seals += seal(store) is not None
+    assert seals >= 2  # sealed between the writers' rounds too, not only at the end
+    lines = lines_of(sealed_path(store)) + lines_of(store)
+    keys = [json.loads(x)["key"] for x in lines]
+    written = {f"{n}-{r}-{i}" for n in "ab" for r in range(25) for i in [0, 1, 2, 3, "c"]}
+    assert written <= set(keys) and len(keys) == len(set(keys)) == len(written) + 3
