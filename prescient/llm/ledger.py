@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from prescient.jsonl import cut_partial_tail
-from prescient.llm.ledger_file import is_compressed, spooled
+from prescient.llm.ledger_file import Problems, is_compressed, spooled
 from prescient.llm.ledger_format import (
     RESPONSE_FIELDS,
     RESPONSE_HASH,
@@ -125,7 +125,8 @@ class LedgerNotWritableError(OSError, ValueError):
 
 
 class Ledger:
-    """An append-only JSON Lines ledger with an in-memory index of servable answers.
+    """An append-only JSON Lines ledger with an in-memory index of servable answers (a
+    store file also reads its sealed part first, :mod:`prescient.llm.store_seal`).
 
     Safe for many threads of one process (group commit behind a condition variable) and
     for several processes on one file (``flock`` around every write); ``refresh`` picks
@@ -180,7 +181,7 @@ class Ledger:
         # to a temporary file, and never appended to.
         self._fd: int | None = None
         self.compressed = is_compressed(self.path)
-        self._spool_problem: str | None = None
+        self._spool_problems: Problems = []
         self.failed_entries = 0
         self.damaged: list[tuple[int, str]] = []
         self.unserved: list[tuple[int, str]] = []
@@ -235,7 +236,8 @@ class Ledger:
 
         Raises:
             OSError: the file no longer holds a line there (another program cut or
-                rewrote it since it was indexed: this project's writers only append).
+                rewrote it since it was indexed: this project's writers only append,
+                and seal a store file only while no reader holds it).
         """
         return self._expanded(self._raw_at(ref))
 
@@ -255,7 +257,9 @@ class Ledger:
     def _raw_at(self, ref: int) -> bytes:
         """The line at ``ref`` as the file holds it."""
         offset, length = ref >> _LENGTH_BITS, ref & _LENGTH_MASK
-        if offset < self._base and self._sealed_fd is not None:
+        if offset < self._base:
+            if self._sealed_fd is None:
+                raise OSError(f"{self.path}: its sealed lines are no longer read here (released)")
             fd = self._sealed_fd
         else:
             fd, offset = self._descriptor(), offset - self._base
@@ -295,7 +299,7 @@ class Ledger:
         with self._index_lock:
             if self._fd is None:
                 if self.compressed:
-                    spool, self._spool_problem = spooled(self.path)
+                    spool, self._spool_problems = spooled(self.path)
                     with spool:  # the unnamed file lives on in the dup
                         self._fd = os.dup(spool.fileno())
                 else:
@@ -307,47 +311,50 @@ class Ledger:
 
     def _load(self) -> None:
         self._load_sealed()
-        if not self.path.is_file():  # a directory: check_writable says so
-            self._warn("damaged lines skipped", self.damaged)
+        if self.path.is_file():  # not a directory: check_writable says what that is
+            # Read through the descriptor lines are read with later: the file indexed is
+            # the file read, even if the path is replaced meanwhile.
+            fd = self._descriptor()
+            self._offset = self._read_lines(fd, self._base, self._spool_problems)
+        self._warn("damaged lines skipped", self.damaged)
+        self._warn("answers not served (forged key or changed answer)", self.unserved)
+
+    def _load_sealed(self) -> None:
+        """Index a store file's sealed part, spooled to an unnamed temporary file beside
+        it (the store's file system, not the system's temporary directory)."""
+        if self._sealed is None or not self._sealed.is_file():
             return
-        # Read through the descriptor lines are read with later: the file indexed is
-        # the file read, even if the path is replaced meanwhile.
-        fd = self._descriptor()
+        spool, problems = spooled(self._sealed, self._sealed.parent)
+        with spool:  # the unnamed file lives on in the dup
+            self._sealed_fd = os.dup(spool.fileno())
+        self._sealed_closer = weakref.finalize(self, os.close, self._sealed_fd)
+        named = [(n, f"{self._sealed.name}: {problem}") for n, problem in problems]
+        self._base = self._read_lines(self._sealed_fd, 0, named)
+
+    def _read_lines(self, fd: int, start: int, problems: Problems) -> int:
+        """Index the complete lines of the open file ``fd``, the first at ``start`` (a
+        line_ref offset), numbering ``problems`` (damaged stretches of a compressed file,
+        by the lines read before each) in their places; returns the bytes indexed."""
+        pending = list(problems)
+        read = 0
         os.lseek(fd, 0, os.SEEK_SET)
         with open(fd, "rb", closefd=False) as fh:
-            for raw in fh:
+            for count, raw in enumerate(fh):
+                while pending and pending[0][0] <= count:
+                    self._lines += 1
+                    self.damaged.append((self._lines, pending.pop(0)[1]))
                 if not raw.endswith(b"\n"):
                     logger.warning(
                         "%s: ignoring a partial last line (%d bytes)", self.path, len(raw)
                     )
                     break
                 self._lines += 1
-                self._take(self._lines, raw, self._base + self._offset, count_failures=True)
-                self._offset += len(raw)
-        if self._spool_problem is not None:
-            self.damaged.append((self._lines + 1, self._spool_problem))
-        self._warn("damaged lines skipped", self.damaged)
-        self._warn("answers not served (forged key or changed answer)", self.unserved)
-
-    def _load_sealed(self) -> None:
-        """Index a store file's sealed part, spooled to an unnamed temporary file."""
-        if self._sealed is None or not self._sealed.is_file():
-            return
-        spool, problem = spooled(self._sealed)
-        with spool:  # the unnamed file lives on in the dup
-            self._sealed_fd = os.dup(spool.fileno())
-        self._sealed_closer = weakref.finalize(self, os.close, self._sealed_fd)
-        os.lseek(self._sealed_fd, 0, os.SEEK_SET)
-        with open(self._sealed_fd, "rb", closefd=False) as fh:
-            for raw in fh:
-                if not raw.endswith(b"\n"):
-                    problem = problem or PARTIAL
-                    break
-                self._lines += 1
-                self._take(self._lines, raw, self._base, count_failures=True)
-                self._base += len(raw)
-        if problem is not None:
-            self.damaged.append((self._lines + 1, f"{self._sealed.name}: {problem}"))
+                self._take(self._lines, raw, start + read, count_failures=True)
+                read += len(raw)
+        for _, problem in pending:
+            self._lines += 1
+            self.damaged.append((self._lines, problem))
+        return read
 
     def _warn(self, what: str, found: list[tuple[int, str]]) -> None:
         if found:
@@ -614,6 +621,9 @@ class Ledger:
         if self._users is not None:
             self._users_closer()
             self._users = None
+        if self._sealed_fd is not None:
+            self._sealed_closer()
+            self._sealed_fd = None
 
     def close(self) -> None:
         """Stop the writer thread and close the file (entries are already on disk;

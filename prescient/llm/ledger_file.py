@@ -14,11 +14,17 @@ next one starts at the first line after :data:`FRAME_BYTES` of input, and each f
 compressed at :data:`LEVEL` by the zstd library pyarrow ships (the library that writes
 this project's Parquet tables; pyarrow is pinned, so every clone writes the same bytes).
 ``zstd -dc`` (or ``zstdcat``) reads such a file: concatenated frames are one stream.
+
+Readers here read it a frame at a time (:func:`recovered_lines`), so damage costs the
+lines of the frame it hits, not the rest of the file: a damaged frame gives its whole
+lines before the damage, and reading goes on at the next frame.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
+import mmap
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -34,8 +40,9 @@ MAGIC = b"\x28\xb5\x2f\xfd"
 LEVEL = 9
 """zstd's level for snapshots: about 9x on evaluation ledgers, at about 150 MB/s."""
 
-UNREADABLE = "compressed snapshot unreadable from here (damaged or cut; pull it again)"
-"""The problem of the first line a damaged compressed snapshot could not give."""
+UNREADABLE = "zstd frames unreadable from here (damaged or cut)"
+"""How the problem of a damaged stretch of a compressed ledger file begins (a snapshot
+is pulled again; a store file's sealed part is refilled from the stages' snapshots)."""
 
 FRAME_BYTES = 1 << 22
 """Input per frame (whole lines; a frame ends after the line that reaches it)."""
@@ -78,21 +85,111 @@ def open_lines(path: str | os.PathLike[str], compressed: bool | None = None) -> 
     return io.BufferedReader(pa.CompressedInputStream(pa.OSFile(os.fspath(path)), "zstd"))
 
 
-def spooled(path: str | os.PathLike[str]) -> tuple[IO[bytes], str | None]:
-    """A compressed ledger's lines in an unnamed temporary file (removed when closed),
-    for readers that read a line where an index says it is, and what stopped the
-    decompression (None: nothing). A damaged or cut file keeps the whole lines before the
-    damage; the rest is the problem, not an exception."""
-    out = tempfile.TemporaryFile()  # noqa: SIM115 (returned open; the caller closes it)
-    problem = None
+def _frame_end(data: mmap.mmap, start: int) -> int | None:
+    """Where the zstd frame that starts at ``start`` ends, from its header and its blocks'
+    headers (RFC 8878, section 3.1.1); None when no whole frame starts there."""
+    size = len(data)
+    if data[start : start + 4] != MAGIC or start + 4 >= size:
+        return None
+    descriptor = data[start + 4]
+    single_segment = (descriptor >> 5) & 1
+    pos = start + 5 + (0 if single_segment else 1)  # the window descriptor
+    pos += (0, 1, 2, 4)[descriptor & 3]  # the dictionary id
+    pos += (single_segment, 2, 4, 8)[descriptor >> 6]  # the content size
+    while True:
+        if pos + 3 > size:
+            return None
+        header = int.from_bytes(data[pos : pos + 3], "little")
+        kind, length = (header >> 1) & 3, header >> 3
+        if kind == 3:  # reserved: not a block
+            return None
+        pos += 3 + (1 if kind == 1 else length)  # an RLE block holds one byte
+        if header & 1:  # the last block
+            break
+    pos += 4 if (descriptor >> 2) & 1 else 0  # the content checksum
+    return pos if pos <= size else None
+
+
+def recovered_lines(path: str | os.PathLike[str]) -> Iterator[bytes | str]:
+    """The lines of a compressed ledger file, read a frame at a time; for each damaged
+    stretch, the whole lines before the damage, then the problem (a str beginning
+    :data:`UNREADABLE`), and reading goes on at the next whole frame."""
+    import pyarrow as pa
+
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size == 0:
+            return
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            pos = 0
+            while pos < size:
+                end = _frame_end(data, pos)
+                frame = pa.py_buffer(data[pos : size if end is None else end])
+                problem = None if end is not None else "not a whole frame"
+                stream = io.BufferedReader(pa.CompressedInputStream(pa.BufferReader(frame), "zstd"))
+                try:
+                    for raw in stream:
+                        if not raw.endswith(b"\n"):
+                            problem = problem or "a cut last line"
+                            break
+                        yield raw
+                except OSError as exc:
+                    problem = str(exc)
+                if problem is None and end is not None:
+                    pos = end
+                    continue
+                yield f"{UNREADABLE}: {problem} (the frame at byte {pos})"
+                after = end if end is not None and data[end : end + 4] == MAGIC else None
+                found = data.find(MAGIC, pos + 1) if after is None else after
+                if found < 0:
+                    return
+                pos = found
+
+
+Problems = list[tuple[int, str]]
+"""What :func:`spooled` could not read: (lines read before it, the problem)."""
+
+
+def spooled(
+    path: str | os.PathLike[str], directory: str | os.PathLike[str] | None = None
+) -> tuple[IO[bytes], Problems]:
+    """A compressed ledger's lines in an unnamed temporary file in ``directory`` (default:
+    the system's; removed when closed), for readers that read a line where an index says
+    it is, and the damaged stretches (:func:`recovered_lines`), not an exception.
+
+    Raises:
+        OSError: the temporary file could not be written (naming the file and where).
+    """
+    out = tempfile.TemporaryFile(dir=directory)  # noqa: SIM115 (returned open; the caller closes it)
+    problems: Problems = []
+    lines = 0
     try:
-        with open_lines(path, True) as src:
+        for raw in recovered_lines(path):
+            if isinstance(raw, str):
+                problems.append((lines, raw))
+                continue
             try:
-                out.writelines(src)  # line by line: a failed read loses no whole line
+                out.write(raw)
             except OSError as exc:
-                problem = f"{UNREADABLE}: {exc}"
-        out.flush()
+                raise _unpacking_failed(path, directory, exc) from exc
+            lines += 1
+        try:
+            out.flush()
+        except OSError as exc:
+            raise _unpacking_failed(path, directory, exc) from exc
     except BaseException:
-        out.close()
+        with contextlib.suppress(OSError):  # a buffer that cannot be flushed
+            out.close()
         raise
-    return out, problem
+    return out, problems
+
+
+def _unpacking_failed(
+    path: str | os.PathLike[str], directory: str | os.PathLike[str] | None, exc: OSError
+) -> OSError:
+    where = directory if directory is not None else tempfile.gettempdir()
+    return OSError(
+        exc.errno,
+        f"cannot unpack {path} into a temporary file in {where} ({exc.strerror or exc}): "
+        "free space there (or set TMPDIR)",
+    )

@@ -8,13 +8,14 @@ write) ends the file; the next writer cuts it off before appending
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from prescient.llm.ledger_file import UNREADABLE, is_compressed, open_lines
+from prescient.llm.ledger_file import is_compressed, recovered_lines
 from prescient.llm.ledger_format import parse_line
 from prescient.llm.text_pool import POOLED, TextPool, expand_entry, expand_with, open_pool
 
@@ -40,7 +41,9 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
     ``pool`` (default: the pool beside a store file); a text the pool lacks, or whose
     bytes changed, is the line's problem.
 
-    A compressed snapshot (:mod:`prescient.llm.ledger_file`) is read as its lines.
+    A compressed ledger file (a snapshot, or a store file's sealed part:
+    :mod:`prescient.llm.ledger_file`) is read as its lines; each damaged stretch of it
+    is one problem line, and the lines of the frames after it are read on.
 
     The audit (``prescient ledger verify``) needs the problems; readers that only want
     the entries use :func:`read_entries`.
@@ -51,11 +54,14 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
     opened: TextPool | None = None  # the pool beside a store file, opened here
     try:
         compressed = is_compressed(path)
-        with open_lines(path, compressed) as fh:
-            for number, raw in enumerate(_raw_lines(fh, compressed), start=1):
-                if isinstance(raw, str):  # a damaged compressed snapshot: the rest is lost
+        with contextlib.ExitStack() as stack:
+            raws: Iterable[bytes | str] = (
+                recovered_lines(path) if compressed else stack.enter_context(open(path, "rb"))
+            )
+            for number, raw in enumerate(raws, start=1):
+                if isinstance(raw, str):  # a damaged stretch of a compressed file
                     yield Line(number, None, raw)
-                    return
+                    continue
                 if not raw.endswith(b"\n"):
                     yield Line(number, None, PARTIAL)
                     return
@@ -73,18 +79,6 @@ def iter_lines(path: str | os.PathLike[str], pool: TextPool | None = None) -> It
     finally:
         if opened is not None:
             opened.close()
-
-
-def _raw_lines(fh: IO[bytes], compressed: bool) -> Iterator[bytes | str]:
-    """The file's lines; for a compressed snapshot that stops decompressing (damaged or
-    cut), the whole lines before the damage, then what stopped it."""
-    if not compressed:
-        yield from fh
-        return
-    try:
-        yield from fh
-    except OSError as exc:
-        yield f"{UNREADABLE}: {exc}"
 
 
 def read_entries(

@@ -150,9 +150,9 @@ class StageLedger:
             store still keeps each once).
         compression: how the snapshot file holds its lines (``llm.ledger_compression``,
             :mod:`prescient.llm.ledger_file`): ``none``, JSON Lines; ``zstd``, zstd
-            frames of the same lines, and the store file is sealed on closing, after a
-            snapshot was written (:mod:`prescient.llm.store_seal`). Either is read back
-            alike.
+            frames of the same lines, and the store file is sealed once the stage has
+            written its snapshot and closed (in either order;
+            :mod:`prescient.llm.store_seal`). Either is read back alike.
 
     Attributes:
         recorded: the stage's ledger as it was found (read only).

@@ -13,18 +13,29 @@ answer is served as before, and new answers are appended to the emptied file.
 Safety:
 
 - **Only a file nobody is using is sealed.** Every :class:`~prescient.llm.ledger.Ledger`
-  on a store file holds a shared lock on one byte of it (:func:`hold_users`, a Linux
-  open-file-description lock, released by the kernel however its process ends); sealing
-  takes that byte exclusively without waiting, and does nothing when it cannot. A
-  reader that opens the file while a seal is under way waits for it to end. Where such
-  locks are not available (not Linux), nothing is sealed.
+  opened on a store file (with the pool beside it, as the stages open it) holds a
+  shared lock on one byte of it (:func:`hold_users`, a Linux open-file-description
+  lock, released by the kernel however its process ends) until it is released or
+  collected; sealing takes that byte exclusively without waiting, and does nothing when
+  it cannot. A reader that opens the file while a seal is under way waits for it to
+  end. Where such locks are not available (not Linux), nothing is sealed. (The
+  ``prescient ledger`` commands read without the lock: during a seal they may count a
+  line twice, never miss one.)
 - **No line is lost.** The new sealed part (the old frames as they were, then the new
   ones) is written to a temporary file, fsync'd and renamed into place before the file
   is emptied. A run killed between the two leaves lines in both: readers serve the first
   of equal answers, and the next seal adds only the lines the sealed part lacks.
-- **A damaged sealed part is left alone.** Frames added after damage could not be read,
-  so a sealed part that does not decompress to its end is never added to; the plain
-  file keeps growing instead, and ``prescient ledger verify`` names the damage.
+- **Damage costs a frame.** Readers read a sealed part a frame at a time
+  (:func:`prescient.llm.ledger_file.recovered_lines`): a damaged frame loses its lines
+  after the damage (about 4 MiB of lines at most; answers a stage's snapshot still holds
+  come back from it), and the frames after it are read on. A sealed part that does
+  not read to its end is never added to; the plain file keeps growing instead, and
+  ``prescient ledger verify`` names the damage. New frames are read back before the
+  file is emptied.
+- **Every reader must know sealed parts.** A version of this project from before sealing
+  reads only the plain file: it would ask again for every sealed answer, so while a
+  store is shared with a checkout of such a version, run the others with
+  ``llm.ledger_compression: none`` (nothing is sealed then).
 
 ``zstd -dc <name>.sealed.jsonl`` reads a sealed part (concatenated frames are one
 stream); ``prescient ledger stats``, ``verify`` and ``export`` read it as a ledger file.
@@ -46,7 +57,7 @@ from pathlib import Path
 
 from prescient import io
 from prescient.llm.claims import CLAIM_BASE
-from prescient.llm.ledger_file import compressed, is_compressed, open_lines
+from prescient.llm.ledger_file import compressed, is_compressed, recovered_lines
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +97,8 @@ def _lock(fd: int, kind: int, *, wait: bool) -> bool:
 def hold_users(store_file: str | os.PathLike[str]) -> int | None:
     """Open the store file (creating it, empty, when it is not there) and hold its users'
     shared lock, waiting while it is being sealed; returns the descriptor (closing it
-    releases the lock), or None where the file cannot be opened or the lock is not
-    available (the file is then never sealed under this reader: see the module)."""
+    releases the lock), or None where this system has no such locks (nothing is sealed
+    then), or the file cannot be opened or locked (a warning: see the module)."""
     if _OFD_SETLKW is None:
         return None
     try:
@@ -98,7 +109,12 @@ def hold_users(store_file: str | os.PathLike[str]) -> int | None:
         _lock(fd, fcntl.F_RDLCK, wait=True)
     except OSError as exc:
         os.close(fd)
-        logger.debug("%s: no users' lock (%s); it is not sealed meanwhile", store_file, exc)
+        logger.warning(
+            "%s: no shared lock on the store file (%s): were another process to seal it "
+            "meanwhile, this one would stop with an error or ask again, never serve a wrong answer",
+            store_file,
+            exc,
+        )
         return None
     return fd
 
@@ -119,29 +135,38 @@ def _digest(line: bytes) -> bytes:
 
 
 def _sealed_lines(part: Path) -> set[bytes] | None:
-    """Digests of the sealed part's lines, or None when it does not decompress to its end."""
+    """Digests of the sealed part's lines, or None when it does not read to its end."""
     seen: set[bytes] = set()
-    if not part.exists():
+    if not part.exists() or part.stat().st_size == 0:
         return seen
     if not is_compressed(part):
         logger.warning("%s: not zstd frames; the store file beside it is not sealed", part)
         return None
-    try:
-        with open_lines(part, True) as fh:
-            for raw in fh:
-                if not raw.endswith(b"\n"):
-                    raise OSError("a cut last line")
-                seen.add(_digest(raw))
-    except OSError as exc:
-        logger.warning(
-            "%s: damaged or cut (%s); the store file beside it is no longer sealed, and "
-            "`python -m prescient ledger verify %s` lists what is readable",
-            part,
-            exc,
-            part,
-        )
-        return None
+    for raw in recovered_lines(part):
+        if isinstance(raw, str):
+            logger.warning(
+                "%s: %s; the store file beside it is no longer sealed (its later answers stay "
+                "in it), and `python -m prescient ledger verify %s` lists what is readable",
+                part,
+                raw,
+                part,
+            )
+            return None
+        seen.add(_digest(raw))
     return seen
+
+
+def _frames_hold(frames: list[bytes], digest: bytes) -> bool:
+    """Whether ``frames`` decompress to lines whose running digest is ``digest``."""
+    import pyarrow as pa
+
+    h = hashlib.blake2b(digest_size=16)
+    try:
+        for frame in frames:
+            h.update(pa.input_stream(pa.BufferReader(frame), compression="zstd").read())
+    except OSError:
+        return False
+    return h.digest() == digest
 
 
 def seal(store_file: str | os.PathLike[str]) -> Sealed | None:
@@ -154,7 +179,8 @@ def seal(store_file: str | os.PathLike[str]) -> Sealed | None:
         locks that make sealing safe.
 
     Raises:
-        OSError: the sealed part could not be written; the store file is as it was.
+        OSError: the sealed part could not be written, or its new frames did not read
+            back as the lines; the store file is as it was.
     """
     path = Path(store_file)
     if _OFD_SETLK is None:
@@ -172,6 +198,7 @@ def seal(store_file: str | os.PathLike[str]) -> Sealed | None:
         if seen is None:
             return None
         counts = {"lines": 0, "already": 0, "torn": 0}
+        written = hashlib.blake2b(digest_size=16)
 
         def fresh() -> Iterator[bytes]:
             with open(fd, "rb", closefd=False) as fh:
@@ -184,15 +211,20 @@ def seal(store_file: str | os.PathLike[str]) -> Sealed | None:
                         counts["already"] += 1
                         continue
                     counts["lines"] += 1
+                    written.update(raw)
                     yield raw
 
-        with io.atomic_path(part) as tmp, open(tmp, "wb") as out:
-            if part.exists():
-                with open(part, "rb") as old:
-                    shutil.copyfileobj(old, out)
-            for frame in compressed(fresh()):
-                out.write(frame)
-        _fsync_dir(part.parent)
+        frames = list(compressed(fresh()))  # the new lines' frames: a tenth of their bytes
+        if frames:
+            if not _frames_hold(frames, written.digest()):
+                raise OSError(f"{part}: new frames do not read back as the lines they hold")
+            with io.atomic_path(part) as tmp, open(tmp, "wb") as out:
+                if part.exists():
+                    with open(part, "rb") as old:
+                        shutil.copyfileobj(old, out)
+                for frame in frames:
+                    out.write(frame)
+            _fsync_dir(part.parent)
         os.ftruncate(fd, 0)
         os.fsync(fd)
         if counts["torn"]:
@@ -201,7 +233,8 @@ def seal(store_file: str | os.PathLike[str]) -> Sealed | None:
                 path,
                 counts["torn"],
             )
-        return Sealed(counts["lines"], counts["already"], counts["torn"], part.stat().st_size)
+        size = part.stat().st_size if part.exists() else 0
+        return Sealed(counts["lines"], counts["already"], counts["torn"], size)
     finally:
         os.close(fd)  # releases both locks
 

@@ -150,3 +150,64 @@ def test_a_damaged_compressed_snapshot_gives_its_whole_lines_and_names_the_rest(
         assert len(index) == len(good)
         assert index.damaged == [(len(good) + 1, lines[-1].problem)]
         index.close()
+
+
+def test_damage_costs_the_frame_it_hits_and_the_frames_after_it_are_read(
+    tmp_path: Path,
+) -> None:
+    import pyarrow as pa
+
+    lines = [
+        json.dumps({"key": f"{i:064x}", "text": "word " * (i % 300)}).encode() + b"\n"
+        for i in range(12000)
+    ]
+    path = tmp_path / "l.jsonl"
+    write_lines(path, lines, "zstd")
+    frames = list(compressed(lines))
+    assert len(frames) >= 3
+    held = [
+        [
+            json.loads(x)["key"]
+            for x in pa.input_stream(pa.py_buffer(f), compression="zstd").read().splitlines()
+        ]
+        for f in frames
+    ]
+    data = bytearray(path.read_bytes())
+    middle = len(frames[0]) + len(frames[1]) // 2
+    data[middle : middle + 64] = b"\x00" * 64  # inside the second frame
+    path.write_bytes(bytes(data))
+    read = list(iter_lines(path))
+    problems = [x for x in read if x.entry is None]
+    good = [x.entry["key"] for x in read if x.entry is not None]  # type: ignore[index]
+    assert len(problems) == 1 and "unreadable" in str(problems[0].problem)
+    after = [k for frame in held[2:] for k in frame]
+    assert good[: len(held[0])] == held[0] and good[-len(after) :] == after
+    assert len(held[0]) + len(after) <= len(good) < len(lines)
+    index = Ledger(path, pool=None)  # the index numbers the damage as the audit does
+    assert index.damaged == [(problems[0].number, problems[0].problem)]
+    index.close()
+
+
+def test_a_temporary_directory_that_cannot_take_the_lines_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient.llm import ledger_file
+
+    path = tmp_path / "l.jsonl"
+    write_lines(path, [b'{"n":1}\n'] * 10, "zstd")
+
+    class Full:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(ledger_file.tempfile, "TemporaryFile", Full)
+    with pytest.raises(
+        OSError, match=r"cannot unpack .*l\.jsonl into a temporary file in .*TMPDIR"
+    ):
+        ledger_file.spooled(path, tmp_path)

@@ -241,3 +241,30 @@ def test_seals_between_writers_lose_no_line(tmp_path: Path) -> None:
     keys = [json.loads(x)["key"] for x in lines]
     written = {f"{n}-{r}-{i}" for n in "ab" for r in range(25) for i in [0, 1, 2, 3, "c"]}
     assert written <= set(keys) and len(keys) == len(set(keys)) == len(written) + 3
+
+
+def test_a_file_holding_only_a_torn_line_is_emptied_and_sealed_later(tmp_path: Path) -> None:
+    root = dvc_project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    store = store_of(root, ledger)
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b'{"key": "torn')
+    done = seal(store)
+    assert done is not None and (done.lines, done.torn_bytes, done.sealed_bytes) == (0, 13, 0)
+    assert store.read_bytes() == b"" and not sealed_path(store).exists()
+    ask(root, ledger, "zstd", range(4))
+    assert len(lines_of(sealed_path(store))) == 4
+
+
+def test_a_released_reader_reads_no_sealed_line(tmp_path: Path) -> None:
+    root = dvc_project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    ask(root, ledger, "zstd", range(3))
+    index = Ledger(store_of(root, ledger))
+    key = next(iter(index))
+    ref = index.ref(key)
+    assert ref is not None and index.line_at(ref)
+    index.release()  # its temporary copy of the sealed lines goes too
+    with pytest.raises(OSError, match="released"):
+        index.line_at(ref)
+    index.close()
