@@ -347,7 +347,8 @@ def configure(
 ) -> None:
     """Point the clone at the synthetic corpus, the loopback models and the paper's budget;
     the evaluation split by month (``partition``: ``month``) or not (``all``); the stages'
-    ledger snapshots written as ``ledger_compression`` says (``llm.ledger_compression``)."""
+    ledger snapshots written as ``ledger_compression`` says (``llm.ledger_compression``;
+    with ``zstd`` each stage also seals its response store file when it is done)."""
     conf = repo / "conf"
     corpus = yaml.safe_load((conf / "corpus/jsonl.yaml").read_text())
     corpus.update(name="synthetic", path=corpus_path)
@@ -1310,7 +1311,8 @@ def main() -> int:
         "--ledger-compression",
         choices=("none", "zstd"),
         default="zstd",
-        help="llm.ledger_compression of the runs (default zstd, as at the paper's size)",
+        help="llm.ledger_compression of the runs (default zstd, as at the paper's size: "
+        "compressed snapshots and sealed store files)",
     )
     ap.add_argument(
         "--cache-type",
