@@ -59,7 +59,7 @@ def git(root: Path, *args: str) -> str:
     return sh(root, "git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args)
 
 
-def write_params(root: Path, url: str) -> None:
+def write_params(root: Path, url: str, compression: str = "none") -> None:
     p: dict[str, Any] = params.compose(ROOT, ["questions=daily_oracle"])
     entry = dict(p["models"]["local_openai_server"])
     entry.update(name=MODEL, display_name=MODEL, litellm_model=f"hosted_vllm/{MODEL}")
@@ -69,6 +69,7 @@ def write_params(root: Path, url: str) -> None:
     p["eval"]["settings"] = ["closed_book"]
     p["eval"]["elicitation"] = ["label"]  # one request per question and setting
     p["llm"]["progress"] = False
+    p["llm"]["ledger_compression"] = compression  # zstd: store files sealed when done
     (root / "params.yaml").write_text(yaml.safe_dump(p))
 
 
@@ -78,11 +79,12 @@ def prompt(body: dict[str, Any]) -> str:
 
 
 def stored(root: Path) -> set[str]:
-    """The requests the response store has answers for."""
-    store = root / ".dvc/cache/prescient/responses/data/llm/evaluate" / MODEL / "all.jsonl"
+    """The requests the response store has answers for (its file and its sealed part)."""
+    store = root / ".dvc/cache/prescient/responses/data/llm/evaluate" / MODEL
     return {
         json.dumps([e["messages"], e["params"].get("max_tokens")], sort_keys=True)
-        for e in read_entries(store)
+        for name in ("all.jsonl", "all.sealed.jsonl")
+        for e in read_entries(store / name)
         if e.get("error") is None
     }
 
@@ -114,18 +116,25 @@ def killed_exp_run(root: Path, server: FakeOpenAI, command: list[str], after: in
 
 
 @pytest.mark.slow
-def test_killed_experiments_queued_sweeps_and_checkouts_never_pay_twice(tmp_path: Path) -> None:
+@pytest.mark.parametrize("compression", ["none", "zstd"])
+def test_killed_experiments_queued_sweeps_and_checkouts_never_pay_twice(
+    tmp_path: Path, compression: str
+) -> None:
     if not DVC.exists() or shutil.which("git") is None:
         pytest.skip("dvc or git is not installed")
     rng = random.Random(7)
     with FakeOpenAI(latency_s=0.3, answer=lambda messages: "Yes") as server:
         root = scratch_eval_project(tmp_path / "proj", ROOT, git=True)
-        write_params(root, server.url)
+        write_params(root, server.url, compression)
         sh(root, str(DVC), "repro", "score")
         git(root, "add", "-A")
         git(root, "commit", "-qm", "closed book")
         baseline = server.requests
         assert baseline == 4 and len(stored(root)) == 4
+        store = root / ".dvc/cache/prescient/responses/data/llm/evaluate" / MODEL
+        if compression == "zstd":  # the stage sealed its store file when it was done
+            assert (store / "all.jsonl").read_bytes() == b""
+            assert len(list(read_entries(store / "all.sealed.jsonl"))) == 4
 
         # dvc exp run, killed at a random moment of the evaluate stage, then run again.
         # Each round asks for replies of another length, so all 12 of its requests are new.
@@ -184,3 +193,5 @@ def test_killed_experiments_queued_sweeps_and_checkouts_never_pay_twice(tmp_path
         # The same answers give the same stage ledger, byte for byte.
         assert (root / "dvc.lock").read_text() == lock
         assert git(root, "status", "--porcelain") == ""
+        if compression == "zstd":  # sealed again as the runs went on
+            assert len(list(read_entries(store / "all.sealed.jsonl"))) > 4 + 36
