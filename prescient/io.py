@@ -216,6 +216,7 @@ def write_parquet_parts(
     import pyarrow.parquet as pq
 
     digest = FrameDigest()
+    options = TEXT_PAGES if text else {}
     with atomic_path(path) as tmp:
         writer: pq.ParquetWriter | None = None
         try:
@@ -223,14 +224,14 @@ def write_parquet_parts(
                 digest.update(part)
                 table = pa.Table.from_pandas(part, preserve_index=False)
                 if writer is None:
-                    writer = pq.ParquetWriter(tmp, table.schema, **(TEXT_PAGES if text else {}))
+                    writer = pq.ParquetWriter(tmp, table.schema, **options)
                 writer.write_table(table)
         finally:
             if writer is not None:
                 writer.close()
         if writer is None:
             digest.update(empty)
-            empty.to_parquet(tmp, index=False, **(TEXT_PAGES if text else {}))
+            empty.to_parquet(tmp, index=False, **options)
     return digest
 
 

@@ -31,6 +31,22 @@ CLAIM_BASE = 1 << 62
 """Claims lock bytes from here on, far beyond any real ledger's end."""
 _FLOCK = "hhqqi4x"  # struct flock: l_type, l_whence, l_start, l_len, l_pid (+ padding)
 _OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
+_OFD_SETLKW = getattr(fcntl, "F_OFD_SETLKW", None)
+OFD_LOCKS = _OFD_SETLK is not None and _OFD_SETLKW is not None
+"""Whether this system has open-file-description locks (Linux)."""
+
+
+def lock_byte(fd: int, kind: int, offset: int, *, wait: bool = False) -> None:
+    """Lock (``kind``: fcntl.F_RDLCK, F_WRLCK or F_UNLCK) the byte at ``offset`` of the
+    open file ``fd`` with an open-file-description lock; ``wait``: until it is free.
+
+    Raises:
+        OSError: EAGAIN or EACCES when another holder keeps it (and not ``wait``); any
+            other error of the system.
+    """
+    command = _OFD_SETLKW if wait else _OFD_SETLK
+    assert command is not None, "no open-file-description locks on this system"
+    fcntl.fcntl(fd, command, struct.pack(_FLOCK, kind, os.SEEK_SET, offset, 1, 0))
 
 
 def claim_offset(key: str) -> int:
@@ -51,14 +67,13 @@ class Claims:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._fd: int | None = None
-        self.enabled = _OFD_SETLK is not None
+        self.enabled = OFD_LOCKS
         if not self.enabled:
             logger.debug("%s: no open-file-description locks here; claims are off", path)
 
     def _lock(self, kind: int, key: str) -> None:
-        assert self._fd is not None and _OFD_SETLK is not None
-        arg = struct.pack(_FLOCK, kind, os.SEEK_SET, claim_offset(key), 1, 0)
-        fcntl.fcntl(self._fd, _OFD_SETLK, arg)
+        assert self._fd is not None
+        lock_byte(self._fd, kind, claim_offset(key))
 
     def try_claim(self, key: str) -> bool:
         """Claim ``key``; False when another process holds it (then wait and try again)."""

@@ -74,11 +74,11 @@ def compressed(lines: Iterable[bytes]) -> Iterator[bytes]:
         yield codec.compress(b"".join(block), asbytes=True)
 
 
-def open_lines(path: str | os.PathLike[str], compressed: bool | None = None) -> IO[bytes]:
+def open_lines(path: str | os.PathLike[str]) -> IO[bytes]:
     """The ledger file at ``path`` opened for reading its lines (``for raw in fh``),
-    decompressed on the way when it holds zstd frames (``compressed``: whether it does,
-    when the caller has looked already; None: look)."""
-    if not (is_compressed(path) if compressed is None else compressed):
+    decompressed on the way when it holds zstd frames (a stream: it stops at damage;
+    :func:`recovered_lines` reads on past it)."""
+    if not is_compressed(path):
         return open(path, "rb")
     import pyarrow as pa
 

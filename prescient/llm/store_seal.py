@@ -50,14 +50,13 @@ import hashlib
 import logging
 import os
 import shutil
-import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from prescient import io
-from prescient.llm.claims import CLAIM_BASE
-from prescient.llm.ledger_file import compressed, is_compressed, recovered_lines
+from prescient.llm.claims import CLAIM_BASE, OFD_LOCKS, lock_byte
+from prescient.llm.ledger_file import compressed, recovered_lines
 
 logger = logging.getLogger(__name__)
 
@@ -67,10 +66,6 @@ SEALED = ".sealed"
 USERS_BYTE = CLAIM_BASE - 1
 """The byte of a store file its users lock shared and sealing locks exclusively (below
 every claim's byte, :mod:`prescient.llm.claims`; far beyond any real file's end)."""
-
-_FLOCK = "hhqqi4x"  # struct flock: l_type, l_whence, l_start, l_len, l_pid (+ padding)
-_OFD_SETLK = getattr(fcntl, "F_OFD_SETLK", None)
-_OFD_SETLKW = getattr(fcntl, "F_OFD_SETLKW", None)
 
 
 def sealed_path(store_file: str | os.PathLike[str]) -> Path:
@@ -82,11 +77,8 @@ def sealed_path(store_file: str | os.PathLike[str]) -> Path:
 def _lock(fd: int, kind: int, *, wait: bool) -> bool:
     """Lock :data:`USERS_BYTE` of the open file ``fd`` (``kind``: fcntl.F_RDLCK or
     F_WRLCK); False when another holder keeps it and ``wait`` is False."""
-    command = _OFD_SETLKW if wait else _OFD_SETLK
-    assert command is not None
-    arg = struct.pack(_FLOCK, kind, os.SEEK_SET, USERS_BYTE, 1, 0)
     try:
-        fcntl.fcntl(fd, command, arg)
+        lock_byte(fd, kind, USERS_BYTE, wait=wait)
     except OSError as exc:
         if exc.errno in (errno.EAGAIN, errno.EACCES):  # held by another
             return False
@@ -99,7 +91,7 @@ def hold_users(store_file: str | os.PathLike[str]) -> int | None:
     shared lock, waiting while it is being sealed; returns the descriptor (closing it
     releases the lock), or None where this system has no such locks (nothing is sealed
     then), or the file cannot be opened or locked (a warning: see the module)."""
-    if _OFD_SETLKW is None:
+    if not OFD_LOCKS:
         return None
     try:
         fd = os.open(store_file, os.O_RDONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
@@ -139,9 +131,6 @@ def _sealed_lines(part: Path) -> set[bytes] | None:
     seen: set[bytes] = set()
     if not part.exists() or part.stat().st_size == 0:
         return seen
-    if not is_compressed(part):
-        logger.warning("%s: not zstd frames; the store file beside it is not sealed", part)
-        return None
     for raw in recovered_lines(part):
         if isinstance(raw, str):
             logger.warning(
@@ -183,7 +172,7 @@ def seal(store_file: str | os.PathLike[str]) -> Sealed | None:
             back as the lines; the store file is as it was.
     """
     path = Path(store_file)
-    if _OFD_SETLK is None:
+    if not OFD_LOCKS:
         return None
     try:
         fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))

@@ -11,21 +11,31 @@ from pathlib import Path
 
 import pytest
 
+from prescient.llm.claims import OFD_LOCKS
 from prescient.llm.ledger import Ledger, iter_lines
 from prescient.llm.ledger_file import is_compressed, open_lines
 from prescient.llm.store import store_path
-from prescient.llm.store_seal import _OFD_SETLK, seal, sealed_path
+from prescient.llm.store_seal import seal, sealed_path
 from prescient.llm.types import LLMRequest
 from prescient.plumbing.locations import dvc_cache_dir
 from tests.support.llm import ask, dvc_project, stage_gateway
 
-pytestmark = pytest.mark.skipif(_OFD_SETLK is None, reason="no open-file-description locks")
+pytestmark = pytest.mark.skipif(not OFD_LOCKS, reason="no open-file-description locks")
 
 
 def store_of(root: Path, ledger: Path) -> Path:
     path = store_path(ledger, dvc_cache_dir(root), root)
     assert path is not None
     return path
+
+
+def answered(tmp_path: Path, compression: str, n: int) -> tuple[Path, Path, Path]:
+    """A project whose stage asked n questions: its root, the stage's ledger and the
+    store file."""
+    root = dvc_project(tmp_path / "p")
+    ledger = root / "data/llm/t.jsonl"
+    ask(root, ledger, compression, range(n))
+    return root, ledger, store_of(root, ledger)
 
 
 def lines_of(path: Path) -> list[bytes]:
@@ -81,18 +91,12 @@ def test_a_stage_that_closes_its_gateway_before_writing_its_ledger_seals_too(
 
 
 def test_a_plain_store_file_is_never_sealed(tmp_path: Path) -> None:
-    root = dvc_project(tmp_path / "p")
-    ledger = root / "data/llm/t.jsonl"
-    ask(root, ledger, "none", range(10))
-    store = store_of(root, ledger)
+    root, ledger, store = answered(tmp_path, "none", 10)
     assert len(lines_of(store)) == 10 and not sealed_path(store).exists()
 
 
 def test_answers_appended_after_a_seal_are_read_after_the_sealed_ones(tmp_path: Path) -> None:
-    root = dvc_project(tmp_path / "p")
-    ledger = root / "data/llm/t.jsonl"
-    ask(root, ledger, "zstd", range(5))
-    store = store_of(root, ledger)
+    root, ledger, store = answered(tmp_path, "zstd", 5)
     index = Ledger(store)
     entry = {"key": "k", "messages": [{"role": "user", "content": "x"}], "error": "boom"}
     line, ref = index.append_ref(entry)
@@ -107,10 +111,7 @@ def test_answers_appended_after_a_seal_are_read_after_the_sealed_ones(tmp_path: 
 
 
 def test_a_store_file_in_use_is_not_sealed(tmp_path: Path) -> None:
-    root = dvc_project(tmp_path / "p")
-    ledger = root / "data/llm/t.jsonl"
-    ask(root, ledger, "none", range(8))
-    store = store_of(root, ledger)
+    root, ledger, store = answered(tmp_path, "none", 8)
     before = store.read_bytes()
     reader = Ledger(store)  # another user of the file
     assert seal(store) is None and store.read_bytes() == before
@@ -142,10 +143,7 @@ def test_a_store_file_in_use_is_not_sealed(tmp_path: Path) -> None:
 
 
 def test_a_seal_cut_short_duplicates_nothing_for_long(tmp_path: Path) -> None:
-    root = dvc_project(tmp_path / "p")
-    ledger = root / "data/llm/t.jsonl"
-    ask(root, ledger, "none", range(6))
-    store = store_of(root, ledger)
+    root, ledger, store = answered(tmp_path, "none", 6)
     before = store.read_bytes()
     assert seal(store) is not None
     # Killed after the sealed part was renamed into place, before the file was emptied.
@@ -161,10 +159,7 @@ def test_a_seal_cut_short_duplicates_nothing_for_long(tmp_path: Path) -> None:
 
 
 def test_a_damaged_sealed_part_is_never_added_to(tmp_path: Path) -> None:
-    root = dvc_project(tmp_path / "p")
-    ledger = root / "data/llm/t.jsonl"
-    ask(root, ledger, "zstd", range(30))
-    store = store_of(root, ledger)
+    root, ledger, store = answered(tmp_path, "zstd", 30)
     part = sealed_path(store)
     data = part.read_bytes()
     part.write_bytes(data[: len(data) // 2])
