@@ -3,8 +3,10 @@
 Params: ``eval.models``, ``eval.settings``, ``eval.elicitation`` and ``eval.partitions``
 (which cells belong to the grid: it reads ``<predictions>/<model>/<partition>/<setting>.parquet``
 for each, a model's partitions in their listed order; files of models, partitions or
-settings no longer in it are ignored), and ``llm.max_failed_share`` (recorded beside each cell's
-share of failed model calls).
+settings no longer in it are ignored), ``eval.reuse_scores`` (each model's partition's scored
+columns kept for the next run: :mod:`prescient.evaluation.kept_scores`; the same table
+either way) and ``llm.max_failed_share`` (recorded beside each cell's share of failed
+model calls).
 
 Outputs: the scores table (``--out``; all cells: the prediction columns plus
 parsed_answer, correct, refused, parse_failed, parse_rule, and the forecast: probs,
@@ -25,14 +27,17 @@ import logging
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from prescient import io
+from prescient.evaluation.kept_scores import STORE, KeptScores
 from prescient.evaluation.scoring import (
     call_failures,
     context_fits,
     score_metrics,
     score_predictions,
+    scored_columns,
     with_crowd,
 )
 from prescient.evaluation.settings import (
@@ -40,7 +45,9 @@ from prescient.evaluation.settings import (
     elicitation_of,
     setting_file,
 )
+from prescient.kept import KeptStore
 from prescient.llm.settings import max_failed_share
+from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry
 from prescient.settings import load_settings
 
@@ -85,9 +92,12 @@ def work(run: StageRun) -> int:
             ),
         )
         return BAD_INPUT
-    predictions = pd.concat(
-        [pd.read_parquet(x) for xs in paths.values() for x in xs], ignore_index=True
-    )
+    frames = [pd.read_parquet(x) for xs in paths.values() for x in xs]
+    predictions = pd.concat(frames, ignore_index=True)
+    # each model's partition is one part of the kept work (a day re-reads its month)
+    per_part = len(grid.settings)
+    part_of = np.repeat(np.arange(len(frames)) // per_part, [len(f) for f in frames])
+    del frames
     how = elicitation_of(predictions)
     lacking = sorted(
         f"{m} {e}"
@@ -108,9 +118,23 @@ def work(run: StageRun) -> int:
             ),
         )
         return BAD_INPUT
-    predictions = predictions.loc[how.isin(grid.elicitation).to_numpy(bool)].reset_index(drop=True)
+    asked = how.isin(grid.elicitation).to_numpy(bool)
+    predictions = predictions.loc[asked].reset_index(drop=True)
+    parts = np.bincount(part_of[asked], minlength=int(part_of.max(initial=-1)) + 1)
     questions = pd.read_parquet(args.questions)
-    scores = with_crowd(score_predictions(predictions, questions), questions)
+    store = KeptStore.in_cache(dvc_cache_dir(), STORE) if grid.reuse_scores else None
+    kept = KeptScores(store) if store is not None else None
+    scored = score_predictions(
+        predictions,
+        questions,
+        parts=parts.tolist(),
+        columns=kept if kept is not None else scored_columns,
+    )
+    if kept is not None:
+        logger.info(
+            "kept work: %d parts' scores from the store, %d parsed", kept.reused, kept.computed
+        )
+    scores = with_crowd(scored, questions)
     metrics = {
         **score_metrics(scores),
         "model_calls": call_failures(predictions, tolerance),

@@ -28,9 +28,10 @@ cell of the grid, scored by the same rules, so it is a row of every table.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, cast
 
+import numpy as np
 import pandas as pd
 
 from prescient.evaluation.costs import model_costs, paid_for
@@ -83,40 +84,35 @@ class ScoringError(ValueError):
     """Predictions that cannot be scored against the question table."""
 
 
-def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.DataFrame:
-    """Parse and score every prediction.
+class QuestionTable:
+    """What scoring reads of the question table, looked up by question id once."""
 
-    Args:
-        predictions: rows with the predictions schema (any number of cells).
-        questions: the normalised question table (choices, answer_index).
+    def __init__(self, questions: pd.DataFrame) -> None:
+        self.ids = questions["question_id"].astype(str).tolist()
+        self.qtype = dict(zip(self.ids, questions["qtype"].astype(str), strict=True))
+        self.choices = dict(zip(self.ids, questions["choices"].tolist(), strict=True))
+        self.answer = dict(
+            zip(self.ids, questions["answer_index"].astype(int).tolist(), strict=True)
+        )
+
+
+RowInputs = tuple[list[str], list[str], list[Any], list[Any], list[str]]
+"""What a prediction row's score is a function of, column by column: question ids,
+predicted question types, raw responses, errors and elicitations (the question
+table's entry for each id besides)."""
+
+
+def scored_columns(rows: RowInputs, table: QuestionTable) -> dict[str, list[Any]]:
+    """The :data:`SCORED_TYPES` columns of ``rows``, one value per row.
 
     Raises:
-        ScoringError: a prediction names a question the table does not have, or its
-            question type disagrees with the table.
+        ScoringError: a row's question type disagrees with the table.
     """
-    ids = questions["question_id"].astype(str).tolist()
-    table_qtype = dict(zip(ids, questions["qtype"].astype(str), strict=True))
-    table_choices = dict(zip(ids, questions["choices"].tolist(), strict=True))
-    table_answer = dict(zip(ids, questions["answer_index"].astype(int).tolist(), strict=True))
-    unknown = sorted(set(predictions["question_id"].astype(str)) - set(ids))
-    if unknown:
-        raise ScoringError(
-            f"{len(unknown)} predicted question ids are not in the question table, "
-            f"e.g. {unknown[:5]}: re-run the evaluation on the current questions"
-        )
-    elicitations = elicitation_of(predictions)
     cols: dict[str, list[Any]] = {c: [] for c in SCORED_TYPES}
-    for qid, qtype, text, err, elicitation in zip(
-        predictions["question_id"].astype(str),
-        predictions["qtype"].astype(str),
-        predictions["raw_response"],
-        predictions["error"],
-        elicitations,
-        strict=True,
-    ):
-        if table_qtype[qid] != qtype:
+    for qid, qtype, text, err, elicitation in zip(*rows, strict=True):
+        if table.qtype[qid] != qtype:
             raise ScoringError(
-                f"question {qid}: predicted as {qtype}, table says {table_qtype[qid]}"
+                f"question {qid}: predicted as {qtype}, table says {table.qtype[qid]}"
             )
         if isinstance(err, str) and err:
             for c, v in (("correct", False), ("refused", False), ("parse_failed", False)):
@@ -126,9 +122,9 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
             for s in item_scores():
                 cols[s.name].append(None)
             continue
-        choices = [str(c) for c in table_choices[qid]]
+        choices = [str(c) for c in table.choices[qid]]
         f = read_forecast(elicitation, None if pd.isna(text) else str(text), qtype, choices)
-        answer = table_answer[qid]
+        answer = table.answer[qid]
         scored = row_score_values(f.probs, answer, qtype)
         fields: tuple[tuple[str, Any], ...] = (
             ("parsed_answer", f.index),
@@ -143,6 +139,62 @@ def score_predictions(predictions: pd.DataFrame, questions: pd.DataFrame) -> pd.
         )
         for c, v in fields:
             cols[c].append(v)
+    return cols
+
+
+class ScoredColumns(Protocol):
+    """Where :func:`score_predictions` gets a part's scored columns
+    (:class:`~prescient.evaluation.kept_scores.KeptScores` keeps them between runs)."""
+
+    def __call__(self, rows: RowInputs, table: QuestionTable) -> dict[str, list[Any]]: ...
+
+
+def score_predictions(
+    predictions: pd.DataFrame,
+    questions: pd.DataFrame,
+    *,
+    parts: Sequence[int] | None = None,
+    columns: ScoredColumns = scored_columns,
+) -> pd.DataFrame:
+    """Parse and score every prediction.
+
+    Args:
+        predictions: rows with the predictions schema (any number of cells).
+        questions: the normalised question table (choices, answer_index).
+        parts: the rows' consecutive parts (their lengths, summing to the rows), each
+            scored by one call of ``columns``; default: one part.
+        columns: the scored columns of a part (:func:`scored_columns`, or kept work of
+            the same values).
+
+    Raises:
+        ScoringError: a prediction names a question the table does not have, or its
+            question type disagrees with the table.
+    """
+    table = QuestionTable(questions)
+    unknown = sorted(set(predictions["question_id"].astype(str)) - set(table.ids))
+    if unknown:
+        raise ScoringError(
+            f"{len(unknown)} predicted question ids are not in the question table, "
+            f"e.g. {unknown[:5]}: re-run the evaluation on the current questions"
+        )
+    elicitations = elicitation_of(predictions)
+    inputs: RowInputs = (
+        predictions["question_id"].astype(str).tolist(),
+        predictions["qtype"].astype(str).tolist(),
+        predictions["raw_response"].tolist(),
+        predictions["error"].tolist(),
+        list(elicitations),
+    )
+    sizes = list(parts) if parts is not None else [len(predictions)]
+    if sum(sizes) != len(predictions) or any(n < 0 for n in sizes):
+        raise ValueError(f"parts {sizes} do not cover the {len(predictions)} rows")
+    cols: dict[str, list[Any]] = {c: [] for c in SCORED_TYPES}
+    start = 0
+    for n in sizes:
+        part = columns(cast(RowInputs, tuple(c[start : start + n] for c in inputs)), table)
+        for c in SCORED_TYPES:
+            cols[c].extend(part[c])
+        start += n
     out = predictions.reset_index(drop=True).copy()
     for column in OPTIONAL_COLUMNS:  # predictions written before these existed
         if column not in out.columns:
@@ -236,6 +288,19 @@ def cell_label(setting: str, rag_cutoff: Any) -> str:
     return f"{setting}_{rag_cutoff}"
 
 
+def cell_labels(frame: pd.DataFrame) -> np.ndarray:
+    """:func:`cell_label` of every row's setting and RAG cutoff, computed once per
+    distinct pair."""
+    if frame.empty:
+        return np.empty(0, dtype=object)
+    pairs = frame.groupby(["setting", "rag_cutoff"], dropna=False, sort=False, observed=True)
+    codes = pairs.ngroup().to_numpy()
+    _, first = np.unique(codes, return_index=True)
+    settings, cutoffs = frame["setting"].to_numpy(object), frame["rag_cutoff"].to_numpy(object)
+    names = np.array([cell_label(settings[i], cutoffs[i]) for i in first], dtype=object)
+    return names[codes]
+
+
 def _rate(num: int, den: int) -> float | None:
     return round(num / den, 6) if den else None
 
@@ -277,9 +342,7 @@ def summarize(group: pd.DataFrame, proper: bool = False) -> dict[str, Any]:
 
 def _cells(scores: pd.DataFrame, proper: bool) -> dict[str, Any]:
     cells: dict[str, dict[str, Any]] = {}
-    labels = [
-        cell_label(s, c) for s, c in zip(scores["setting"], scores["rag_cutoff"], strict=True)
-    ]
+    labels = cell_labels(scores)
     frame = scores.assign(_cell=labels)
     for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
         per: dict[str, Any] = {"all": summarize(group, proper)}
@@ -346,10 +409,7 @@ def call_failures(predictions: pd.DataFrame, max_failed_share: float) -> dict[st
         places.
     """
     cells: dict[str, dict[str, Any]] = {}
-    labels = [
-        cell_label(s, c)
-        for s, c in zip(predictions["setting"], predictions["rag_cutoff"], strict=True)
-    ]
+    labels = cell_labels(predictions)
     frame = predictions.assign(_cell=labels)
     for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
         err = group["error"].fillna("").astype(str)
@@ -386,10 +446,7 @@ def context_fits(predictions: pd.DataFrame) -> dict[str, dict[str, dict[str, int
     errors = predictions["error"].fillna("").astype(str)
     fitted = (words.notna() & errors.eq("")).to_numpy(bool)
     exceeded = errors.str.startswith(CONTEXT_EXCEEDED).to_numpy(bool)
-    labels = [
-        cell_label(s, c)
-        for s, c in zip(predictions["setting"], predictions["rag_cutoff"], strict=True)
-    ]
+    labels = cell_labels(predictions)
     frame = pd.DataFrame(
         {
             "model": predictions["model"].astype(str).to_numpy(),

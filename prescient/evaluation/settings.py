@@ -192,6 +192,9 @@ class EvalSettings(Settings):
         partitions: how each model's evaluation is split into stages, by the questions'
             resolution dates (:mod:`prescient.evaluation.partitions`): ``all`` (one stage
             per model) or years / months, so that a new day re-runs only its partition.
+        reuse_scores: whether ``score`` keeps each model's partition's scored columns
+            for its next run (:mod:`prescient.evaluation.kept_scores`; the same table
+            either way).
     """
 
     models: Annotated[
@@ -204,6 +207,7 @@ class EvalSettings(Settings):
     max_questions: dict[str, Annotated[int, Field(ge=1)]]
     elicitation_max_questions: dict[str, Annotated[int, Field(ge=1)]] = {}
     partitions: Annotated[tuple[str, ...], PlainValidator(_partitions)] = (ALL,)
+    reuse_scores: bool = True
 
     @field_validator("max_questions")
     @classmethod
