@@ -329,17 +329,36 @@ class FrameDigest:
         hashable = df.copy(deep=False)
         for c in df.columns:
             if df[c].dtype == object:  # list cells (choices, context ids) as JSON text
-                hashable[c] = [
-                    json.dumps([str(x) for x in v])
-                    if isinstance(v, list | tuple | np.ndarray)
-                    else v
-                    for v in df[c]
-                ]
+                hashable[c] = _json_cells(df[c])
         row_hashes = pd.util.hash_pandas_object(hashable, index=False).to_numpy()
         self._h.update(row_hashes.tobytes())
 
     def hexdigest(self) -> str:
         return self._h.hexdigest()
+
+
+def _json_cells(values: Iterable[Any]) -> list[Any]:
+    """Each list cell as the JSON text of its items' ``str``; other cells as they are.
+    A cell equal in type and bytes to one seen before (a numeric array, or a sequence of
+    strings) takes the text computed for it (a scores table repeats a few forecasts)."""
+    memo: dict[Any, str] = {}
+    out: list[Any] = []
+    for v in values:
+        if not isinstance(v, list | tuple | np.ndarray):
+            out.append(v)
+            continue
+        key: Any = None
+        if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
+            key = (v.dtype.str, v.shape, v.tobytes())
+        elif all(type(x) is str for x in v):
+            key = tuple(v)
+        text = memo.get(key) if key is not None else None
+        if text is None:
+            text = json.dumps([str(x) for x in v])
+            if key is not None:
+                memo[key] = text
+        out.append(text)
+    return out
 
 
 def typed_frame(

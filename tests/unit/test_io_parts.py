@@ -4,8 +4,10 @@ as the whole, and is read through one row group at a time."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -70,3 +72,46 @@ def test_tables_on_disk_hold_the_last_table_read(tmp_path: Path) -> None:
     assert tables["b"]["id"].tolist() == ["a10", "a11", "a12"]
     assert tables["a"] is not first  # read again once another was read
     pd.testing.assert_frame_equal(tables["a"], first)
+
+
+def _reference_cells(values: pd.Series) -> list[object]:
+    """The list cells' JSON texts computed one cell at a time, with no memo."""
+    return [
+        json.dumps([str(x) for x in v]) if isinstance(v, list | tuple | np.ndarray) else v
+        for v in values
+    ]
+
+
+def test_list_cells_hash_as_their_json_text_whatever_repeats() -> None:
+    cells = [
+        np.array([0.0, 1.0]),
+        np.array([-0.0, 1.0]),  # equal to the first, not the same bytes
+        np.array([0.0, 1.0]),
+        np.array([0.0, 1.0], dtype=np.float32),
+        np.array([np.nan, 0.5]),
+        np.array([1, 2], dtype=np.int64),
+        np.array(["a1", "a2"], dtype=object),
+        ["a1", "a2"],
+        ("a1", "a2"),
+        [1, "a1"],
+        [1.0, 1],
+        [],
+        None,
+        "plain",
+        np.array(["a1", "a2"], dtype=object),
+    ]
+    values = pd.Series(cells, dtype=object)
+    assert io._json_cells(values) == _reference_cells(values)
+    assert io._json_cells(values)[1] == '["-0.0", "1.0"]'
+    frame = pd.DataFrame({"probs": values, "n": range(len(cells))})
+    same = pd.DataFrame({"probs": _reference_cells(values), "n": range(len(cells))})
+    assert io.frame_checksum(frame) == _hashed(same, frame)
+
+
+def _hashed(texts: pd.DataFrame, like: pd.DataFrame) -> str:
+    """The checksum of ``like`` from its cells' texts: the dtypes, then the row hashes."""
+    import hashlib
+
+    h = hashlib.sha256(json.dumps([[c, str(t)] for c, t in like.dtypes.items()]).encode())
+    h.update(pd.util.hash_pandas_object(texts, index=False).to_numpy().tobytes())
+    return h.hexdigest()
