@@ -92,14 +92,17 @@ def atomic_writes() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``dvc ARGV`` with atomic dumps (and DVC's parameters read once:
-    :mod:`prescient.plumbing.dvc_reads`); returns DVC's exit status."""
+    """``dvc ARGV`` with atomic dumps (and DVC's parameters read once,
+    :mod:`prescient.plumbing.dvc_reads`, and its lock updated in place,
+    :mod:`prescient.plumbing.dvc_lock_update`); returns DVC's exit status."""
     from dvc.cli import main as dvc_main
 
+    from prescient.plumbing.dvc_lock_update import fast_lock_updates
     from prescient.plumbing.dvc_reads import fast_params, fast_yaml
 
     fast_yaml()
     fast_params()
+    fast_lock_updates()
     with atomic_writes():
         return int(dvc_main(list(sys.argv[1:] if argv is None else argv)))
 

@@ -1,5 +1,6 @@
-"""Every ``dvc`` of the project's environment writes its YAML files atomically, and
-reads its parameters without re-reading ``params.yaml`` per stage.
+"""Every ``dvc`` of the project's environment writes its YAML files atomically, reads
+its parameters without re-reading ``params.yaml`` per stage, and records a stage in
+``dvc.lock`` without re-writing every other stage's entry.
 
 DVC writes ``dvc.lock`` in place (:mod:`prescient.plumbing.dvc_atomic`), so a ``dvc
 repro`` or ``dvc exp run`` typed by hand and killed while DVC records a stage could leave
@@ -10,8 +11,10 @@ at start-up, and it only adds an import hook: when a process imports DVC's seria
 (:func:`prescient.plumbing.dvc_atomic.make_atomic`) and each YAML text is parsed once
 (:func:`prescient.plumbing.dvc_reads.fast_yaml`); when it imports DVC's parameter
 dependency (``dvc.dependency.param``), its keys are looked up without walking the file
-per key (:func:`prescient.plumbing.dvc_reads.fast_params`). So every DVC process of the
-environment is covered, whatever started it: a command typed by hand, ``dvc exp run``'s
+per key (:func:`prescient.plumbing.dvc_reads.fast_params`); when it imports its stage
+files (``dvc.dvcfile``), a stage run is recorded by putting its entry into the lock's
+text (:func:`prescient.plumbing.dvc_lock_update.fast_lock_updates`). So every DVC
+process of the environment is covered, whatever started it: a command typed by hand, ``dvc exp run``'s
 queue workers and the experiments they run, or this project's own commands. Nothing else
 is imported at start-up, and a process that never imports DVC is not touched.
 
@@ -38,6 +41,8 @@ TARGET = "dvc.utils.serialize"
 ``_yaml``)."""
 PARAMS_TARGET = "dvc.dependency.param"
 """The module whose loading triggers the parameters' lookup change."""
+LOCK_TARGET = "dvc.dvcfile"
+"""The module whose loading triggers the lock's update change."""
 PTH_NAME = "prescient-dvc-atomic.pth"
 """Sorts after an editable install's own ``.pth`` (``__editable__...``), which makes
 ``prescient`` importable first."""
@@ -60,7 +65,17 @@ def _after_params() -> None:
     fast_params()
 
 
-_CHANGES = {TARGET: _after_serialize, PARAMS_TARGET: _after_params}
+def _after_dvcfile() -> None:
+    from prescient.plumbing.dvc_lock_update import fast_lock_updates
+
+    fast_lock_updates()
+
+
+_CHANGES = {
+    TARGET: _after_serialize,
+    PARAMS_TARGET: _after_params,
+    LOCK_TARGET: _after_dvcfile,
+}
 """What follows the loading of each module."""
 
 

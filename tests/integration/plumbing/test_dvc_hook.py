@@ -84,3 +84,43 @@ def test_a_hand_typed_dvc_repro_renames_its_lock_into_place(tmp_path: Path) -> N
     assert lock.stat().st_ino != before  # a new file renamed over the lock, not rewritten
     assert problem_with(lock.read_text()) == (None, 1)
     assert (tmp_path / "b").read_text() == "2\n"
+
+
+def test_a_stage_is_recorded_as_dvcs_own_code_records_it(tmp_path: Path) -> None:
+    """``dvc repro`` in the environment (the lock's entries spliced) and with DVC's own
+    ``Lockfile.dump_stages`` write the same lock, stage after stage."""
+    if not DVC.exists() or shutil.which("git") is None:
+        pytest.skip("dvc or git is not installed")
+    env = {**os.environ, "DVC_NO_ANALYTICS": "1"}
+    own = (
+        "import sys, dvc.dvcfile as d; "
+        "d.Lockfile.dump_stages = getattr(d.Lockfile.dump_stages, '__wrapped__', "
+        "d.Lockfile.dump_stages); from dvc.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    stages = "".join(
+        f"  s{i}:\n    cmd: cp a{i} b{i}\n    deps: [a{i}]\n    outs: [b{i}]\n" for i in range(3)
+    )
+    locks = []
+    for how in ([str(DVC)], [sys.executable, "-c", own]):
+        root = tmp_path / ("spliced" if how[0] == str(DVC) else "dvc")
+        root.mkdir()
+
+        def run(*args: str, cwd: Path = root) -> None:
+            subprocess.run(args, cwd=cwd, env=env, check=True, capture_output=True)
+
+        run("git", "init", "-q")
+        run(str(DVC), "init", "-q")
+        for i in range(3):
+            (root / f"a{i}").write_text(f"{i}\n")
+        (root / "dvc.yaml").write_text("stages:\n" + stages)
+        run(*how, "repro", "-q")
+        (root / "a1").write_text("changed\n")
+        run(*how, "repro", "-q")
+        more = stages.replace("  s", "  t").replace(" b", " c").replace("[b", "[c")
+        (root / "dvc.yaml").write_text("stages:\n" + stages + more)
+        for i in range(3):
+            (root / f"a{i}").write_text(f"{i} again\n")
+        run(*how, "repro", "-q")
+        locks.append((root / "dvc.lock").read_text())
+    assert locks[0] == locks[1]
+    assert "  t2:\n" in locks[0]
