@@ -37,7 +37,7 @@ def _fragment(name: str, entry: Any) -> list[str] | None:
     """DVC's dump of one stage's entry under ``stages:``: its lines, key line first."""
     from dvc.utils.serialize import dumps_yaml
 
-    text = dumps_yaml({"stages": {name: entry}})
+    text = str(dumps_yaml({"stages": {name: entry}}))
     lines = text.splitlines(keepends=True)
     if len(lines) < 2 or lines[0] != STAGES or _ANCHOR.search(text):
         return None
