@@ -1264,10 +1264,12 @@ def table(results: dict[str, Any]) -> str:
 def save(scale: float, result: dict[str, Any]) -> dict[str, Any]:
     """Merge one scale's result into the results file (several runs may share it, and a
     run saves after its stages and again at the end, so a kill loses little)."""
-    results = json.loads(RESULTS.read_text()).get("scales", {}) if RESULTS.exists() else {}
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results = data.get("scales", {})
     result["command"] = " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
     results[fmt_scale(scale)] = result
-    out = {"machine": machine(), "scales": results, "growth": growth(results)}
+    # other benchmarks' keys (bench/bench_dvc_stages.py's) are kept
+    out = {**data, "machine": machine(), "scales": results, "growth": growth(results)}
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(out, indent=2, default=str) + "\n")
     return results
