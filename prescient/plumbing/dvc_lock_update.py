@@ -13,11 +13,16 @@ indentation), put in place of the stage's old lines, or after the last stage for
 one, as DVC's dictionary update places it.
 
 Only a lock in the shape DVC writes is changed so (``stages:`` the last top-level key,
-each stage a line of its name at two spaces followed by deeper lines, no YAML anchors in
-a stage's dump); anything else (no lock yet, datasets, a lock edited by hand into
-another layout) goes to DVC's own code. Tests compare the result with DVC's whole-file
-dump on the project's locks. The write goes through DVC's writer, atomic in this
-environment (:mod:`prescient.plumbing.dvc_atomic`).
+each stage a line of its name at two spaces followed by deeper lines, each name once,
+no YAML anchor or alias anywhere); anything else (no lock yet, datasets, a lock edited
+by hand into another layout) goes to DVC's own code. A stage is found by its name as
+YAML reads it, however its line quotes it. The other stages' lines are kept as they
+are, where DVC's code would dump them again: for a lock DVC wrote, that is the same
+text; for one formatted otherwise (by hand, by another tool) they keep their
+formatting, with the same values. Whether the lock changed (DVC's "Updating lock file"
+and the hint to ``git add`` it) is decided on the entries' text. Tests compare the
+result with DVC's whole-file dump on the project's locks. The write goes through DVC's
+writer, atomic in this environment (:mod:`prescient.plumbing.dvc_atomic`).
 """
 
 from __future__ import annotations
@@ -27,9 +32,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-_ANCHOR = re.compile(r"[&*]id\d{3}")
-"""ruamel.yaml's anchors and aliases (``&id001``, ``*id001``): a dump that shares an
-object between places is left to DVC."""
+_ANCHOR = re.compile(r"(?m)(?:^[ ]*(?:- )?|: )[&*]")
+"""Where a YAML anchor (``&id001``) or alias (``*id001``) can start: a value, a list
+item or a key. A plain scalar cannot start with ``&`` or ``*``, so a match that is none
+(a folded command's line starting ``&&``) only sends the lock to DVC's code."""
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_@.\-]*")
+"""A stage name YAML reads as the string it spells (DVC writes such names unquoted)."""
 STAGES = "stages:\n"
 
 
@@ -42,6 +50,28 @@ def _fragment(name: str, entry: Any) -> list[str] | None:
     if len(lines) < 2 or lines[0] != STAGES or _ANCHOR.search(text):
         return None
     return lines[1:]
+
+
+def _name_of(line: str) -> str | None:
+    """The stage name of a key line, as YAML reads it (None: not a string)."""
+    key = line[2:-2]
+    if _PLAIN_NAME.fullmatch(key) and not _RESOLVED.fullmatch(key):
+        return key
+    from dvc.utils.serialize import parse_yaml
+
+    try:
+        parsed = parse_yaml(line.strip() + " 0\n", "dvc.lock")
+    except Exception:  # noqa: BLE001 (any parse failure sends the lock to DVC's code)
+        return None
+    names = list(parsed) if isinstance(parsed, dict) else []
+    return names[0] if len(names) == 1 and isinstance(names[0], str) else None
+
+
+_RESOLVED = re.compile(
+    r"(?i)[0-9][0-9_.\-]*|y|n|yes|no|true|false|on|off|null|~|\.inf|\.nan|[0-9].*[eE].*"
+)
+"""Plain names YAML may read as something other than their string (numbers, booleans,
+null, dates): parsed rather than taken as spelled."""
 
 
 def _is_key_line(line: str) -> bool:
@@ -60,6 +90,8 @@ def splice(text: str, entries: Mapping[str, Any]) -> tuple[str, bool] | None:
     lines = text.splitlines(keepends=True)
     if not lines or not lines[-1].endswith("\n") or STAGES not in lines:
         return None
+    if _ANCHOR.search(text):
+        return None
     start = lines.index(STAGES) + 1
     blocks: list[list[str]] = []
     for line in lines[start:]:
@@ -71,7 +103,8 @@ def splice(text: str, entries: Mapping[str, Any]) -> tuple[str, bool] | None:
             blocks[-1].append(line)
         else:
             return None
-    where = {block[0]: i for i, block in enumerate(blocks)}
+    names = [_name_of(block[0]) for block in blocks]
+    where = {n: i for i, n in enumerate(names) if n is not None}
     if len(where) != len(blocks):
         return None
     changed = False
@@ -79,9 +112,9 @@ def splice(text: str, entries: Mapping[str, Any]) -> tuple[str, bool] | None:
         fragment = _fragment(name, entry)
         if fragment is None or not _is_key_line(fragment[0]) or not _opens_block(fragment[0]):
             return None
-        i = where.get(fragment[0])
+        i = where.get(name)
         if i is None:
-            where[fragment[0]] = len(blocks)
+            where[name] = len(blocks)
             blocks.append(fragment)
             changed = True
         elif blocks[i] != fragment:

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 import copy
 import importlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-MAX_CACHED_CHARS = 16_000_000
+MAX_CACHED_CHARS = 4_000_000
 """The most characters of YAML a process keeps parsed, all texts together
-(``params.yaml`` and ``dvc.yaml`` are tens of KB; a paper-sized ``dvc.lock`` a few MB)."""
+(``params.yaml`` and ``dvc.yaml`` are tens of KB; a paper-sized ``dvc.lock`` 2.5 MB). The
+parsed objects take about 17 times their text's size, so about 70 MB at most."""
 _GLOB = frozenset("*?[]!")
 _YAML_MODULES = ("dvc.utils.serialize._yaml", "dvc.utils.serialize")
 """Where DVC looks ``parse_yaml`` up (``load_yaml`` in ``_yaml``; ``strictyaml`` imports it
@@ -44,19 +46,25 @@ def memoized_parse_yaml(original: Callable[..., Any]) -> Callable[..., Any]:
     """``original`` (DVC's ``parse_yaml``), parsing each safe-loaded text once."""
     cache: OrderedDict[str, Any] = OrderedDict()
     held = [0]  # characters in the cache
+    guard = threading.Lock()  # DVC parses in threads too (``dvc plots``)
 
     def parse_yaml(text: Any, path: Any, typ: str = "safe") -> Any:
         if typ != "safe" or not isinstance(text, str) or len(text) > MAX_CACHED_CHARS:
             return original(text, path, typ=typ)
-        if text in cache:
-            cache.move_to_end(text)
-        else:
-            cache[text] = original(text, path, typ=typ)
-            held[0] += len(text)
-            while held[0] > MAX_CACHED_CHARS:
-                gone, _ = cache.popitem(last=False)
-                held[0] -= len(gone)
-        return copy.deepcopy(cache[text])
+        with guard:
+            parsed = cache.get(text)
+            if parsed is not None:
+                cache.move_to_end(text)
+        if parsed is None:
+            parsed = original(text, path, typ=typ)
+            with guard:
+                if text not in cache:
+                    cache[text] = parsed
+                    held[0] += len(text)
+                while held[0] > MAX_CACHED_CHARS and cache:
+                    gone, _ = cache.popitem(last=False)
+                    held[0] -= len(gone)
+        return copy.deepcopy(parsed)
 
     parse_yaml.__wrapped__ = original  # type: ignore[attr-defined]
     return parse_yaml
@@ -65,6 +73,8 @@ def memoized_parse_yaml(original: Callable[..., Any]) -> Callable[..., Any]:
 def plain_lookup(config: Any, key_path: str) -> tuple[bool, Any]:
     """``(True, value)`` of a key of plain names in nested dicts whose keys are all
     strings; ``(False, None)`` where ``dpath`` must decide (module docstring)."""
+    if not isinstance(key_path, str):
+        return False, None
     names = key_path.split(".")
     if not all(names) or _GLOB.intersection(key_path):
         return False, None

@@ -59,3 +59,34 @@ def test_an_entry_that_shares_an_object_is_left_to_dvc() -> None:
     shared = {"path": "p", "md5": "1" * 32}
     assert splice(text, {"a": {"cmd": "x", "deps": [shared], "outs": [shared]}}) is None
     assert splice(text, {"a": {"cmd": "y"}}) == ("schema: '2.0'\nstages:\n  a:\n    cmd: y\n", True)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['  "s1":\n', "  's1':\n", "  s1:\n"],  # quoted by hand or by another tool
+)
+def test_a_stage_is_found_by_its_name_however_quoted(line: str) -> None:
+    text = f"schema: '2.0'\nstages:\n  s0:\n    cmd: a\n{line}    cmd: b\n  s2:\n    cmd: c\n"
+    entries = {"s1": {"cmd": "b2"}}
+    assert splice(text, entries) == (_dvc_dump(text, entries), True)
+
+
+@pytest.mark.parametrize("name", ["yes", "2024", "a:b", "x #y", "null", "é名"])
+def test_names_yaml_reads_otherwise_are_matched_as_yaml_reads_them(name: str) -> None:
+    base = "schema: '2.0'\nstages:\n  s0:\n    cmd: a\n"
+    text = _dvc_dump(base, {name: {"cmd": "b"}})
+    entries = {name: {"cmd": "b2"}}
+    assert splice(text, entries) == (_dvc_dump(text, entries), True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an alias in a stage kept as it is, pointing at an anchor in the one recorded
+        "schema: '2.0'\nstages:\n  a:\n    params:\n      params.yaml: &p\n        x: 1\n"
+        "  b:\n    params:\n      params.yaml: *p\n",
+        "schema: '2.0'\nstages:\n  a:\n    deps:\n    - &d\n      path: x\n  b:\n    cmd: y\n",
+    ],
+)
+def test_a_lock_with_anchors_is_left_to_dvc(text: str) -> None:
+    assert splice(text, {"a": {"cmd": "z"}}) is None

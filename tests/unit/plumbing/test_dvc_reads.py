@@ -118,6 +118,7 @@ def test_a_key_gives_what_dpath_gives(key: str) -> None:
 
 def test_mixed_key_types_go_to_dpath() -> None:
     assert dvc_reads.plain_lookup(CONFIG, "mixed.1") == (False, None)
+    assert dvc_reads.plain_lookup(CONFIG, 1) == (False, None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="only one leaf"):
         dpath.get(CONFIG, "mixed.1", separator=".")
 
