@@ -164,6 +164,6 @@ def _write(text: str, stream: Any) -> None:
 
 def fast_lock_updates() -> None:
     """Record stages by splicing their entries into the lock (idempotent)."""
-    lockfile = importlib.import_module("dvc.dvcfile").Lockfile
-    if not hasattr(lockfile.dump_stages, "__wrapped__"):
-        lockfile.dump_stages = fast_dump_stages(lockfile.dump_stages)
+    from prescient.plumbing.dvc_reads import wrap_once
+
+    wrap_once(importlib.import_module("dvc.dvcfile").Lockfile, "dump_stages", fast_dump_stages)

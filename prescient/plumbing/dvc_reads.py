@@ -121,11 +121,12 @@ def fast_read_param_file(original: Callable[..., Any]) -> Callable[..., Any]:
     return read_param_file
 
 
-def _patch(module_name: str, attr: str, wrap: Callable[..., Any]) -> None:
-    module = importlib.import_module(module_name)
-    current = getattr(module, attr)
+def wrap_once(owner: Any, attr: str, wrap: Callable[..., Any]) -> None:
+    """Replace ``owner.attr`` (a module's function, a class's method) by ``wrap`` of it,
+    unless it is already a wrapper (one with ``__wrapped__``)."""
+    current = getattr(owner, attr)
     if not hasattr(current, "__wrapped__"):
-        setattr(module, attr, wrap(current))
+        setattr(owner, attr, wrap(current))
 
 
 def fast_yaml() -> None:
@@ -141,4 +142,4 @@ def fast_yaml() -> None:
 
 def fast_params() -> None:
     """Look DVC's parameter keys up without walking the file per key (idempotent)."""
-    _patch(_PARAM_MODULE, "read_param_file", fast_read_param_file)
+    wrap_once(importlib.import_module(_PARAM_MODULE), "read_param_file", fast_read_param_file)
