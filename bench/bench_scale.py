@@ -71,6 +71,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -344,6 +345,7 @@ def configure(
     through: dt.date,
     partition: str = "month",
     ledger_compression: str = "zstd",
+    glob: str | None = None,
 ) -> None:
     """Point the clone at the synthetic corpus, the loopback models and the paper's budget;
     the evaluation split by month (``partition``: ``month``) or not (``all``); the stages'
@@ -351,7 +353,7 @@ def configure(
     with ``zstd`` each stage also seals its response store file when it is done)."""
     conf = repo / "conf"
     corpus = yaml.safe_load((conf / "corpus/jsonl.yaml").read_text())
-    corpus.update(name="synthetic", path=corpus_path)
+    corpus.update(name="synthetic", path=corpus_path, glob=glob)
     _dump(conf / "corpus/synthetic.yaml", corpus)
     entry = yaml.safe_load((conf / "model/local_openai_server.yaml").read_text())
     for i, name in enumerate(MODELS):
@@ -689,29 +691,35 @@ def direct_articles(repo: Path, corpus: Path, through: dt.date, out: Path | None
         n += len(rows)
         rows.clear()
 
-    with gz.open(corpus, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            o = json.loads(line)
-            if o["date"] > through.isoformat():
-                break
-            if o["date"] != day:
-                flush()
-                day = o["date"]
-            text, title = normalize_text(o["text"]), normalize_title(o["title"])
-            if not lo < len(text) < hi:
-                continue
-            url = o["url"].strip()
-            date = dt.date.fromisoformat(o["date"])
-            rows.append(
-                {
-                    "article_id": article_id(normalize_url(url), title, date),
-                    "date": date,
-                    "title": title,
-                    "text": text,
-                    "url": url,
-                    "source_domain": o["source_domain"].lower() or domain_of(url),
-                }
-            )
+    paths = sorted(corpus.glob("*.jsonl.gz")) if corpus.is_dir() else [corpus]
+
+    def lines() -> Iterator[str]:
+        for path in paths:
+            with gz.open(path, "rt", encoding="utf-8") as fh:
+                yield from fh
+
+    for line in lines():
+        o = json.loads(line)
+        if o["date"] > through.isoformat():
+            break
+        if o["date"] != day:
+            flush()
+            day = o["date"]
+        text, title = normalize_text(o["text"]), normalize_title(o["title"])
+        if not lo < len(text) < hi:
+            continue
+        url = o["url"].strip()
+        date = dt.date.fromisoformat(o["date"])
+        rows.append(
+            {
+                "article_id": article_id(normalize_url(url), title, date),
+                "date": date,
+                "title": title,
+                "text": text,
+                "url": url,
+                "source_domain": o["source_domain"].lower() or domain_of(url),
+            }
+        )
     flush()
     if writer is not None:
         writer.close()
@@ -934,11 +942,22 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
         "cache_type": args.cache_type,
         "stages": {},
     }
-    # Corpora: the span, and the span plus one day (the same lines for the shared days).
-    corpus_n = work / "corpus" / "news.jsonl.gz"
-    corpus_n1 = work / "corpus_plus1" / "news.jsonl.gz"
+    # Corpora: the span, and the span plus one day (the same lines for the shared days):
+    # a daily feed (a file a day, the update adds one) or one file (replaced by the update).
+    daily = args.corpus_layout == "daily"
+    result["corpus_layout"] = args.corpus_layout
+    feed = work / "corpus_daily"
+    corpus_n = feed if daily else work / "corpus" / "news.jsonl.gz"
+    corpus_n1 = feed if daily else work / "corpus_plus1" / "news.jsonl.gz"
+    corpus_param = "data/raw/synthetic" if daily else "data/raw/synthetic/news.jsonl.gz"
+    corpus_glob = "*.jsonl.gz" if daily else None
     t0 = time.perf_counter()
-    if not corpus_n.exists() or args.regenerate:
+    if daily:
+        if args.regenerate and feed.exists():
+            shutil.rmtree(feed)
+        counts = scale_corpus.write_daily(start, end, feed)
+        result["corpus"] = counts | {"generate_s": round(time.perf_counter() - t0, 1)}
+    elif not corpus_n.exists() or args.regenerate:
         counts = scale_corpus.write_corpus(start, end, corpus_n)
         result["corpus"] = counts | {"generate_s": round(time.perf_counter() - t0, 1)}
     else:
@@ -947,20 +966,37 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
     repo = work / "repo"
     env = environment(repo)
     dvc = str(ROOT / ".venv/bin/dvc")
+
+    def place(project: Path, last: dt.date) -> None:
+        """The corpus through ``last`` in ``project``: the feed's files hard-linked into
+        its folder (regular files to DVC), or the one file linked."""
+        if daily:
+            folder = project / corpus_param
+            folder.mkdir(parents=True, exist_ok=True)
+            for day in scale_corpus.days(start, last):
+                name = scale_corpus.day_file(day)
+                if not (folder / name).exists():
+                    os.link(feed / name, folder / name)
+            return
+        target = project / corpus_param
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        target.symlink_to(corpus_n if last == end else corpus_n1)
+
     with Server(args.latency_ms, work / "server.log") as server:
         clone(repo, env)
-        target = repo / "data/raw/synthetic/news.jsonl.gz"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.symlink_to(corpus_n)
+        place(repo, end)
         configure(
             repo,
             server.url,
-            "data/raw/synthetic/news.jsonl.gz",
+            corpus_param,
             start,
             end,
             end,
             args.partition,
             args.ledger_compression,
+            corpus_glob,
         )
         compose(repo, env)
         if args.articles_table:
@@ -1041,10 +1077,11 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
             result["noop_s"] = m["wall_s"]
             result["noop"] = m
             # Daily update: one more day of news.
-            if not corpus_n1.exists() or args.regenerate:
+            if daily:
+                scale_corpus.write_daily(start, next_day, feed)
+            elif not corpus_n1.exists() or args.regenerate:
                 scale_corpus.write_corpus(start, next_day, corpus_n1)
-            target.unlink()
-            target.symlink_to(corpus_n1)
+            place(repo, next_day)
             before = server.requests()
             m = measured(
                 [sys.executable, "-m", "prescient", "update", "--through", next_day.isoformat()],
@@ -1064,18 +1101,17 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
                 scratch = work / "scratch"
                 clone(scratch, environment(scratch))
                 senv = environment(scratch)
-                t = scratch / "data/raw/synthetic/news.jsonl.gz"
-                t.parent.mkdir(parents=True, exist_ok=True)
-                t.symlink_to(corpus_n1)
+                place(scratch, next_day)
                 configure(
                     scratch,
                     server.url,
-                    "data/raw/synthetic/news.jsonl.gz",
+                    corpus_param,
                     start,
                     end,
                     next_day,
                     args.partition,
                     args.ledger_compression,
+                    corpus_glob,
                 )
                 compose(scratch, senv)
                 ms = measured([dvc, "repro"], scratch, senv, log)
@@ -1265,7 +1301,7 @@ def save(scale: float, result: dict[str, Any]) -> dict[str, Any]:
     """Merge one scale's result into the results file (several runs may share it, and a
     run saves after its stages and again at the end, so a kill loses little)."""
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    results = data.get("scales", {})
+    results: dict[str, Any] = data.get("scales", {})
     result["command"] = " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
     results[fmt_scale(scale)] = result
     # other benchmarks' keys (bench/bench_dvc_stages.py's) are kept
@@ -1327,6 +1363,13 @@ def main() -> int:
         "--workdir", default="/tmp/prescient-scale", help="where corpora and projects go"
     )
     ap.add_argument("--regenerate", action="store_true", help="write the corpora even if present")
+    ap.add_argument(
+        "--corpus-layout",
+        choices=("daily", "single"),
+        default="daily",
+        help="the corpus as a daily feed, a file a day that the update adds one to "
+        "(default), or as one file that the update replaces by the one a day longer",
+    )
     ap.add_argument(
         "--compare-scratch",
         action=argparse.BooleanOptionalAction,

@@ -4,9 +4,10 @@ Params: ``corpus`` (source, path, column mapping), ``ingest`` (filters and bound
 ``base.through`` (an article known after it, by :mod:`prescient.arrival`, is not kept). A corpus outside
 the project is named ``remote://<location>/<path>`` (prescient.plumbing.locations).
 Exits 2 with one log line when the parameters cannot work or drop (nearly) everything.
-With ``ingest.reuse``, the language detector's verdicts of earlier runs are taken from
-DVC's cache directory (:class:`prescient.corpus.language.KeptLanguages`), with the same
-table.
+With ``ingest.reuse``, the outcomes of input files read by earlier runs
+(:class:`prescient.corpus.kept_files.KeptFiles`) and the language detector's verdicts
+(:class:`prescient.corpus.language.KeptLanguages`) are taken from DVC's cache directory,
+with the same table.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from prescient import io
 from prescient.corpus.accounting import summarize
 from prescient.corpus.ingest import ingest_corpus_to
+from prescient.corpus.kept_files import KeptFiles
 from prescient.corpus.language import KeptLanguages
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.kept import KeptStore
@@ -45,7 +47,8 @@ def work(run: StageRun) -> int:
         settings = settings.model_copy(update={"through": read_through(p)})
         store = KeptStore.in_cache(dvc_cache_dir(), "ingest") if settings.reuse else None
         kept = KeptLanguages(store) if store is not None else None
-        articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out), kept)
+        files = KeptFiles(store, corpus, settings) if store is not None else None
+        articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out), kept, files)
 
     metrics = summarize(articles, report, checksum)
     io.write_json(args.metrics, metrics)

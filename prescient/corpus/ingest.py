@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 from tqdm import tqdm
@@ -42,6 +42,9 @@ from prescient.corpus.spill import DiskSpill, MemorySpill, Spill
 from prescient.corpus.titles import mastheads, strip_title_suffixes
 from prescient.corpus.units import RawRow, Unit
 from prescient.dates import month_index, parse_date
+
+if TYPE_CHECKING:
+    from prescient.corpus.kept_files import KeptFiles
 
 logger = logging.getLogger(__name__)
 
@@ -130,20 +133,44 @@ def _detect(text: str, day: dt.date) -> str:
     return language.detect(text)
 
 
-def _check_row(
-    row: RawRow,
-    s: IngestSettings,
-    date_format: str | None,
-    report: IngestReport,
-    order: int,
-    detect: Detector = _detect,
-) -> tuple[_Candidate, str] | None:
-    """Apply the per-row checks; count and return None on the first failure, else the
-    candidate and its normalised text."""
-    ex = s.examples_per_reason
+@dataclass(slots=True)
+class Outcome:
+    """What a row's checks decided, before ``base.through`` is applied: a function of the
+    row and the settings other than ``through`` alone, so a file's outcomes can be kept
+    between runs (:mod:`prescient.corpus.kept_files`) while the day moves on.
+
+    ``drop`` is the first check before the ``through`` check that the row fails (reason,
+    detail), ``late_drop`` the first after it; ``known`` is the day it is known from
+    (None when a date check failed). The article's fields are set only for a row that
+    fails no check.
+    """
+
+    where: str
+    members: tuple[int, int]
+    file_no: int
+    drop: tuple[str, str] | None = None
+    known: dt.date | None = None
+    late_drop: tuple[str, str] | None = None
+    date: dt.date | None = None
+    arrived: dt.date | None = None
+    title: str = ""
+    text_hash: str = ""
+    url: str | None = None
+    norm_url: str | None = None
+    source_domain: str | None = None
+    notes: tuple[str, ...] = ()
+    text: str = ""
+
+
+def row_outcome(
+    row: RawRow, s: IngestSettings, date_format: str | None, detect: Detector = _detect
+) -> Outcome:
+    """Apply the per-row checks in their fixed order, all but the ``through`` check
+    (:func:`settle` applies it in its place)."""
+    out = Outcome(row.where, row.members, row.file_no)
     if row.reason:
-        report.drop(row.reason, row.where, ex, row.detail)
-        return None
+        out.drop = (row.reason, row.detail)
+        return out
     f = row.fields
     try:
         text_raw = _as_text("text", f.get("text"))
@@ -151,63 +178,83 @@ def _check_row(
         url_raw = _as_text("url", f.get("url"))
         domain_raw = _as_text("source_domain", f.get("source_domain"))
     except _FieldError as exc:
-        report.drop(exc.reason, row.where, ex, exc.detail)
-        return None
+        out.drop = (exc.reason, exc.detail)
+        return out
     text = normalize_text(text_raw or "")
     if not text:
-        report.drop("empty_text", row.where, ex)
-        return None
+        out.drop = ("empty_text", "")
+        return out
     title = normalize_title(title_raw or "")
     if not title:
-        report.drop("missing_title", row.where, ex)
-        return None
+        out.drop = ("missing_title", "")
+        return out
     date, reason, detail = _check_date(row, s, date_format)
     if date is None:
-        report.drop(reason, row.where, ex, detail)
-        return None
+        out.drop = (reason, detail)
+        return out
     arrived, reason, detail = _arrival(row)
     if reason:
-        report.drop(reason, row.where, ex, detail)
-        return None
-    known = known_from(date, arrived)
-    if s.through is not None and known > s.through:
-        report.drop("after_through", row.where, ex, f"known from {known}, through {s.through}")
-        return None
+        out.drop = (reason, detail)
+        return out
+    out.known = known_from(date, arrived)
     if len(text) <= s.min_chars:
-        report.drop("text_too_short", row.where, ex, f"{len(text)} chars")
-        return None
+        out.late_drop = ("text_too_short", f"{len(text)} chars")
+        return out
     if len(text) >= s.max_chars:
-        report.drop("text_too_long", row.where, ex, f"{len(text)} chars")
-        return None
+        out.late_drop = ("text_too_long", f"{len(text)} chars")
+        return out
     if any(title.startswith(p) for p in s.drop_title_prefixes):
-        report.drop("title_prefix", row.where, ex, title[:80])
-        return None
+        out.late_drop = ("title_prefix", title[:80])
+        return out
     url = url_raw.strip() if url_raw and url_raw.strip() else None
     domain = (domain_raw or "").strip().lower().removeprefix("www.") or domain_of(url)
     if s.source_domains is not None and (domain or "") not in s.source_domains:
-        report.drop("source_not_allowed", row.where, ex, str(domain))
-        return None
+        out.late_drop = ("source_not_allowed", str(domain))
+        return out
     if s.languages is not None:
         lang = detect(language.article_text(title, text, s.language_chars), date)
         if lang not in s.languages:
-            report.drop("language_not_allowed", row.where, ex, f"{lang}: {title[:60]}")
-            return None
-    for note in row.notes:
+            out.late_drop = ("language_not_allowed", f"{lang}: {title[:60]}")
+            return out
+    out.date, out.arrived, out.title, out.text = date, arrived, title, text
+    out.text_hash = text_hash(text)
+    out.url, out.norm_url, out.source_domain = url, normalize_url(url), domain or None
+    out.notes = tuple(row.notes)
+    return out
+
+
+def settle(
+    o: Outcome, s: IngestSettings, report: IngestReport, order: int
+) -> tuple[_Candidate, str] | None:
+    """Count a row's outcome under ``s.through``: None for a drop, else the candidate and
+    its normalised text."""
+    ex = s.examples_per_reason
+    if o.drop is not None:
+        report.drop(o.drop[0], o.where, ex, o.drop[1])
+        return None
+    if s.through is not None and o.known is not None and o.known > s.through:
+        report.drop("after_through", o.where, ex, f"known from {o.known}, through {s.through}")
+        return None
+    if o.late_drop is not None:
+        report.drop(o.late_drop[0], o.where, ex, o.late_drop[1])
+        return None
+    for note in o.notes:
         report.notes[note] += 1
+    assert o.date is not None
     cand = _Candidate(
         order,
-        row.where,
-        date,
-        arrived,
-        title,
-        text_hash(text),
-        url,
-        normalize_url(url),
-        domain or None,
-        row.file_no,
-        row.members,
+        o.where,
+        o.date,
+        o.arrived,
+        o.title,
+        o.text_hash,
+        o.url,
+        o.norm_url,
+        o.source_domain,
+        o.file_no,
+        o.members,
     )
-    return cand, text
+    return cand, o.text
 
 
 def _retract(candidates: list[_Candidate], report: IngestReport, limit: int) -> list[_Candidate]:
@@ -312,7 +359,7 @@ def ingest_rows(
 
 
 def _decide(
-    units: Iterable[Unit],
+    units: Iterable[Unit | Outcome],
     settings: IngestSettings,
     date_format: str | None,
     spill: Spill,
@@ -333,7 +380,10 @@ def _decide(
                 candidates = _retract(candidates, report, limit)
             continue
         report.rows_read += 1
-        checked = _check_row(unit, settings, date_format, report, report.rows_read, detect)
+        outcome = (
+            unit if isinstance(unit, Outcome) else row_outcome(unit, settings, date_format, detect)
+        )
+        checked = settle(outcome, settings, report, report.rows_read)
         if checked is None:
             continue
         cand, text = checked
@@ -372,10 +422,20 @@ def _month_frames(records: list[dict[str, Any]], spill: Spill) -> Iterator[pd.Da
         yield articles_frame(rows)
 
 
-def read_units(corpus: CorpusSettings, settings: IngestSettings) -> Iterator[Unit]:
+def read_units(
+    corpus: CorpusSettings,
+    settings: IngestSettings,
+    files: KeptFiles | None = None,
+    detect: Detector = _detect,
+) -> Iterator[Unit | Outcome]:
     """The source's units from the configured engine: WARC files on Ray with
-    ``ingest.engine: ray`` (the same units, in the same order), anything else here."""
-    if settings.engine == "ray" and corpus.format == "warc":
+    ``ingest.engine: ray`` (the same units, in the same order), anything else here, with
+    the outcomes of files read before from ``files`` when given
+    (:class:`~prescient.corpus.kept_files.KeptFiles`)."""
+    on_ray = settings.engine == "ray" and corpus.format == "warc"
+    if files is not None and not on_ray:
+        return files.units(corpus, settings, detect)
+    if on_ray:
         from prescient.corpus.ray_engine import read_rows_ray
 
         return read_rows_ray(
@@ -410,15 +470,20 @@ def ingest_corpus(
 
 
 def ingest_corpus_to(
-    corpus: CorpusSettings, settings: IngestSettings, out: Path, kept: KeptLanguages | None = None
+    corpus: CorpusSettings,
+    settings: IngestSettings,
+    out: Path,
+    kept: KeptLanguages | None = None,
+    files: KeptFiles | None = None,
 ) -> tuple[pd.DataFrame, IngestReport, str]:
     """:func:`ingest_corpus`, writing the article table to ``out`` (Parquet, atomically)
     a month of dates at a time: the texts wait in a :class:`~prescient.corpus.spill.DiskSpill`
     beside ``out`` until their month is written, so memory holds one month of text, not
     the corpus. Nothing is written when the stage stops.
 
-    ``kept``: language verdicts of earlier runs (:class:`~prescient.corpus.language.KeptLanguages`;
-    the same table either way).
+    ``kept``: language verdicts of earlier runs (:class:`~prescient.corpus.language.KeptLanguages`);
+    ``files``: the outcomes of input files read before
+    (:class:`~prescient.corpus.kept_files.KeptFiles`). The same table either way.
 
     Returns:
         The table's ``date`` and ``source_domain`` columns (for the metrics), the
@@ -426,9 +491,12 @@ def ingest_corpus_to(
     """
     spill = DiskSpill(out.parent)
     try:
+        detect = kept.detect if kept is not None else _detect
         records, report = _decide(
-            read_units(corpus, settings), settings, corpus.date_format, spill, kept
+            read_units(corpus, settings, files, detect), settings, corpus.date_format, spill, kept
         )
+        if files is not None:
+            logger.info("%s", files.summary())
         _stop_if_wrong(corpus, settings, report)
         summary = pd.DataFrame(
             {

@@ -168,8 +168,9 @@ class IngestSettings(Settings):
         engine: where WARC records are read and their HTML extracted: ``local`` (this
             process) or ``ray`` (a Ray task per file); the outputs are byte-identical.
         ray: the Ray engine's cluster and batching.
-        reuse: keep the language detector's verdicts in DVC's cache between runs
-            (:class:`prescient.corpus.language.KeptLanguages`; the same table).
+        reuse: keep each input file's checked rows and the language detector's verdicts
+            in DVC's cache between runs (:class:`prescient.corpus.kept_files.KeptFiles`,
+            :class:`prescient.corpus.language.KeptLanguages`; the same table).
     """
 
     min_chars: int = Field(ge=0)

@@ -25,6 +25,23 @@ def test_a_day_is_a_function_of_the_day_alone() -> None:
     assert scale_corpus.day_lines(DAY, vocab) == scale_corpus.day_lines(DAY, vocab)
 
 
+def test_a_daily_feed_holds_the_same_lines_and_one_more_day_adds_one_file(
+    tmp_path: Path,
+) -> None:
+    feed, one = tmp_path / "feed", tmp_path / "one.jsonl.gz"
+    scale_corpus.write_corpus(DAY, DAY + dt.timedelta(days=1), one)
+    counts = scale_corpus.write_daily(DAY, DAY + dt.timedelta(days=1), feed)
+    assert counts["files_written"] == 2
+    files = sorted(feed.iterdir())
+    assert b"".join(gzip.decompress(f.read_bytes()) for f in files) == gzip.decompress(
+        one.read_bytes()
+    )
+    before = {f.name: f.stat().st_mtime_ns for f in files}
+    counts = scale_corpus.write_daily(DAY, DAY + dt.timedelta(days=2), feed)
+    assert counts["files_written"] == 1 and counts["days"] == 3
+    assert {f.name: f.stat().st_mtime_ns for f in files} == before
+
+
 def test_one_more_day_keeps_the_earlier_lines(tmp_path: Path) -> None:
     a, b = tmp_path / "a.jsonl.gz", tmp_path / "b.jsonl.gz"
     scale_corpus.write_corpus(DAY, DAY, a)
