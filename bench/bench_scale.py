@@ -666,6 +666,7 @@ def direct_articles(repo: Path, corpus: Path, through: dt.date, out: Path | None
         normalize_text,
         normalize_title,
         normalize_url,
+        text_hash,
     )
     from prescient.corpus.settings import IngestSettings
     from prescient.plumbing import params
@@ -718,6 +719,7 @@ def direct_articles(repo: Path, corpus: Path, through: dt.date, out: Path | None
                 "text": text,
                 "url": url,
                 "source_domain": o["source_domain"].lower() or domain_of(url),
+                "text_sha256": text_hash(text),
             }
         )
     flush()

@@ -276,6 +276,63 @@ def read_parquet_where(
     return out
 
 
+class RowReader:
+    """Some columns of a Parquet file at given row positions, reading only the row groups
+    that hold them: a stage whose kept work covers most of a table reads the rest alone.
+    The last ``keep_groups`` row groups read are kept, so asks in about file order read
+    each group once.
+
+    Args:
+        path: the file.
+        columns: the columns to read (every one must be in the file).
+        keep_groups: row groups held at once (at least 1).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], columns: Sequence[str], keep_groups: int = 1
+    ) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.columns = list(columns)
+        self.keep_groups = max(1, keep_groups)
+        self._file = pq.ParquetFile(path)
+        missing = [c for c in self.columns if c not in self._file.schema_arrow.names]
+        if missing:
+            raise ValueError(f"{path}: no column {missing}")
+        meta = self._file.metadata
+        sizes = [meta.row_group(i).num_rows for i in range(self._file.num_row_groups)]
+        self._starts = np.cumsum([0, *sizes])
+        self._groups: dict[int, list[list[Any]]] = {}
+        self.groups_read = 0
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def _values(self, group: int) -> list[list[Any]]:
+        values = self._groups.pop(group, None)
+        if values is None:
+            while len(self._groups) >= self.keep_groups:
+                del self._groups[next(iter(self._groups))]  # the least recently used
+            part = self._file.read_row_group(group, columns=self.columns)
+            values = [part.column(c).to_pylist() for c in self.columns]
+            self.groups_read += 1
+        self._groups[group] = values
+        return values
+
+    def rows(self, positions: Iterable[int]) -> Iterator[tuple[Any, ...]]:
+        """The columns' values of each row at ``positions`` (file positions, in any order),
+        in that order."""
+        n = len(self)
+        for pos in positions:
+            if not 0 <= pos < n:
+                raise IndexError(f"{self.path}: no row {pos} (it has {n})")
+            group = int(np.searchsorted(self._starts, pos, side="right")) - 1
+            values = self._values(group)
+            at = pos - int(self._starts[group])
+            yield tuple(col[at] for col in values)
+
+
 class TablesOnDisk(Mapping[str, pd.DataFrame]):
     """Parquet tables by name, read when asked for; only the last one read is kept, so a
     caller that takes them in turn holds one at a time."""

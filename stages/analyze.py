@@ -36,7 +36,9 @@ from prescient import io
 from prescient.analysis.parts import ARTICLE_COLUMNS, BenchmarkAnalysis
 from prescient.analysis.pipeline import AnalysisResult, load_all, run_analysis, table_names
 from prescient.benchmarks import registry
+from prescient.kept import CHECKSUMS, KeptChecksums, KeptStore
 from prescient.page.contents import markdown_tables
+from prescient.plumbing.locations import dvc_cache_dir
 from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry, reworded
 from prescient.report.tables import markdown_document
 
@@ -101,6 +103,14 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--plots", required=True, help="output directory of the DVC plot data")
 
 
+def _corpus_checksum(path: str) -> str:
+    """The article table's checksum, kept by its bytes in DVC's cache directory when the
+    project has one (ingest records it as it writes the table,
+    :class:`prescient.kept.KeptChecksums`); the same checksum either way."""
+    store = KeptStore.in_cache(dvc_cache_dir(), CHECKSUMS)
+    return io.parquet_checksum(path) if store is None else KeptChecksums(store).checksum(path)
+
+
 def work(run: StageRun) -> int:
     args, p = run.args, run.params
     parts = registry.analyses()
@@ -116,7 +126,7 @@ def work(run: StageRun) -> int:
     with concurrent.futures.ThreadPoolExecutor(1) as aside:
         # the corpus's checksum reads the article file, nothing the analysis touches, so
         # it is computed beside the analysis (mostly reading and hashing, on another core)
-        corpus = aside.submit(io.parquet_checksum, args.articles) if articles is not None else None
+        corpus = aside.submit(_corpus_checksum, args.articles) if articles is not None else None
         with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
             result = run_analysis(raw, questions, articles, p, settings, seed, candidates, parts)
         corpus_checksum = corpus.result() if corpus is not None else ""

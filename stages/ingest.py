@@ -7,7 +7,8 @@ Exits 2 with one log line when the parameters cannot work or drop (nearly) every
 With ``ingest.reuse``, the outcomes of input files read by earlier runs
 (:class:`prescient.corpus.kept_files.KeptFiles`) and the language detector's verdicts
 (:class:`prescient.corpus.language.KeptLanguages`) are taken from DVC's cache directory,
-with the same table.
+with the same table, and the table's checksum is recorded there for the stages that
+identify it by its checksum (:class:`prescient.kept.KeptChecksums`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from prescient.corpus.ingest import ingest_corpus_to
 from prescient.corpus.kept_files import KeptFiles
 from prescient.corpus.language import KeptLanguages
 from prescient.corpus.settings import CorpusSettings, IngestSettings
-from prescient.kept import KeptStore
+from prescient.kept import CHECKSUMS, KeptChecksums, KeptStore
 from prescient.plumbing.locations import dvc_cache_dir, resolve
 from prescient.plumbing.stage import DONE, StageRun, entry, reworded
 from prescient.settings import load_settings
@@ -49,6 +50,9 @@ def work(run: StageRun) -> int:
         kept = KeptLanguages(store) if store is not None else None
         files = KeptFiles(store, corpus, settings) if store is not None else None
         articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out), kept, files)
+        sums = KeptStore.in_cache(dvc_cache_dir(), CHECKSUMS) if settings.reuse else None
+        if sums is not None:  # for the stages that identify the table by its checksum
+            KeptChecksums(sums).record(args.out, checksum)
 
     metrics = summarize(articles, report, checksum)
     io.write_json(args.metrics, metrics)

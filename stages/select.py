@@ -5,7 +5,7 @@ last day selected is the last settled one (:func:`prescient.arrival.settled_thro
 top of ``select.date_end``; articles that arrived late for their day are not candidates.
 With ``select.reuse``, days selected by an earlier run are taken from DVC's cache
 directory (:class:`prescient.benchmarks.daily_oracle.select.KeptDays`), with the same
-table.
+table, and only the other days' texts are read.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Iterable, Iterator
+
+import pandas as pd
 
 from prescient import io
 from prescient.arrival import settled_through
@@ -37,6 +40,14 @@ def options(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--metrics", required=True, help="selection metrics (JSON)")
 
 
+def _numbered(parts: Iterable[pd.DataFrame]) -> Iterator[pd.DataFrame]:
+    """Each part with its rows' positions in the file (``row``)."""
+    start = 0
+    for part in parts:
+        yield part.assign(row=range(start, start + len(part)))
+        start += len(part)
+
+
 def work(run: StageRun) -> int:
     args, p = run.args, run.params
     settings = load_settings(SelectSettings, p, "select")
@@ -46,10 +57,15 @@ def work(run: StageRun) -> int:
     settings = settings.model_copy(update={"date_end": end})
     seed = int(p["base"]["seed"])
     # one row group (a month of the ingested table) at a time, without the columns
-    # selection never reads
-    parts = io.parquet_parts(args.articles, SELECT_READS)
+    # selection never reads; with kept days, the texts only of the days the store lacks
     store = KeptStore.in_cache(dvc_cache_dir(), "select") if settings.reuse else None
-    kept = KeptDays(store) if store is not None else None
+    if store is None:
+        parts: Iterable[pd.DataFrame] = io.parquet_parts(args.articles, SELECT_READS)
+        kept = None
+    else:
+        reader = io.RowReader(args.articles, ["text"], keep_groups=2)
+        kept = KeptDays(store, lambda rows: [t for (t,) in reader.rows(rows)])
+        parts = _numbered(io.parquet_parts(args.articles, [c for c in SELECT_READS if c != "text"]))
     selected, metrics = select_articles(parts, settings, seed, grace, kept)
     if kept is not None:
         logger.info("kept work: %d days from the store, %d clustered", kept.reused, kept.computed)

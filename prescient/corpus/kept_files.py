@@ -4,7 +4,7 @@ A crawl arrives as files (CC-NEWS's WARC files, a daily feed's file of the day),
 file once written does not change: a daily update adds files. Reading a file (gzip,
 JSON or WARC parsing, HTML extraction) and checking its rows (normalising every text,
 detecting its language) is most of ``ingest``'s cost, and it grows with the archive.
-So each file's outcomes, everything :func:`prescient.corpus.ingest.row_outcome` decided
+So each file's outcomes, everything :func:`prescient.corpus.rows.row_outcome` decided
 for its rows (the drop reason, or the checked article with its normalised text) and the
 damaged stretches between them, in file order, are kept in DVC's cache directory
 (``<DVC cache>/prescient/ingest/files``, :mod:`prescient.kept`) and fed to the same
@@ -32,23 +32,21 @@ deleted at any time.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import importlib.metadata
 import json
 import logging
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from prescient import arrival, dates
 from prescient.corpus import (
-    ingest,
     language,
     normalize,
     physical,
     readers,
+    rows,
     sources,
     units,
     warc,
@@ -57,7 +55,14 @@ from prescient.corpus import (
 from prescient.corpus.physical import Damage
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.corpus.sources import InputFile, check_digest, corpus_files
-from prescient.kept import KeptStore, code_of, digest, pack_strings, unpack_strings
+from prescient.kept import (
+    KeptStore,
+    code_of,
+    digest,
+    file_sha256,
+    pack_strings,
+    unpack_strings,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +73,7 @@ MAX_FILE_CHARS = 64_000_000
 (about 130 MB of memory while it is read)."""
 KIND = "files"
 
-_CODE = (ingest, language, normalize, physical, readers, sources, units, warc, warc_records, dates)
+_CODE = (rows, language, normalize, physical, readers, sources, units, warc, warc_records, dates)
 _CODE_ALSO = (arrival,)
 _LIBRARIES = ("py3langid", "trafilatura", "numpy")
 
@@ -83,12 +88,6 @@ def _versions() -> bytes:
         except importlib.metadata.PackageNotFoundError:
             found.append(f"{name} -")
     return "; ".join(found).encode()
-
-
-def file_sha256(path: Path) -> str:
-    """The hex SHA-256 of a file's bytes."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 class KeptFiles:
@@ -117,7 +116,7 @@ class KeptFiles:
 
     def units(
         self, corpus: CorpusSettings, settings: IngestSettings, detect: Detector
-    ) -> Iterator[Damage | ingest.Outcome]:
+    ) -> Iterator[Damage | rows.Outcome]:
         """Every file's damaged stretches and row outcomes, in file order: the kept ones
         from the store, the others read (and then kept)."""
         for file_no, item in enumerate(corpus_files(corpus)):
@@ -135,12 +134,12 @@ class KeptFiles:
                 self.reused += 1
                 yield from events
                 continue
-            log: list[Damage | ingest.Outcome] | None = []
+            log: list[Damage | rows.Outcome] | None = []
             chars = 0
             for event in _read(corpus, settings, item, file_no, detect):
                 if log is not None:
                     log.append(event)
-                    chars += len(event.text) if isinstance(event, ingest.Outcome) else 0
+                    chars += len(event.text) if isinstance(event, rows.Outcome) else 0
                     if chars > MAX_FILE_CHARS:
                         log = None
                         self.too_large += 1
@@ -162,7 +161,7 @@ def _read(
     item: InputFile,
     file_no: int,
     detect: Detector,
-) -> Iterator[Damage | ingest.Outcome]:
+) -> Iterator[Damage | rows.Outcome]:
     """A file read and its rows checked."""
     for unit in readers.read_file(
         corpus,
@@ -174,7 +173,7 @@ def _read(
         yield (
             unit
             if isinstance(unit, Damage)
-            else ingest.row_outcome(unit, settings, corpus.date_format, detect)
+            else rows.row_outcome(unit, settings, corpus.date_format, detect)
         )
 
 
@@ -192,13 +191,13 @@ def _day(value: dt.date | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _pack(log: list[Damage | ingest.Outcome]) -> list[np.ndarray]:
+def _pack(log: list[Damage | rows.Outcome]) -> list[np.ndarray]:
     """A file's events as a part: their fields as JSON, the kept rows' texts packed."""
-    rows: list[Any] = []
+    entries: list[Any] = []
     texts: list[str] = []
     for e in log:
         if isinstance(e, Damage):
-            rows.append({"damage": [e.reason, e.member, e.offset, e.produced, e.detail]})
+            entries.append({"damage": [e.reason, e.member, e.offset, e.produced, e.detail]})
             continue
         row = [e.where, e.members[0], e.members[1], e.drop, _day(e.known), e.late_drop]
         if e.drop is None and e.late_drop is None:
@@ -213,8 +212,8 @@ def _pack(log: list[Damage | ingest.Outcome]) -> list[np.ndarray]:
                 list(e.notes),
             ]
             texts.append(e.text)
-        rows.append(row)
-    meta = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        entries.append(row)
+    meta = json.dumps(entries, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return [np.frombuffer(meta, dtype=np.uint8).copy(), *pack_strings(texts)]
 
 
@@ -228,23 +227,23 @@ def _date(value: str | None) -> dt.date | None:
 
 def _unpack(
     arrays: list[np.ndarray], file_no: int, path: str
-) -> list[Damage | ingest.Outcome] | None:
+) -> list[Damage | rows.Outcome] | None:
     """The events of a part, for the file now at ``file_no``; None when the part does not
     hold what :func:`_pack` writes."""
     if len(arrays) != 3:
         return None
     try:
-        rows = json.loads(arrays[0].tobytes().decode("utf-8"))
+        entries = json.loads(arrays[0].tobytes().decode("utf-8"))
         texts = iter(unpack_strings(arrays[1], arrays[2]))
-        events: list[Damage | ingest.Outcome] = []
-        for row in rows:
+        events: list[Damage | rows.Outcome] = []
+        for row in entries:
             if isinstance(row, dict):
                 reason, member, offset, produced, detail = row["damage"]
                 events.append(
                     Damage(file_no, path, reason, int(member), int(offset), bool(produced), detail)
                 )
                 continue
-            o = ingest.Outcome(
+            o = rows.Outcome(
                 row[0], (int(row[1]), int(row[2])), file_no, _pair(row[3]), _date(row[4])
             )
             o.late_drop = _pair(row[5])

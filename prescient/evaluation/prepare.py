@@ -125,7 +125,11 @@ def prepare_contexts(
             sure no table that shows one is ever written.
     """
     start = time.perf_counter()
-    meta = read_meta(articles) if not isinstance(articles, pd.DataFrame) else articles
+    meta = (
+        read_meta(articles, retrieval.fields)
+        if not isinstance(articles, pd.DataFrame)
+        else articles
+    )
     gold, gold_counts = match_gold(questions, meta)
     questions = questions.assign(
         article_id=pd.Series(

@@ -20,8 +20,11 @@ clone, experiment and queue worker of the project finds them:
   (tokens, prefix length, k, excluded positions), stored with the other queries over
   the same prefix under that prefix's digest.
 
-Identity: an article's key is the digest of its ``article_id`` and the exact text the
-index reads (:data:`DIGEST_SIZE` bytes of BLAKE2b), and the digest of a prefix chains the
+Identity: an article's key is the digest of its ``article_id`` and of what decides the
+exact text the index reads: its indexed fields, the text by the SHA-256 that ingest
+records beside it (``text_sha256``; computed from the text when a table lacks it), so a
+kept month is recognised without reading its texts (:data:`DIGEST_SIZE` bytes of
+BLAKE2b), and the digest of a prefix chains the
 keys of its articles day by day in index order, with the retrieval settings and the
 code's own bytes (a change to the tokenizer, the fields or BM25's parameters makes a new
 store, and so does an edit of this module, :mod:`prescient.retrieval.tokenize` or
@@ -45,7 +48,7 @@ import hashlib
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,9 +95,11 @@ def query_config(tokens: bytes, params: BM25Params) -> bytes:
     return digest(b"queries", tokens, settings, _code(sys.modules[__name__]))
 
 
-def article_key(article_id: str, text: str) -> bytes:
-    """An indexed article's identity: its id and the exact text the index reads."""
-    return digest(article_id.encode("utf-8"), text.encode("utf-8"))
+def article_key(article_id: str, fields: Sequence[str]) -> bytes:
+    """An indexed article's identity: its id and what decides the text the index reads,
+    each indexed field's value in order, the ``text`` field by its SHA-256 (the article
+    table's ``text_sha256``), so an article is named without reading its text."""
+    return digest(article_id.encode("utf-8"), *(f.encode("utf-8") for f in fields))
 
 
 @dataclass
@@ -118,8 +123,8 @@ def month_bounds(days: np.ndarray) -> list[int]:
 
 
 def tokenize_with_store(
-    article_ids: Sequence[str] | np.ndarray,
-    texts: Iterable[str],
+    keys: Sequence[bytes],
+    texts: Callable[[int, int], list[str]],
     days: np.ndarray,
     tokenizer: Tokenizer,
     config: bytes,
@@ -131,8 +136,9 @@ def tokenize_with_store(
     from ``store`` where its parts are this corpus's, and every finished month stored.
 
     Args:
-        article_ids: the indexed articles in index order.
-        texts: their indexed texts, in the same order (consumed once).
+        keys: the indexed articles' :func:`article_key`, in index order.
+        texts: the indexed texts of index positions ``[lo, hi)``; asked only for the
+            months the store does not hold, in index order.
         days: the day each is known from (ascending), ``datetime64[D]``.
         tokenizer: the index's tokenizer.
         config: :func:`token_config` of the index's settings.
@@ -150,13 +156,11 @@ def tokenize_with_store(
     day_ends: set[int] = {*starts, len(days)} if len(days) else set()
     chain = digest(b"prefix", config)
     build.prefix[0] = chain
-    it = iter(texts)
     bar = tqdm(total=len(days), desc="bm25 index", unit="doc", disable=not progress)
     for m, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
-        month_texts = [next(it) for _ in range(lo, hi)]
         day = hashlib.blake2b(digest_size=DIGEST_SIZE)
-        for i, text in enumerate(month_texts, lo):
-            day.update(article_key(str(article_ids[i]), text))
+        for i in range(lo, hi):
+            day.update(keys[i])
             if i + 1 in day_ends:
                 chain = digest(chain, day.digest())
                 build.prefix[i + 1] = chain
@@ -168,7 +172,7 @@ def tokenize_with_store(
             build.months_reused += 1
         else:
             vocab_before, postings_before = len(buffers.terms_in_order), len(buffers.terms)
-            for text in month_texts:
+            for text in texts(lo, hi):
                 buffers.add(tokenizer(text))
             build.months_tokenized += 1
             if store is not None and finished:

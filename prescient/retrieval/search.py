@@ -12,6 +12,7 @@ scores exactly.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from prescient.retrieval.ray_queries import Query, RetrievalRay, answer, answer_
 from prescient.retrieval.reuse import (
     QueryMemo,
     answered,
+    article_key,
     query_config,
     token_config,
     tokenize_with_store,
@@ -123,10 +125,42 @@ META_COLUMNS: tuple[str, ...] = ("article_id", "date", "arrived", "url")
 table has them)."""
 
 
-def read_meta(path: str | Path) -> pd.DataFrame:
-    """:data:`META_COLUMNS` of an article table, in file order (no texts)."""
+TEXT_DIGEST = "text_sha256"
+"""The article table's column of each text's SHA-256 (written by ingest)."""
+
+
+def read_meta(path: str | Path, fields: Sequence[str] = ()) -> pd.DataFrame:
+    """:data:`META_COLUMNS` of an article table, in file order, with the indexed
+    ``fields`` other than ``text`` and the texts' digests (:data:`TEXT_DIGEST`) where the
+    table has them (no texts)."""
     names = set(pq.ParquetFile(path).schema_arrow.names)
-    return pd.read_parquet(path, columns=[c for c in META_COLUMNS if c in names])
+    wanted = [*META_COLUMNS, *(f for f in fields if f != "text"), TEXT_DIGEST]
+    return pd.read_parquet(path, columns=[c for c in dict.fromkeys(wanted) if c in names])
+
+
+def text_digest(text: Any) -> str:
+    """The SHA-256 of a text as ingest records it (:data:`TEXT_DIGEST`); "" for no text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() if isinstance(text, str) else ""
+
+
+def article_keys(articles: pd.DataFrame, fields: Sequence[str], order: np.ndarray) -> list[bytes]:
+    """:func:`~prescient.retrieval.reuse.article_key` of the articles at rows ``order``:
+    the ``text`` field by :data:`TEXT_DIGEST` (computed from ``text`` when the table has
+    no digests), every other field by its value."""
+    ids = articles["article_id"].astype(str).to_numpy()[order]
+    columns: list[list[str]] = []
+    for f in fields:
+        if f == "text" and TEXT_DIGEST in articles.columns:
+            values = articles[TEXT_DIGEST].to_numpy()[order]
+            columns.append([v if isinstance(v, str) else "" for v in values])
+        elif f == "text":
+            columns.append([text_digest(v) for v in articles["text"].to_numpy()[order]])
+        else:
+            values = articles[f].to_numpy()[order]
+            columns.append([v if isinstance(v, str) else "" for v in values])
+    return [
+        article_key(str(a), parts) for a, parts in zip(ids, zip(*columns, strict=True), strict=True)
+    ]
 
 
 def _join(parts: Iterable[Any]) -> str:
@@ -165,6 +199,22 @@ def texts_in_order(path: str | Path, fields: Sequence[str], rows: np.ndarray) ->
         yield pending.pop(row)
 
 
+class _ParquetTexts:
+    """The indexed texts of an article table's rows: all of them streamed in file order
+    (:func:`texts_in_order`), or a few read from the row groups that hold them."""
+
+    def __init__(self, path: str | Path, fields: Sequence[str]) -> None:
+        self.path, self.fields = path, tuple(fields)
+        self._reader: io.RowReader | None = None
+
+    def __call__(self, rows: np.ndarray) -> Iterator[str]:
+        if len(rows) * 2 >= pq.ParquetFile(self.path).metadata.num_rows:
+            return texts_in_order(self.path, self.fields, rows)
+        if self._reader is None:
+            self._reader = io.RowReader(self.path, self.fields, keep_groups=3)
+        return (_join(r) for r in self._reader.rows(rows.tolist()))
+
+
 class ArticleIndex:
     """The corpus, indexed once, searchable under any visibility window.
 
@@ -173,8 +223,10 @@ class ArticleIndex:
         settings: retrieval settings (fields, tokenizer, BM25 parameters, corpus start,
             gap).
         progress: show a progress bar while indexing.
-        texts: the indexed text of the articles in a given order of their rows (see
-            :meth:`from_parquet`); None: joined from ``articles``' own ``fields``.
+        texts: the indexed texts of given rows of ``articles``, in that order (see
+            :meth:`from_parquet`); None: joined from ``articles``' own ``fields``. With a
+            store, only the texts of the months it does not hold are asked for, and the
+            articles are named by :func:`article_keys`.
         store: where finished months of tokens and answered queries are kept between
             runs (:mod:`prescient.retrieval.reuse`); None: everything is computed. The
             index and every answer are the same either way.
@@ -217,23 +269,29 @@ class ArticleIndex:
         self.position = {a: i for i, a in enumerate(self.article_ids)}
         if len(self.position) != len(self.article_ids):
             raise ValueError("articles table has duplicate article_id values")
-        docs = (
-            texts(order)
-            if texts is not None
-            else _frame_texts([articles[f].to_numpy() for f in s.fields], order)
-        )
+        if texts is None:
+            columns = [articles[f].to_numpy() for f in s.fields]
+
+            def texts(rows: np.ndarray) -> Iterator[str]:
+                return _frame_texts(columns, rows)
+
         checkpoints = np.searchsorted(self.dates, np.unique(self.dates), side="left")
         cps = [*checkpoints.tolist(), len(self.dates)]
         self.memo: QueryMemo | None = None
         if store is None:
             self.bm25 = PrefixBM25(
-                map(self.tokenizer, docs), s.bm25, checkpoints=cps, progress=progress
+                map(self.tokenizer, texts(order)), s.bm25, checkpoints=cps, progress=progress
             )
         else:
             tokens = token_config(s.fields, s.tokenizer)
+            read = texts
+
+            def month_texts(lo: int, hi: int) -> list[str]:
+                return list(read(order[lo:hi]))
+
             buffers, build = tokenize_with_store(
-                self.article_ids,
-                docs,
+                article_keys(articles, s.fields, order),
+                month_texts,
                 self.dates,
                 self.tokenizer,
                 tokens,
@@ -268,16 +326,23 @@ class ArticleIndex:
             progress: show a progress bar while indexing.
             store: as for the constructor.
         """
-        meta = read_meta(path) if meta is None else meta
         fields = settings.fields
+        meta = read_meta(path, fields) if meta is None else meta
         missing = sorted(set(fields) - set(pq.ParquetFile(path).schema_arrow.names))
         if missing:
             raise ValueError(f"{path}: the article table lacks the indexed columns {missing}")
-
-        def texts(order: np.ndarray) -> Iterator[str]:
-            return texts_in_order(path, fields, order)
-
-        return cls(meta, settings, progress=progress, texts=texts, store=store)
+        absent = [f for f in fields if f != "text" and f not in meta.columns]
+        if absent:
+            meta = meta.assign(**pd.read_parquet(path, columns=absent))
+        if store is not None and "text" in fields and TEXT_DIGEST not in meta.columns:
+            # a table without the digests: every text is read once to name the articles
+            rows = np.arange(len(meta))
+            meta = meta.assign(
+                **{TEXT_DIGEST: [text_digest(t) for t in texts_in_order(path, ("text",), rows)]}
+            )
+        return cls(
+            meta, settings, progress=progress, texts=_ParquetTexts(path, fields), store=store
+        )
 
     def __len__(self) -> int:
         return len(self.article_ids)

@@ -115,3 +115,25 @@ def _hashed(texts: pd.DataFrame, like: pd.DataFrame) -> str:
     h = hashlib.sha256(json.dumps([[c, str(t)] for c, t in like.dtypes.items()]).encode())
     h.update(pd.util.hash_pandas_object(texts, index=False).to_numpy().tobytes())
     return h.hexdigest()
+
+
+def test_a_row_reader_reads_only_the_groups_that_hold_the_rows(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"n": range(50), "s": [f"row {i}" for i in range(50)]})
+    path = tmp_path / "t.parquet"
+    frame.to_parquet(path, index=False, row_group_size=10)
+    reader = io.RowReader(path, ["s", "n"], keep_groups=2)
+    assert len(reader) == 50
+    assert list(reader.rows([41, 3, 47, 40])) == [
+        ("row 41", 41),
+        ("row 3", 3),
+        ("row 47", 47),
+        ("row 40", 40),
+    ]
+    assert reader.groups_read == 2  # groups 4 and 0, each once
+    assert list(reader.rows([12, 45])) == [("row 12", 12), ("row 45", 45)]
+    assert reader.groups_read == 3  # group 1 replaced group 0, the least recently used
+    assert list(reader.rows([5])) == [("row 5", 5)] and reader.groups_read == 4
+    with pytest.raises(IndexError, match="no row 50"):
+        list(reader.rows([50]))
+    with pytest.raises(ValueError, match="no column"):
+        io.RowReader(path, ["missing"])

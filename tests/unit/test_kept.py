@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from prescient.kept import _MAGIC, KeptStore, _payload_digest, digest
@@ -53,3 +54,36 @@ def test_a_cut_part_is_computed_again(tmp_path: Path, caplog: pytest.LogCaptureF
     path.write_bytes(path.read_bytes()[:-100])
     assert store.read("tokens", name) is None
     assert "unreadable" in caplog.text
+
+
+def test_a_kept_checksum_is_the_files_own_and_a_file_is_decoded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient import io as pio
+    from prescient.kept import KeptChecksums
+
+    frame = pd.DataFrame({"a": range(5), "b": list("vwxyz")})
+    path, other = tmp_path / "t.parquet", tmp_path / "u.parquet"
+    pio.write_parquet(path, frame)
+    pio.write_parquet(other, frame.iloc[1:])
+    truth = pio.parquet_checksum(path)
+    kept = KeptChecksums(KeptStore(tmp_path / "kept"))
+    kept.record(path, truth)
+    decode = pio.parquet_checksum
+    monkeypatch.setattr(pio, "parquet_checksum", lambda p: pytest.fail("decoded a kept file"))
+    assert kept.checksum(path) == truth
+    monkeypatch.setattr(pio, "parquet_checksum", decode)
+    # another file (other bytes) is checksummed, then kept
+    assert kept.checksum(other) == decode(other) != truth
+    monkeypatch.setattr(pio, "parquet_checksum", lambda p: pytest.fail("decoded a kept file"))
+    assert kept.checksum(other) == decode(other)
+    # a stored value that is not a checksum is computed again
+    kept.store.write("parquet", kept._name(kept_sha(path)), [np.frombuffer(b"x" * 64, np.uint8)])
+    monkeypatch.setattr(pio, "parquet_checksum", decode)
+    assert kept.checksum(path) == truth
+
+
+def kept_sha(path: Path) -> str:
+    from prescient.kept import file_sha256
+
+    return file_sha256(path)

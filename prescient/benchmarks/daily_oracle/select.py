@@ -10,9 +10,10 @@ articles, so adding other days never changes a day's selection.
 
 Being a function of its day alone, a day's selection is kept for the next run
 (``select.reuse``, :class:`KeptDays`): under the name of the digest of the day's
-candidate articles (ids, dates, titles and texts), its seed, the settings that decide it
-and this code, in DVC's cache directory (:mod:`prescient.kept`). A daily update then
-clusters only the days it has not seen; the table is the same bytes with or without it.
+candidate articles (ids, dates, titles and the texts' SHA-256, the article table's
+``text_sha256``), its seed, the settings that decide it and this code, in DVC's cache
+directory (:mod:`prescient.kept`). A daily update then reads the texts of, and clusters,
+only the days it has not seen; the table is the same bytes with or without it.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import datetime as dt
 import hashlib
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 
@@ -37,8 +38,11 @@ from prescient.settings import Day, Settings, WindowEnd
 from prescient.similarity import mean_pairwise_similarity
 
 SELECTED_COLUMNS = ("article_id", "date", "selection", "cluster_id", "cluster_size", "padded")
-SELECT_READS = ("article_id", "date", "title", "text", "arrived")
-"""The columns of the article table selection reads (``arrived`` when the table has it)."""
+SELECT_READS = ("article_id", "date", "title", "text", "arrived", "text_sha256")
+"""The columns of the article table selection reads (``arrived`` and ``text_sha256`` when
+the table has them); with kept days, ``text`` only for the days the store lacks
+(:class:`KeptDays`)."""
+TEXT_DIGEST = "text_sha256"
 
 
 class SelectSettings(Settings):
@@ -186,13 +190,19 @@ class KeptDays:
 
     Args:
         store: the kept store (``<DVC cache>/prescient/select``).
+        texts: the texts of article table rows (by the days' ``row`` column), for days
+            the store lacks when the days were read without texts; None: every day
+            comes with its texts.
     """
 
-    def __init__(self, store: KeptStore) -> None:
+    def __init__(
+        self, store: KeptStore, texts: Callable[[Sequence[int]], list[str]] | None = None
+    ) -> None:
         import scipy
         import sklearn
 
         self.store = store
+        self.texts = texts
         self.reused = self.computed = 0
         versions = f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}"
         self._code = digest(versions.encode(), code_of(sys.modules[__name__], similarity))
@@ -200,8 +210,17 @@ class KeptDays:
     def _name(self, day: pd.DataFrame, s: SelectSettings, seed: int) -> bytes:
         deciding = json.dumps({k: getattr(s, k) for k in DECIDING}, sort_keys=True)
         rows = hashlib.blake2b(digest_size=16)
+        shas = (
+            day[TEXT_DIGEST].astype(str)
+            if TEXT_DIGEST in day.columns
+            else [hashlib.sha256(str(t).encode("utf-8")).hexdigest() for t in day["text"]]
+        )
         for values in zip(
-            day["article_id"].astype(str), day["date"].astype(str), _texts(day), strict=True
+            day["article_id"].astype(str),
+            day["date"].astype(str),
+            day["title"].astype(str),
+            shas,
+            strict=True,
         ):
             rows.update(digest(*(v.encode("utf-8") for v in values)))
         return digest(
@@ -223,6 +242,10 @@ class KeptDays:
                     return chosen, stats
             except (ValueError, KeyError, TypeError):
                 pass
+        if "text" not in day.columns:
+            if self.texts is None:
+                raise ValueError("a day to select has no texts and no way to read them")
+            day = day.assign(text=self.texts(day["row"].tolist()))
         chosen, stats = _choose(day, s, seed)
         blob = json.dumps({"chosen": chosen, "stats": stats}, sort_keys=True).encode("utf-8")
         self.store.write("days", name, [np.frombuffer(blob, dtype=np.uint8).copy()])

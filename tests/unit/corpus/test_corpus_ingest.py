@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import hashlib
 import gzip
 import json
 from pathlib import Path
@@ -138,7 +139,10 @@ def test_output_schema_and_order() -> None:
         ]
     )
     assert list(df.columns) == [
-        *("article_id", "date", "title", "text", "url", "source_domain", "arrived")
+        *("article_id", "date", "title", "text", "url", "source_domain", "arrived", "text_sha256")
+    ]
+    assert df["text_sha256"].tolist() == [
+        hashlib.sha256(t.encode("utf-8")).hexdigest() for t in df["text"]
     ]
     assert df["date"].tolist() == sorted(df["date"].tolist())
     same_day = df[df["date"] == dt.date(2024, 3, 2)]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from prescient import io
 from prescient.corpus import kept_files
 from prescient.corpus.accounting import summarize
 from prescient.corpus.ingest import ingest_corpus_to
@@ -81,6 +82,7 @@ def ingest(
     files = KeptFiles(store, corpus, s) if store is not None else None
     kept = KeptLanguages(store) if store is not None else None
     summary, report, checksum = ingest_corpus_to(corpus, s, out, kept, files)
+    assert checksum == io.parquet_checksum(out)  # what ingest records for later stages
     metrics = json.loads(json.dumps(summarize(summary, report, checksum), default=str))
     return out.read_bytes(), metrics, files
 

@@ -257,3 +257,33 @@ def test_a_killed_run_keeps_the_answers_it_saved(
     out = again.retrieve_table(qs, CUTOFFS)
     assert again.memo is not None and again.memo.hits >= 8  # two saves of four
     pd.testing.assert_frame_equal(out, ArticleIndex(articles, s).retrieve_table(qs, CUTOFFS))
+
+
+def test_a_kept_month_is_named_by_the_texts_digests_and_its_texts_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient import io
+    from prescient.retrieval.search import TEXT_DIGEST, text_digest
+
+    s = shipped()
+    articles = corpus(np.random.default_rng(17), 70, late_share=0.2)
+    articles[TEXT_DIGEST] = [text_digest(t) for t in articles["text"]]
+    articles = articles.sort_values(["date", "article_id"]).reset_index(drop=True)
+    path = tmp_path / "articles.parquet"
+    articles.to_parquet(path, index=False, row_group_size=7)
+    store = KeptStore(tmp_path / "store")
+    cold = ArticleIndex(articles.drop(columns=[TEXT_DIGEST]), s, store=store)  # the same names
+    asked: list[int] = []
+    rows = io.RowReader.rows
+
+    def counted(self: io.RowReader, positions: list[int]) -> Iterator[tuple[object, ...]]:
+        asked.extend(positions)
+        return rows(self, positions)
+
+    monkeypatch.setattr(io.RowReader, "rows", counted)
+    warm = ArticleIndex.from_parquet(path, s, store=store)
+    same_index(warm, cold)
+    known = pd.concat([articles["date"], articles["arrived"]], axis=1).max(axis=1)
+    months = known.map(lambda d: (d.year, d.month))
+    newest = np.flatnonzero((months == months.max()).to_numpy()).tolist()
+    assert sorted(asked) == newest  # the months before are the store's

@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -188,7 +191,8 @@ def test_kept_days_give_the_same_table_and_only_changed_days_are_clustered_again
     # clustered again, and the table is what a run without the store gives.
     edited = df.copy()
     edited.loc[edited["article_id"] == "2024-05-02-bridge-0", "text"] += " (corrected)"
-    damaged = next(p for p in (tmp_path / "select").rglob("*") if p.is_file())
+    fifth = df[df["date"] == days[4]].sort_values("article_id").reset_index(drop=True)
+    damaged = kept.store._path("days", kept._name(fifth, shipped(), day_seed(5, days[4])))
     damaged.write_bytes(damaged.read_bytes()[:-2])
     kept = KeptDays(KeptStore(tmp_path / "select"))
     got = select_articles(edited, shipped(), base_seed=5, kept_days=kept)
@@ -200,3 +204,29 @@ def test_kept_days_give_the_same_table_and_only_changed_days_are_clustered_again
     got = select_articles(df, other, base_seed=5, kept_days=kept)
     pd.testing.assert_frame_equal(got[0], select_articles(df, other, base_seed=5)[0])
     assert kept.reused == 0
+
+
+def test_kept_days_are_named_by_the_texts_digests_and_only_missing_days_read_texts(
+    tmp_path: Path,
+) -> None:
+    days = [dt.date(2024, 5, d) for d in range(1, 7)]
+    df = pd.concat([day_frame(d, n_per_topic=2 + d.day % 3) for d in days], ignore_index=True)
+    df = df.sort_values(["date", "article_id"]).reset_index(drop=True)
+    expected = select_articles(df, shipped(), base_seed=5)
+    store = KeptStore(tmp_path / "select")
+    select_articles(df[df["date"] < days[-1]], shipped(), base_seed=5, kept_days=KeptDays(store))
+    # the table as the stage reads it with a store: digests and row positions, no texts
+    digests = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in df["text"]]
+    meta = df.drop(columns=["text"]).assign(text_sha256=digests, row=range(len(df)))
+    asked: list[int] = []
+
+    def texts(rows: Sequence[int]) -> list[str]:
+        asked.extend(rows)
+        return [str(df["text"].iloc[r]) for r in rows]
+
+    kept = KeptDays(store, texts)
+    got = select_articles(meta, shipped(), base_seed=5, kept_days=kept)
+    pd.testing.assert_frame_equal(got[0], expected[0])
+    assert got[1] == expected[1]
+    assert (kept.reused, kept.computed) == (5, 1)
+    assert sorted(asked) == np.flatnonzero(df["date"] == days[-1]).tolist()
