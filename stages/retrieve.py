@@ -32,8 +32,10 @@ the months to add. A retrieved article outside its question's visibility window 
 4 (:mod:`prescient.plumbing.stage`) before anything is written. ``retrieval.engine: ray``
 answers the queries in Ray tasks (:mod:`prescient.retrieval.ray_queries`), with the same
 tables. ``retrieval.reuse`` keeps finished months of tokens and answered queries in DVC's
-cache directory between runs (:mod:`prescient.retrieval.reuse`), so a daily update
-tokenizes the newest month and asks the new questions only; the tables are the same.
+cache directory between runs (:mod:`prescient.retrieval.reuse`), and each partition's
+context files (:mod:`prescient.evaluation.kept_contexts`), so a daily update tokenizes
+the newest month, asks the new questions only and builds the contexts of the partitions
+that changed; the tables are the same.
 """
 
 from __future__ import annotations
@@ -46,7 +48,13 @@ from pathlib import Path
 import pandas as pd
 
 from prescient import io
-from prescient.evaluation.partitions import CONTEXTS, QUESTIONS, assign, rows_of
+from prescient.evaluation.kept_contexts import STORE_NAME as CONTEXTS_STORE
+from prescient.evaluation.kept_contexts import (
+    KeptContexts,
+    PartitionWriter,
+    kept_settings,
+)
+from prescient.evaluation.partitions import QUESTIONS, assign, rows_of
 from prescient.evaluation.prepare import prepare_contexts
 from prescient.evaluation.question_sources import (
     QuestionTableError,
@@ -101,19 +109,24 @@ def work(run: StageRun) -> int:
     rows = rows_of(of, grid.partitions)
     logger.info("partitions: %s", {label: len(at) for label, at in rows.items()})
     with io.atomic_dir(args.partitions) as out:
-
-        def write(name: str, table: pd.DataFrame) -> None:
-            parts = rows_of(table["question_id"].astype(str).map(partition_of), grid.partitions)
-            for label, at in parts.items():
-                part = table.take(at).reset_index(drop=True)
-                io.write_parquet(out / label / CONTEXTS / f"{name}.parquet", part, text=True)
-
         # The corpus is streamed from its file, never held (prescient/evaluation/prepare.py).
         # A VisibilityError (a table that would show the future) exits 4 before any
         # table is in place; each context table is written as soon as it is built.
-        store = KeptStore.in_cache(dvc_cache_dir(), STORE_NAME) if settings.reuse else None
+        cache = dvc_cache_dir() if settings.reuse else None
+        store = KeptStore.in_cache(cache, STORE_NAME)
+        contexts = KeptStore.in_cache(cache, CONTEXTS_STORE)
         prepared = prepare_contexts(
-            questions, Path(args.articles), settings, grid, progress=True, sink=write, store=store
+            questions,
+            Path(args.articles),
+            settings,
+            grid,
+            progress=True,
+            store=store,
+            partitions=rows,
+            writer=PartitionWriter(out, partition_of),
+            kept=KeptContexts(contexts, kept_settings(settings, grid))
+            if contexts is not None
+            else None,
         )
         # Without the checksum of the whole source file, which a new day changes for
         # every row: a partition's questions are its rows alone.

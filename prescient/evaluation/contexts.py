@@ -145,18 +145,20 @@ def shown_articles(
     max_words: int | None,
 ) -> pd.DataFrame:
     """The articles ``ids`` of an article table on disk (:data:`SHOWN_COLUMNS`), read a
-    row group at a time. Texts of articles not in ``whole`` (the gold articles, which
-    keep their own cut) are cut to ``max_words`` words as they are read: the same cut a
-    retrieved article gets in its context, so the contexts are unchanged and only what
-    they show is held."""
+    row group at a time (only the groups that hold one). Texts of articles not in
+    ``whole`` (the gold articles, which keep their own cut) are cut to ``max_words``
+    words as they are read: the same cut a retrieved article gets in its context, so the
+    contexts are unchanged and only what they show is held."""
     wanted = pa.array(sorted(ids), type=pa.string())
     table = pq.ParquetFile(path)
     parts = []
-    for group in range(table.num_row_groups):
-        part = table.read_row_group(group, columns=list(SHOWN_COLUMNS))
-        part = part.filter(pc.is_in(part.column("article_id").cast(pa.string()), wanted))
-        if part.num_rows == 0:
+    for group in range(table.num_row_groups if len(wanted) else 0):
+        # the ids first: a row group none of whose articles is shown is not read
+        at = table.read_row_group(group, columns=["article_id"]).column("article_id")
+        keep = pc.is_in(at.cast(pa.string()), wanted)
+        if not pc.any(keep).as_py():
             continue
+        part = table.read_row_group(group, columns=list(SHOWN_COLUMNS)).filter(keep)
         frame = part.to_pandas()
         if max_words is not None:
             cut = ~frame["article_id"].astype(str).isin(whole)

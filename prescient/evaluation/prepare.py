@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from prescient import dates
@@ -24,6 +25,7 @@ from prescient.evaluation.contexts import (
     match_gold,
     shown_articles,
 )
+from prescient.evaluation.kept_contexts import KeptContexts, PartitionWriter, write_partitioned
 from prescient.evaluation.settings import EvalSettings
 from prescient.kept import KeptStore
 from prescient.retrieval.search import (
@@ -99,6 +101,9 @@ def prepare_contexts(
     progress: bool = False,
     sink: Callable[[str, pd.DataFrame], None] | None = None,
     store: KeptStore | None = None,
+    partitions: Mapping[str, np.ndarray] | None = None,
+    writer: PartitionWriter | None = None,
+    kept: KeptContexts | None = None,
 ) -> PreparedContexts:
     """Retrieval and contexts for every setting of the grid.
 
@@ -118,6 +123,15 @@ def prepare_contexts(
         store: where retrieval keeps tokens and answers between runs
             (:mod:`prescient.retrieval.reuse`; None: all computed). The tables are the
             same either way.
+        partitions: the evaluation's partitions (label -> positions of their questions);
+            with ``writer``, each setting's table is written a partition at a time
+            (instead of going to ``sink``).
+        writer: writes the partitions' tables (with ``partitions``).
+        kept: partitions' tables kept from earlier runs
+            (:mod:`prescient.evaluation.kept_contexts`; with ``partitions`` and
+            ``writer``, on an article table with ``text_sha256``): a kept partition's
+            files are written as they are and its articles are not read. The files are
+            the same either way.
 
     Raises:
         VisibilityError: a retrieved article is dated on or after its question's
@@ -145,7 +159,6 @@ def prepare_contexts(
             articles, retrieval, meta=meta, progress=progress, store=store
         )
     )
-    del meta
     built = time.perf_counter()
     table = index.retrieve_table(questions, grid.rag_cutoffs, progress=progress)
     logger.info(
@@ -160,6 +173,17 @@ def prepare_contexts(
         raise VisibilityError(
             f"{violations} retrieved articles are not before their visibility window's end"
         )
+    contexts: dict[str, pd.DataFrame] = {}
+    summaries: dict[str, Any] = {}
+    if partitions is not None and writer is not None:
+        summaries = write_partitioned(
+            questions, articles, meta, gold, table, retrieval, grid, partitions, writer, kept
+        )
+        metrics = _metrics(
+            questions, index, table, grid, retrieval, violations, summaries, gold_counts
+        )
+        return PreparedContexts(questions, table, contexts, metrics)
+    del meta
     gold_ids = {g for g in gold if g is not None}
     shown_ids = gold_ids | set(table["article_id"].astype(str))
     shown = (
@@ -167,8 +191,6 @@ def prepare_contexts(
         if isinstance(articles, pd.DataFrame)
         else shown_articles(articles, shown_ids, gold_ids, retrieval.max_words)
     )
-    contexts: dict[str, pd.DataFrame] = {}
-    summaries: dict[str, Any] = {}
     for setting in grid.settings:
         ctx = build_contexts(
             setting,
@@ -184,7 +206,21 @@ def prepare_contexts(
             contexts[setting.name] = ctx
         else:
             sink(setting.name, ctx)
-    metrics = {
+    metrics = _metrics(questions, index, table, grid, retrieval, violations, summaries, gold_counts)
+    return PreparedContexts(questions, table, contexts, metrics)
+
+
+def _metrics(
+    questions: pd.DataFrame,
+    index: ArticleIndex,
+    table: pd.DataFrame,
+    grid: EvalSettings,
+    retrieval: RetrievalSettings,
+    violations: int,
+    summaries: dict[str, Any],
+    gold_counts: dict[str, Any],
+) -> dict[str, Any]:
+    return {
         "questions": _counts(questions),
         "sources": source_metrics(questions),
         "gold": gold_counts,
@@ -201,4 +237,3 @@ def prepare_contexts(
         "leakage_violations": violations,
         "settings": summaries,
     }
-    return PreparedContexts(questions, table, contexts, metrics)
