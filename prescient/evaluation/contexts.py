@@ -175,6 +175,22 @@ def shown_articles(
     return shown
 
 
+def articles_shown(
+    articles: pd.DataFrame | str | Path,
+    gold: Iterable[str | None],
+    retrieval: pd.DataFrame,
+    max_words: int | None,
+) -> pd.DataFrame:
+    """The articles some context shows: each question's gold article (``gold``) and every
+    article of the retrieval table's rows, from the article frame or its file
+    (:func:`shown_articles`: retrieved-only texts cut to ``max_words``)."""
+    gold_ids = {g for g in gold if g is not None}
+    ids = gold_ids | set(retrieval["article_id"].astype(str))
+    if isinstance(articles, pd.DataFrame):
+        return articles.loc[articles["article_id"].astype(str).isin(ids)]
+    return shown_articles(articles, ids, gold_ids, max_words)
+
+
 def shown_texts(paths: Iterable[str | os.PathLike[str]]) -> Iterator[str]:
     """Every article text the context tables at ``paths`` show, as a prompt quotes it
     (whitespace collapsed), read a row group at a time: the texts an evaluation ledger's

@@ -33,7 +33,7 @@ import pandas as pd
 
 from prescient import io
 from prescient.evaluation import contexts as contexts_module
-from prescient.evaluation.contexts import build_contexts, shown_articles
+from prescient.evaluation.contexts import articles_shown, build_contexts
 from prescient.evaluation.partitions import CONTEXTS
 from prescient.evaluation.settings import EvalSettings
 from prescient.kept import KeptStore, code_of, digest
@@ -239,13 +239,7 @@ def write_partitioned(
     questions_b = questions.take(at)
     gold_b = [gold[i] for i in at]
     table_b = table.loc[np.isin(table_label, build)]
-    gold_ids = {g for g in gold_b if g is not None}
-    shown_ids = gold_ids | set(table_b["article_id"].astype(str))
-    shown = (
-        articles.loc[articles["article_id"].astype(str).isin(shown_ids)]
-        if isinstance(articles, pd.DataFrame)
-        else shown_articles(articles, shown_ids, gold_ids, retrieval.max_words)
-    )
+    shown = articles_shown(articles, gold_b, table_b, retrieval.max_words)
     sizes = {label: len(partitions[label]) for label in partitions}
     counts: dict[str, dict[str, list[int]]] = {label: {} for label in partitions}
     for setting in grid.settings:

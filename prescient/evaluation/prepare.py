@@ -20,10 +20,10 @@ import pandas as pd
 
 from prescient import dates
 from prescient.evaluation.contexts import (
+    articles_shown,
     build_contexts,
     context_summary,
     match_gold,
-    shown_articles,
 )
 from prescient.evaluation.kept_contexts import KeptContexts, PartitionWriter, write_partitioned
 from prescient.evaluation.settings import EvalSettings
@@ -184,13 +184,7 @@ def prepare_contexts(
         )
         return PreparedContexts(questions, table, contexts, metrics)
     del meta
-    gold_ids = {g for g in gold if g is not None}
-    shown_ids = gold_ids | set(table["article_id"].astype(str))
-    shown = (
-        articles.loc[articles["article_id"].astype(str).isin(shown_ids)]
-        if isinstance(articles, pd.DataFrame)
-        else shown_articles(articles, shown_ids, gold_ids, retrieval.max_words)
-    )
+    shown = articles_shown(articles, gold, table, retrieval.max_words)
     for setting in grid.settings:
         ctx = build_contexts(
             setting,

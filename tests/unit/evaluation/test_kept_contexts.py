@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prescient.evaluation import kept_contexts
+from prescient.evaluation import contexts
 from prescient.evaluation.kept_contexts import KeptContexts, PartitionWriter, kept_settings
 from prescient.evaluation.partitions import assign, rows_of
 from prescient.evaluation.prepare import prepare_contexts
@@ -23,8 +23,8 @@ from prescient.plumbing import params
 from prescient.retrieval.search import TEXT_DIGEST, text_digest
 from prescient.settings import load_settings
 from tests.conftest import ROOT
-from tests.unit.retrieval.test_reuse import START, corpus
 from tests.unit.retrieval.test_retrieval_search import WORDS, shipped
+from tests.unit.retrieval.test_reuse import START, corpus
 
 MONTHS = ("2024-01", "2024-02", "2024-03", "2024-04")
 
@@ -103,13 +103,13 @@ def test_kept_partitions_give_the_same_files_and_metrics_and_skip_their_articles
         again, again_metrics, kept = run(tmp_path, f"kept{n}", 70, store)
         assert again == files and again_metrics == metrics
         assert kept is not None and (kept.reused, kept.built) == (reused, built)
-    read = kept_contexts.shown_articles
+    read = contexts.shown_articles
 
     def shown(path: Any, ids: Any, whole: Any, max_words: Any) -> pd.DataFrame:
         assert not ids, "a kept partition's articles were read"
         return read(path, ids, whole, max_words)
 
-    monkeypatch.setattr(kept_contexts, "shown_articles", shown)
+    monkeypatch.setattr(contexts, "shown_articles", shown)
     again, again_metrics, _ = run(tmp_path, "kept2", 70, store)
     assert again == files and again_metrics == metrics
 
@@ -134,8 +134,10 @@ def test_written_a_partition_at_a_time_the_files_are_the_split_tables(tmp_path: 
     files, metrics, _ = run(tmp_path, "split", 70, None)
     assert metrics["settings"] == whole.metrics["settings"]
     for name, table in whole.contexts.items():
-        label_of = table["question_id"].astype(str).map(
-            dict(zip(questions["question_id"].astype(str), of, strict=True))
+        label_of = (
+            table["question_id"]
+            .astype(str)
+            .map(dict(zip(questions["question_id"].astype(str), of, strict=True)))
         )
         for label in MONTHS:
             got = pd.read_parquet(pd.io.common.BytesIO(files[f"{label}/contexts/{name}.parquet"]))
