@@ -69,15 +69,20 @@ class KeptStore:
 
     Args:
         root: the directory (``<DVC cache>/prescient/<name>``).
+        level: zstd's level for the parts it writes (:data:`LEVEL` unless a store of
+            large parts written once trades time for disk).
     """
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str], level: int = LEVEL) -> None:
         self.root = Path(root)
+        self.level = level
 
     @classmethod
-    def in_cache(cls, cache_dir: str | os.PathLike[str] | None, name: str) -> KeptStore | None:
+    def in_cache(
+        cls, cache_dir: str | os.PathLike[str] | None, name: str, level: int = LEVEL
+    ) -> KeptStore | None:
         """The store ``name`` under DVC's cache directory (None outside a DVC project)."""
-        return None if cache_dir is None else cls(Path(cache_dir) / "prescient" / name)
+        return None if cache_dir is None else cls(Path(cache_dir) / "prescient" / name, level)
 
     def _path(self, kind: str, name: bytes) -> Path:
         hexname = name.hex()
@@ -113,7 +118,9 @@ class KeptStore:
         plain = _bytes_io.BytesIO()
         for a in (head, *arrays):
             np.save(plain, a, allow_pickle=False)
-        data = pa.Codec("zstd", compression_level=LEVEL).compress(plain.getbuffer(), asbytes=True)
+        data = pa.Codec("zstd", compression_level=self.level).compress(
+            plain.getbuffer(), asbytes=True
+        )
         del plain
         try:
             with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from prescient import io
+from prescient.corpus import kept_files
 from prescient.corpus.accounting import summarize
 from prescient.corpus.ingest import ingest_corpus_to
 from prescient.corpus.kept_files import KeptFiles
@@ -46,7 +47,11 @@ def work(run: StageRun) -> int:
         settings = load_settings(IngestSettings, p, "ingest")
         # base.through bounds the days an article is known from (daily updates).
         settings = settings.model_copy(update={"through": read_through(p)})
-        store = KeptStore.in_cache(dvc_cache_dir(), "ingest") if settings.reuse else None
+        store = (
+            KeptStore.in_cache(dvc_cache_dir(), "ingest", kept_files.LEVEL)
+            if settings.reuse
+            else None
+        )
         kept = KeptLanguages(store) if store is not None else None
         files = KeptFiles(store, corpus, settings) if store is not None else None
         articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out), kept, files)

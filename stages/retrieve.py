@@ -124,8 +124,8 @@ def work(run: StageRun) -> int:
             store=store,
             partitions=rows,
             writer=PartitionWriter(out, partition_of),
-            kept=KeptContexts(contexts, kept_settings(settings, grid))
-            if contexts is not None
+            kept=KeptContexts(contexts, kept_settings(settings, grid), cache / "files" / "md5")
+            if contexts is not None and cache is not None
             else None,
         )
         # Without the checksum of the whole source file, which a new day changes for

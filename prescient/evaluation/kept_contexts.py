@@ -5,22 +5,26 @@
 questions are shown. A daily update changes one partition; the others' tables are the
 same bytes as the day before, yet building them reads the text of every article any
 question was shown, most of the archive. So the files a partition's tables were
-written as are kept in DVC's cache directory (``<DVC cache>/prescient/contexts``,
-:mod:`prescient.kept`) and written again as they are, and only the other partitions'
-articles are read and their tables built.
+written as are kept (``<DVC cache>/prescient/contexts``, :mod:`prescient.kept`) and
+written again as they are, and only the other partitions' articles are read and their
+tables built. DVC's cache already holds every file the stage wrote (its outputs), so a
+part keeps a file's MD5 and the bytes are read from there, checked against it: no
+second copy of the contexts on disk.
 
 A partition's part is named by the digest of exactly what its tables depend on: its
 question rows, its rows of the retrieval table, the articles they can show (each
 article's id, date, title and the SHA-256 of its text, ``text_sha256`` of the article
 table), the settings and the words kept per article, and the code that builds and
-writes the tables (with pandas' and pyarrow's versions). Each (partition, setting) file is a
-part of its own, with the counts the metrics' summary adds up from (so they are the same
-numbers); a partition is taken from the store only when every setting's file is there.
+writes the tables (with pandas' and pyarrow's versions). Each (partition, setting) file
+is a part of its own, with the counts the metrics' summary adds up from (so they are the
+same numbers); a partition is taken from the store only when every setting's file is
+there (a file gone from DVC's cache, after ``dvc gc``, is built again).
 No output depends on the store: the files are the bytes the tables would be written as.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import sys
@@ -127,10 +131,15 @@ class KeptContexts:
         store: the kept store (``<DVC cache>/prescient/contexts``).
         settings: what decides the tables besides their inputs (the settings' definitions
             and the words kept per article), as JSON-able values.
+        files: DVC's cache of files by MD5 (``<DVC cache>/files/md5``), which holds every
+            context file the stage wrote once DVC has saved its outputs: a part then keeps
+            the file's MD5 rather than its bytes (no second copy), and a file gone from
+            DVC's cache (``dvc gc``) is built again. None: the bytes are kept.
     """
 
-    def __init__(self, store: KeptStore, settings: Any) -> None:
+    def __init__(self, store: KeptStore, settings: Any, files: Path | None = None) -> None:
         self.store = store
+        self.files = files
         self.config = digest(
             b"contexts",
             str(FORMAT).encode(),
@@ -158,12 +167,27 @@ class KeptContexts:
         if arrays is None or len(arrays) != 2 or arrays[0].shape != (3,):
             return None
         data = arrays[1].tobytes()
+        if len(data) == 32 and not data.strip(b"0123456789abcdef"):
+            data = self._cached(data.decode("ascii"))
         if data[:4] != b"PAR1" or data[-4:] != b"PAR1":
             return None
         return data, [int(x) for x in arrays[0]]
 
+    def _cached(self, md5: str) -> bytes:
+        """The file of MD5 ``md5`` in DVC's cache, b"" when absent or not those bytes."""
+        if self.files is None:
+            return b""
+        try:
+            data = (self.files / md5[:2] / md5[2:]).read_bytes()
+        except OSError:
+            return b""
+        return data if hashlib.md5(data).hexdigest() == md5 else b""
+
     def write(self, name: bytes, setting: str, data: bytes, counts: Sequence[int]) -> None:
-        """Keep a partition's file of one setting, with its summary counts."""
+        """Keep a partition's file of one setting (its MD5 with DVC's cache, else its
+        bytes), with its summary counts."""
+        if self.files is not None:
+            data = hashlib.md5(data).hexdigest().encode("ascii")
         self.store.write(
             KIND,
             digest(name, setting.encode("utf-8")),

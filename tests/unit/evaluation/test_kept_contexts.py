@@ -6,6 +6,7 @@ read; written a partition at a time, the files are those of the tables split aft
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -70,15 +71,16 @@ def articles_file(tmp_path: Path, days: int) -> Path:
 
 
 def run(
-    tmp_path: Path, name: str, days: int, store: KeptStore | None
+    tmp_path: Path, name: str, days: int, store: KeptStore | None, files: Path | None = None
 ) -> tuple[dict[str, bytes], dict[str, Any], KeptContexts | None]:
-    """The partitions' files and the metrics of a run over ``days`` days."""
+    """The partitions' files and the metrics of a run over ``days`` days (``files``: a
+    cache of files by MD5 in DVC's layout)."""
     g, s = grid(), shipped()
     questions = question_table(days)
     of = assign(questions["resolution_date"], g.partitions)
     partition_of = dict(zip(questions["question_id"].astype(str), of, strict=True))
     out = tmp_path / name
-    kept = KeptContexts(store, kept_settings(s, g)) if store is not None else None
+    kept = KeptContexts(store, kept_settings(s, g), files) if store is not None else None
     prepared = prepare_contexts(
         questions,
         articles_file(tmp_path, days),
@@ -143,3 +145,36 @@ def test_written_a_partition_at_a_time_the_files_are_the_split_tables(tmp_path: 
             got = pd.read_parquet(pd.io.common.BytesIO(files[f"{label}/contexts/{name}.parquet"]))
             want = table.loc[(label_of == label).to_numpy()].reset_index(drop=True)
             pd.testing.assert_frame_equal(got, want, check_dtype=False)
+
+
+def save_like_dvc(out: Path, files: Path) -> None:
+    """Every file under ``out`` into a cache of files by MD5, as DVC saves outputs."""
+    for path in out.rglob("*.parquet"):
+        md5 = hashlib.md5(path.read_bytes()).hexdigest()
+        (files / md5[:2]).mkdir(parents=True, exist_ok=True)
+        (files / md5[:2] / md5[2:]).write_bytes(path.read_bytes())
+
+
+def test_with_dvcs_cache_a_part_keeps_the_files_md5_and_reads_the_bytes_there(
+    tmp_path: Path,
+) -> None:
+    files, metrics, _ = run(tmp_path, "plain", 70, None)
+    store, cache = KeptStore(tmp_path / "store"), tmp_path / "files" / "md5"
+    run(tmp_path, "first", 70, store, cache)
+    stored = sum(p.stat().st_size for p in (tmp_path / "store").rglob("*") if p.is_file())
+    assert stored < sum(len(b) for b in files.values()) / 4  # digests, not the files
+    # not yet saved by DVC: nothing is reused
+    again, _, kept = run(tmp_path, "unsaved", 70, store, cache)
+    assert again == files and kept is not None and kept.reused == 0
+    save_like_dvc(tmp_path / "unsaved", cache)
+    again, again_metrics, kept = run(tmp_path, "saved", 70, store, cache)
+    assert again == files and again_metrics == metrics
+    assert kept is not None and (kept.reused, kept.built) == (4, 0)
+    # a file gone from DVC's cache, another one altered: their partitions are built
+    gone, altered = sorted(p for p in cache.rglob("*") if p.is_file())[:2]
+    gone.unlink()
+    altered.chmod(0o644)
+    altered.write_bytes(altered.read_bytes()[:-1] + b"X")
+    again, again_metrics, kept = run(tmp_path, "damaged", 70, store, cache)
+    assert again == files and again_metrics == metrics
+    assert kept is not None and kept.built in (1, 2) and kept.reused == 4 - kept.built
