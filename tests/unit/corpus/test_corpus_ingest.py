@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import hashlib
 import gzip
+import hashlib
 import json
 from pathlib import Path
 
