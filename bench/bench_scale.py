@@ -539,12 +539,13 @@ def du(path: Path, exclude: tuple[Path, ...] = (), seen: set[tuple[int, int]] | 
 def disk(repo: Path) -> dict[str, float]:
     """Disk after a run: the workspace, DVC's cache without the response store and the
     kept work, the response store (its ledgers, and its text pool), the kept work of
-    ingest, select and retrieve (prescient/kept.py; retrieval's alone too), the stages'
+    every stage that keeps any (prescient/kept.py; retrieval's alone too), the stages'
     ledgers in the workspace (DVC's cache holds them again), and the distinct text the
     requests sent."""
     cache = repo / ".dvc" / "cache"
     store = cache / "prescient" / "responses"
-    kept = tuple(cache / "prescient" / name for name in ("ingest", "select", "retrieval"))
+    names = ("ingest", "select", "retrieval", "contexts", "score", "checksums")
+    kept = tuple(cache / "prescient" / name for name in names)
     pool = cache / "prescient" / "texts.jsonl"
     mb = 2**20
     pool_bytes = pool.stat().st_size if pool.exists() else 0
