@@ -176,6 +176,12 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[An
         yield fh
 
 
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The hex SHA-256 of a file's bytes."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
 def write_json(path: str | os.PathLike[str], obj: Any) -> None:
     """Write pretty, key-sorted JSON atomically (stable bytes for DVC metrics)."""
     with atomic_open(path) as fh:

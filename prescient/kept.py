@@ -167,12 +167,6 @@ CHECKSUMS = "checksums"
 """The store of :class:`KeptChecksums` under DVC's cache directory."""
 
 
-def file_sha256(path: str | os.PathLike[str]) -> str:
-    """The hex SHA-256 of a file's bytes."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
-
-
 class KeptChecksums:
     """:func:`prescient.io.parquet_checksum` of Parquet files, kept by the SHA-256 of the
     files' bytes (and the code of :mod:`prescient.io`, which defines the checksum).
@@ -197,11 +191,11 @@ class KeptChecksums:
     def record(self, path: str | os.PathLike[str], checksum: str) -> None:
         """Keep ``checksum`` as the one of the file now at ``path``."""
         value = np.frombuffer(checksum.encode("ascii"), dtype=np.uint8).copy()
-        self.store.write("parquet", self._name(file_sha256(path)), [value])
+        self.store.write("parquet", self._name(io.file_sha256(path)), [value])
 
     def checksum(self, path: str | os.PathLike[str]) -> str:
         """:func:`prescient.io.parquet_checksum` of the file at ``path``."""
-        name = self._name(file_sha256(path))
+        name = self._name(io.file_sha256(path))
         stored = self.store.read("parquet", name)
         if stored is not None and len(stored) == 1 and stored[0].dtype == np.uint8:
             found = stored[0].tobytes()

@@ -28,7 +28,7 @@ from prescient.arrival import known_from
 from prescient.corpus import physical
 from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops
 from prescient.corpus.language import KeptLanguages
-from prescient.corpus.normalize import article_id
+from prescient.corpus.normalize import TEXT_DIGEST, article_id
 from prescient.corpus.physical import Damage
 from prescient.corpus.readers import read_rows
 from prescient.corpus.rows import Detector, Outcome, detect_language, row_outcome
@@ -51,7 +51,7 @@ ARTICLE_COLUMNS = (
     "url",
     "source_domain",
     "arrived",
-    "text_sha256",
+    TEXT_DIGEST,
 )
 """The article table's columns. ``text_sha256`` is the hex SHA-256 of ``text``
 (:func:`~prescient.corpus.normalize.text_hash`, by which exact duplicates are found): a
@@ -151,7 +151,7 @@ def _deduplicate(
                 "url": c.url,
                 "source_domain": c.source_domain,
                 "arrived": c.arrived if c.arrived is not None else c.date,
-                "text_sha256": th,
+                TEXT_DIGEST: th,
             }
         )
     return records
@@ -384,7 +384,7 @@ def articles_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
 
     df = pd.DataFrame.from_records(records, columns=list(ARTICLE_COLUMNS))
     df = df.sort_values(["date", "article_id"], kind="stable").reset_index(drop=True)
-    for col in ("article_id", "title", "text", "url", "source_domain", "text_sha256"):
+    for col in ("article_id", "title", "text", "url", "source_domain", TEXT_DIGEST):
         df[col] = df[col].astype("string")
     df["date"] = df["date"].astype(pd.ArrowDtype(pa.date32()))
     df["arrived"] = df["arrived"].astype(pd.ArrowDtype(pa.date32()))

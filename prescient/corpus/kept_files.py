@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from prescient import arrival, dates
+from prescient import arrival, dates, io
 from prescient.corpus import (
     language,
     normalize,
@@ -59,7 +59,6 @@ from prescient.kept import (
     KeptStore,
     code_of,
     digest,
-    file_sha256,
     pack_strings,
     unpack_strings,
 )
@@ -130,7 +129,7 @@ class KeptFiles:
                 self.read += 1
                 yield from _read(corpus, settings, item, file_no, detect)
                 continue
-            sha = file_sha256(item.path)
+            sha = io.file_sha256(item.path)
             name = digest(self.config, str(item.path).encode(), sha.encode())
             stored = self.store.read(KIND, name)
             events = _unpack(stored, file_no, str(item.path)) if stored is not None else None
@@ -184,7 +183,7 @@ def _read(
 
 def _check_unchanged(item: InputFile, sha: str) -> None:
     """A file that changed while it was read is not kept under its earlier digest."""
-    now = file_sha256(item.path)
+    now = io.file_sha256(item.path)
     if now != sha:
         raise sources.ChecksumError(
             f"{item.path}: its bytes changed while it was read (sha256 {sha} before, {now} "

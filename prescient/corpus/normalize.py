@@ -93,6 +93,10 @@ def article_id(norm_url: str | None, title: str, date: dt.date) -> str:
     return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:16]
 
 
+TEXT_DIGEST = "text_sha256"
+"""The article table's column of each text's :func:`text_hash`."""
+
+
 def text_hash(text: str) -> str:
     """Hash of the normalised text: two articles with equal hashes are exact duplicates."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -36,9 +36,10 @@ import numpy as np
 import pandas as pd
 
 from prescient import io
+from prescient.corpus.normalize import TEXT_DIGEST
 from prescient.evaluation import contexts as contexts_module
 from prescient.evaluation.contexts import articles_shown, build_contexts
-from prescient.evaluation.partitions import CONTEXTS
+from prescient.evaluation.partitions import CONTEXTS, rows_of
 from prescient.evaluation.settings import EvalSettings
 from prescient.kept import KeptStore, code_of, digest
 from prescient.retrieval.search import RetrievalSettings
@@ -50,7 +51,6 @@ logger = logging.getLogger(__name__)
 FORMAT = 1
 """What a part holds; part of every name."""
 KIND = "partitions"
-TEXT_DIGEST = "text_sha256"
 
 
 def _versions() -> bytes:
@@ -229,7 +229,8 @@ def write_partitioned(
     for label, at in partitions.items():
         label_of[at] = label
     by_question = dict(zip(qids, label_of, strict=True))
-    table_label = table["question_id"].astype(str).map(by_question).to_numpy()
+    table_label = table["question_id"].astype(str).map(by_question)
+    table_rows = rows_of(table_label, list(partitions))  # one pass, not a mask a partition
     names = [s.name for s in grid.settings]
     use_kept = kept is not None and TEXT_DIGEST in meta.columns
     # a kept partition's files are written as soon as they are read: only counts are held
@@ -239,7 +240,7 @@ def write_partitioned(
         assert kept is not None
         keys = meta.set_index(meta["article_id"].astype(str), drop=False)
         for label, at in partitions.items():
-            rows = table.loc[table_label == label]
+            rows = table.take(table_rows[label])
             ids = {g for g in (gold[i] for i in at) if g is not None}
             ids |= set(rows["article_id"].astype(str))
             columns = ["article_id", "date", "title", TEXT_DIGEST]
@@ -262,7 +263,7 @@ def write_partitioned(
     at = np.sort(np.concatenate([partitions[label] for label in build] or [np.zeros(0, int)]))
     questions_b = questions.take(at)
     gold_b = [gold[i] for i in at]
-    table_b = table.loc[np.isin(table_label, build)]
+    table_b = table.loc[table_label.isin(build).to_numpy()]
     shown = articles_shown(articles, gold_b, table_b, retrieval.max_words)
     sizes = {label: len(partitions[label]) for label in partitions}
     counts: dict[str, dict[str, list[int]]] = {label: {} for label in partitions}

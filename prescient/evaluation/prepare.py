@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,8 @@ class VisibilityError(RuntimeError):
 @dataclass(frozen=True)
 class PreparedContexts:
     """The evaluated questions (gold articles matched), the retrieval table, each
-    setting's context table (by setting name; empty when a sink took them) and metrics."""
+    setting's context table (by setting name; empty when written a partition at a time)
+    and metrics."""
 
     questions: pd.DataFrame
     retrieval: pd.DataFrame
@@ -99,7 +100,6 @@ def prepare_contexts(
     grid: EvalSettings,
     *,
     progress: bool = False,
-    sink: Callable[[str, pd.DataFrame], None] | None = None,
     store: KeptStore | None = None,
     partitions: Mapping[str, np.ndarray] | None = None,
     writer: PartitionWriter | None = None,
@@ -117,15 +117,12 @@ def prepare_contexts(
         retrieval: params ``retrieval``.
         grid: params ``eval`` (its settings; the models play no part here).
         progress: progress bars while indexing and retrieving.
-        sink: called with each setting's context table as soon as it is built, which is
-            then not kept (``contexts`` of the result stays empty); None: the tables are
-            returned in ``contexts``.
         store: where retrieval keeps tokens and answers between runs
             (:mod:`prescient.retrieval.reuse`; None: all computed). The tables are the
             same either way.
         partitions: the evaluation's partitions (label -> positions of their questions);
             with ``writer``, each setting's table is written a partition at a time
-            (instead of going to ``sink``).
+            as soon as it is built (instead of being returned in ``contexts``).
         writer: writes the partitions' tables (with ``partitions``).
         kept: partitions' tables kept from earlier runs
             (:mod:`prescient.evaluation.kept_contexts`; with ``partitions`` and
@@ -196,10 +193,7 @@ def prepare_contexts(
             gold_ids=gold,
         )
         summaries[setting.name] = context_summary(ctx, questions)
-        if sink is None:
-            contexts[setting.name] = ctx
-        else:
-            sink(setting.name, ctx)
+        contexts[setting.name] = ctx
     metrics = _metrics(questions, index, table, grid, retrieval, violations, summaries, gold_counts)
     return PreparedContexts(questions, table, contexts, metrics)
 

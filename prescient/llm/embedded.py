@@ -23,7 +23,6 @@ import asyncio
 import atexit
 import concurrent.futures
 import contextlib
-import hashlib
 import importlib.metadata
 import importlib.util
 import logging
@@ -33,6 +32,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from prescient import io
 from prescient.llm.llama_eval import LlamaEvals
 from prescient.llm.llama_machine import cpu_features, default_threads, llama_provenance
 from prescient.llm.transport_base import Messages, ProviderError, token_usage
@@ -69,14 +69,6 @@ SMOLLM2_Q8_0_SHA256 = "7b46609d11703c058397e5cfe4cc6e4b2508cb1eb4c80ddc472a5d421
 llama.cpp build: the derivation is deterministic, so every machine gets these bytes."""
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def smollm2_q8_0_path() -> Path:
     """SmolLM2-135M-Instruct with its weights stored as Q8_0, derived on first use.
 
@@ -111,7 +103,7 @@ def smollm2_q8_0_path() -> Path:
         rc = llama_cpp.llama_model_quantize(
             str(source).encode(), str(tmp).encode(), ctypes.byref(params)
         )
-        digest = _sha256(tmp) if rc == 0 else ""
+        digest = io.file_sha256(tmp) if rc == 0 else ""
         if digest != SMOLLM2_Q8_0_SHA256:
             raise ProviderError(
                 status_code=500,

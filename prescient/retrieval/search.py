@@ -12,7 +12,6 @@ scores exactly.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from tqdm import tqdm
 
 from prescient import dates, io
 from prescient.arrival import day_array, known_days
+from prescient.corpus.normalize import TEXT_DIGEST, text_hash
 from prescient.dates import format_rag_cutoff
 from prescient.kept import KeptStore
 from prescient.retrieval.bm25 import BM25Params, Hit, PrefixBM25
@@ -125,10 +125,6 @@ META_COLUMNS: tuple[str, ...] = ("article_id", "date", "arrived", "url")
 table has them)."""
 
 
-TEXT_DIGEST = "text_sha256"
-"""The article table's column of each text's SHA-256 (written by ingest)."""
-
-
 def read_meta(path: str | Path, fields: Sequence[str] = ()) -> pd.DataFrame:
     """:data:`META_COLUMNS` of an article table, in file order, with the indexed
     ``fields`` other than ``text`` and the texts' digests (:data:`TEXT_DIGEST`) where the
@@ -136,11 +132,6 @@ def read_meta(path: str | Path, fields: Sequence[str] = ()) -> pd.DataFrame:
     names = set(pq.ParquetFile(path).schema_arrow.names)
     wanted = [*META_COLUMNS, *(f for f in fields if f != "text"), TEXT_DIGEST]
     return pd.read_parquet(path, columns=[c for c in dict.fromkeys(wanted) if c in names])
-
-
-def text_digest(text: Any) -> str:
-    """The SHA-256 of a text as ingest records it (:data:`TEXT_DIGEST`); "" for no text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest() if isinstance(text, str) else ""
 
 
 def article_keys(articles: pd.DataFrame, fields: Sequence[str], order: np.ndarray) -> list[bytes]:
@@ -154,7 +145,8 @@ def article_keys(articles: pd.DataFrame, fields: Sequence[str], order: np.ndarra
             values = articles[TEXT_DIGEST].to_numpy()[order]
             columns.append([v if isinstance(v, str) else "" for v in values])
         elif f == "text":
-            columns.append([text_digest(v) for v in articles["text"].to_numpy()[order]])
+            values = articles["text"].to_numpy()[order]
+            columns.append([text_hash(v) if isinstance(v, str) else "" for v in values])
         else:
             values = articles[f].to_numpy()[order]
             columns.append([v if isinstance(v, str) else "" for v in values])
@@ -205,10 +197,11 @@ class _ParquetTexts:
 
     def __init__(self, path: str | Path, fields: Sequence[str]) -> None:
         self.path, self.fields = path, tuple(fields)
+        self.rows = pq.ParquetFile(path).metadata.num_rows
         self._reader: io.RowReader | None = None
 
     def __call__(self, rows: np.ndarray) -> Iterator[str]:
-        if len(rows) * 2 >= pq.ParquetFile(self.path).metadata.num_rows:
+        if len(rows) * 2 >= self.rows:
             return texts_in_order(self.path, self.fields, rows)
         if self._reader is None:
             self._reader = io.RowReader(self.path, self.fields, keep_groups=3)
@@ -338,7 +331,7 @@ class ArticleIndex:
             # a table without the digests: every text is read once to name the articles
             rows = np.arange(len(meta))
             meta = meta.assign(
-                **{TEXT_DIGEST: [text_digest(t) for t in texts_in_order(path, ("text",), rows)]}
+                **{TEXT_DIGEST: [text_hash(t) for t in texts_in_order(path, ("text",), rows)]}
             )
         return cls(
             meta, settings, progress=progress, texts=_ParquetTexts(path, fields), store=store

@@ -84,6 +84,6 @@ def test_a_kept_checksum_is_the_files_own_and_a_file_is_decoded_once(
 
 
 def kept_sha(path: Path) -> str:
-    from prescient.kept import file_sha256
+    from prescient.io import file_sha256
 
     return file_sha256(path)

@@ -32,6 +32,7 @@ from pydantic import Field
 
 from prescient import similarity
 from prescient.arrival import on_time_mask
+from prescient.corpus.normalize import TEXT_DIGEST, text_hash
 from prescient.kept import KeptStore, code_of, digest
 from prescient.seeds import derive_seed
 from prescient.settings import Day, Settings, WindowEnd
@@ -42,7 +43,6 @@ SELECT_READS = ("article_id", "date", "title", "text", "arrived", "text_sha256")
 """The columns of the article table selection reads (``arrived`` and ``text_sha256`` when
 the table has them); with kept days, ``text`` only for the days the store lacks
 (:class:`KeptDays`)."""
-TEXT_DIGEST = "text_sha256"
 
 
 class SelectSettings(Settings):
@@ -213,7 +213,7 @@ class KeptDays:
         shas = (
             day[TEXT_DIGEST].astype(str)
             if TEXT_DIGEST in day.columns
-            else [hashlib.sha256(str(t).encode("utf-8")).hexdigest() for t in day["text"]]
+            else [text_hash(str(t)) for t in day["text"]]
         )
         for values in zip(
             day["article_id"].astype(str),

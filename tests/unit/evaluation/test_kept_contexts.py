@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from prescient.corpus.normalize import TEXT_DIGEST, text_hash
 from prescient.evaluation import contexts
 from prescient.evaluation.kept_contexts import KeptContexts, PartitionWriter, kept_settings
 from prescient.evaluation.partitions import assign, rows_of
@@ -21,7 +22,6 @@ from prescient.evaluation.prepare import prepare_contexts
 from prescient.evaluation.settings import EvalSettings
 from prescient.kept import KeptStore
 from prescient.plumbing import params
-from prescient.retrieval.search import TEXT_DIGEST, text_digest
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 from tests.unit.retrieval.test_retrieval_search import WORDS, shipped
@@ -63,7 +63,7 @@ def question_table(days: int) -> pd.DataFrame:
 
 def articles_file(tmp_path: Path, days: int) -> Path:
     df = corpus(np.random.default_rng(5), days)
-    df[TEXT_DIGEST] = [text_digest(t) for t in df["text"]]
+    df[TEXT_DIGEST] = [text_hash(t) for t in df["text"]]
     df = df.sort_values(["date", "article_id"]).reset_index(drop=True)
     path = tmp_path / f"articles-{days}.parquet"
     df.to_parquet(path, index=False, row_group_size=9)

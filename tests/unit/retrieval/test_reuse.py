@@ -263,11 +263,11 @@ def test_a_kept_month_is_named_by_the_texts_digests_and_its_texts_are_not_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from prescient import io
-    from prescient.retrieval.search import TEXT_DIGEST, text_digest
+    from prescient.corpus.normalize import TEXT_DIGEST, text_hash
 
     s = shipped()
     articles = corpus(np.random.default_rng(17), 70, late_share=0.2)
-    articles[TEXT_DIGEST] = [text_digest(t) for t in articles["text"]]
+    articles[TEXT_DIGEST] = [text_hash(t) for t in articles["text"]]
     articles = articles.sort_values(["date", "article_id"]).reset_index(drop=True)
     path = tmp_path / "articles.parquet"
     articles.to_parquet(path, index=False, row_group_size=7)
