@@ -13,6 +13,7 @@ repeats across the whole evaluated set with them, so the two agree on what a rep
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 from scipy import sparse
 
+from prescient.kept import KeptStore, code_of, digest, pack_strings, unpack_strings
 from prescient.replies import normalize
 
 MAX_SIMILARITY_CELLS = 4_000_000
@@ -51,7 +53,10 @@ def _log_table(n: int) -> npt.NDArray[np.float64]:
 
 
 def near_duplicates(
-    frame: pd.DataFrame, threshold: float, window_days: int | None
+    frame: pd.DataFrame,
+    threshold: float,
+    window_days: int | None,
+    kept: KeptStore | None = None,
 ) -> tuple[list[str | None], list[float | None]]:
     """For each question, the most similar question of an earlier day when their TF-IDF
     cosine similarity reaches ``threshold`` (and, with ``window_days``, the earlier day is
@@ -68,9 +73,14 @@ def near_duplicates(
     per day. Questions of the same day are never compared (siblings are the answer
     checks' concern; identical text is :func:`duplicates`'). Ties go to the earliest
     question in (day, question id) order.
-    """
-    from sklearn.feature_extraction.text import CountVectorizer
 
+    Each day compares its questions with every earlier one, so a whole set costs its days
+    times its size. With ``kept`` (:data:`STORE` under DVC's cache directory) each day's
+    flags are kept under a digest of that day's questions and every earlier day's
+    (:func:`_day_names`): a set that grew by a day computes that day alone, with the
+    same bits as a computation from scratch (the weights, norms and products of a day do
+    not depend on later rows or on the vocabulary's size).
+    """
     n = len(frame)
     match: list[str | None] = [None] * n
     score: list[float | None] = [None] * n
@@ -84,6 +94,22 @@ def near_duplicates(
         .to_numpy(dtype="datetime64[D]")[order]
         .astype(np.int64)
     )
+    day_starts = np.flatnonzero(np.r_[True, days[1:] != days[:-1]])
+    day_ends = np.r_[day_starts[1:], n]
+    spans = list(zip(day_starts.tolist(), day_ends.tolist(), strict=True))
+    names = _day_names(ids, texts, days, spans, threshold, window_days) if kept else []
+    todo = set(range(len(spans)))
+    for k, name in enumerate(names):
+        found = _read_day(kept, name, spans[k]) if kept is not None else None
+        if found is not None:
+            todo.discard(k)
+            for r, (m, v) in enumerate(zip(*found, strict=True), start=spans[k][0]):
+                match[int(order[r])], score[int(order[r])] = m, v
+    if not todo:
+        return match, score
+
+    from sklearn.feature_extraction.text import CountVectorizer
+
     try:
         # every word and number counts, single characters too ("game 6" is not "game 7")
         counts = CountVectorizer(token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
@@ -96,37 +122,123 @@ def near_duplicates(
         (1.0 + logs[counts.data], counts.indices, counts.indptr), shape=counts.shape
     )
     df = np.zeros(counts.shape[1], dtype=np.int64)
-    day_starts = np.flatnonzero(np.r_[True, days[1:] != days[:-1]])
-    day_ends = np.r_[day_starts[1:], n]
-    for a, b in zip(day_starts.tolist(), day_ends.tolist(), strict=True):
+    for k, (a, b) in enumerate(spans):
         df += np.bincount(counts.indices[counts.indptr[a] : counts.indptr[b]], minlength=len(df))
+        if k not in todo:
+            continue
         lo = 0
         if window_days is not None:
             lo = int(np.searchsorted(days, days[a] - window_days, side="left"))
-        if lo >= a:
-            continue
-        idf = 1.0 + logs[1 + b] - logs[1 + df]  # known on this day: rows [0, b)
-        weighted = _normalized(tf[lo:b], idf)
-        earlier = weighted[: a - lo].T.tocsc()
-        step = max(1, MAX_SIMILARITY_CELLS // (a - lo))
-        for c0 in range(a, b, step):
-            c1 = min(b, c0 + step)
-            sims = (weighted[c0 - lo : c1 - lo] @ earlier).tocoo()
-            keep = sims.data >= threshold - 1e-12
-            row = sims.row[keep] + c0
-            col = sims.col[keep] + lo
-            val = sims.data[keep]
-            # per row: highest similarity, then the earliest question
-            best = np.lexsort((col, -val, row))
-            row, col, val = row[best], col[best], val[best]
-            first = np.ones(len(row), dtype=bool)
-            first[1:] = row[1:] != row[:-1]
-            for r, c, v in zip(row[first], col[first], val[first], strict=True):
-                if v >= threshold:
-                    target = int(order[r])
-                    match[target] = str(ids[c])
-                    score[target] = round(float(v), 4)
+        if lo < a:
+            idf = 1.0 + logs[1 + b] - logs[1 + df]  # known on this day: rows [0, b)
+            _compare_day(tf, idf, lo, a, b, threshold, ids, order, match, score)
+        if kept is not None and names:
+            _write_day(
+                kept,
+                names[k],
+                [match[int(order[r])] for r in range(a, b)],
+                [score[int(order[r])] for r in range(a, b)],
+            )
     return match, score
+
+
+def _compare_day(
+    tf: sparse.csr_matrix,
+    idf: npt.NDArray[np.float64],
+    lo: int,
+    a: int,
+    b: int,
+    threshold: float,
+    ids: npt.NDArray[np.object_],
+    order: npt.NDArray[np.int64],
+    match: list[str | None],
+    score: list[float | None],
+) -> None:
+    """The flags of one day's rows ``[a, b)`` against the earlier rows ``[lo, a)``."""
+    weighted = _normalized(tf[lo:b], idf)
+    earlier = weighted[: a - lo].T.tocsc()
+    step = max(1, MAX_SIMILARITY_CELLS // (a - lo))
+    for c0 in range(a, b, step):
+        c1 = min(b, c0 + step)
+        sims = (weighted[c0 - lo : c1 - lo] @ earlier).tocoo()
+        keep = sims.data >= threshold - 1e-12
+        row = sims.row[keep] + c0
+        col = sims.col[keep] + lo
+        val = sims.data[keep]
+        # per row: highest similarity, then the earliest question
+        best = np.lexsort((col, -val, row))
+        row, col, val = row[best], col[best], val[best]
+        first = np.ones(len(row), dtype=bool)
+        first[1:] = row[1:] != row[:-1]
+        for r, c, v in zip(row[first], col[first], val[first], strict=True):
+            if v >= threshold:
+                target = int(order[r])
+                match[target] = str(ids[c])
+                score[target] = round(float(v), 4)
+
+
+STORE = "duplicates"
+"""The kept store of each day's near-duplicate flags, under DVC's cache directory."""
+
+
+def _day_names(
+    ids: npt.NDArray[np.object_],
+    texts: npt.NDArray[np.object_],
+    days: npt.NDArray[np.int64],
+    spans: Sequence[tuple[int, int]],
+    threshold: float,
+    window_days: int | None,
+) -> list[bytes]:
+    """Each day's name in the kept store: a chain, each day's digest covering its own
+    questions (ids and texts, in order) and the previous day's digest, so a day's name
+    changes with any change on or before it, and with the settings, this module's code
+    and the numerical libraries' versions."""
+    import scipy
+    import sklearn
+
+    versions = f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}"
+    chain = digest(
+        b"near duplicates",
+        code_of(sys.modules[__name__]),
+        versions.encode(),
+        repr((float(threshold), window_days)).encode(),
+    )
+    names = []
+    for a, b in spans:
+        parts = [str(int(days[a])).encode()]
+        for i in range(a, b):
+            parts += [str(ids[i]).encode(), str(texts[i]).encode()]
+        chain = digest(chain, *parts)
+        names.append(chain)
+    return names
+
+
+def _read_day(
+    kept: KeptStore, name: bytes, span: tuple[int, int]
+) -> tuple[list[str | None], list[float | None]] | None:
+    """A day's kept flags, or None when absent or not of the day's size."""
+    arrays = kept.read("near", name)
+    if arrays is None or len(arrays) != 4 or len(arrays[3]) != span[1] - span[0]:
+        return None
+    blob, ends, has, values = arrays
+    try:
+        matched = unpack_strings(blob, ends)
+    except ValueError:
+        return None
+    if len(matched) != len(values) or len(has) != len(values):
+        return None
+    return (
+        [m if h else None for m, h in zip(matched, has.tolist(), strict=True)],
+        [float(v) if h else None for v, h in zip(values.tolist(), has.tolist(), strict=True)],
+    )
+
+
+def _write_day(
+    kept: KeptStore, name: bytes, matched: Sequence[str | None], scores: Sequence[float | None]
+) -> None:
+    has = np.array([m is not None for m in matched], dtype=np.uint8)
+    values = np.array([0.0 if v is None else v for v in scores], dtype=np.float64)
+    kept.write("near", name, [*pack_strings([m or "" for m in matched]), has, values])
 
 
 def _normalized(tf: sparse.csr_matrix, idf: npt.NDArray[np.float64]) -> sparse.csr_matrix:
@@ -140,7 +252,10 @@ def _normalized(tf: sparse.csr_matrix, idf: npt.NDArray[np.float64]) -> sparse.c
 
 
 def duplicates(
-    frame: pd.DataFrame, threshold: float, window_days: int | None = None
+    frame: pd.DataFrame,
+    threshold: float,
+    window_days: int | None = None,
+    kept: KeptStore | None = None,
 ) -> pd.DataFrame:
     """Exact and near-duplicate questions across a whole question set.
 
@@ -150,6 +265,7 @@ def duplicates(
         threshold: TF-IDF cosine similarity from which a question near-duplicates one
             of an earlier day (:func:`near_duplicates`).
         window_days: how far back near-duplicates are looked for (None: the whole set).
+        kept: where each day's near-duplicate flags are kept (:func:`near_duplicates`).
 
     Returns:
         A frame with ``frame``'s index and four columns:
@@ -192,7 +308,7 @@ def duplicates(
             for j in day_rows:
                 contradicts[j] = len(answers_of[keys[j]]) > 1
             day_rows = []
-    near, sim = near_duplicates(rows, threshold, window_days)
+    near, sim = near_duplicates(rows, threshold, window_days, kept)
     out["dup_exact_of"] = pd.Series(exact, index=frame.index, dtype=object)
     out["dup_near_of"] = pd.Series(near, index=frame.index, dtype=object)
     out["dup_similarity"] = pd.Series(sim, index=frame.index, dtype="Float64")

@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from prescient import io
+from prescient import duplicates, io
 from prescient.analysis.parts import ARTICLE_COLUMNS, BenchmarkAnalysis
 from prescient.analysis.pipeline import AnalysisResult, load_all, run_analysis, table_names
 from prescient.benchmarks import registry
@@ -128,7 +128,10 @@ def work(run: StageRun) -> int:
         # it is computed beside the analysis (mostly reading and hashing, on another core)
         corpus = aside.submit(_corpus_checksum, args.articles) if articles is not None else None
         with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
-            result = run_analysis(raw, questions, articles, p, settings, seed, candidates, parts)
+            kept = KeptStore.in_cache(dvc_cache_dir(), duplicates.STORE)
+            result = run_analysis(
+                raw, questions, articles, p, settings, seed, candidates, parts, kept
+            )
         corpus_checksum = corpus.result() if corpus is not None else ""
     provenance = {
         "scores_path": str(scores_path),

@@ -21,9 +21,10 @@ import time
 
 import pandas as pd
 
-from prescient import io
+from prescient import duplicates, io
 from prescient.benchmarks.daily_oracle.construct import build_questions
 from prescient.benchmarks.daily_oracle.construct_settings import ConstructSettings
+from prescient.kept import KeptStore
 from prescient.llm.gateway import stage_failed, stage_gateway
 from prescient.llm.tokens import step_windows
 from prescient.plumbing.locations import dvc_cache_dir
@@ -70,6 +71,7 @@ def work(run: StageRun) -> int:
             int(p["base"]["seed"]),
             gateway.complete_many,
             windows,
+            KeptStore.in_cache(dvc_cache_dir(), duplicates.STORE),
         )
     # Nothing to ask (a date window that selects no article) gives an empty ledger and
     # empty tables, not a failed stage. Failed calls beyond llm.max_failed_share: the

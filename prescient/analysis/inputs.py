@@ -31,6 +31,7 @@ from prescient.analysis.sources import (
     with_questions,
 )
 from prescient.duplicates import duplicate_summary, duplicates, question_key
+from prescient.kept import KeptStore
 from prescient.report.tables import fmt_count
 
 DUPLICATE_TABLE: list[str] = [
@@ -86,10 +87,14 @@ class Inputs:
 
 
 def prepare_inputs(
-    raw_scores: pd.DataFrame, questions: pd.DataFrame | None, settings: AnalysisSettings
+    raw_scores: pd.DataFrame,
+    questions: pd.DataFrame | None,
+    settings: AnalysisSettings,
+    kept: KeptStore | None = None,
 ) -> Inputs:
     """Apply the duplicate rule, describe the questions, normalise the scores, count the
-    failed calls and set the excluded sources apart, with a note for each."""
+    failed calls and set the excluded sources apart, with a note for each (``kept``: where
+    each day's near-duplicate flags are kept, :func:`question_repeats`)."""
     notes: list[str] = []
     raw, n_duplicates = drop_duplicate_scores(raw_scores, settings.duplicates)
     if n_duplicates:
@@ -99,7 +104,7 @@ def prepare_inputs(
         )
     info = question_info(raw, questions)
     repeated, repeat_counts, drop = question_repeats(
-        questions if questions is not None else raw, info, settings.duplicate_questions
+        questions if questions is not None else raw, info, settings.duplicate_questions, kept
     )
     notes += _repeat_notes(repeat_counts)
     if drop:
@@ -157,7 +162,10 @@ def prepare_inputs(
 
 
 def question_repeats(
-    frame: pd.DataFrame, info: pd.DataFrame, s: DuplicateQuestionSettings
+    frame: pd.DataFrame,
+    info: pd.DataFrame,
+    s: DuplicateQuestionSettings,
+    kept: KeptStore | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any], set[str]]:
     """Questions asked more than once across the whole evaluated set.
 
@@ -167,6 +175,8 @@ def question_repeats(
             an ``answer`` for contradictions (the answer's text).
         info: :func:`question_info` of the same questions (source, day).
         s: ``analysis.duplicate_questions``.
+        kept: where each day's near-duplicate flags are kept
+            (:func:`prescient.duplicates.near_duplicates`), or None.
 
     Returns:
         The ``dataset_duplicates`` table, the counts for metrics and notes, and the ids
@@ -189,7 +199,7 @@ def question_repeats(
             "answer": rows["answer"].astype(str) if "answer" in rows.columns else "",
         }
     )
-    dups = duplicates(q, s.threshold)
+    dups = duplicates(q, s.threshold, kept=kept)
     keys = [question_key(t, text) for t, text in zip(q["qtype"], q["question"], strict=True)]
     counts.update(looked_for=True, has_answers="answer" in rows.columns)
     counts.update(duplicate_summary(dups, keys))

@@ -54,6 +54,7 @@ from prescient.analysis.sources import (
 )
 from prescient.evaluation.costs import model_costs
 from prescient.evaluation.settings import LABEL, elicitation_of, parse_setting
+from prescient.kept import KeptStore
 from prescient.stats import wilson_interval
 from prescient.vocab import MC, TF
 
@@ -247,6 +248,7 @@ def run_analysis(
     seed: int,
     candidates: pd.DataFrame | None = None,
     parts: Sequence[BenchmarkAnalysis] = (),
+    kept: KeptStore | None = None,
 ) -> AnalysisResult:
     """Compute every table of the analysis stage.
 
@@ -265,11 +267,13 @@ def run_analysis(
         candidates: the construct stage's candidates table (the construction funnel
             and the leakage audit), or None when the questions were made elsewhere.
         parts: the benchmarks' own analyses, run in this order after the shared one.
+        kept: where each day's near-duplicate flags are kept
+            (:func:`prescient.duplicates.near_duplicates`), or None.
     """
     raw_scores, registry, split = split_by_served(raw_scores, params.get("models"))
     params = {**params, "models": registry}
     labels, elicited = label_rows(raw_scores)
-    inputs = prepare_inputs(labels, questions, settings)
+    inputs = prepare_inputs(labels, questions, settings, kept)
     notes = list(inputs.notes)
     if split:
         notes.append(

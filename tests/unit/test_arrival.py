@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,6 +17,7 @@ from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.readers import RawRow
 from prescient.corpus.titles import strip_title_suffixes
 from prescient.duplicates import duplicates
+from prescient.kept import KeptStore
 from prescient.plumbing import params
 from prescient.retrieval.search import ArticleIndex, RetrievalSettings
 from prescient.settings import load_settings
@@ -147,3 +149,35 @@ def test_adding_later_days_never_changes_an_earlier_questions_flags() -> None:
         early = full[full["resolution_date"] <= day(cut)]
         part = duplicates(early, 0.5).set_index(early["question_id"])
         pd.testing.assert_frame_equal(part, whole.loc[part.index])
+
+
+def _parts(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "near").rglob("*") if p.is_file())
+
+
+def test_kept_days_give_the_flags_of_a_computation_from_scratch(tmp_path: Path) -> None:
+    """Each day's near-duplicate flags are kept under its chain of days: a set grown by
+    days computes only the new days, with the same flags as without a store."""
+    full = question_set(160, 7)
+    store = KeptStore(tmp_path)
+    for cut in (17, 30, 47):
+        early = full[full["resolution_date"] <= day(cut)].reset_index(drop=True)
+        plain = duplicates(early, 0.5)
+        pd.testing.assert_frame_equal(duplicates(early, 0.5, kept=store), plain)
+        written = _parts(tmp_path)
+        assert len(written) == early["resolution_date"].nunique()  # a part a day, once
+        pd.testing.assert_frame_equal(duplicates(early, 0.5, kept=store), plain)  # read back
+        assert _parts(tmp_path) == written
+    files = _parts(tmp_path)
+
+    # an earlier day's question edited: that day and every later one computed again
+    edited = full.copy()
+    first_day = edited["resolution_date"] == edited["resolution_date"].min()
+    edited.loc[first_day, "question"] += " again"
+    pd.testing.assert_frame_equal(duplicates(edited, 0.5, kept=store), duplicates(edited, 0.5))
+    assert len(_parts(tmp_path)) == 2 * len(files)
+
+    # a damaged part is computed again, never trusted
+    for f in files:
+        f.write_bytes(b"not a part")
+    pd.testing.assert_frame_equal(duplicates(full, 0.5, kept=store), duplicates(full, 0.5))

@@ -62,6 +62,7 @@ from prescient.benchmarks.daily_oracle.parse import (
     parse_generation,
 )
 from prescient.benchmarks.daily_oracle.parse_scores import parse_filter, total_score
+from prescient.kept import KeptStore
 from prescient.llm.fit import FITTED, Fitting, fit_request
 from prescient.llm.steps import StepBatches, article_values
 from prescient.llm.types import Complete, LLMRequest, LLMResult
@@ -111,12 +112,14 @@ class _Steps(StepBatches):
         base_seed: int,
         complete: Complete,
         windows: Mapping[str, Fitting] | None = None,
+        kept: KeptStore | None = None,
     ) -> None:
         super().__init__(templates, s.models, s.generation, complete, "construct", STEPS)
         self.s = s
         self.seed = base_seed
         self.filter_values = filter_sections(templates["filter"])
         self.windows = dict(windows or {})
+        self.kept = kept
         for step in self.windows:
             self.calls[step][FITTED] += 0
 
@@ -324,7 +327,7 @@ class _Steps(StepBatches):
                 "answer": [q.answer for q in pool],
             }
         )
-        flags = leakage.audit(frame, self.s.leakage)
+        flags = leakage.audit(frame, self.s.leakage, self.kept)
         for q, (_, row) in zip(pool, flags.iterrows(), strict=True):
             q.audit = {str(k): v for k, v in row.items()}
             if self.s.leakage.drop_flagged and row["leakage_flagged"]:
@@ -368,6 +371,7 @@ def build_questions(
     base_seed: int,
     complete: Complete,
     windows: Mapping[str, Fitting] | None = None,
+    kept: KeptStore | None = None,
 ) -> ConstructResult:
     """Run the construction steps for every selected article in the window.
 
@@ -381,12 +385,14 @@ def build_questions(
         windows: step -> its model's context window and the step's reply budget, for
             the steps whose model has one (:func:`prescient.llm.tokens.step_windows`);
             prompts carrying article text are fitted to it.
+        kept: where the leakage audit keeps each day's near-duplicate flags
+            (:func:`prescient.duplicates.near_duplicates`), or None.
 
     Returns:
         The questions table, the candidates table and the metrics.
     """
     arts, outside = load_articles(selected, articles, s, base_seed)
-    steps = _Steps(templates, s, base_seed, complete, windows)
+    steps = _Steps(templates, s, base_seed, complete, windows, kept)
     steps.summary([a for a in arts if not a.status])
     questions = steps.generate(arts)
     steps.distract(questions)

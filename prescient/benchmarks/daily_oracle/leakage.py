@@ -28,6 +28,7 @@ import pandas as pd
 from pydantic import Field
 
 from prescient.duplicates import duplicates
+from prescient.kept import KeptStore
 from prescient.replies import normalize
 from prescient.settings import Settings
 from prescient.vocab import (
@@ -124,7 +125,7 @@ def phrase_hits(question: str, phrases: Sequence[str]) -> list[str]:
     return [p for p in phrases if re.search(rf"\b{re.escape(p.lower())}\b", low)]
 
 
-def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
+def audit(pool: pd.DataFrame, s: LeakageSettings, kept: KeptStore | None = None) -> pd.DataFrame:
     """Leakage flags for every question of ``pool``.
 
     Args:
@@ -132,6 +133,8 @@ def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
             question_id, article_id, resolution_date (datetime.date), qtype, question,
             answer (the correct answer's text).
         s: audit settings.
+        kept: where each day's near-duplicate flags are kept
+            (:func:`prescient.duplicates.near_duplicates`).
 
     Returns:
         A frame with ``pool``'s index and the ``AUDIT_COLUMNS``: one boolean per check,
@@ -166,7 +169,7 @@ def audit(pool: pd.DataFrame, s: LeakageSettings) -> pd.DataFrame:
                     in_article[i] = True
                 else:
                     in_day[i] = True
-    dups = duplicates(rows, s.near_duplicate_threshold, s.near_duplicate_window_days)
+    dups = duplicates(rows, s.near_duplicate_threshold, s.near_duplicate_window_days, kept)
     dup_of = dups["dup_near_of"].tolist()
     exact_of = dups["dup_exact_of"].tolist()
     contradicts = dups["dup_contradicts"].astype(bool).tolist()
