@@ -58,7 +58,16 @@ def settled_through(through: dt.date | None, grace_days: int) -> dt.date | None:
 
 
 def day_array(values: Any) -> npt.NDArray[np.datetime64]:
-    """Days of a column (dates, date strings or timestamps) as ``datetime64[D]``."""
+    """Days of a column (dates, date strings or timestamps) as ``datetime64[D]``; a
+    column of Arrow dates without nulls (an article table's) is converted whole."""
+    if isinstance(values, pd.Series) and isinstance(values.dtype, pd.ArrowDtype):
+        import pyarrow as pa
+
+        if pa.types.is_date32(values.dtype.pyarrow_dtype) and not values.hasnans:
+            days: npt.NDArray[np.datetime64] = np.asarray(
+                pa.array(values).to_numpy(zero_copy_only=False), dtype="datetime64[D]"
+            )
+            return days
     return np.array([np.datetime64(dates.as_date(v), "D") for v in values], dtype="datetime64[D]")
 
 

@@ -11,8 +11,11 @@ query cost.
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, PlainValidator
@@ -20,8 +23,22 @@ from pydantic import AfterValidator, Field, PlainValidator
 from prescient.settings import Settings
 
 
+@functools.cache
 def english_stopwords() -> frozenset[str]:
-    """scikit-learn's English stop-word list (318 words)."""
+    """scikit-learn's English stop-word list (318 words), read from the module that
+    defines it alone: importing scikit-learn takes about a second, the list a
+    millisecond (the whole package is imported only where that module is not found)."""
+    spec = importlib.util.find_spec("sklearn")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / "feature_extraction" / "_stop_words.py"
+        words = importlib.util.spec_from_file_location("_prescient_stop_words", path)
+        if words is None or words.loader is None or not path.is_file():
+            continue
+        module = importlib.util.module_from_spec(words)
+        words.loader.exec_module(module)
+        found = getattr(module, "ENGLISH_STOP_WORDS", None)
+        if isinstance(found, frozenset):
+            return frozenset(found)
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)

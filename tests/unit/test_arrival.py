@@ -11,8 +11,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from prescient.arrival import known_days, known_from, on_time, on_time_mask, settled_through
+from prescient.arrival import (
+    day_array,
+    known_days,
+    known_from,
+    on_time,
+    on_time_mask,
+    settled_through,
+)
 from prescient.corpus.ingest import ingest_rows
 from prescient.corpus.readers import RawRow
 from prescient.corpus.titles import strip_title_suffixes
@@ -20,6 +28,7 @@ from prescient.duplicates import duplicates
 from prescient.kept import KeptStore
 from prescient.plumbing import params
 from prescient.retrieval.search import ArticleIndex, RetrievalSettings
+from prescient.retrieval.tokenize import english_stopwords
 from prescient.settings import load_settings
 from tests.conftest import ROOT
 from tests.support.corpus import BODY, ingest_settings
@@ -181,3 +190,26 @@ def test_kept_days_give_the_flags_of_a_computation_from_scratch(tmp_path: Path) 
     for f in files:
         f.write_bytes(b"not a part")
     pd.testing.assert_frame_equal(duplicates(full, 0.5, kept=store), duplicates(full, 0.5))
+
+
+def test_day_array_reads_an_arrow_date_column_whole_as_it_reads_any_column() -> None:
+    import pyarrow as pa
+
+    days = [day(k) for k in (3, 0, 40, 40, 7)]
+    arrow = pd.Series(days, dtype=pd.ArrowDtype(pa.date32()))
+    expected = np.array([np.datetime64(d, "D") for d in days], dtype="datetime64[D]")
+    for column in (arrow, arrow.iloc[1:4], arrow.iloc[::2], arrow.iloc[:0]):
+        got = day_array(column)
+        assert got.dtype == np.dtype("datetime64[D]")
+        assert np.array_equal(got, day_array(column.astype(object)))
+    assert np.array_equal(day_array(arrow), expected)
+    assert np.array_equal(day_array([d.isoformat() for d in days]), expected)
+    with_null = pd.Series([*days, None], dtype=pd.ArrowDtype(pa.date32()))
+    with pytest.raises((TypeError, ValueError)):
+        day_array(with_null)  # a missing day is an error on either path
+
+
+def test_english_stopwords_are_scikit_learns_list() -> None:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    assert english_stopwords() == ENGLISH_STOP_WORDS and len(english_stopwords()) == 318
