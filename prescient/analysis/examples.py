@@ -20,7 +20,7 @@ from prescient.analysis.schema import (
     cell_order,
     failed_calls,
     no_gold_rows,
-    settings_of,
+    setting_columns,
 )
 from prescient.seeds import derive_seed
 from prescient.vocab import QTYPES, TF
@@ -142,7 +142,7 @@ def example_table(
             zip(articles["article_id"].astype(str), articles["title"].astype(str), strict=True)
         )
     rows_of = raw.loc[~no_gold_rows(raw)].copy()
-    rows_of["_cell"] = [s.name for s in settings_of(rows_of)] if not rows_of.empty else []
+    rows_of["_cell"] = setting_columns(rows_of)["cell"] if not rows_of.empty else []
     rows_of["_qid"] = rows_of["question_id"].astype(str)
     rows_of["_failed"] = failed_calls(rows_of)
     out: list[dict[str, object]] = []

@@ -40,7 +40,7 @@ from prescient.analysis.schema import (
     drop_duplicate_scores,
     failed_calls,
     no_gold_rows,
-    settings_of,
+    setting_columns,
 )
 from prescient.analysis.settings import AnalysisSettings
 from prescient.analysis.sources import UNNAMED
@@ -379,7 +379,7 @@ def forecast_frame(
     raw = _callable_rows(raw_scores, settings, dropped)
     if raw.empty:
         return Forecasts(pd.DataFrame(columns=FORECAST_COLUMNS), dropped, "probs" in raw_scores)
-    cells = settings_of(raw)
+    cells = setting_columns(raw)
     qids = raw["question_id"].astype(str)
     qtypes = raw["qtype"].astype(str).str.lower()
     outcomes = _outcomes(questions, raw)
@@ -387,9 +387,7 @@ def forecast_frame(
     frame = pd.DataFrame(
         {
             "model": raw["model"].astype(str),
-            "setting": [s.kind for s in cells],
-            "rag_cutoff": [s.cutoff_label or "" for s in cells],
-            "cell": [s.name for s in cells],
+            **cells,
             "elicitation": raw["_elicitation"].astype(str),
             "question_id": qids,
             "qtype": qtypes,

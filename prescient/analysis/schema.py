@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
 from prescient import dates
+from prescient.arrival import day_array
 from prescient.evaluation.forecasts import token_method
 from prescient.evaluation.settings import (
     CLOSED_BOOK,
@@ -84,6 +87,14 @@ def day_column(values: pd.Series, what: str) -> pd.Series:
         TableError: naming ``what`` (table and column), how many rows are unreadable
             and examples of their values.
     """
+    if (
+        isinstance(values.dtype, pd.ArrowDtype)
+        and pa.types.is_date32(values.dtype.pyarrow_dtype)
+        and not values.hasnans
+    ):  # a column of dates (a scores or question table's): nothing to parse
+        return pd.Series(
+            day_array(values).astype("datetime64[ns]"), index=values.index, name=values.name
+        )
     unique = pd.unique(values.astype(object))
     parsed = {v: dates.parse_date(v) for v in unique}
     days = values.astype(object).map(parsed)
@@ -137,24 +148,63 @@ def settings_of(raw: pd.DataFrame) -> pd.Series:
             that is neither ``dynamic`` nor a date, a non-RAG row with a cutoff; the
             message names the rows.
     """
+    codes, found = _setting_codes(raw)
+    distinct = np.empty(len(found), dtype=object)
+    distinct[:] = found
+    return pd.Series(distinct[codes], index=raw.index, dtype=object)
+
+
+def setting_columns(raw: pd.DataFrame) -> dict[str, list[str]]:
+    """The ``setting`` (kind), ``rag_cutoff`` (label, ``""`` outside RAG) and ``cell``
+    (name) of every row, from :func:`settings_of`'s settings (the same errors)."""
+    codes, found = _setting_codes(raw)
+    columns = {
+        "setting": [s.kind for s in found],
+        "rag_cutoff": [s.cutoff_label or "" for s in found],
+        "cell": [s.name for s in found],
+    }
+    return {k: np.array(v, dtype=object)[codes].tolist() for k, v in columns.items()}
+
+
+def _setting_codes(raw: pd.DataFrame) -> tuple[npt.NDArray[np.intp], list[Setting]]:
+    """Each row's position among the distinct settings of ``raw``, and those settings,
+    each parsed once (:func:`settings_of`)."""
     cutoffs = (
         raw["rag_cutoff"].astype(object)
         if "rag_cutoff" in raw.columns
         else pd.Series(None, index=raw.index, dtype=object)
     )
-    pairs = list(zip(raw["setting"].astype(object), cutoffs, strict=True))
-    keys = [(str(k), type(c).__name__, str(c)) for k, c in pairs]
-    first: dict[tuple[str, str, str], int] = {}
-    for i, key in enumerate(keys):
-        first.setdefault(key, i)
-    found: dict[tuple[str, str, str], Setting] = {}
-    for key, i in first.items():
+    kinds = raw["setting"].astype(object)
+    if not (_typed(raw, "setting") and _typed(raw, "rag_cutoff")):
+        # values of mixed types: told apart by type as well as by text
+        keys = pd.Series(
+            [(str(k), type(c).__name__, str(c)) for k, c in zip(kinds, cutoffs, strict=True)],
+            index=raw.index,
+            dtype=object,
+        )
+        codes = np.asarray(pd.factorize(keys)[0], dtype=np.intp)
+    else:
+        codes = np.asarray(
+            pd.DataFrame({"k": kinds.to_numpy(), "c": cutoffs.to_numpy()})
+            .groupby(["k", "c"], dropna=False, sort=False)
+            .ngroup()
+            .to_numpy(),
+            dtype=np.intp,
+        )
+    firsts = np.unique(codes, return_index=True)[1] if len(codes) else np.array([], dtype=np.intp)
+    found: list[Setting] = []
+    for code, i in enumerate(firsts.tolist()):
         try:
-            found[key] = _setting(*pairs[i])
+            found.append(_setting(kinds.iloc[i], cutoffs.iloc[i]))
         except ValueError as exc:
-            rows = [raw.index[j] for j, k in enumerate(keys) if k == key]
-            raise ScoresSchemaError(f"{exc} (rows {rows[:3]}, {len(rows)} in all)") from None
-    return pd.Series([found[k] for k in keys], index=raw.index, dtype=object)
+            rows = raw.index[codes == code]
+            raise ScoresSchemaError(f"{exc} (rows {list(rows[:3])}, {len(rows)} in all)") from None
+    return codes, found
+
+
+def _typed(raw: pd.DataFrame, column: str) -> bool:
+    """Whether every value of ``column`` (absent: none) is a string or missing."""
+    return column not in raw.columns or isinstance(raw[column].dtype, pd.StringDtype)
 
 
 def normalize_scores(raw: pd.DataFrame, exclude_errors: bool) -> pd.DataFrame:
@@ -184,13 +234,10 @@ def normalize_scores(raw: pd.DataFrame, exclude_errors: bool) -> pd.DataFrame:
             f"{list(REQUIRED_COLUMNS)} (optional: {list(OPTIONAL_COLUMNS)})"
         )
     raw = raw.reset_index(drop=True)
-    settings = settings_of(raw)
     df = pd.DataFrame(
         {
             "model": raw["model"].astype(str),
-            "setting": [s.kind for s in settings],
-            "rag_cutoff": [s.cutoff_label or "" for s in settings],
-            "cell": [s.name for s in settings],
+            **setting_columns(raw),
             "question_id": raw["question_id"].astype(str),
             "qtype": raw["qtype"].astype(str).str.lower(),
         },
@@ -240,7 +287,7 @@ def drop_duplicate_scores(raw: pd.DataFrame, rule: str) -> tuple[pd.DataFrame, i
         raise ValueError(f"unknown duplicate rule {rule!r}; expected one of {DUPLICATE_RULES}")
     if rule == "error" or raw.empty or not {"model", "setting", "question_id"} <= set(raw):
         return raw, 0
-    cells = [s.name for s in settings_of(raw.reset_index(drop=True))]
+    cells = setting_columns(raw.reset_index(drop=True))["cell"]
     key = pd.DataFrame(
         {
             "model": raw["model"].astype(str).to_numpy(),
@@ -279,7 +326,7 @@ def _count_per_cell(
     frame = pd.DataFrame(
         {
             "model": rows["model"].astype(str),
-            "cell": [s.name for s in settings_of(rows)],
+            "cell": setting_columns(rows)["cell"],
             column: 1,
         }
     )

@@ -15,6 +15,8 @@ from prescient.analysis.schema import (
     day_column,
     normalize_scores,
     resolve_models,
+    setting_columns,
+    settings_of,
 )
 from tests.fixtures.analysis.frames import score_rows, scores_frame
 
@@ -149,3 +151,32 @@ def test_dates_are_read_by_the_one_date_module() -> None:
     raw.loc[2, "resolution_date"] = "now"
     with pytest.raises(ScoresSchemaError, match="scores.resolution_date"):
         normalize_scores(raw, exclude_errors=True)
+
+
+def test_settings_and_days_read_from_typed_columns_equal_those_read_from_objects() -> None:
+    """Typed columns (a scores file's: strings, Arrow dates) take the vectorised path;
+    the same values as Python objects take the row-by-row one; both agree."""
+    import pyarrow as pa
+
+    rows = [{**r, "model": m} for m in ("a", "b", "c") for r in _rows()]
+    typed = scores_frame(rows)
+    typed["setting"] = typed["setting"].astype("string")
+    typed["rag_cutoff"] = typed["rag_cutoff"].astype("string")
+    typed["resolution_date"] = pd.Series(
+        [dt.date.fromisoformat(str(d)[:10]) for d in typed["resolution_date"]],
+        dtype=pd.ArrowDtype(pa.date32()),
+    )
+    plain = typed.astype({"setting": object, "rag_cutoff": object, "resolution_date": object})
+    assert [s.name for s in settings_of(typed)] == [s.name for s in settings_of(plain)]
+    assert setting_columns(typed) == setting_columns(plain)
+    assert set(setting_columns(typed)["cell"]) == {"closed_book", "rag_2023-09-01", "rag_dynamic"}
+    pd.testing.assert_series_equal(
+        day_column(typed["resolution_date"], "t.d"), day_column(plain["resolution_date"], "t.d")
+    )
+    pd.testing.assert_frame_equal(
+        normalize_scores(typed, exclude_errors=True), normalize_scores(plain, exclude_errors=True)
+    )
+    rag = int(typed.index[typed["setting"] == "rag"][-1])
+    typed.loc[rag, "rag_cutoff"] = "last week"
+    with pytest.raises(ScoresSchemaError, match=rf"last week.*rows \[{rag}\], 1 in all"):
+        setting_columns(typed)
