@@ -218,20 +218,25 @@ def write_parquet_parts(
     Returns:
         The table's :func:`frame_checksum`, as a :class:`FrameDigest`.
     """
+    import concurrent.futures
+
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     digest = FrameDigest()
     options = TEXT_PAGES if text else {}
-    with atomic_path(path) as tmp:
+    with atomic_path(path) as tmp, concurrent.futures.ThreadPoolExecutor(1) as aside:
         writer: pq.ParquetWriter | None = None
         try:
             for part in parts:
-                digest.update(part)
+                # the part's digest beside its encoding (which runs without the GIL);
+                # one part at a time, so the digest sees the parts in order
+                hashed = aside.submit(digest.update, part)
                 table = pa.Table.from_pandas(part, preserve_index=False)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema, **options)
                 writer.write_table(table)
+                hashed.result()
         finally:
             if writer is not None:
                 writer.close()

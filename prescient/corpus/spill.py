@@ -15,6 +15,7 @@ once the texts buffered pass a byte budget.
 
 from __future__ import annotations
 
+import concurrent.futures
 import shutil
 import tempfile
 from collections import defaultdict
@@ -64,6 +65,10 @@ class DiskSpill:
         self._texts: dict[int, list[str]] = defaultdict(list)
         self._buffered = 0
         self._files: dict[int, list[Path]] = defaultdict(list)
+        # a full buffer is written on another thread (its compression runs without the
+        # GIL) while the next one fills; one write at a time, waited for before reading
+        self._writer = concurrent.futures.ThreadPoolExecutor(1)
+        self._writing: concurrent.futures.Future[None] | None = None
 
     def put(self, month: int, order: int, text: str) -> None:
         self._orders[month].append(order)
@@ -73,23 +78,23 @@ class DiskSpill:
             self._flush()
 
     def _flush(self) -> None:
-        options = ipc.IpcWriteOptions(compression="zstd")
-        for month in sorted(self._orders):
-            table = pa.table(
-                {
-                    "order": pa.array(self._orders[month], pa.int64()),
-                    "text": pa.array(self._texts[month], pa.large_string()),
-                }
-            )
-            path = self.root / f"{month}-{len(self._files[month])}.arrow"
-            with ipc.new_file(path, table.schema, options=options) as writer:
-                writer.write_table(table)
-            self._files[month].append(path)
-        self._orders.clear()
-        self._texts.clear()
+        self._wait()
+        batch = [(month, self._orders[month], self._texts[month]) for month in sorted(self._orders)]
+        for month, _, _ in batch:
+            self._files[month].append(self.root / f"{month}-{len(self._files[month])}.arrow")
+        paths = [self._files[month][-1] for month, _, _ in batch]
+        self._writing = self._writer.submit(_write_batch, batch, paths)
+        self._orders = defaultdict(list)
+        self._texts = defaultdict(list)
         self._buffered = 0
 
+    def _wait(self) -> None:
+        if self._writing is not None:
+            writing, self._writing = self._writing, None
+            writing.result()
+
     def texts(self, month: int) -> dict[int, str]:
+        self._wait()
         out: dict[int, str] = {}
         for path in self._files.pop(month, []):
             with ipc.open_file(path) as reader:
@@ -100,4 +105,19 @@ class DiskSpill:
         return out
 
     def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        try:
+            self._wait()
+        finally:
+            self._writer.shutdown()
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _write_batch(batch: list[tuple[int, list[int], list[str]]], paths: list[Path]) -> None:
+    """Write each month's buffered texts to its spill file."""
+    options = ipc.IpcWriteOptions(compression="zstd")
+    for (_, orders, texts), path in zip(batch, paths, strict=True):
+        table = pa.table(
+            {"order": pa.array(orders, pa.int64()), "text": pa.array(texts, pa.large_string())}
+        )
+        with ipc.new_file(path, table.schema, options=options) as writer:
+            writer.write_table(table)

@@ -50,3 +50,21 @@ def test_a_table_written_by_month_equals_the_one_built_in_memory(
     assert streamed.dropped == report.dropped and report.dropped["duplicate_url"] > 0
     assert report.titles_stripped > 0  # mastheads counted over records without texts
     assert [p.name for p in out.parent.iterdir()] == ["articles.parquet"]  # no spill left
+
+
+def test_a_spill_write_that_fails_stops_the_reader_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full buffers are written on another thread; a write that fails is raised where
+    the texts are next needed, never a month of texts silently missing."""
+
+    def broken(*_: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(spill, "_write_batch", broken)
+    disk = spill.DiskSpill(tmp_path, flush_bytes=1)
+    disk.put(0, 0, "a text")  # flushed: the failing write runs aside
+    with pytest.raises(OSError, match="disk full"):
+        disk.texts(0)
+    disk.close()
+    assert list(tmp_path.iterdir()) == []
