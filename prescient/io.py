@@ -272,17 +272,29 @@ def parquet_parts(
 
 
 def read_parquet_where(
-    path: str | os.PathLike[str], column: str, values: Iterable[str]
+    path: str | os.PathLike[str],
+    column: str,
+    values: Iterable[str],
+    columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """The rows of a Parquet file whose string ``column`` is one of ``values`` (none: an
-    empty table with the file's columns), filtered as the file is scanned, so only those
-    rows are ever held."""
+    empty table with the file's columns), in file order: each row group's ``column`` is
+    read first, and only the groups that hold a wanted row are read further, filtered as
+    they are, so only those rows are ever held. ``columns``: only those (default: all)."""
     import pyarrow as pa
-    import pyarrow.dataset as ds
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
 
     wanted = pa.array(sorted(set(values)), type=pa.string())
-    data = ds.dataset(path, format="parquet")
-    table = data.to_table(filter=ds.field(column).cast(pa.string()).isin(wanted))
+    with pq.ParquetFile(path) as pf:
+        names = list(pf.schema_arrow.names) if columns is None else list(columns)
+        parts = []
+        for group in range(pf.num_row_groups if len(wanted) else 0):
+            at = pf.read_row_group(group, columns=[column]).column(column)
+            keep = pc.is_in(at.cast(pa.string()), wanted)
+            if pc.any(keep).as_py():
+                parts.append(pf.read_row_group(group, columns=names).filter(keep))
+        table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table().select(names)
     out: pd.DataFrame = table.to_pandas()
     return out
 

@@ -19,6 +19,7 @@ from prescient.vocab import TF_CHOICES
 _MD_EMPHASIS = re.compile(r"(\*\*|__|`+)")
 _LEADING_MARKUP = re.compile(r"^\s*(?:#+\s*|>\s*|[-*•]\s+)+")
 _QUOTES = "\"'“”‘’«»`"
+_WORDS = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
 
 def clean_line(line: str) -> str:
@@ -45,7 +46,7 @@ def strip_quotes(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Lowercase words and numbers only: the form answers and options are compared in."""
-    return " ".join(re.findall(r"[a-z0-9]+(?:[.,][0-9]+)*", text.lower()))
+    return " ".join(_WORDS.findall(text.lower()))
 
 
 def yes_no(answer: str | None) -> str | None:

@@ -60,8 +60,12 @@ def work(run: StageRun) -> int:
     windows = step_windows(gateway.spec, settings.models, settings.generation)
     selected = pd.read_parquet(args.selected)
     # Only the selected articles are read, never the whole corpus.
-    chosen = io.read_parquet_where(args.articles, "article_id", selected["article_id"].astype(str))
-    articles = chosen[["article_id", "title", "text"]]
+    articles = io.read_parquet_where(
+        args.articles,
+        "article_id",
+        selected["article_id"].astype(str),
+        ["article_id", "title", "text"],
+    )
     with gateway:
         result = build_questions(
             selected,

@@ -58,6 +58,12 @@ def test_rows_are_read_by_their_key_across_row_groups(tmp_path: Path) -> None:
     assert got["text"].tolist() == ["text 1", "text 7"]
     none = io.read_parquet_where(path, "id", [])
     assert len(none) == 0 and list(none.columns) == ["id", "date", "text"]
+    some = io.read_parquet_where(path, "id", ["a8", "a2"], ["text", "id"])
+    assert some.to_dict("list") == {"text": ["text 2", "text 8"], "id": ["a2", "a8"]}
+    pd.testing.assert_frame_equal(
+        io.read_parquet_where(path, "id", ["a2", "a8"]),
+        pd.read_parquet(path).iloc[[2, 8]].reset_index(drop=True),
+    )
 
 
 def test_tables_on_disk_hold_the_last_table_read(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ too), so adding later days never changes an earlier question's flags.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -79,6 +80,7 @@ class LeakageSettings(Settings):
     phrases: tuple[Annotated[str, Field(min_length=1)], ...]
 
 
+@functools.cache
 def _stop_words() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
@@ -108,15 +110,26 @@ def answer_leaks(answer: str, own_question: str, other_question: str, overlap: f
     the answer's distinctive words occur in it (so "Joe Biden" leaks through "Will Biden
     sign ...?", and "$1.27 per mile" through "... a rate of 1.27 dollars a mile ...").
     """
-    target = normalize(answer)
-    other = normalize(other_question)
-    words = distinctive_words(answer, own_question)
-    if not target or not other or not words:
-        return False
-    if re.search(rf"(?<![a-z0-9]){re.escape(target)}(?![a-z0-9])", other):
-        return True
-    present = set(other.split())
-    return sum(w in present for w in words) / len(words) >= overlap
+    return _AnswerClue(answer, own_question).leaks_in(normalize(other_question), overlap)
+
+
+class _AnswerClue:
+    """What of an answer could leak (:func:`answer_leaks`), worked out once for every
+    sibling question it is compared with."""
+
+    def __init__(self, answer: str, own_question: str) -> None:
+        self.target = normalize(answer)
+        self.words = distinctive_words(answer, own_question)
+        self.phrase = re.compile(rf"(?<![a-z0-9]){re.escape(self.target)}(?![a-z0-9])")
+
+    def leaks_in(self, other: str, overlap: float) -> bool:
+        """Whether the normalised question ``other`` gives the answer away."""
+        if not self.target or not other or not self.words:
+            return False
+        if self.phrase.search(other):
+            return True
+        present = set(other.split())
+        return sum(w in present for w in self.words) / len(self.words) >= overlap
 
 
 def phrase_hits(question: str, phrases: Sequence[str]) -> list[str]:
@@ -156,14 +169,14 @@ def audit(pool: pd.DataFrame, s: LeakageSettings, kept: KeptStore | None = None)
     article_ids = rows["article_id"].astype(str).tolist()
     in_article = [False] * n
     in_day = [False] * n
+    normalized = [normalize(q) for q in questions]
     for idx in rows.groupby("resolution_date", sort=True).indices.values():
         for i in idx:
             if qtypes[i] != MC:
                 continue
+            clue = _AnswerClue(answers[i], questions[i])
             for j in idx:
-                if j == i or not answer_leaks(
-                    answers[i], questions[i], questions[j], s.answer_overlap
-                ):
+                if j == i or not clue.leaks_in(normalized[j], s.answer_overlap):
                     continue
                 if article_ids[j] == article_ids[i]:
                     in_article[i] = True

@@ -37,6 +37,7 @@ PRINCIPLE_HEADINGS: Mapping[str, str] = {
     "correctness": r"(?:answer\s+)?correct(?:ness)?\b|accura",
 }
 """How a principle's heading may begin (checked in this order, most specific first)."""
+_HEADINGS = {key: re.compile(pattern) for key, pattern in PRINCIPLE_HEADINGS.items()}
 
 _HEAD_PREFIX = re.compile(
     r"(?i)^(?:\(?\d+[.)]\s*|principle\s*\d*\s*[:.)\-–]?\s*|category\s*[:\-–]\s*)"
@@ -82,8 +83,8 @@ def _heading(line: str) -> tuple[str, str] | None:
     head = parts[0].strip().lower()
     if not head or len(head.split()) > 8 or "," in head:
         return None
-    for key, pattern in PRINCIPLE_HEADINGS.items():
-        if re.match(pattern, head):
+    for key, pattern in _HEADINGS.items():
+        if pattern.match(head):
             rest = text[len(parts[0]) :].lstrip(" :-–—=(")
             return key, rest
     return None
@@ -125,6 +126,7 @@ def _sections(text: str, principles: Sequence[str]) -> dict[str, list[str]]:
     return sections
 
 
+_DIGIT = re.compile(r"[0-2]")
 _SCORE_LINE = re.compile(r"(?i)^\s*(?:scores?\s*[:=]\s*)?((?:[0-2][\s,;/|]+)*[0-2])\s*\.?\s*$")
 
 
@@ -134,7 +136,7 @@ def _score_line(text: str, n: int) -> list[int] | None:
     for raw in text.splitlines():
         m = _SCORE_LINE.match(clean_line(raw))
         if m:
-            digits = re.findall(r"[0-2]", m.group(1))
+            digits = _DIGIT.findall(m.group(1))
             if len(digits) == n:
                 return [int(d) for d in digits]
     return None
