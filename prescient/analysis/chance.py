@@ -77,7 +77,7 @@ def chance_levels(scores: pd.DataFrame, options: pd.Series) -> pd.DataFrame:
     if scores.empty:
         return pd.DataFrame(columns=CHANCE_COLUMNS)
     for qtype in QTYPES:
-        ids = sorted(set(scores.loc[scores["qtype"] == qtype, "question_id"].astype(str)))
+        ids = sorted(set(scores.loc[scores["qtype"] == qtype, "question_id"].astype(str).unique()))
         if not ids:
             continue
         k = options.reindex(ids)

@@ -119,7 +119,7 @@ def question_sets(scores: pd.DataFrame) -> pd.DataFrame:
         if part.empty:
             continue
         sets = {
-            (str(m), str(c)): frozenset(g["question_id"].astype(str))
+            (str(m), str(c)): frozenset(g["question_id"].astype(str).unique())
             for (m, c), g in part.groupby(["model", "cell"], sort=False)
         }
         common = frozenset.intersection(*sets.values())

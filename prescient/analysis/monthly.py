@@ -91,7 +91,7 @@ def month_columns(month_index: pd.Series) -> dict[str, list[str]]:
 
 def question_types(scores: pd.DataFrame) -> list[str]:
     """The question types the table holds, in the vocabulary's order."""
-    present = set(scores["qtype"])
+    present = set(scores["qtype"].unique())
     return [q for q in QTYPES if q in present]
 
 

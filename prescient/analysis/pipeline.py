@@ -412,8 +412,10 @@ def _provenance(inputs: Inputs) -> dict[str, str]:
         "retrieval_window": visibility["rule"],
         "retrieval_gap_days": visibility["gap_days"],
         "forecast_dates": visibility["forecast_dates"],
-        "sources": ", ".join(sorted(set(inputs.info["source"]))),
-        "time_series_sources": ", ".join(sorted(set(series["source"]))) if not series.empty else "",
+        "sources": ", ".join(sorted(set(inputs.info["source"].unique()))),
+        "time_series_sources": ", ".join(sorted(set(series["source"].unique())))
+        if not series.empty
+        else "",
         "duplicates_dropped": str(inputs.n_duplicates),
     }
 

@@ -300,7 +300,7 @@ def monthly_brier(
     )
     scored = forecasts.assign(_brier=items[BRIER.name], _log=items[LOG_SCORE.name])
     calendar = np.arange(months[0], months[1] + 1)
-    types = [q for q in QTYPES if q in set(scored["qtype"])]
+    types = [q for q in QTYPES if q in set(scored["qtype"].unique())]
     out = []
     series_keys = [*CELL_KEYS, "elicitation"]
     for keys, part in scored.groupby(series_keys, sort=False):

@@ -43,7 +43,7 @@ RELIABILITY_COLUMNS = [
 
 def calibration_kind(part: pd.DataFrame) -> str:
     """``p_yes`` for a group of TF questions only, ``top_label`` otherwise."""
-    return P_YES if set(part["qtype"]) == {TF} else TOP_LABEL
+    return P_YES if set(part["qtype"].unique()) == {TF} else TOP_LABEL
 
 
 def calibration_pairs(

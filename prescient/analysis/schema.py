@@ -524,7 +524,7 @@ def _distinct(scores: pd.DataFrame, column: str, values: pd.Series) -> dict[str,
     keep = values.notna() & (values.astype(str) != "")
     frame = pd.DataFrame({"model": scores["model"].astype(str), column: values})[keep]
     return {
-        str(model): "; ".join(sorted(set(group[column].astype(str))))
+        str(model): "; ".join(sorted(set(group[column].astype(str).unique())))
         for model, group in frame.groupby("model", sort=True)
     }
 

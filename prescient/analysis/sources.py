@@ -85,7 +85,7 @@ def question_info(raw_scores: pd.DataFrame, questions: pd.DataFrame | None) -> p
             f"the questions table has question ids twice, e.g. {ids[ids.duplicated()].head(3).tolist()}"
         )
     if questions is not None and "question_id" in raw_scores.columns:
-        unknown = sorted(set(raw_scores["question_id"].astype(str)) - set(ids))
+        unknown = sorted(set(raw_scores["question_id"].astype(str).unique()) - set(ids))
         if unknown:
             raise TableError(
                 f"{len(unknown)} scored questions are not in the questions table, e.g. "
