@@ -92,12 +92,10 @@ def work(run: StageRun) -> int:
             ),
         )
         return BAD_INPUT
-    frames = [pd.read_parquet(x) for xs in paths.values() for x in xs]
-    predictions = pd.concat(frames, ignore_index=True)
+    predictions, sizes = io.read_parquet_files([x for xs in paths.values() for x in xs])
     # each model's partition is one part of the kept work (a day re-reads its month)
     per_part = len(grid.settings)
-    part_of = np.repeat(np.arange(len(frames)) // per_part, [len(f) for f in frames])
-    del frames
+    part_of = np.repeat(np.arange(len(sizes)) // per_part, sizes)
     how = elicitation_of(predictions)
     lacking = sorted(
         f"{m} {e}"

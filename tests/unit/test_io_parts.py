@@ -143,3 +143,23 @@ def test_a_row_reader_reads_only_the_groups_that_hold_the_rows(tmp_path: Path) -
         list(reader.rows([50]))
     with pytest.raises(ValueError, match="no column"):
         io.RowReader(path, ["missing"])
+
+
+def test_files_of_one_table_read_together_equal_their_frames_concatenated(tmp_path: Path) -> None:
+    """A column empty in one file (an Arrow list of nulls) and typed in another, a
+    nullable integer, a string column with gaps: the same frame ``pd.concat`` gives."""
+    parts = [
+        pd.DataFrame({"id": ["a", "b"], "ids": [[], []], "n": pd.array([1, None], "Int64")}),
+        pd.DataFrame({"id": ["c"], "ids": [["x", "y"]], "n": pd.array([3], "Int64")}),
+        pd.DataFrame({"id": [None, "e"], "ids": [["z"], []], "n": pd.array([None, 5], "Int64")}),
+    ]
+    paths = []
+    for i, part in enumerate(parts):
+        paths.append(tmp_path / f"{i}.parquet")
+        part.to_parquet(paths[-1], index=False)
+    frame, sizes = io.read_parquet_files(paths)
+    expected = pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+    assert sizes == [2, 1, 2]
+    assert io.frame_checksum(frame) == io.frame_checksum(expected)
+    pd.testing.assert_frame_equal(frame, expected)
+    assert io.read_parquet_files([])[1] == []
