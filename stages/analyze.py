@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 
-from prescient import duplicates, io
+from prescient import io
 from prescient.analysis.parts import ARTICLE_COLUMNS, BenchmarkAnalysis
 from prescient.analysis.pipeline import AnalysisResult, load_all, run_analysis, table_names
 from prescient.benchmarks import registry
@@ -43,6 +43,10 @@ from prescient.plumbing.stage import BAD_INPUT, DONE, StageRun, entry, reworded
 from prescient.report.tables import markdown_document
 
 logger = logging.getLogger("stages.analyze")
+
+STORE = "analysis"
+"""The analysis's kept work under DVC's cache directory: each day's near-duplicate flags
+of the evaluated questions and the monthly proper scores' rows."""
 
 
 def _read_optional(
@@ -128,7 +132,7 @@ def work(run: StageRun) -> int:
         # it is computed beside the analysis (mostly reading and hashing, on another core)
         corpus = aside.submit(_corpus_checksum, args.articles) if articles is not None else None
         with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
-            kept = KeptStore.in_cache(dvc_cache_dir(), duplicates.STORE)
+            kept = KeptStore.in_cache(dvc_cache_dir(), STORE)
             result = run_analysis(
                 raw, questions, articles, p, settings, seed, candidates, parts, kept
             )

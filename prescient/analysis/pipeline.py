@@ -267,8 +267,9 @@ def run_analysis(
         candidates: the construct stage's candidates table (the construction funnel
             and the leakage audit), or None when the questions were made elsewhere.
         parts: the benchmarks' own analyses, run in this order after the shared one.
-        kept: where each day's near-duplicate flags are kept
-            (:func:`prescient.duplicates.near_duplicates`), or None.
+        kept: where work of earlier runs is kept (each day's near-duplicate flags,
+            :func:`prescient.duplicates.near_duplicates`; the monthly proper scores'
+            rows, :class:`prescient.analysis.proper.MonthRows`), or None.
     """
     raw_scores, registry, split = split_by_served(raw_scores, params.get("models"))
     params = {**params, "models": registry}
@@ -315,7 +316,7 @@ def run_analysis(
     for result in done:
         tables.update(result.tables)
     tables.update(_dataset_tables(info, articles, settings, notes))
-    proper = proper_tables(raw_scores, questions, inputs, settings, seed)
+    proper = proper_tables(raw_scores, questions, inputs, settings, seed, kept)
     tables.update(proper.tables)
     notes += proper.notes
     tables.update(reading_tables(inputs, questions, articles, settings, seed))

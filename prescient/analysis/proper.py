@@ -30,6 +30,7 @@ calibration reads (``murphy_brier``), which for MC and ``all`` rows is not the r
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +39,8 @@ import numpy.typing as npt
 import pandas as pd
 
 from prescient import proper_metrics as declared
+from prescient import proper_scores
+from prescient.analysis import proper_groups
 from prescient.analysis.monthly import month_columns, moving_average
 from prescient.analysis.proper_calibration import calibration_kind, calibration_pairs
 from prescient.analysis.proper_groups import GROUP_KEYS, ordered, with_all
@@ -45,6 +48,7 @@ from prescient.analysis.proper_groups import interval as percentile_interval
 from prescient.analysis.schema import CELL_KEYS
 from prescient.analysis.settings import MovingAverageSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
+from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest
 from prescient.proper_metrics import BRIER, LOG_SCORE
 from prescient.proper_scores import checked, resampled_means, resamples, skill
 from prescient.seeds import derive_seed
@@ -282,19 +286,85 @@ def _month_row(g: pd.DataFrame, bootstrap: Bootstrap, seed: int) -> Row:
     }
 
 
+MONTH_FIELDS = ("n", "brier", "ci_low", "ci_high", "log_score")
+MONTHS = "proper_months"
+"""The kind of :class:`MonthRows`' part in its store."""
+
+
+class MonthRows:
+    """The month rows of ``proper_monthly`` computed before, by the digest of what each
+    was computed from (its draws' seed, which names the series and the month, and its
+    questions' Brier and log scores, in order): a daily update resamples the months it
+    changed (the current one) and reads the others back, the same floats.
+
+    One part holds them all, named by the bootstrap's settings and this code, rewritten
+    with the rows of each run (a month no longer asked for is left out). ``store`` None:
+    every row is computed.
+    """
+
+    def __init__(self, store: KeptStore | None, bootstrap: Bootstrap) -> None:
+        self.store = store
+        self.bootstrap = bootstrap
+        self.name = digest(
+            b"proper months",
+            code_of(sys.modules[__name__], proper_scores, proper_groups),
+            repr((int(bootstrap.reps), float(bootstrap.confidence))).encode(),
+        )
+        self.known: dict[bytes, tuple[float, ...]] = {}
+        self.used: dict[bytes, tuple[float, ...]] = {}
+        self.reused = 0
+        arrays = store.read(MONTHS, self.name) if store is not None else None
+        if arrays is not None and len(arrays) == 2 and arrays[0].ndim == 2:
+            keys, values = arrays
+            if keys.shape[1] == DIGEST_SIZE and values.shape == (len(keys), len(MONTH_FIELDS)):
+                self.known = {
+                    k.tobytes(): tuple(v) for k, v in zip(keys, values.tolist(), strict=True)
+                }
+
+    def row(self, g: pd.DataFrame, seed: int) -> Row:
+        """:func:`_month_row` of one month's rows ``g`` with draws from ``seed``."""
+        if self.store is None or len(g) < 2 or self.bootstrap.reps <= 0:
+            return _month_row(g, self.bootstrap, seed)
+        key = digest(
+            str(int(seed)).encode(),
+            np.ascontiguousarray(g["_brier"].to_numpy(float)).tobytes(),
+            np.ascontiguousarray(g["_log"].to_numpy(float)).tobytes(),
+        )
+        found = self.known.get(key)
+        if found is not None:
+            self.reused += 1
+            row: Row = dict(zip(MONTH_FIELDS, found, strict=True))
+            row["n"] = int(row["n"])
+        else:
+            row = _month_row(g, self.bootstrap, seed)
+        self.used[key] = tuple(float(row[f]) for f in MONTH_FIELDS)
+        return row
+
+    def save(self) -> None:
+        """Keep this run's rows for the next (nothing without a store or a row)."""
+        if self.store is None or not self.used:
+            return
+        keys = np.frombuffer(b"".join(self.used), dtype=np.uint8).reshape(-1, DIGEST_SIZE)
+        values = np.array(list(self.used.values()), dtype=np.float64)
+        self.store.write(MONTHS, self.name, [keys.copy(), values])
+
+
 def monthly_brier(
     forecasts: pd.DataFrame,
     ma: MovingAverageSettings,
     months: tuple[int, int] | None,
     bootstrap: Bootstrap,
     seed: int,
+    kept: KeptStore | None = None,
 ) -> pd.DataFrame:
     """Mean Brier (and log) score per series (model, cell, elicitation, question type)
     and calendar month, with the bootstrap interval of the month's mean and the moving
     average of the monthly means; a month without questions is a row with ``n = 0`` and
-    NaN scores (a gap), as in the monthly accuracy table."""
+    NaN scores (a gap), as in the monthly accuracy table. ``kept``: where the month rows
+    of earlier runs are kept (:class:`MonthRows`)."""
     if forecasts.empty or months is None:
         return pd.DataFrame(columns=MONTHLY_COLUMNS)
+    memo = MonthRows(kept, bootstrap)
     items = item_values(
         list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
     )
@@ -315,12 +385,13 @@ def monthly_brier(
                         **dict(zip(series_keys, keys, strict=True)),
                         "qtype": qtype,
                         "month_index": int(m),
-                        **_month_row(by_month.get(int(m), part.iloc[:0]), bootstrap, s),
+                        **memo.row(by_month.get(int(m), part.iloc[:0]), s),
                     }
                 )
             frame = pd.DataFrame(values)
             frame["brier_ma"], frame["ma_months"] = moving_average(frame["brier"].to_numpy(), ma)
             out.append(frame)
+    memo.save()
     table = pd.concat(out, ignore_index=True)
     table = table.assign(**month_columns(table["month_index"]))
     return ordered(table, ["month_index"])[MONTHLY_COLUMNS].reset_index(drop=True)

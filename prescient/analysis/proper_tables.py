@@ -20,6 +20,7 @@ from prescient.analysis.proper_paired import paired_table
 from prescient.analysis.settings import AnalysisSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
 from prescient.evaluation.settings import LABEL
+from prescient.kept import KeptStore
 from prescient.proper_metrics import item_scores
 from prescient.report.tables import fmt_count
 
@@ -61,9 +62,11 @@ def proper_tables(
     inputs: Inputs,
     settings: AnalysisSettings,
     seed: int,
+    store: KeptStore | None = None,
 ) -> ProperResult:
     """Every proper-score table of a scores table (every elicitation, ``crowd`` rows
-    included), over the questions and period the accuracy tables cover."""
+    included), over the questions and period the accuracy tables cover (``store``: where
+    the monthly table's rows of earlier runs are kept, :class:`~.proper.MonthRows`)."""
     sources = dict(zip(inputs.info["question_id"], inputs.info["source"], strict=True))
     found = forecast_frame(raw_scores, questions, sources, settings)
     frame = found.frame
@@ -78,7 +81,12 @@ def proper_tables(
         "leaderboard": leaderboard_table(scores),
         "proper_scores": scores,
         "proper_monthly": monthly_brier(
-            frame, settings.moving_average, period_months(frame, settings), p.bootstrap, seed
+            frame,
+            settings.moving_average,
+            period_months(frame, settings),
+            p.bootstrap,
+            seed,
+            store,
         ),
         "proper_reliability": reliability_table(frame, p.bins),
         "proper_paired": paired_table(frame, p.bootstrap, seed, alpha),

@@ -5,17 +5,20 @@ comparisons, each against values computed by hand in the comments."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
+from prescient.analysis import proper
 from prescient.analysis.forecasts import forecast_frame
-from prescient.analysis.proper import item_scores, monthly_brier, proper_scores_table
+from prescient.analysis.proper import MonthRows, item_scores, monthly_brier, proper_scores_table
 from prescient.analysis.proper_calibration import reliability_table
 from prescient.analysis.proper_paired import model_pairs, paired_table
 from prescient.analysis.schema import ScoresSchemaError
 from prescient.evaluation.forecasts import UNIFORM_FILL, row_scores
+from prescient.kept import KeptStore
 from tests.fixtures.analysis.forecasts import (
     NO_REPS,
     REPS,
@@ -174,6 +177,49 @@ def test_monthly_brier_keeps_gaps_and_averages_defined_months() -> None:
     with_ci = monthly_brier(forecasts, ma, months, REPS, SEED)
     assert with_ci["ci_low"].iloc[0] <= 0.085 <= with_ci["ci_high"].iloc[0]
     assert math.isnan(with_ci["ci_low"].iloc[2])  # one question: no interval
+
+
+def test_monthly_rows_kept_are_the_rows_computed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Month rows are kept by what they were computed from: a second run reads every
+    month back, a month with another question is resampled, and the table is the same
+    floats as without a store; a damaged part is computed again."""
+    days = ["2024-01-03", "2024-01-20", "2024-01-25", "2024-02-02", "2024-02-14", "2024-03-05"]
+    probs = [[0.9, 0.1], [0.6, 0.4], [0.2, 0.8], [0.7, 0.3], [0.55, 0.45], [0.3, 0.7]]
+    rows = [
+        row(f"q{i}", "tf", p, 0, day=d) for i, (p, d) in enumerate(zip(probs, days, strict=True))
+    ]
+    outcomes = {f"q{i}": i % 2 for i in range(len(rows))}
+    forecasts = frame_of(rows, outcomes)
+    ma = shipped("moving_average", window=2, kind="trailing", min_periods=1)
+    months = (int(forecasts["month"].min()), int(forecasts["month"].max()))
+    plain = monthly_brier(forecasts, ma, months, REPS, SEED)
+    store = KeptStore(tmp_path)
+    pd.testing.assert_frame_equal(monthly_brier(forecasts, ma, months, REPS, SEED, store), plain)
+    memo = MonthRows(store, REPS)
+    assert len(memo.known) == 2  # January and February: March has one question, no draws
+    computed: list[int] = []
+    month_row = proper._month_row
+
+    def counted(g: pd.DataFrame, *args: Any) -> dict[str, Any]:
+        computed.append(len(g))
+        return month_row(g, *args)
+
+    monkeypatch.setattr(proper, "_month_row", counted)
+    pd.testing.assert_frame_equal(monthly_brier(forecasts, ma, months, REPS, SEED, store), plain)
+    assert computed == [1]  # March alone: January and February read back
+    grown = frame_of(
+        [*rows, row("q9", "tf", [0.4, 0.6], 0, day="2024-02-20")], {**outcomes, "q9": 1}
+    )
+    again = MonthRows(store, REPS)
+    table = monthly_brier(grown, ma, months, REPS, SEED, store)
+    pd.testing.assert_frame_equal(table, monthly_brier(grown, ma, months, REPS, SEED))
+    assert again.known.keys() - MonthRows(store, REPS).known.keys()  # February's old row
+    for part in tmp_path.rglob("*"):
+        if part.is_file():
+            part.write_bytes(b"damaged")
+    pd.testing.assert_frame_equal(monthly_brier(grown, ma, months, REPS, SEED, store), table)
 
 
 def test_reliability_bins_by_hand() -> None:
