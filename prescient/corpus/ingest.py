@@ -267,13 +267,12 @@ def _month_frames(records: list[dict[str, Any]], spill: Spill) -> Iterator[pd.Da
         by_month.setdefault(month_index(r["date"]), []).append(r)
     for month in sorted(by_month):
         texts = spill.texts(month)
-        # new rows: the records stay without texts, so a written month's texts are freed
-        rows = [
-            {**{k: v for k, v in r.items() if k != "order"}, "text": texts[r["order"]]}
-            for r in by_month.pop(month)
-        ]
-        del texts
-        yield articles_frame(rows)
+        rows = by_month.pop(month)
+        # new columns: the records stay without texts, so a written month's texts are freed
+        columns = {c: [r[c] for r in rows] for c in ARTICLE_COLUMNS if c != "text"}
+        columns["text"] = [texts[r["order"]] for r in rows]
+        del texts, rows
+        yield articles_frame(columns)
 
 
 def read_units(
@@ -378,11 +377,16 @@ def _stop_if_wrong(corpus: CorpusSettings, settings: IngestSettings, report: Ing
     check_drops(report, settings.max_drop_share)
 
 
-def articles_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
-    """The article table with its canonical dtypes and order."""
+def articles_frame(records: list[dict[str, Any]] | dict[str, list[Any]]) -> pd.DataFrame:
+    """The article table with its canonical dtypes and order, from article records or
+    from the columns' values."""
     import pyarrow as pa
 
-    df = pd.DataFrame.from_records(records, columns=list(ARTICLE_COLUMNS))
+    df = (
+        pd.DataFrame(records, columns=list(ARTICLE_COLUMNS))
+        if isinstance(records, dict)
+        else pd.DataFrame.from_records(records, columns=list(ARTICLE_COLUMNS))
+    )
     df = df.sort_values(["date", "article_id"], kind="stable").reset_index(drop=True)
     for col in ("article_id", "title", "text", "url", "source_domain", TEXT_DIGEST):
         df[col] = df[col].astype("string")
