@@ -229,9 +229,10 @@ def write_parquet_parts(
         writer: pq.ParquetWriter | None = None
         try:
             for part in parts:
-                # the part's digest beside its encoding (which runs without the GIL);
-                # one part at a time, so the digest sees the parts in order
-                hashed = aside.submit(digest.update, part)
+                # the part's digest beside its encoding (which runs without the GIL), on
+                # its own shallow copy (no frame object shared between the threads); one
+                # part at a time, so the digest sees the parts in order
+                hashed = aside.submit(digest.update, part.copy(deep=False))
                 table = pa.Table.from_pandas(part, preserve_index=False)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema, **options)
