@@ -55,7 +55,8 @@ class MemorySpill:
 
 class DiskSpill:
     """Texts in Arrow files under a temporary directory inside ``parent`` (removed on
-    :meth:`close`), one or more files per month."""
+    :meth:`close`), one or more files per month. A full buffer is written while the next
+    fills, so memory holds up to two buffers of ``flush_bytes``."""
 
     def __init__(self, parent: Path, flush_bytes: int | None = None) -> None:
         parent.mkdir(parents=True, exist_ok=True)
