@@ -4,6 +4,7 @@ sparse, empty or malformed inputs give labelled gaps or one clear error."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import re
@@ -17,7 +18,13 @@ import yaml
 from prescient.analysis.pipeline import table_names
 from prescient.benchmarks import registry
 from prescient.io import frame_checksum
-from prescient.page.contents import analysis_figures, markdown_tables
+from prescient.page.contents import (
+    analysis_figures,
+    input_options,
+    markdown_tables,
+    read_stage_inputs,
+)
+from prescient.page.drawing import draw_figures
 from prescient.report.provenance import params_digest
 from prescient.report.table_files import read_tables
 from stages import analyze
@@ -241,3 +248,21 @@ def test_a_rerun_replaces_the_table_and_figure_directories_whole(tmp_path: Path)
         f"{s.name}.png" for s in analysis_figures()
     )
     assert not list(tmp_path.glob(".*"))  # no temporary directory left beside them
+
+
+def test_figures_drawn_on_several_processes_are_the_ones_drawn_here(multi: Run) -> None:
+    """The stage's figures, drawn by worker processes that read the tables themselves,
+    are the bytes drawn one by one in this process."""
+    ap = argparse.ArgumentParser()
+    input_options(ap)
+    args = ap.parse_args(
+        ["--tables", str(multi.tables), "--bpc", str(multi.tables)]
+        + ["--openforecast", str(multi.tables)]
+    )
+    inputs = read_stage_inputs(args)
+    names = [s.name for s in analysis_figures()][:4]
+    here = dict(draw_figures(args, inputs, names, 1))
+    there = list(draw_figures(args, inputs, names, 2))
+    assert [name for name, _ in there] == names
+    assert dict(there) == here
+    assert all(png[:8] == b"\x89PNG\r\n\x1a\n" for png in here.values())
