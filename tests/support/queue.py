@@ -21,6 +21,9 @@ def run_queue(sh: Callable[..., str], root: Path, jobs: int, timeout_s: float = 
 
     Returns:
         The last ``dvc queue status`` (one line per experiment: ``Success``, ``Failed``).
+        Every named experiment it reports ``Success`` is listed by ``dvc exp list`` by
+        then: DVC marks an experiment done before its worker has collected the result
+        into the repository, so a busy machine could otherwise query it too early.
     """
     try:
         # The workers outlive the command: they get /dev/null, never the pipes ``sh``
@@ -30,8 +33,33 @@ def run_queue(sh: Callable[..., str], root: Path, jobs: int, timeout_s: float = 
         while True:
             status = sh(root, DVC, "queue", "status")
             if "Queued" not in status and "Running" not in status:
-                return status
+                break
             assert time.monotonic() < deadline, status
             time.sleep(1)
+        done = _succeeded(status)
+        while done:
+            listed = set(sh(root, DVC, "exp", "list", "--all-commits", "--name-only").split())
+            missing = done - listed
+            if not missing:
+                break
+            assert time.monotonic() < deadline, f"not collected: {sorted(missing)}\n{status}"
+            time.sleep(1)
+        return status
     finally:
         sh(root, DVC, "queue", "stop")
+
+
+def _succeeded(status: str) -> set[str]:
+    """The names of the experiments ``dvc queue status`` reports ``Success``, read from
+    its aligned columns (Task, Name, Created, Status; an unnamed experiment's name is
+    blank and is not waited for)."""
+    lines = status.splitlines()
+    header = next((i for i, line in enumerate(lines) if line.split()[:2] == ["Task", "Name"]), None)
+    if header is None:
+        return set()
+    at, until = lines[header].index("Name"), lines[header].index("Created")
+    names = set()
+    for line in lines[header + 1 :]:
+        if line.rstrip().endswith("Success") and line[at:until].strip():
+            names.add(line[at:until].strip())
+    return names
