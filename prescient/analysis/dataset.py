@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from prescient import dates
 from prescient.analysis.schema import day_column
+from prescient.retrieval.tokenize import english_stopwords
 from prescient.stats import linear_fit
 from prescient.vocab import MC, QTYPES, TF
 
@@ -226,9 +227,7 @@ def anderson_schooler(
     """
     stop: frozenset[str] = frozenset()
     if drop_stopwords:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-        stop = frozenset(ENGLISH_STOP_WORDS)
+        stop = english_stopwords()
     points, fits = [], []
     for name, (days, texts) in sources.items():
         day_sets = daily_word_sets(days, texts, stop)

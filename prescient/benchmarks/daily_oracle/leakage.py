@@ -20,7 +20,6 @@ too), so adding later days never changes an earlier question's flags.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -31,6 +30,7 @@ from pydantic import Field
 from prescient.duplicates import duplicates
 from prescient.kept import KeptStore
 from prescient.replies import normalize
+from prescient.retrieval.tokenize import english_stopwords
 from prescient.settings import Settings
 from prescient.vocab import (
     FLAG_ANSWER_IN_ARTICLE_SIBLING,
@@ -80,20 +80,13 @@ class LeakageSettings(Settings):
     phrases: tuple[Annotated[str, Field(min_length=1)], ...]
 
 
-@functools.cache
-def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return frozenset(ENGLISH_STOP_WORDS)
-
-
 def distinctive_words(answer: str, own_question: str) -> list[str]:
     """The words of an answer that could give it away: not stop words, not in its question.
 
     Words the question already contains are no clue (a sibling repeating them reveals
     nothing); single letters are too common to count.
     """
-    stop = _stop_words()
+    stop = english_stopwords()
     own = set(normalize(own_question).split())
     words = []
     for w in normalize(answer).split():
