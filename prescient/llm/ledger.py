@@ -77,6 +77,7 @@ from prescient.llm.text_pool import (
     open_pool,
     pool_entry,
 )
+from prescient.llm.verified import VerifiedLines
 
 __all__ = [
     "PARTIAL",
@@ -149,9 +150,15 @@ class Ledger:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], pool: TextPool | None | Literal["beside"] = "beside"
+        self,
+        path: str | os.PathLike[str],
+        pool: TextPool | None | Literal["beside"] = "beside",
+        verified: VerifiedLines | None = None,
     ) -> None:
         self.path = Path(path)
+        # The digests of lines found sound before (prescient.llm.verified): a line read
+        # again byte for byte is indexed without checking its key and answer again.
+        self._verified = verified
         self._path_str = str(self.path)
         with contextlib.suppress(OSError):  # reading needs no directory; writing says why
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -318,6 +325,8 @@ class Ledger:
             self._offset = self._read_lines(fd, self._base, self._spool_problems)
         self._warn("damaged lines skipped", self.damaged)
         self._warn("answers not served (forged key or changed answer)", self.unserved)
+        if self._verified is not None:
+            self._verified.save()
 
     def _load_sealed(self) -> None:
         """Index a store file's sealed part, spooled to an unnamed temporary file beside
@@ -407,8 +416,17 @@ class Ledger:
                 entry, problem = None, f"pooled texts unreadable: {exc}"
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
-        else:
+            return
+        memo = self._verified
+        if memo is None:
             self._index(entry, line_ref(offset, len(raw)), number, count_failures=count_failures)
+            return
+        digest = memo.digest(raw)
+        known = digest in memo.known
+        memo.trusted += known
+        ref = line_ref(offset, len(raw))
+        if self._index(entry, ref, number, count_failures=count_failures, verify=not known):
+            memo.sound.add(digest)
 
     def _index(
         self,
@@ -418,17 +436,19 @@ class Ledger:
         *,
         count_failures: bool = True,
         verify: bool = True,
-    ) -> None:
-        """Index ``entry``, whose line is at ``ref`` in the file, when it is servable."""
+    ) -> bool:
+        """Index ``entry``, whose line is at ``ref`` in the file, when it is servable
+        (returns whether it is)."""
         if not is_success(entry):
             self.failed_entries += count_failures
-            return
+            return False
         problem = (key_problem(entry) or response_problem(entry)) if verify else None
         if problem is not None:
             self.unserved.append((number or 0, problem))
-            return
+            return False
         with self._index_lock:
             self._ok.setdefault(str(entry["key"]), ref)  # the first answer stays
+        return True
 
     # -- writing --------------------------------------------------------------------
 

@@ -74,6 +74,7 @@ from prescient.llm.text_pool import (
     pool_entry,
     text_digest,
 )
+from prescient.llm.verified import VerifiedLines, verified_path
 
 logger = logging.getLogger(__name__)
 
@@ -171,11 +172,13 @@ class StageLedger:
         self.snapshot_path = Path(path)
         self.compression = compression
         self.run_log = None if run_log is None else Path(run_log)
-        self.store = Ledger(store)
+        # Both ledgers skip the checks of lines they found sound before, by digests kept
+        # beside the store file (prescient.llm.verified).
+        self.store = Ledger(store, verified=VerifiedLines(verified_path(store)))
         self.pool = self.store.pool
         # Only a snapshot whose texts a clone can find again refers to them.
         self._refers = texts is not None and self.pool is not None
-        self.recorded = Ledger(path, pool=self.pool)
+        self.recorded = self._recorded(store)
         if self.recorded.missing_texts and texts is not None and self.pool is not None:
             added = self.pool.add_texts(texts())
             logger.info(
@@ -186,7 +189,7 @@ class StageLedger:
                 added,
             )
             self.recorded.close()
-            self.recorded = Ledger(path, pool=self.pool)
+            self.recorded = self._recorded(store)
         # By key, what the snapshot will hold: (the ledger holding its line, where the
         # line is there, whether it is written as it is, whether it is a success). An
         # answer served from a ledger is the line found there, written as the ledger
@@ -204,6 +207,11 @@ class StageLedger:
         self._pending_chars = 0
         self.imported = 0
         self._written = self._closed = False
+
+    def _recorded(self, store: str | os.PathLike[str]) -> Ledger:
+        """The stage's ledger as found, read through the store's pool."""
+        memo = VerifiedLines(verified_path(store, recorded=True))
+        return Ledger(self.snapshot_path, pool=self.pool, verified=memo)
 
     @property
     def path(self) -> Path:

@@ -1,0 +1,93 @@
+"""Lines whose key and answer were checked before, kept beside a store file.
+
+Loading a ledger checks every answer's key against its own request and its answer
+against its hash (:func:`prescient.llm.ledger_format.key_problem`,
+:func:`~prescient.llm.ledger_format.response_problem`): canonical JSON of each request,
+most of the time a stage spends opening a ledger of tens of thousands of answers, and
+the same lines are checked again on every run. A stage's ledgers
+(:class:`prescient.llm.store.StageLedger`) therefore keep, beside their store file in
+DVC's cache, the digests of the lines that passed (``x.verified`` for the store file
+``x.jsonl``, ``x.recorded.verified`` for the stage's snapshot): a line read again byte
+for byte is served without the check.
+
+What makes that safe: the digest covers the whole line as read, and the code that checks
+and expands a line (the line format's and the text pool's modules), so an edited line or
+an edited check is checked again; the texts a line refers to in the pool are checked
+against their SHA-256 whenever they are read back, as before. A file of digests that
+cannot be read is a file of none (every line checked, as without it). Each load writes
+the digests of the lines it found sound, when they differ from those it read, so the
+file holds one ledger's current lines and no more. ``ledger verify`` checks every line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+from pathlib import Path
+
+from prescient import io
+
+logger = logging.getLogger(__name__)
+
+MAGIC = b"prescient verified lines 1\n"
+"""The first bytes of a file of digests."""
+DIGEST_SIZE = 16
+
+
+def _checking_code() -> bytes:
+    """A digest of the code that decides whether a line is sound."""
+    from prescient.kept import code_of
+    from prescient.llm import ledger_format, text_pool
+
+    return hashlib.blake2b(code_of(ledger_format, text_pool), digest_size=32).digest()
+
+
+def verified_path(store_file: str | os.PathLike[str], *, recorded: bool = False) -> Path:
+    """The file of digests of the store file ``x.jsonl`` (``x.verified``) or of the stage
+    snapshot it keeps (``recorded``: ``x.recorded.verified``)."""
+    path = Path(store_file)
+    return path.with_name(f"{path.stem}{'.recorded' if recorded else ''}.verified")
+
+
+class VerifiedLines:
+    """The digests of a ledger's lines found sound before (module docstring).
+
+    Args:
+        path: the file of digests (:func:`verified_path`).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._code = _checking_code()
+        self.known = self._read()
+        self.sound: set[bytes] = set()
+        self.trusted = 0
+
+    def _read(self) -> set[bytes]:
+        try:
+            data = self.path.read_bytes()
+        except OSError:
+            return set()
+        head = MAGIC + self._code
+        body = data[len(head) :]
+        if not data.startswith(head) or len(body) % DIGEST_SIZE:
+            logger.info("%s: not this code's digests; every line is checked", self.path)
+            return set()
+        return {body[i : i + DIGEST_SIZE] for i in range(0, len(body), DIGEST_SIZE)}
+
+    def digest(self, raw: bytes) -> bytes:
+        """A line's digest, under the checking code's."""
+        return hashlib.blake2b(raw, digest_size=DIGEST_SIZE, key=self._code).digest()
+
+    def save(self) -> None:
+        """Write the digests of the lines found sound in this load, when they are not
+        those read (a file that cannot be written is left as it is: it only saves work)."""
+        if self.sound == self.known:
+            return
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with io.atomic_path(self.path) as tmp:
+                Path(tmp).write_bytes(MAGIC + self._code + b"".join(sorted(self.sound)))
+            self.known = set(self.sound)

@@ -1,0 +1,110 @@
+"""A stage's ledgers skip the checks of lines found sound before, and only those."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from prescient.llm.ledger import Ledger, request_key
+from prescient.llm.store import StageLedger, store_path
+from prescient.llm.verified import VerifiedLines, verified_path
+from prescient.plumbing.locations import dvc_cache_dir
+
+
+def _project(root: Path) -> Path:
+    (root / ".dvc").mkdir(parents=True)
+    (root / ".dvc" / "config").write_text("[core]\n    analytics = false\n")
+    return root
+
+
+def _entry(name: str, response: str) -> dict[str, object]:
+    messages = [{"role": "user", "content": name}]
+    return {
+        "key": request_key("openai/m", messages, {}),
+        "model": "m",
+        "litellm_model": "openai/m",
+        "messages": messages,
+        "params": {},
+        "response": response,
+        "error": None,
+    }
+
+
+def _stage(root: Path) -> tuple[Path, Path]:
+    path = root / "data/llm/x.jsonl"
+    store = store_path(path, dvc_cache_dir(root), root)
+    assert store is not None
+    return path, store
+
+
+def _written(root: Path, names: list[str]) -> tuple[Path, Path]:
+    path, store = _stage(root)
+    ledger = StageLedger(path, store)
+    for name in names:
+        ledger.append(_entry(name, name.upper()))
+    ledger.write_snapshot()
+    ledger.close()
+    return path, store
+
+
+def test_a_line_read_again_is_served_without_its_check_and_equal(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    path, store = _written(root, ["a", "b", "c"])
+    # The first opening after the run checks every line and keeps their digests.
+    first = StageLedger(path, store)
+    assert first.store._verified is not None and first.recorded._verified is not None
+    assert first.store._verified.trusted == first.recorded._verified.trusted == 0
+    assert len(first.store) == len(first.recorded) == 3
+    first.close()
+    for memo in (verified_path(store), verified_path(store, recorded=True)):
+        assert memo.is_file() and memo.parent == store.parent
+    again = StageLedger(path, store)
+    assert again.store._verified.trusted == 3  # type: ignore[union-attr]
+    assert again.recorded._verified.trusted == 3  # type: ignore[union-attr]
+    unchecked = Ledger(path, pool=again.pool)
+    for name in ("a", "b", "c"):
+        k = request_key("openai/m", [{"role": "user", "content": name}], {})
+        assert again.get(k) == unchecked.get(k) is not None
+    again.close()
+    unchecked.close()
+
+
+def test_an_edited_line_is_checked_again_and_a_forged_answer_not_served(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    path, store = _written(root, ["a", "b"])
+    StageLedger(path, store).close()  # digests of both lines kept
+    # Change the answer of a line (its response hash no longer matches), byte for byte
+    # otherwise the same: a line that was sound is now another line.
+    lines = path.read_bytes().splitlines(keepends=True)
+    forged = json.loads(lines[0])
+    forged["response"] = "FORGED"
+    lines[0] = json.dumps(forged, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    again = StageLedger(path, store)
+    recorded = again.recorded
+    assert recorded._verified is not None and recorded._verified.trusted == 1
+    assert len(recorded.unserved) == 1 and "changed answer" in recorded.unserved[0][1]
+    assert recorded.get(str(forged["key"])) is None
+    # The store still answers with what the model said.
+    assert again.get(str(forged["key"]))["response"] != "FORGED"  # type: ignore[index]
+    again.close()
+
+
+def test_digests_of_other_code_or_damaged_are_none(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    path, store = _written(root, ["a", "b"])
+    memo = verified_path(store)
+    StageLedger(path, store).close()
+    data = memo.read_bytes()
+    memo.write_bytes(data[:-3])  # cut: not whole digests
+    assert VerifiedLines(memo).known == set()
+    memo.write_bytes(data.replace(data[30:40], bytes(10)))  # another code's digest
+    opened = StageLedger(path, store)
+    assert opened.store._verified is not None and opened.store._verified.trusted == 0
+    assert len(opened.store) == 2
+    opened.close()
+    assert memo.read_bytes() == data  # rewritten by the load that checked every line
+    # What a load found sound, no more: a digest not of a current line is dropped.
+    memo.write_bytes(data + bytes(16))
+    StageLedger(path, store).close()
+    assert memo.read_bytes() == data
