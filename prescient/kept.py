@@ -27,6 +27,7 @@ any time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io as _bytes_io
 import logging
@@ -108,6 +109,12 @@ class KeptStore:
             logger.warning("kept work: %s fails its digest; computing it again", path)
             return None
         return arrays
+
+    def discard(self, kind: str, name: bytes) -> None:
+        """Remove the part stored under ``name`` (absent: nothing to do; a part that
+        cannot be removed stays, unused)."""
+        with contextlib.suppress(OSError):
+            self._path(kind, name).unlink()
 
     def write(self, kind: str, name: bytes, arrays: Sequence[np.ndarray]) -> None:
         """Store ``arrays`` under ``name``, whole or not at all; a failure is logged."""

@@ -14,8 +14,10 @@ clone, experiment and queue worker of the project finds them:
   the terms that month added to the vocabulary. Term ids are numbered by first
   occurrence in index order (:mod:`prescient.retrieval.bm25`), so a month's ids are a
   function of every article up to its end: a month is stored under the digest of that
-  whole prefix. Only months that are over (the index holds a later month) are stored;
-  the newest month is tokenized every run.
+  whole prefix. The newest month, not over yet, is kept as stretches of days, each
+  named by the prefixes where it starts and ends: a run tokenizes only the days after
+  those kept, and keeps them as the next stretch. Once the index holds a later month,
+  the month is kept whole and its stretches are removed.
 - **The answer of a query** (``queries/``): the ranked articles and scores of one
   (tokens, prefix length, k, excluded positions), stored with the other queries over
   the same prefix under that prefix's digest.
@@ -48,7 +50,7 @@ import hashlib
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,29 +161,80 @@ def tokenize_with_store(
     bar = tqdm(total=len(days), desc="bm25 index", unit="doc", disable=not progress)
     for m, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
         day = hashlib.blake2b(digest_size=DIGEST_SIZE)
+        ends = []
         for i in range(lo, hi):
             day.update(keys[i])
             if i + 1 in day_ends:
                 chain = digest(chain, day.digest())
                 build.prefix[i + 1] = chain
+                ends.append(i + 1)
                 day = hashlib.blake2b(digest_size=DIGEST_SIZE)
         finished = m < len(bounds) - 2  # a later month exists: this one is over
         name = digest(b"month", config, chain)
         stored = store.read("tokens", name) if store is not None and finished else None
         if stored is not None and _extend(buffers, stored, hi - lo):
             build.months_reused += 1
-        else:
-            vocab_before, postings_before = len(buffers.terms_in_order), len(buffers.terms)
-            for text in texts(lo, hi):
+            bar.update(hi - lo)
+            continue
+        vocab_before, postings_before = len(buffers.terms_in_order), len(buffers.terms)
+        at, used = lo, list[bytes]()
+        if store is not None:
+            at, used = _stretches(buffers, store, config, build.prefix, lo, ends)
+        if at < hi:
+            tail_vocab, tail_postings = len(buffers.terms_in_order), len(buffers.terms)
+            for text in texts(at, hi):
                 buffers.add(tokenizer(text))
             build.months_tokenized += 1
-            if store is not None and finished:
+            if store is not None and not finished:
+                # the month so far, from where its kept stretches end: the next run of a
+                # grown month reads it and tokenizes only the days after it
                 store.write(
-                    "tokens", name, _month_arrays(buffers, lo, hi, vocab_before, postings_before)
+                    "tokens",
+                    _stretch_name(config, build.prefix[at], chain),
+                    _month_arrays(buffers, at, hi, tail_vocab, tail_postings),
                 )
+        else:
+            build.months_reused += 1
+        if store is not None and finished:
+            # a month is kept whole once over, and the stretches it was read from go
+            store.write(
+                "tokens", name, _month_arrays(buffers, lo, hi, vocab_before, postings_before)
+            )
+            for stretch in used:
+                store.discard("tokens", stretch)
         bar.update(hi - lo)
     bar.close()
     return buffers, build
+
+
+def _stretch_name(config: bytes, start: bytes, end: bytes) -> bytes:
+    """The name of a stretch of days of a month: the prefixes' digests where it starts
+    and where it ends (which cover every article before and in it)."""
+    return digest(b"stretch", config, start, end)
+
+
+def _stretches(
+    b: TokenBuffers,
+    store: KeptStore,
+    config: bytes,
+    prefix: Mapping[int, bytes],
+    lo: int,
+    ends: Sequence[int],
+) -> tuple[int, list[bytes]]:
+    """Append to ``b`` the kept stretches of a month that follow one another from its
+    start ``lo``, the longest first at each step (``ends``: the month's day ends,
+    ascending); returns where they end and their names."""
+    at, used = lo, list[bytes]()
+    while True:
+        for end in reversed([e for e in ends if e > at]):
+            name = _stretch_name(config, prefix[at], prefix[end])
+            stored = store.read("tokens", name)
+            if stored is not None and _extend(b, stored, end - at):
+                at = end
+                used.append(name)
+                break
+        else:
+            return at, used
 
 
 def _month_arrays(

@@ -189,7 +189,8 @@ def test_a_damaged_or_foreign_store_is_computed_again(
     s = shipped()
     store, articles, qs = filled(tmp_path, 9, 100)
     expected = ArticleIndex(articles, s).retrieve_table(qs, CUTOFFS)
-    assert len(files(store.root, "tokens")) == 3  # Jan, Feb, Mar; April is not over
+    # Jan, Feb, Mar whole; April, not over, as one stretch of its days so far
+    assert len(files(store.root, "tokens")) == 4
     # Damaged inside the compression (only the payload's digest can tell), and in it.
     for path in files(store.root, "tokens")[:1] + files(store.root, "queries")[:1]:
         flip_payload_byte(path, -3)
@@ -286,4 +287,42 @@ def test_a_kept_month_is_named_by_the_texts_digests_and_its_texts_are_not_read(
     known = pd.concat([articles["date"], articles["arrived"]], axis=1).max(axis=1)
     months = known.map(lambda d: (d.year, d.month))
     newest = np.flatnonzero((months == months.max()).to_numpy()).tolist()
-    assert sorted(asked) == newest  # the months before are the store's
+    assert newest and asked == []  # the months before are the store's, the newest its stretch
+
+
+def test_a_month_in_progress_is_tokenized_a_day_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient.retrieval.tokenize import Tokenizer
+
+    s = shipped()
+    store = KeptStore(tmp_path / "store")
+    everything = corpus(np.random.default_rng(19), 80)
+    tokenized: list[int] = []
+    call = Tokenizer.__call__
+
+    def counted(self: Tokenizer, text: str) -> list[str]:
+        tokenized[-1] += 1
+        return call(self, text)
+
+    monkeypatch.setattr(Tokenizer, "__call__", counted)
+    # Daily updates across the end of March (day 71 is 31 March, day 72 1 April).
+    for day in range(66, 76):
+        through = START + dt.timedelta(days=day)
+        articles = known_through(everything, through)
+        tokenized.append(0)
+        warm = ArticleIndex(articles, s, store=store)
+        if day > 66:  # only the new day's texts (titles and texts of its articles)
+            new = len(articles) - len(known_through(everything, through - dt.timedelta(1)))
+            assert tokenized[-1] == new, day
+        if day in (70, 72, 75):
+            same_index(warm, ArticleIndex(articles, s))
+    stored = len(files(store.root, "tokens"))
+    # Jan, Feb and Mar whole (March's stretches removed once it was over); April's
+    # stretches: the run on 1 April and one a day after it.
+    assert stored == 3 + 4
+    # A run over the same corpus reads everything and writes nothing.
+    tokenized.append(0)
+    again = ArticleIndex(articles, s, store=store)
+    assert tokenized[-1] == 0 and len(files(store.root, "tokens")) == stored
+    same_index(again, ArticleIndex(articles, s))
