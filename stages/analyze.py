@@ -129,8 +129,16 @@ def work(run: StageRun) -> int:
     candidates = _read_optional(Path(args.candidates), scores_path, "candidates table")
     with concurrent.futures.ThreadPoolExecutor(1) as aside:
         # the corpus's checksum reads the article file, nothing the analysis touches, so
-        # it is computed beside the analysis (mostly reading and hashing, on another core)
+        # it is computed beside the analysis (mostly reading and hashing, on another core),
+        # and so are the inputs' checksums, of shallow copies taken now (copy-on-write:
+        # nothing the analysis does to its frames reaches them)
         corpus = aside.submit(_corpus_checksum, args.articles) if articles is not None else None
+        scores_checksum = aside.submit(io.frame_checksum, raw.copy(deep=False))
+        questions_checksum = (
+            aside.submit(io.frame_checksum, questions.copy(deep=False))
+            if questions is not None
+            else None
+        )
         with reworded(f"{{}} (scores {scores_path}, questions {args.questions})"):
             kept = KeptStore.in_cache(dvc_cache_dir(), STORE)
             result = run_analysis(
@@ -139,10 +147,10 @@ def work(run: StageRun) -> int:
         corpus_checksum = corpus.result() if corpus is not None else ""
     provenance = {
         "scores_path": str(scores_path),
-        "scores_checksum": io.frame_checksum(raw),
+        "scores_checksum": scores_checksum.result(),
         "scores_rows": str(len(raw)),
         "questions_path": args.questions if questions is not None else "(the scores table)",
-        "questions_checksum": io.frame_checksum(questions) if questions is not None else "",
+        "questions_checksum": questions_checksum.result() if questions_checksum else "",
         "corpus_checksum": corpus_checksum,
         "articles": str(len(articles)) if articles is not None else "",
         **result.provenance,
