@@ -22,6 +22,8 @@ lines before the damage, and reading goes on at the next frame.
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import contextlib
 import io
 import mmap
@@ -57,21 +59,49 @@ def is_compressed(path: str | os.PathLike[str]) -> bool:
         return False
 
 
-def compressed(lines: Iterable[bytes]) -> Iterator[bytes]:
-    """zstd frames of ``lines`` (each ending in a newline), in order: see the module."""
-    import pyarrow as pa
-
-    codec = pa.Codec("zstd", compression_level=LEVEL)
+def _blocks(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """The input of each frame: whole lines, ending after the line that reaches
+    :data:`FRAME_BYTES`."""
     block: list[bytes] = []
     size = 0
     for line in lines:
         block.append(line)
         size += len(line)
         if size >= FRAME_BYTES:
-            yield codec.compress(b"".join(block), asbytes=True)
+            yield b"".join(block)
             block, size = [], 0
     if block:
-        yield codec.compress(b"".join(block), asbytes=True)
+        yield b"".join(block)
+
+
+def compressed(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """zstd frames of ``lines`` (each ending in a newline), in order: see the module.
+
+    Each frame is compressed on its own, so frames are compressed on as many threads as
+    :func:`prescient.threads.thread_count` (zstd runs without the interpreter's lock)
+    while the next lines are gathered, a few frames ahead at most: the same bytes as one
+    after the other."""
+    import pyarrow as pa
+
+    from prescient.threads import thread_count
+
+    codec = pa.Codec("zstd", compression_level=LEVEL)
+    workers = thread_count()
+    if workers == 1:
+        for block in _blocks(lines):
+            yield codec.compress(block, asbytes=True)
+        return
+    pool = concurrent.futures.ThreadPoolExecutor(workers)
+    ahead: collections.deque[concurrent.futures.Future[bytes]] = collections.deque()
+    try:
+        for block in _blocks(lines):
+            ahead.append(pool.submit(codec.compress, block, asbytes=True))
+            if len(ahead) > workers:
+                yield ahead.popleft().result()
+        while ahead:
+            yield ahead.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def open_lines(path: str | os.PathLike[str]) -> IO[bytes]:

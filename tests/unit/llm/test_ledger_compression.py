@@ -92,6 +92,27 @@ def test_the_frames_depend_on_the_lines_alone(tmp_path: Path) -> None:
         write_lines(tmp_path / "x.jsonl", lines, "gzip")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_frames_compressed_on_threads_are_the_frames_one_after_the_other(
+    monkeypatch: pytest.MonkeyPatch, threads: str
+) -> None:
+    import pyarrow as pa
+
+    from prescient.llm import ledger_file
+
+    monkeypatch.setattr(ledger_file, "FRAME_BYTES", 4096)
+    lines = [json.dumps({"key": i, "text": "w " * (i % 97)}).encode() + b"\n" for i in range(3000)]
+    codec = pa.Codec("zstd", compression_level=ledger_file.LEVEL)
+    expected = [codec.compress(block, asbytes=True) for block in ledger_file._blocks(lines)]
+    assert len(expected) > 20
+    monkeypatch.setenv("PRESCIENT_THREADS", threads)
+    assert list(compressed(iter(lines))) == expected
+    # a reader that stops early leaves no thread behind it waiting
+    frames = compressed(iter(lines))
+    assert next(frames) == expected[0]
+    frames.close()
+
+
 def test_the_zstd_tool_reads_a_compressed_snapshot(tmp_path: Path) -> None:
     tool = subprocess.run(["which", "zstd"], capture_output=True, text=True).stdout.strip()
     if not tool:
