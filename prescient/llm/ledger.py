@@ -536,8 +536,14 @@ class Ledger:
                 if lo <= mine <= hi:
                     raise OSError(f"could not append to {self.path}: {cause}") from cause
             ref = line_ref(self._written_at.pop(mine), len(stored))
-        self._index(entry, ref)
+        self._keep_sound(stored, self._index(entry, ref))
         return line, ref
+
+    def _keep_sound(self, line: bytes, sound: bool) -> None:
+        """Count a line this instance wrote and indexed as sound among the lines found
+        sound (:mod:`prescient.llm.verified`): its key was checked, or computed here."""
+        if sound and self._verified is not None:
+            self._verified.sound.add(self._verified.digest(line))
 
     def _stored(
         self, entry: Mapping[str, Any], line: bytes, texts: Sequence[str]
@@ -571,7 +577,7 @@ class Ledger:
             pooled.update(used)
         at = self._write(lines, pooled)
         for entry, line in zip(hashed, lines, strict=True):
-            self._index(entry, line_ref(at, len(line)))
+            self._keep_sound(line, self._index(entry, line_ref(at, len(line))))
             at += len(line)
 
     async def append_async(
@@ -629,7 +635,7 @@ class Ledger:
             for line, entry, fut, keyed_here, _ in batch:
                 ref = line_ref(at, len(line))
                 at += len(line)
-                self._index(entry, ref, verify=not keyed_here)
+                self._keep_sound(line, self._index(entry, ref, verify=not keyed_here))
                 if not fut.done():
                     fut.set_result(ref)
 
@@ -652,6 +658,8 @@ class Ledger:
         if self._thread is not None:
             self._thread.shutdown(wait=True)
             self._thread = None
+        if self._verified is not None:
+            self._verified.save()  # with the lines written since it was loaded
         if self.pool is not None:
             self.pool.close()
         with self._index_lock:

@@ -51,7 +51,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -334,9 +334,20 @@ class StageLedger:
         """
         keys = sorted(self._used)
         self._store_pending()
-        write_lines(
-            self.snapshot_path, (self._snapshot_line(key) for key in keys), self.compression
-        )
+        memo = self.recorded._verified
+        written: set[bytes] = set()
+
+        def lines() -> Iterator[bytes]:
+            for key in keys:
+                line = self._snapshot_line(key)
+                if memo is not None:  # every line is of an answer checked or made here
+                    written.add(memo.digest(line))
+                yield line
+
+        write_lines(self.snapshot_path, lines(), self.compression)
+        if memo is not None:
+            memo.sound = written
+            memo.save()
         self._written = True
         self._seal()
         return len(keys)

@@ -6,17 +6,20 @@ against its hash (:func:`prescient.llm.ledger_format.key_problem`,
 most of the time a stage spends opening a ledger of tens of thousands of answers, and
 the same lines are checked again on every run. A stage's ledgers
 (:class:`prescient.llm.store.StageLedger`) therefore keep, beside their store file in
-DVC's cache, the digests of the lines that passed (``x.verified`` for the store file
-``x.jsonl``, ``x.recorded.verified`` for the stage's snapshot): a line read again byte
-for byte is served without the check.
+DVC's cache, the digests of the lines that passed, and of the lines the stage wrote
+itself (answers it keyed, entries that passed when appended, its snapshot's lines)
+(``x.verified`` for the store file ``x.jsonl``, ``x.recorded.verified`` for the stage's
+snapshot): a line read again byte for byte is served without the check.
 
 What makes that safe: the digest covers the whole line as read, and the code that checks
 and expands a line (the line format's and the text pool's modules), so an edited line or
 an edited check is checked again; the texts a line refers to in the pool are checked
 against their SHA-256 whenever they are read back, as before. A file of digests that
 cannot be read is a file of none (every line checked, as without it). Each load writes
-the digests of the lines it found sound, when they differ from those it read, so the
-file holds one ledger's current lines and no more. ``ledger verify`` checks every line.
+the digests of the lines it found sound, when they differ from those it read, and
+closing the ledger (or writing the snapshot) writes them with the lines written since,
+so the file holds one ledger's current lines and no more. ``ledger verify`` checks
+every line.
 """
 
 from __future__ import annotations
