@@ -220,6 +220,11 @@ class Ledger:
     def __len__(self) -> int:
         return len(self._ok)
 
+    @property
+    def verified(self) -> VerifiedLines | None:
+        """The digests of lines found sound this ledger reads and keeps, if any."""
+        return self._verified
+
     def __contains__(self, key: object) -> bool:
         return key in self._ok
 
@@ -417,14 +422,14 @@ class Ledger:
         if entry is None:
             self.damaged.append((number, problem or "damaged"))
             return
+        ref = line_ref(offset, len(raw))
         memo = self._verified
         if memo is None:
-            self._index(entry, line_ref(offset, len(raw)), number, count_failures=count_failures)
+            self._index(entry, ref, number, count_failures=count_failures)
             return
         digest = memo.digest(raw)
         known = digest in memo.known
         memo.trusted += known
-        ref = line_ref(offset, len(raw))
         if self._index(entry, ref, number, count_failures=count_failures, verify=not known):
             memo.sound.add(digest)
 

@@ -334,7 +334,7 @@ class StageLedger:
         """
         keys = sorted(self._used)
         self._store_pending()
-        memo = self.recorded._verified
+        memo = self.recorded.verified
         written: set[bytes] = set()
 
         def lines() -> Iterator[bytes]:

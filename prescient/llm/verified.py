@@ -41,10 +41,10 @@ DIGEST_SIZE = 16
 
 def _checking_code() -> bytes:
     """A digest of the code that decides whether a line is sound."""
-    from prescient.kept import code_of
+    from prescient.kept import code_of, digest
     from prescient.llm import ledger_format, text_pool
 
-    return hashlib.blake2b(code_of(ledger_format, text_pool), digest_size=32).digest()
+    return digest(b"verified lines", code_of(ledger_format, text_pool))
 
 
 def verified_path(store_file: str | os.PathLike[str], *, recorded: bool = False) -> Path:
