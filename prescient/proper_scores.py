@@ -25,13 +25,16 @@ Conventions, stated once:
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
+
+from prescient.threads import thread_count
 
 FloatArray = npt.NDArray[np.float64]
 LOG_CLIP = 1e-6
@@ -155,22 +158,14 @@ def uniform_bins(p: FloatArray, bins: int) -> npt.NDArray[np.int64]:
 
 def ece_replicates(p: FloatArray, y: FloatArray, idx: np.ndarray, bins: int) -> FloatArray:
     """Equal-width ECE of each resample (rows of ``idx``, question positions): the bins
-    do not move, so ``ECE = sum_b |sum y - sum p| / n`` over the resampled questions in
-    each bin, all resamples in one pass. Outcomes of 0 and 1 (every binary outcome) are
-    counted rather than summed: the same sums, exactly, for less work."""
+    do not move, so ``ECE = sum_b |sum (y - p)| / n`` over the resampled questions in
+    each bin, every resample in one weighted count (one pass over the draws, where
+    summing the outcomes and the forecasts apart would take two)."""
     reps, n = idx.shape
-    which = uniform_bins(p, bins)
-    first = np.arange(reps)[:, None]
-    if np.all((y == 0.0) | (y == 1.0)):
-        flat_y = (first * (2 * bins) + (which * 2 + (y == 1.0))[idx]).ravel()
-        sum_y = np.bincount(flat_y, minlength=reps * 2 * bins)[1::2].astype(float)
-        flat = flat_y >> 1
-    else:
-        flat = (first * bins + which[idx]).ravel()
-        sum_y = np.bincount(flat, weights=y[idx].ravel(), minlength=reps * bins)
-    sum_p = np.bincount(flat, weights=p[idx].ravel(), minlength=reps * bins)
-    gap: FloatArray = np.abs(sum_y - sum_p).reshape(reps, bins).sum(axis=1) / n
-    return gap
+    flat = (np.arange(reps)[:, None] * bins + uniform_bins(p, bins)[idx]).ravel()
+    gap = np.bincount(flat, weights=(y - p)[idx].ravel(), minlength=reps * bins)
+    out: FloatArray = np.abs(gap).reshape(reps, bins).sum(axis=1) / n
+    return out
 
 
 @dataclass(frozen=True)
@@ -293,6 +288,49 @@ def resampled_means(columns: Sequence[FloatArray], reps: int, seed: int) -> list
     return out
 
 
+Consumer = Callable[[npt.NDArray[np.int64], slice], None]
+"""Reads one block of draws (:func:`resamples`) and the rows of the replicates it holds."""
+
+
+@dataclass(frozen=True)
+class DrawJob:
+    """Measures of one question set read off the same resamples: ``n`` questions, the
+    draws seeded with ``seed``, each consumer one or more measures."""
+
+    n: int
+    seed: int
+    consumers: Sequence[Consumer]
+
+
+def on_resamples(jobs: Sequence[DrawJob], reps: int, threads: int | None = None) -> None:
+    """Give every consumer of every job each block of its job's :func:`resamples` in
+    order, ``reps`` replicates in all. The consumers are dealt to ``threads`` threads
+    (:func:`~prescient.threads.thread_count` when None), and each thread draws the
+    blocks of its own jobs: a set's draws are made once per thread, not once per
+    measure, and what a consumer reads is the same on any number of threads."""
+    work = [(j, c) for j, job in enumerate(jobs) for c in job.consumers]
+    count = min(thread_count() if threads is None else max(1, threads), len(work))
+
+    def run(share: Sequence[tuple[int, Consumer]]) -> None:
+        by_job: dict[int, list[Consumer]] = {}
+        for j, consumer in share:
+            by_job.setdefault(j, []).append(consumer)
+        for j, consumers in by_job.items():
+            start = 0
+            for idx in resamples(jobs[j].n, reps, jobs[j].seed):
+                rows = slice(start, start + idx.shape[0])
+                for consumer in consumers:
+                    consumer(idx, rows)
+                start = rows.stop
+
+    if count <= 1:
+        run(work)
+        return
+    with concurrent.futures.ThreadPoolExecutor(count) as pool:
+        for done in [pool.submit(run, work[t::count]) for t in range(count)]:
+            done.result()
+
+
 def paired_bootstrap(
     a: npt.ArrayLike, b: npt.ArrayLike, reps: int, seed: int, confidence: float = 0.95
 ) -> PairedDifference:
@@ -322,13 +360,37 @@ def paired_bootstraps(
             PairedDifference(float(x.mean()) if n else math.nan, math.nan, math.nan, math.nan, n)
             for x in diffs
         ]
+    return [
+        _read_off(x, means, confidence)
+        for x, means in zip(diffs, resampled_means(diffs, reps, seed), strict=True)
+    ]
+
+
+def paired_difference(
+    a: npt.ArrayLike,
+    b: npt.ArrayLike,
+    a_means: FloatArray,
+    b_means: FloatArray,
+    confidence: float = 0.95,
+) -> PairedDifference:
+    """:func:`paired_bootstrap` of ``a`` and ``b`` (the same questions, in order) from
+    each one's means on the same resamples (``a_means``, ``b_means``, one per replicate):
+    a replicate's mean difference is the difference of its means."""
+    x = np.asarray(a, dtype=float).reshape(-1) - np.asarray(b, dtype=float).reshape(-1)
+    if x.size == 0 or a_means.size == 0:
+        return PairedDifference(
+            float(x.mean()) if x.size else math.nan, math.nan, math.nan, math.nan, x.size
+        )
+    return _read_off(x, a_means - b_means, confidence)
+
+
+def _read_off(x: FloatArray, means: FloatArray, confidence: float) -> PairedDifference:
+    """The observed mean difference ``x`` with the interval and p-value of its
+    replicates ``means``."""
     tail = (1.0 - confidence) / 2.0
-    out = []
-    for x, means in zip(diffs, resampled_means(diffs, reps, seed), strict=True):
-        low, high = np.quantile(means, [tail, 1.0 - tail])
-        p = min(1.0, 2.0 * min(float((means <= 0).mean()), float((means >= 0).mean())))
-        out.append(PairedDifference(float(x.mean()), float(low), float(high), p, n))
-    return out
+    low, high = np.quantile(means, [tail, 1.0 - tail])
+    p = min(1.0, 2.0 * min(float((means <= 0).mean()), float((means >= 0).mean())))
+    return PairedDifference(float(x.mean()), float(low), float(high), p, x.size)
 
 
 def holm(p_values: npt.ArrayLike) -> FloatArray:

@@ -15,7 +15,8 @@ columns below follow the declarations:
   held fixed under resampling), and the calibration measures (ECE over equal-width and
   equal-mass bins, Murphy's decomposition), with percentile bootstrap intervals where a
   measure declares one (questions resampled with replacement,
-  ``analysis.proper.bootstrap``, seeded per row).
+  ``analysis.proper.bootstrap``; rows over the same questions read the same resamples,
+  :func:`_replicates`).
 - :func:`monthly_brier` (``proper_monthly``): the mean Brier score per resolution month
   with its bootstrap interval and moving average (``analysis.moving_average``), the
   probabilistic analogue of Daily Oracle's Fig. 3.
@@ -32,6 +33,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -50,7 +52,7 @@ from prescient.analysis.settings import MovingAverageSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
 from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest
 from prescient.proper_metrics import BRIER, LOG_SCORE
-from prescient.proper_scores import checked, resampled_means, resamples, skill
+from prescient.proper_scores import checked, resampled_means, skill
 from prescient.seeds import derive_seed
 from prescient.settings import Bootstrap
 from prescient.stats import wilson_interval
@@ -180,39 +182,21 @@ def _point_values(
     return row
 
 
-def _replicates(
-    items: dict[str, FloatArray],
-    refs: dict[str, FloatArray],
-    p: FloatArray,
-    y: FloatArray,
-    n: int,
-    reps: int,
-    seed: int,
-    bins: int,
-) -> dict[str, FloatArray]:
-    """Every declared interval's measure on each of ``reps`` resamples of the group's
-    ``n`` questions (:func:`~prescient.proper_scores.resamples`), by stem; each item score is
-    gathered once per resample, and a skill reads its score's mean from there."""
-    stems = _intervals()
-    out = {stem: np.empty(reps) for stem in stems}
-    start = 0
-    for idx in resamples(n, reps, seed):
-        stop = start + idx.shape[0]
-        means = {s.name: items[s.name][idx].mean(axis=1) for s in declared.item_scores()}
-        for s in declared.item_scores():
-            out[s.interval][start:stop] = means[s.name]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            for k in declared.skills():
-                out[k.name][start:stop] = 1.0 - means[k.score] / refs[k.name][idx].mean(axis=1)
-        for c in declared.calibration_measures():
-            if c.replicates is not None:
-                out[c.columns[0]][start:stop] = c.replicates(p, y, idx, bins)
-        start = stop
-    return out
+@dataclass
+class _Group:
+    """One group's point values (a row of ``proper_scores`` without its intervals) and
+    what its resamples read."""
+
+    row: Row
+    items: dict[str, FloatArray]
+    refs: dict[str, FloatArray]
+    p: FloatArray
+    y: FloatArray
+    ids: tuple[str, ...]
 
 
-def _group_row(part: pd.DataFrame, bins: int, bootstrap: Bootstrap, seed: int) -> Row:
-    """One row of ``proper_scores`` from one group's forecasts."""
+def _prepared(part: pd.DataFrame, bins: int) -> _Group:
+    """One group's point values and per-question arrays, from its forecasts."""
     probs, outcome = list(part["probs"]), part["outcome"].to_numpy(int)
     correct = part["correct"].to_numpy(bool)
     qtypes = part["_type"].to_numpy(str)
@@ -230,16 +214,78 @@ def _group_row(part: pd.DataFrame, bins: int, bootstrap: Bootstrap, seed: int) -
     }
     low, high = wilson_interval([int(correct.sum())], [n])
     row["accuracy_low"], row["accuracy_high"] = float(low[0]), float(high[0])
-    stems = _intervals()
-    for stem in stems:
-        row[f"{stem}_low"] = row[f"{stem}_high"] = math.nan
-    if bootstrap.reps > 0 and n >= 2:
-        reps = _replicates(items, refs, p, y, n, bootstrap.reps, seed, bins)
-        for stem in stems:
-            row[f"{stem}_low"], row[f"{stem}_high"] = percentile_interval(
-                reps[stem], bootstrap.confidence
+    ids = tuple(part["question_id"].astype(str))
+    return _Group(row, items, refs, p, y, ids)
+
+
+def _replicates(
+    groups: Sequence[_Group], reps: int, seed: int, bins: int
+) -> list[dict[str, FloatArray] | None]:
+    """Every declared interval's measure of each group (by stem) on ``reps`` resamples of
+    its questions, None for a group of fewer than two.
+
+    Groups over the same questions in the same order (every model and setting asked
+    the same questions) read the same resamples, drawn once per set from a seed of the
+    questions' ids (:func:`~prescient.proper_scores.on_resamples`), so the models'
+    intervals differ by the models, not by their draws; the reference forecasts, which
+    read only the questions, are averaged once per set."""
+    sets: dict[tuple[str, ...], list[int]] = {}
+    for i, g in enumerate(groups):
+        if len(g.ids) >= 2:
+            sets.setdefault(g.ids, []).append(i)
+    means: dict[int, dict[str, FloatArray]] = {}
+    calibrated: dict[int, dict[str, FloatArray]] = {}
+    ref_means: dict[bytes, dict[str, FloatArray]] = {}
+    ref_of: dict[int, bytes] = {}
+    jobs: list[proper_scores.DrawJob] = []
+    for ids, members in sets.items():
+        consumers: list[proper_scores.Consumer] = []
+        for i in members:
+            g = groups[i]
+            means[i] = {s.name: np.empty(reps) for s in declared.item_scores()}
+            calibrated[i] = {
+                c.columns[0]: np.empty(reps)
+                for c in declared.calibration_measures()
+                if c.replicates is not None
+            }
+            consumers += [_mean_of(g.items, means[i]), _calibration_of(g, calibrated[i], bins)]
+            ref_of[i] = digest(
+                str(len(jobs)).encode(), *(g.refs[k.name].tobytes() for k in declared.skills())
             )
-    return row
+            if ref_of[i] not in ref_means:
+                ref_means[ref_of[i]] = {k.name: np.empty(reps) for k in declared.skills()}
+                consumers.append(_mean_of(g.refs, ref_means[ref_of[i]]))
+        jobs.append(proper_scores.DrawJob(len(ids), derive_seed(seed, "proper", *ids), consumers))
+    proper_scores.on_resamples(jobs, reps)
+    out: list[dict[str, FloatArray] | None] = [None] * len(groups)
+    for i, m in means.items():
+        found = {s.interval: m[s.name] for s in declared.item_scores()}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for k in declared.skills():
+                found[k.name] = 1.0 - m[k.score] / ref_means[ref_of[i]][k.name]
+        out[i] = {**found, **calibrated[i]}
+    return out
+
+
+def _mean_of(values: dict[str, FloatArray], out: dict[str, FloatArray]) -> proper_scores.Consumer:
+    """A consumer of resamples writing the mean of each of ``values`` to ``out``."""
+
+    def consume(idx: npt.NDArray[np.int64], rows: slice) -> None:
+        for name, x in out.items():
+            x[rows] = values[name][idx].mean(axis=1)
+
+    return consume
+
+
+def _calibration_of(g: _Group, out: dict[str, FloatArray], bins: int) -> proper_scores.Consumer:
+    """A consumer of resamples writing each calibration measure's replicates to ``out``."""
+
+    def consume(idx: npt.NDArray[np.int64], rows: slice) -> None:
+        for c in declared.calibration_measures():
+            if c.replicates is not None:
+                out[c.columns[0]][rows] = c.replicates(g.p, g.y, idx, bins)
+
+    return consume
 
 
 def proper_scores_table(
@@ -251,19 +297,29 @@ def proper_scores_table(
         forecasts: :func:`~.forecasts.forecast_frame` rows.
         bins: bins of ECE, Murphy and the reliability diagrams.
         bootstrap: replicates and confidence of the intervals (0 reps: none).
-        seed: ``base.seed``; each row's draws derive from it and the row's keys (so the
-            groups are computed on several threads, :mod:`prescient.threads`).
+        seed: ``base.seed``; the draws of each set of questions derive from it and the
+            questions' ids (:func:`_replicates`), so the groups are computed on several
+            threads (:mod:`prescient.threads`) with the same results.
     """
     columns = score_columns()
     if forecasts.empty:
         return pd.DataFrame(columns=columns)
-
-    def row(group: tuple[Any, pd.DataFrame]) -> Row:
-        keys, part = group
-        s = derive_seed(seed, "proper", *(str(v) for v in keys))
-        return {**dict(zip(GROUP_KEYS, keys, strict=True)), **_group_row(part, bins, bootstrap, s)}
-
-    rows = ordered_map(row, with_all(forecasts).groupby(GROUP_KEYS, sort=False))
+    groups = list(with_all(forecasts).groupby(GROUP_KEYS, sort=False))
+    prepared = ordered_map(lambda group: _prepared(group[1], bins), groups)
+    replicates: list[dict[str, FloatArray] | None] = [None] * len(prepared)
+    if bootstrap.reps > 0:
+        replicates = _replicates(prepared, bootstrap.reps, seed, bins)
+    stems = _intervals()
+    rows = []
+    for (keys, _), g, reps in zip(groups, prepared, replicates, strict=True):
+        row: Row = {**dict(zip(GROUP_KEYS, keys, strict=True)), **g.row}
+        for stem in stems:
+            row[f"{stem}_low"], row[f"{stem}_high"] = (
+                (math.nan, math.nan)
+                if reps is None
+                else percentile_interval(reps[stem], bootstrap.confidence)
+            )
+        rows.append(row)
     return ordered(pd.DataFrame(rows))[columns].reset_index(drop=True)
 
 

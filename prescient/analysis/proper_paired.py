@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,10 +31,16 @@ from prescient.analysis.proper import item_values
 from prescient.analysis.proper_groups import ALL
 from prescient.evaluation.forecasts import CROWD, UNIFORM_FILL
 from prescient.proper_metrics import BRIER
-from prescient.proper_scores import holm, mcnemar, paired_bootstraps
+from prescient.proper_scores import (
+    Consumer,
+    DrawJob,
+    holm,
+    mcnemar,
+    on_resamples,
+    paired_difference,
+)
 from prescient.seeds import derive_seed
 from prescient.settings import Bootstrap
-from prescient.threads import ordered_map
 
 FloatArray = npt.NDArray[np.float64]
 PAIR_KEYS = ["setting", "rag_cutoff", "cell", "elicitation"]
@@ -83,17 +90,29 @@ def model_pairs(models: Sequence[str]) -> list[tuple[str, str]]:
     return pairs
 
 
+@dataclass(frozen=True)
+class _Side:
+    """One model's rows of a pair, on the questions both answered (in id order)."""
+
+    correct: npt.NDArray[np.bool_]
+    brier: FloatArray
+    unreadable: npt.NDArray[np.bool_]
+
+
 def _pair_row(
-    ga: pd.DataFrame, gb: pd.DataFrame, bootstrap: Bootstrap, seed: int
+    a: _Side, b: _Side, means: dict[int, dict[str, FloatArray]], ia: int, ib: int, confidence: float
 ) -> dict[str, Any]:
-    """The comparison of two models' rows on the same questions (same order)."""
-    n = len(ga)
-    ca, cb = ga["correct"].to_numpy(bool), gb["correct"].to_numpy(bool)
-    ba, bb = ga["_brier"].to_numpy(float), gb["_brier"].to_numpy(float)
-    acc, br = paired_bootstraps([(ca, cb), (ba, bb)], bootstrap.reps, seed, bootstrap.confidence)
+    """The comparison of two models on the same questions, the bootstrap read off
+    each one's means on the same resamples (``means[ia]``, ``means[ib]``; empty without
+    replicates)."""
+    ca, cb, ba, bb = a.correct, b.correct, a.brier, b.brier
+    n = ca.size
+    none = np.empty(0)
+    ma, mb = means.get(ia, {}), means.get(ib, {})
+    acc = paired_difference(ca, cb, ma.get("correct", none), mb.get("correct", none), confidence)
+    br = paired_difference(ba, bb, ma.get("brier", none), mb.get("brier", none), confidence)
     test = mcnemar(ca, cb)
-    ua = ga["prob_source"].to_numpy(str) == UNIFORM_FILL
-    ub = gb["prob_source"].to_numpy(str) == UNIFORM_FILL
+    ua, ub = a.unreadable, b.unreadable
     read = ~(ua | ub)
     readable = float(ca[read].mean() - cb[read].mean()) if read.any() else math.nan
     whole = float(ca.mean() - cb.mean()) if n else math.nan
@@ -118,7 +137,7 @@ def _pair_row(
         "brier_diff": br.mean,
         "brier_diff_low": br.low,
         "brier_diff_high": br.high,
-        "brier_p": _bounded(br.p, bootstrap.reps),
+        "brier_p": _bounded(br.p, ma["brier"].size if ma else 0),
     }
 
 
@@ -133,6 +152,11 @@ def paired_table(
     adjustment over the whole table, McNemar's p-values and the Brier p-values each as
     one family. ``accuracy_better`` / ``brier_better`` name the better model where its
     Holm-adjusted p is below ``alpha``.
+
+    Pairs over the same questions read the same resamples, drawn once from a seed of
+    the questions' ids (as the ``proper_scores`` intervals are), and a replicate's
+    difference is the difference of the two models' means on it: each model's means
+    are computed once per set of questions, not once per pair.
     """
     if forecasts.empty:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
@@ -141,25 +165,78 @@ def paired_table(
     )[BRIER.name]
     read = [*PAIR_KEYS, "model", "question_id", "correct", "prob_source"]
     scored = forecasts[read].assign(_brier=brier)  # what a pair reads, nothing else
+    sides: list[_Side] = []
+    side_of: dict[tuple[Any, ...], int] = {}  # (pair keys, model, questions) -> side
+    sets: dict[tuple[str, ...], list[int]] = {}  # questions -> their sides
     work = []
     for values, part in scored.groupby(PAIR_KEYS, sort=False):
-        by_model = {str(m): g.set_index("question_id") for m, g in part.groupby("model")}
+        by_model = {str(m): _by_id(g) for m, g in part.groupby("model")}
         for a, b in model_pairs(list(by_model)):
-            common = by_model[a].index.intersection(by_model[b].index).sort_values()
-            s = derive_seed(seed, "proper_paired", *(str(v) for v in values), a, b)
+            (ids_a, ga), (ids_b, gb) = by_model[a], by_model[b]
+            common, at_a, at_b = np.intersect1d(ids_a, ids_b, return_indices=True)
+            ids = tuple(common.tolist())
+            found = []
+            for model, g, at in ((a, ga, at_a), (b, gb, at_b)):
+                key = (values, model, ids)
+                if key not in side_of:
+                    side_of[key] = len(sides)
+                    sides.append(_Side(g[0][at], g[1][at], g[2][at]))
+                    sets.setdefault(ids, []).append(side_of[key])
+                found.append(side_of[key])
             head = {**dict(zip(PAIR_KEYS, values, strict=True)), "qtype": ALL}
-            work.append(
-                (
-                    {**head, "model_a": a, "model_b": b},
-                    by_model[a].loc[common],
-                    by_model[b].loc[common],
-                    s,
-                )
-            )
-    rows = ordered_map(lambda w: {**w[0], **_pair_row(w[1], w[2], bootstrap, w[3])}, work)
+            work.append(({**head, "model_a": a, "model_b": b}, found[0], found[1]))
+    means = _side_means(sides, sets, bootstrap.reps, seed)
+    rows = [
+        {**head, **_pair_row(sides[ia], sides[ib], means, ia, ib, bootstrap.confidence)}
+        for head, ia, ib in work
+    ]
     if not rows:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
     return _adjusted(pd.DataFrame(rows), alpha)[PAIRED_COLUMNS]
+
+
+def _by_id(
+    g: pd.DataFrame,
+) -> tuple[npt.NDArray[Any], tuple[npt.NDArray[np.bool_], FloatArray, npt.NDArray[np.bool_]]]:
+    """One model's question ids and (correct, Brier, unreadable) per row."""
+    return g["question_id"].astype(str).to_numpy(str), (
+        g["correct"].to_numpy(bool),
+        g["_brier"].to_numpy(float),
+        g["prob_source"].to_numpy(str) == UNIFORM_FILL,
+    )
+
+
+def _side_means(
+    sides: Sequence[_Side], sets: dict[tuple[str, ...], list[int]], reps: int, seed: int
+) -> dict[int, dict[str, FloatArray]]:
+    """Each side's mean correctness and Brier score on ``reps`` resamples of its
+    questions, every side over the same questions on the same draws (none without
+    replicates)."""
+    if reps < 1:
+        return {}
+    means: dict[int, dict[str, FloatArray]] = {}
+    jobs = []
+    for ids, members in sets.items():
+        if not ids:
+            continue
+        consumers = []
+        for i in members:
+            means[i] = {"correct": np.empty(reps), "brier": np.empty(reps)}
+            values = {"correct": sides[i].correct.astype(float), "brier": sides[i].brier}
+            consumers.append(_means_into(values, means[i]))
+        jobs.append(DrawJob(len(ids), derive_seed(seed, "proper", *ids), consumers))
+    on_resamples(jobs, reps)
+    return means
+
+
+def _means_into(values: dict[str, FloatArray], out: dict[str, FloatArray]) -> Consumer:
+    """A consumer of resamples writing the mean of each of ``values`` to ``out``."""
+
+    def consume(idx: npt.NDArray[np.int64], rows: slice) -> None:
+        for name, x in values.items():
+            out[name][rows] = x[idx].mean(axis=1)
+
+    return consume
 
 
 def _adjusted(table: pd.DataFrame, alpha: float) -> pd.DataFrame:

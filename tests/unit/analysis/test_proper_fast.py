@@ -1,6 +1,7 @@
-"""The proper scores' bootstrap drawn in blocks and on threads, the calibration error
-counted, and the forecasts read per width: each equal, bit for bit, to the plain
-computation it replaces (one matrix of draws, a gather per measure, a check per row)."""
+"""The proper scores' bootstrap drawn in blocks, once per set of questions and on
+threads, the calibration error of every resample in one count, and the forecasts read
+per width: each equal, bit for bit, to the plain computation it replaces (one matrix of
+draws per group, a gather per measure, a check per row)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 import prescient.analysis.forecasts as forecasts_mod
 import prescient.proper_scores as ps
 from prescient import proper_metrics as declared
-from prescient.analysis.proper import _replicates, proper_scores_table
+from prescient.analysis.proper import _Group, _replicates, proper_scores_table
 from prescient.analysis.proper_paired import paired_table
 from prescient.proper_scores import (
     ece_replicates,
@@ -25,6 +26,7 @@ from prescient.proper_scores import (
     resamples,
     uniform_bins,
 )
+from prescient.seeds import derive_seed
 from prescient.threads import ordered_map
 from tests.fixtures.analysis.forecasts import REPS, frame_of, row
 from tests.fixtures.analysis.settings import SEED
@@ -64,44 +66,100 @@ def test_paired_measures_on_one_draw_equal_each_pair_alone() -> None:
         paired_bootstraps([(a, b), (c[:5], d[:5])], 300, 17)
 
 
-def weighted_ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray, bins: int) -> np.ndarray:
-    """The calibration error of each resample with both sums weighted (the plain way)."""
-    reps, n = idx.shape
-    flat = (np.arange(reps)[:, None] * bins + uniform_bins(p, bins)[idx]).ravel()
-    sum_p = np.bincount(flat, weights=p[idx].ravel(), minlength=reps * bins)
-    sum_y = np.bincount(flat, weights=y[idx].ravel(), minlength=reps * bins)
-    out: np.ndarray = np.abs(sum_y - sum_p).reshape(reps, bins).sum(axis=1) / n
-    return out
+def plain_ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray, bins: int) -> np.ndarray:
+    """The calibration error of each resample, the plain way: its own questions binned
+    and their gaps summed (:func:`prescient.proper_scores.ece`)."""
+    return np.array([ps.ece(p[r], y[r], bins) for r in idx])
+
+
+def gap_ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray, bins: int) -> np.ndarray:
+    """Each resample's sum of ``y - p`` per bin, one weighted count per resample."""
+    which = uniform_bins(p, bins)
+    out = []
+    for r in idx:
+        out.append(np.abs(np.bincount(which[r], weights=(y - p)[r], minlength=bins)).sum())
+    return np.array(out) / idx.shape[1]
 
 
 @pytest.mark.parametrize("bins", [1, 10, 15])
-def test_counted_outcomes_give_the_weighted_calibration_error(bins: int) -> None:
+def test_calibration_error_of_every_resample_in_one_count(bins: int) -> None:
     rng = np.random.default_rng(bins)
     p = np.concatenate([rng.random(500), [0.0, 1.0, 0.1, 0.5, 0.9]])
     y = (rng.random(p.size) < p).astype(float)
     idx = rng.integers(0, p.size, size=(64, p.size))
-    assert bits(ece_replicates(p, y, idx, bins)) == bits(weighted_ece(p, y, idx, bins))
-    soft = rng.random(p.size)  # not 0/1: summed as weights
-    assert bits(ece_replicates(p, soft, idx, bins)) == bits(weighted_ece(p, soft, idx, bins))
+    got = ece_replicates(p, y, idx, bins)
+    assert bits(got) == bits(gap_ece(p, y, idx, bins))
+    np.testing.assert_allclose(got, plain_ece(p, y, idx, bins), rtol=1e-12, atol=1e-15)
+    soft = rng.random(p.size)  # outcomes between 0 and 1
+    np.testing.assert_allclose(
+        ece_replicates(p, soft, idx, bins), plain_ece(p, soft, idx, bins), rtol=1e-12, atol=1e-15
+    )
 
 
-def test_a_groups_replicates_in_blocks_equal_the_plain_computation(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    rng = np.random.default_rng(8)
-    n, reps = 257, 64
+def a_group(rng: np.random.Generator, ids: tuple[str, ...]) -> _Group:
+    n = len(ids)
     items = {s.name: rng.random(n) for s in declared.item_scores()}
     refs = {k.name: rng.random(n) + 0.1 for k in declared.skills()}
     p, y = rng.random(n), (rng.random(n) < 0.4).astype(float)
-    monkeypatch.setattr(ps, "RESAMPLE_BLOCK", 3 * n)
-    got = _replicates(items, refs, p, y, n, reps, 21, 10)
-    idx = np.random.default_rng(21).integers(0, n, size=(reps, n))
-    assert bits(got["brier"]) == bits(items["brier"][idx].mean(axis=1))
-    assert bits(got["log"]) == bits(items["log_score"][idx].mean(axis=1))
+    return _Group({}, items, refs, p, y, ids)
+
+
+def plain_replicates(g: _Group, reps: int, seed: int) -> dict[str, np.ndarray]:
+    """One group's replicates the plain way: one matrix of draws from its questions'
+    seed, a gather and mean per measure."""
+    n = len(g.ids)
+    idx = np.random.default_rng(derive_seed(seed, "proper", *g.ids)).integers(0, n, (reps, n))
+    out = {s.interval: g.items[s.name][idx].mean(axis=1) for s in declared.item_scores()}
     for k in declared.skills():
-        plain = 1.0 - items[k.score][idx].mean(axis=1) / refs[k.name][idx].mean(axis=1)
-        assert bits(got[k.name]) == bits(plain)
-    assert bits(got["ece"]) == bits(weighted_ece(p, y, idx, 10))
+        out[k.name] = 1.0 - g.items[k.score][idx].mean(axis=1) / g.refs[k.name][idx].mean(axis=1)
+    out["ece"] = gap_ece(g.p, g.y, idx, 10)
+    return out
+
+
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_groups_over_the_same_questions_read_the_same_draws(
+    threads: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(8)
+    monkeypatch.setenv("PRESCIENT_THREADS", threads)
+    monkeypatch.setattr(ps, "RESAMPLE_BLOCK", 3 * 257)  # three resamples a block
+    ids = tuple(f"q{i}" for i in range(257))
+    other = tuple(f"q{i}" for i in range(1, 258))
+    same = [a_group(rng, ids) for _ in range(3)]
+    shared_refs = _Group({}, same[0].items, same[1].refs, same[2].p, same[2].y, ids)
+    moved = _Group({}, same[0].items, same[0].refs, same[0].p, same[0].y, other)
+    groups = [*same, moved, shared_refs, a_group(rng, ("q1",))]
+    got = _replicates(groups, 64, SEED, 10)
+    assert got[-1] is None  # one question: no interval
+    for g, reps in zip(groups[:-1], got[:-1], strict=True):
+        assert reps is not None
+        plain = plain_replicates(g, 64, SEED)
+        assert set(reps) == set(plain)
+        for stem, values in plain.items():
+            assert bits(reps[stem]) == bits(values), stem
+    # equal forecasts: the same replicates on the same questions, others on other ones
+    assert bits(got[4]["brier"]) == bits(got[0]["brier"])  # type: ignore[index]
+    assert bits(got[3]["brier"]) != bits(got[0]["brier"])  # type: ignore[index]
+
+
+def test_a_pair_reads_the_difference_of_its_models_means_on_one_draw() -> None:
+    frame = many_groups()
+    table = paired_table(frame, REPS, SEED, 0.05)
+    one = frame.loc[frame["setting"] == "gold"]
+    a = one.loc[one["model"] == "a"].sort_values("question_id")
+    b = one.loc[one["model"] == "b"].sort_values("question_id")
+    ids = tuple(a["question_id"].astype(str))
+    n = len(ids)
+    idx = np.random.default_rng(derive_seed(SEED, "proper", *ids)).integers(0, n, (REPS.reps, n))
+    ca, cb = a["correct"].to_numpy(float), b["correct"].to_numpy(float)
+    diffs = ca[idx].mean(axis=1) - cb[idx].mean(axis=1)
+    low, high = np.quantile(diffs, [0.025, 0.975])
+    row = table.loc[
+        (table["setting"] == "gold") & (table["model_a"] == "a") & (table["model_b"] == "b")
+    ].iloc[0]
+    assert (row["accuracy_diff_low"], row["accuracy_diff_high"]) == (low, high)
+    assert row["accuracy_diff"] == float((ca - cb).mean())
+    assert row["n"] == n
 
 
 def many_groups() -> pd.DataFrame:
