@@ -204,10 +204,11 @@ def score_predictions(
     for column, dtype in SCORED_TYPES.items():
         out[column] = pd.Series(cols[column], dtype=dtype)
     by_id = questions.set_index(questions["question_id"].astype(str))
-    qids = out["question_id"].astype(str)
+    # each question's values looked up once, then repeated over its rows
+    codes, asked = pd.factorize(out["question_id"].astype(str))
     for column, dtype in QUESTION_INFO.items():
-        values = qids.map(by_id[column]) if column in by_id.columns else [None] * len(out)
-        out[column] = pd.Series(list(values), dtype=dtype)
+        values = by_id[column].reindex(asked) if column in by_id.columns else [None] * len(asked)
+        out[column] = pd.Series(list(values), dtype=dtype).take(codes).reset_index(drop=True)
     return out[list(SCORE_COLUMNS)]
 
 
@@ -343,7 +344,10 @@ def summarize(group: pd.DataFrame, proper: bool = False) -> dict[str, Any]:
 def _cells(scores: pd.DataFrame, proper: bool) -> dict[str, Any]:
     cells: dict[str, dict[str, Any]] = {}
     labels = cell_labels(scores)
-    frame = scores.assign(_cell=labels)
+    # only what a summary reads: a group is a copy of the columns it holds
+    read = ["model", "qtype", "error", "correct", "refused", "parse_failed", "prob_source"]
+    read += [s.name for s in item_scores()]
+    frame = scores[[c for c in read if c in scores.columns]].assign(_cell=labels)
     for (model, cell), group in frame.groupby(["model", "_cell"], sort=True):
         per: dict[str, Any] = {"all": summarize(group, proper)}
         for qtype in QTYPES:
