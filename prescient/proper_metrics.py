@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from prescient.proper_scores import (
+    Draws,
     Strategy,
     ece,
     ece_replicates,
@@ -57,8 +58,9 @@ ReferenceRule = Callable[[FloatArray, int], FloatArray]
 given how often each option position resolved among the questions of its type."""
 CalibrationRule = Callable[[FloatArray, FloatArray, int], tuple[float, ...]]
 """``(p, y, bins) -> values``: one value per column of the measure."""
-Replicates = Callable[[FloatArray, FloatArray, npt.NDArray[np.int64], int], FloatArray]
-"""``(p, y, idx, bins) -> values``: the measure on each resample (rows of ``idx``)."""
+Replicates = Callable[[FloatArray, FloatArray, int], Callable[[Draws], FloatArray]]
+"""``(p, y, bins) -> on``, prepared once per group: ``on(draws)`` is the measure on each
+resample of a block of draws (:class:`~prescient.proper_scores.Draws`)."""
 
 
 @dataclass(frozen=True)

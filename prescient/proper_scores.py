@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -156,16 +156,23 @@ def uniform_bins(p: FloatArray, bins: int) -> npt.NDArray[np.int64]:
     return np.searchsorted(edges[1:-1], p, side="left").astype(np.int64)
 
 
-def ece_replicates(p: FloatArray, y: FloatArray, idx: np.ndarray, bins: int) -> FloatArray:
-    """Equal-width ECE of each resample (rows of ``idx``, question positions): the bins
-    do not move, so ``ECE = sum_b |sum (y - p)| / n`` over the resampled questions in
-    each bin, every resample in one weighted count (one pass over the draws, where
-    summing the outcomes and the forecasts apart would take two)."""
-    reps, n = idx.shape
-    flat = (np.arange(reps)[:, None] * bins + uniform_bins(p, bins)[idx]).ravel()
-    gap = np.bincount(flat, weights=(y - p)[idx].ravel(), minlength=reps * bins)
-    out: FloatArray = np.abs(gap).reshape(reps, bins).sum(axis=1) / n
-    return out
+def ece_replicates(p: FloatArray, y: FloatArray, bins: int) -> Callable[[Draws], FloatArray]:
+    """Equal-width ECE on resamples (:class:`Draws`), prepared once per group: the bins
+    do not move, so a resample's ``ECE = sum_b |sum (y - p)| / n`` over its questions in
+    each bin, each question weighted by how often it was drawn (:attr:`Draws.counts`);
+    with the questions put in bin order once, a bin's sum is a run of them."""
+    n = p.size
+    which = uniform_bins(p, bins)
+    order = np.argsort(which, kind="stable")
+    starts = np.flatnonzero(np.r_[True, which[order][1:] != which[order][:-1]])
+    gap = (y - p)[order]
+
+    def on(draws: Draws) -> FloatArray:
+        per_bin = np.add.reduceat(draws.counts[:, order] * gap, starts, axis=1)
+        out: FloatArray = np.abs(per_bin).sum(axis=1) / n
+        return out
+
+    return on
 
 
 @dataclass(frozen=True)
@@ -288,8 +295,41 @@ def resampled_means(columns: Sequence[FloatArray], reps: int, seed: int) -> list
     return out
 
 
-Consumer = Callable[[npt.NDArray[np.int64], slice], None]
-"""Reads one block of draws (:func:`resamples`) and the rows of the replicates it holds."""
+class Draws:
+    """One block of the bootstrap's draws (:func:`resamples`): ``idx``, a row of question
+    positions per replicate, for the replicates ``rows`` of the whole; and
+    :attr:`counts`, how often each question was drawn in each of them."""
+
+    __slots__ = ("_counts", "idx", "rows")
+
+    def __init__(self, idx: npt.NDArray[np.int64], rows: slice) -> None:
+        self.idx, self.rows = idx, rows
+        self._counts: npt.NDArray[np.int64] | None = None
+
+    @property
+    def counts(self) -> npt.NDArray[np.int64]:
+        """Replicates x questions: each question's draws in each replicate (counted once,
+        when first read)."""
+        if self._counts is None:
+            reps, n = self.idx.shape
+            flat = (np.arange(reps)[:, None] * n + self.idx).ravel()
+            self._counts = np.bincount(flat, minlength=reps * n).reshape(reps, n)
+        return self._counts
+
+
+Consumer = Callable[[Draws], None]
+"""Reads one block of draws."""
+
+
+def means_into(values: Mapping[str, FloatArray], out: Mapping[str, FloatArray]) -> Consumer:
+    """A consumer writing the mean of each of ``values`` on every resample to ``out``
+    (by name): the gathered values' mean, as :func:`resampled_means` computes it."""
+
+    def consume(draws: Draws) -> None:
+        for name, means in out.items():
+            means[draws.rows] = values[name][draws.idx].mean(axis=1)
+
+    return consume
 
 
 @dataclass(frozen=True)
@@ -318,10 +358,10 @@ def on_resamples(jobs: Sequence[DrawJob], reps: int, threads: int | None = None)
         for j, consumers in by_job.items():
             start = 0
             for idx in resamples(jobs[j].n, reps, jobs[j].seed):
-                rows = slice(start, start + idx.shape[0])
+                draws = Draws(idx, slice(start, start + idx.shape[0]))
                 for consumer in consumers:
-                    consumer(idx, rows)
-                start = rows.stop
+                    consumer(draws)
+                start = draws.rows.stop
 
     if count <= 1:
         run(work)

@@ -52,7 +52,7 @@ from prescient.analysis.settings import MovingAverageSettings
 from prescient.evaluation.forecasts import UNIFORM_FILL
 from prescient.kept import DIGEST_SIZE, KeptStore, code_of, digest
 from prescient.proper_metrics import BRIER, LOG_SCORE
-from prescient.proper_scores import checked, resampled_means, skill
+from prescient.proper_scores import checked, means_into, resampled_means, skill
 from prescient.seeds import derive_seed
 from prescient.settings import Bootstrap
 from prescient.stats import wilson_interval
@@ -248,13 +248,13 @@ def _replicates(
                 for c in declared.calibration_measures()
                 if c.replicates is not None
             }
-            consumers += [_mean_of(g.items, means[i]), _calibration_of(g, calibrated[i], bins)]
+            consumers += [means_into(g.items, means[i]), _calibration_of(g, calibrated[i], bins)]
             ref_of[i] = digest(
                 str(len(jobs)).encode(), *(g.refs[k.name].tobytes() for k in declared.skills())
             )
             if ref_of[i] not in ref_means:
                 ref_means[ref_of[i]] = {k.name: np.empty(reps) for k in declared.skills()}
-                consumers.append(_mean_of(g.refs, ref_means[ref_of[i]]))
+                consumers.append(means_into(g.refs, ref_means[ref_of[i]]))
         jobs.append(proper_scores.DrawJob(len(ids), derive_seed(seed, "proper", *ids), consumers))
     proper_scores.on_resamples(jobs, reps)
     out: list[dict[str, FloatArray] | None] = [None] * len(groups)
@@ -267,23 +267,18 @@ def _replicates(
     return out
 
 
-def _mean_of(values: dict[str, FloatArray], out: dict[str, FloatArray]) -> proper_scores.Consumer:
-    """A consumer of resamples writing the mean of each of ``values`` to ``out``."""
-
-    def consume(idx: npt.NDArray[np.int64], rows: slice) -> None:
-        for name, x in out.items():
-            x[rows] = values[name][idx].mean(axis=1)
-
-    return consume
-
-
 def _calibration_of(g: _Group, out: dict[str, FloatArray], bins: int) -> proper_scores.Consumer:
-    """A consumer of resamples writing each calibration measure's replicates to ``out``."""
+    """A consumer of resamples writing each calibration measure's replicates to ``out``
+    (each measure prepared for the group once)."""
+    rules = [
+        (c.columns[0], c.replicates(g.p, g.y, bins))
+        for c in declared.calibration_measures()
+        if c.replicates is not None
+    ]
 
-    def consume(idx: npt.NDArray[np.int64], rows: slice) -> None:
-        for c in declared.calibration_measures():
-            if c.replicates is not None:
-                out[c.columns[0]][rows] = c.replicates(g.p, g.y, idx, bins)
+    def consume(draws: proper_scores.Draws) -> None:
+        for column, on in rules:
+            out[column][draws.rows] = on(draws)
 
     return consume
 

@@ -32,10 +32,10 @@ from prescient.analysis.proper_groups import ALL
 from prescient.evaluation.forecasts import CROWD, UNIFORM_FILL
 from prescient.proper_metrics import BRIER
 from prescient.proper_scores import (
-    Consumer,
     DrawJob,
     holm,
     mcnemar,
+    means_into,
     on_resamples,
     paired_difference,
 )
@@ -223,20 +223,10 @@ def _side_means(
         for i in members:
             means[i] = {"correct": np.empty(reps), "brier": np.empty(reps)}
             values = {"correct": sides[i].correct.astype(float), "brier": sides[i].brier}
-            consumers.append(_means_into(values, means[i]))
+            consumers.append(means_into(values, means[i]))
         jobs.append(DrawJob(len(ids), derive_seed(seed, "proper", *ids), consumers))
     on_resamples(jobs, reps)
     return means
-
-
-def _means_into(values: dict[str, FloatArray], out: dict[str, FloatArray]) -> Consumer:
-    """A consumer of resamples writing the mean of each of ``values`` to ``out``."""
-
-    def consume(idx: npt.NDArray[np.int64], rows: slice) -> None:
-        for name, x in values.items():
-            out[name][rows] = x[idx].mean(axis=1)
-
-    return consume
 
 
 def _adjusted(table: pd.DataFrame, alpha: float) -> pd.DataFrame:

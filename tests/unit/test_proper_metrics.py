@@ -27,7 +27,7 @@ from prescient.proper_metrics import (
     ItemScore,
     registered,
 )
-from prescient.proper_scores import reliability
+from prescient.proper_scores import Draws, reliability
 from tests.fixtures.analysis.forecasts import (
     NO_REPS,
     REPS,
@@ -138,7 +138,8 @@ def test_calibration_measures_by_hand() -> None:
     # resamples: the questions as drawn (0.3 again) and question 0 four times (|4 - 3.6| / 4)
     assert ECE.replicates is not None
     idx = np.array([[0, 1, 2, 3], [0, 0, 0, 0]], dtype=np.int64)
-    assert list(ECE.replicates(p, TF_YES, idx, 10)) == pytest.approx([0.3, 0.1])
+    draws = Draws(idx, slice(0, 2))
+    assert list(ECE.replicates(p, TF_YES, 10)(draws)) == pytest.approx([0.3, 0.1])
     assert ECE_MASS.replicates is None
 
 

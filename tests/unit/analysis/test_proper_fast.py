@@ -72,27 +72,36 @@ def plain_ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray, bins: int) -> np.nd
     return np.array([ps.ece(p[r], y[r], bins) for r in idx])
 
 
-def gap_ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray, bins: int) -> np.ndarray:
-    """Each resample's sum of ``y - p`` per bin, one weighted count per resample."""
+def counted_ece(p: np.ndarray, y: np.ndarray, idx: np.ndarray, bins: int) -> np.ndarray:
+    """Each resample on its own: its draws counted, ``(y - p)`` weighted by them and
+    summed per bin with the questions in bin order, the bins' gaps added up."""
     which = uniform_bins(p, bins)
+    order = np.argsort(which, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(which[order]) != 0])
     out = []
     for r in idx:
-        out.append(np.abs(np.bincount(which[r], weights=(y - p)[r], minlength=bins)).sum())
+        weighted = np.bincount(r, minlength=p.size)[order] * (y - p)[order]
+        out.append(np.abs(np.add.reduceat(weighted, starts)).sum())
     return np.array(out) / idx.shape[1]
 
 
 @pytest.mark.parametrize("bins", [1, 10, 15])
-def test_calibration_error_of_every_resample_in_one_count(bins: int) -> None:
+def test_calibration_error_of_every_resample_from_its_counts(bins: int) -> None:
     rng = np.random.default_rng(bins)
     p = np.concatenate([rng.random(500), [0.0, 1.0, 0.1, 0.5, 0.9]])
     y = (rng.random(p.size) < p).astype(float)
     idx = rng.integers(0, p.size, size=(64, p.size))
-    got = ece_replicates(p, y, idx, bins)
-    assert bits(got) == bits(gap_ece(p, y, idx, bins))
+    draws = ps.Draws(idx, slice(0, 64))
+    got = ece_replicates(p, y, bins)(draws)
+    assert bits(got) == bits(counted_ece(p, y, idx, bins))
     np.testing.assert_allclose(got, plain_ece(p, y, idx, bins), rtol=1e-12, atol=1e-15)
     soft = rng.random(p.size)  # outcomes between 0 and 1
     np.testing.assert_allclose(
-        ece_replicates(p, soft, idx, bins), plain_ece(p, soft, idx, bins), rtol=1e-12, atol=1e-15
+        ece_replicates(p, soft, bins)(draws), plain_ece(p, soft, idx, bins), rtol=1e-12, atol=1e-15
+    )
+    assert all(
+        np.array_equal(np.bincount(r, minlength=p.size), c)
+        for r, c in zip(idx, draws.counts, strict=True)
     )
 
 
@@ -112,7 +121,7 @@ def plain_replicates(g: _Group, reps: int, seed: int) -> dict[str, np.ndarray]:
     out = {s.interval: g.items[s.name][idx].mean(axis=1) for s in declared.item_scores()}
     for k in declared.skills():
         out[k.name] = 1.0 - g.items[k.score][idx].mean(axis=1) / g.refs[k.name][idx].mean(axis=1)
-    out["ece"] = gap_ece(g.p, g.y, idx, 10)
+    out["ece"] = counted_ece(g.p, g.y, idx, 10)
     return out
 
 
