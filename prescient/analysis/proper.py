@@ -131,6 +131,24 @@ def item_values(
     return out
 
 
+def item_column(name: str) -> str:
+    """The column :func:`with_items` gives the item score ``name``."""
+    return f"_item_{name}"
+
+
+def with_items(forecasts: pd.DataFrame) -> pd.DataFrame:
+    """The forecasts with every declared item score of each row as a column
+    (:func:`item_column`), computed once for the tables that read them; a frame that
+    has them is returned as it is."""
+    columns = [item_column(s.name) for s in declared.item_scores()]
+    if all(c in forecasts.columns for c in columns):
+        return forecasts
+    items = item_values(
+        list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
+    )
+    return forecasts.assign(**{item_column(k): v for k, v in items.items()})
+
+
 def item_scores(
     probs: Sequence[Sequence[float]], outcome: npt.ArrayLike, qtype: npt.ArrayLike
 ) -> tuple[FloatArray, ...]:
@@ -201,7 +219,7 @@ def _prepared(part: pd.DataFrame, bins: int) -> _Group:
     correct = part["correct"].to_numpy(bool)
     qtypes = part["_type"].to_numpy(str)
     kind = calibration_kind(part)
-    items = item_values(probs, outcome, qtypes)
+    items = {s.name: part[item_column(s.name)].to_numpy(float) for s in declared.item_scores()}
     refs = reference_values(probs, outcome, qtypes)
     p, y = calibration_pairs(probs, outcome, correct, kind)
     n = len(part)
@@ -299,7 +317,7 @@ def proper_scores_table(
     columns = score_columns()
     if forecasts.empty:
         return pd.DataFrame(columns=columns)
-    groups = list(with_all(forecasts).groupby(GROUP_KEYS, sort=False))
+    groups = list(with_all(with_items(forecasts)).groupby(GROUP_KEYS, sort=False))
     prepared = ordered_map(lambda group: _prepared(group[1], bins), groups)
     replicates: list[dict[str, FloatArray] | None] = [None] * len(prepared)
     if bootstrap.reps > 0:
@@ -416,10 +434,10 @@ def monthly_brier(
     if forecasts.empty or months is None:
         return pd.DataFrame(columns=MONTHLY_COLUMNS)
     memo = MonthRows(kept, bootstrap)
-    items = item_values(
-        list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
+    items = with_items(forecasts)
+    scored = forecasts.assign(
+        _brier=items[item_column(BRIER.name)], _log=items[item_column(LOG_SCORE.name)]
     )
-    scored = forecasts.assign(_brier=items[BRIER.name], _log=items[LOG_SCORE.name])
     calendar = np.arange(months[0], months[1] + 1)
     types = [q for q in QTYPES if q in set(scored["qtype"].unique())]
     out = []

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from prescient.analysis.proper import item_values
+from prescient.analysis.proper import item_column, with_items
 from prescient.analysis.proper_groups import ALL
 from prescient.evaluation.forecasts import CROWD, UNIFORM_FILL
 from prescient.proper_metrics import BRIER
@@ -160,9 +160,7 @@ def paired_table(
     """
     if forecasts.empty:
         return pd.DataFrame(columns=PAIRED_COLUMNS)
-    brier = item_values(
-        list(forecasts["probs"]), forecasts["outcome"].to_numpy(int), forecasts["qtype"]
-    )[BRIER.name]
+    brier = with_items(forecasts)[item_column(BRIER.name)]
     read = [*PAIR_KEYS, "model", "question_id", "correct", "prob_source"]
     scored = forecasts[read].assign(_brier=brier)  # what a pair reads, nothing else
     sides: list[_Side] = []

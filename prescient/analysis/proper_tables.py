@@ -13,7 +13,7 @@ from prescient.analysis.failures import answer_failures
 from prescient.analysis.forecasts import forecast_frame
 from prescient.analysis.inputs import Inputs, period_months
 from prescient.analysis.leaderboard import leaderboard_table
-from prescient.analysis.proper import monthly_brier, proper_scores_table
+from prescient.analysis.proper import monthly_brier, proper_scores_table, with_items
 from prescient.analysis.proper_calibration import reliability_table
 from prescient.analysis.proper_groups import ALL
 from prescient.analysis.proper_paired import paired_table
@@ -73,7 +73,7 @@ def proper_tables(
     dropped = dict(found.dropped)
     kept = frame["question_id"].isin(set(inputs.info["question_id"]))
     dropped["repeated_question"] = int((~kept).sum())
-    frame = frame.loc[kept].reset_index(drop=True)
+    frame = with_items(frame.loc[kept].reset_index(drop=True))  # read by every table
     p = settings.proper
     alpha = 1.0 - p.bootstrap.confidence
     scores = proper_scores_table(frame, p.bins, p.bootstrap, seed)
