@@ -261,6 +261,11 @@ class Ledger:
             entry = expand_entry(entry, self.pool.text)
         return entry
 
+    def stored_line_at(self, ref: int) -> bytes:
+        """The line at ``ref`` as the file holds it (a store line's quoted texts not
+        put back)."""
+        return self._raw_at(ref)
+
     def stored_entry_at(self, ref: int) -> dict[str, Any]:
         """The entry on the line at ``ref`` as the file holds it: a store line's quoted
         texts not put back (its ``pooled`` field says where they go)."""

@@ -51,6 +51,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,12 @@ from prescient.llm.text_pool import (
     pool_entry,
     text_digest,
 )
-from prescient.llm.verified import VerifiedLines, verified_path
+from prescient.llm.verified import (
+    VerifiedLines,
+    WrittenLines,
+    verified_path,
+    written_path,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -190,6 +196,10 @@ class StageLedger:
             )
             self.recorded.close()
             self.recorded = self._recorded(store)
+        # The snapshot lines written last time, each with what shaped it: one read back
+        # unchanged and asked for alike is written again as it is (prescient.llm.verified).
+        self._lines = WrittenLines(written_path(store), _writing_code())
+        self.rewritten_as_found = 0
         # By key, what the snapshot will hold: (the ledger holding its line, where the
         # line is there, whether it is written as it is, whether it is a success). An
         # answer served from a ledger is the line found there, written as the ledger
@@ -337,20 +347,56 @@ class StageLedger:
         memo = self.recorded.verified
         written: set[bytes] = set()
 
+        shapes: dict[bytes, bytes] = {}
+
         def lines() -> Iterator[bytes]:
             for key in keys:
-                line = self._snapshot_line(key)
+                shape = self._shape(key)
+                line, found = self._as_found(key, shape, memo)
+                if line is None:
+                    line = self._snapshot_line(key)
                 if memo is not None:  # every line is of an answer checked or made here
-                    written.add(memo.digest(line))
+                    found = memo.digest(line) if found is None else found
+                    written.add(found)
+                    shapes[found] = shape
                 yield line
 
         write_lines(self.snapshot_path, lines(), self.compression)
         if memo is not None:
             memo.sound = written
             memo.save()
+            self._lines.save(shapes)
         self._written = True
         self._seal()
         return len(keys)
+
+    def _shape(self, key: str) -> bytes:
+        """What shapes ``key``'s snapshot line besides the line it is made from: who
+        asked for it, the texts its request quoted, whether the snapshot refers to
+        texts in a pool."""
+        from prescient.kept import digest
+
+        asked, quoted = self._asked.get(key), self._quoted.get(key)
+        return digest(
+            b"-" if asked is None else utf8_json(asked),
+            b"-" if quoted is None else quoted,
+            bytes([self.pool is not None, self._refers]),
+        )
+
+    def _as_found(
+        self, key: str, shape: bytes, memo: VerifiedLines | None
+    ) -> tuple[bytes | None, bytes | None]:
+        """``key``'s line in the stage's ledger with its digest, when the snapshot last
+        wrote it so under ``shape`` (it would be written the same again); else Nones."""
+        source, ref = self._used[key][:2]
+        if memo is None or source is not self.recorded or not self._lines.known:
+            return None, None
+        line = source.stored_line_at(ref)
+        found = memo.digest(line)
+        if self._lines.known.get(found) != shape:
+            return None, None
+        self.rewritten_as_found += 1
+        return line, found
 
     def _snapshot_line(self, key: str) -> bytes:
         """``key``'s line in the snapshot (:meth:`write_snapshot`), read from its ledger
@@ -436,6 +482,17 @@ class StageLedger:
                 done.already,
                 done.sealed_bytes,
             )
+
+
+def _writing_code() -> bytes:
+    """A digest of the code that makes a snapshot line: this module's, the ledger's, its
+    line format's and the text pool's."""
+    from prescient.kept import code_of, digest
+    from prescient.llm import ledger, ledger_format, text_pool
+
+    return digest(
+        b"snapshot lines", code_of(sys.modules[__name__], ledger, ledger_format, text_pool)
+    )
 
 
 def entry_line(entry: Mapping[str, Any]) -> bytes:

@@ -94,3 +94,63 @@ class VerifiedLines:
             with io.atomic_path(self.path) as tmp:
                 Path(tmp).write_bytes(MAGIC + self._code + b"".join(sorted(self.sound)))
             self.known = set(self.sound)
+
+
+WRITTEN_MAGIC = b"prescient snapshot lines 1\n"
+"""The first bytes of a file of written lines."""
+
+
+def written_path(store_file: str | os.PathLike[str]) -> Path:
+    """The file of the snapshot lines last written for the store file ``x.jsonl``
+    (``x.recorded.written``)."""
+    path = Path(store_file)
+    return path.with_name(f"{path.stem}.recorded.written")
+
+
+class WrittenLines:
+    """The lines a stage's snapshot was written with, each with the digest of what
+    shaped it besides the line it was made from (who asked for it, the texts it refers
+    to): line digest -> shape digest.
+
+    The snapshot writer makes each line from an answer's line and its shape, and a line
+    it made, made again under the same shape, comes out as it stands. So a line of the
+    stage's ledger read back byte for byte, asked for alike, is written again as it is,
+    neither parsed nor serialized anew (most of a snapshot's cost when its lines quote
+    whole articles). The digests are keyed by ``code``, the code that makes a line; a
+    file of other code's digests, or that cannot be read, is a file of none.
+
+    Args:
+        path: the file (:func:`written_path`).
+        code: a digest of the code that writes snapshot lines.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], code: bytes) -> None:
+        self.path = Path(path)
+        self._head = WRITTEN_MAGIC + code
+        self.known = self._read()
+
+    def _read(self) -> dict[bytes, bytes]:
+        try:
+            data = self.path.read_bytes()
+        except OSError:
+            return {}
+        body, size = data[len(self._head) :], 2 * DIGEST_SIZE
+        if not data.startswith(self._head) or len(body) % size:
+            return {}
+        return {
+            body[i : i + DIGEST_SIZE]: body[i + DIGEST_SIZE : i + size]
+            for i in range(0, len(body), size)
+        }
+
+    def save(self, shapes: dict[bytes, bytes]) -> None:
+        """Keep ``shapes`` (the lines just written) in place of those read (a file that
+        cannot be written is left as it is: it only saves work)."""
+        if shapes == self.known:
+            return
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with io.atomic_path(self.path) as tmp:
+                Path(tmp).write_bytes(
+                    self._head + b"".join(k + v for k, v in sorted(shapes.items()))
+                )
+            self.known = dict(shapes)

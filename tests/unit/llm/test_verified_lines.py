@@ -7,7 +7,7 @@ from pathlib import Path
 
 from prescient.llm.ledger import Ledger, request_key
 from prescient.llm.store import StageLedger, store_path
-from prescient.llm.verified import VerifiedLines, verified_path
+from prescient.llm.verified import VerifiedLines, verified_path, written_path
 from prescient.plumbing.locations import dvc_cache_dir
 
 
@@ -117,3 +117,40 @@ def test_digests_of_other_code_or_damaged_are_none(tmp_path: Path) -> None:
     memo.write_bytes(data + bytes(16))
     StageLedger(path, store).close()
     assert memo.read_bytes() == data
+
+
+def _rewritten(path: Path, store: Path, asks: dict[str, str]) -> tuple[bytes, int]:
+    """A run that asks for each name's answer under the template ``asks[name]`` and
+    writes its snapshot: the snapshot's bytes and how many lines it wrote as found."""
+    ledger = StageLedger(path, store)
+    for name, template in asks.items():
+        k = request_key("openai/m", [{"role": "user", "content": name}], {})
+        ledger.note_request(k, {"stage": "s", "template": template})
+        assert ledger.get(k) is not None
+    ledger.write_snapshot()
+    ledger.close()
+    return path.read_bytes(), ledger.rewritten_as_found
+
+
+def test_a_snapshot_line_written_before_under_the_same_asking_is_written_as_found(
+    tmp_path: Path,
+) -> None:
+    root = _project(tmp_path / "p")
+    path, store = _written(root, ["a", "b", "c"])
+    asks = {"a": "t1", "b": "t1", "c": "t1"}
+    first, _ = _rewritten(path, store, asks)  # every line takes the template: rewritten
+    assert written_path(store).is_file()
+    again, found = _rewritten(path, store, asks)
+    assert found == 3 and again == first
+    # One answer asked for under another template: its line is made again, with it.
+    changed, found = _rewritten(path, store, {**asks, "b": "t2"})
+    assert found == 2 and changed != first and b'"template":"t2"' in changed
+    # The same bytes as a run that keeps no written lines at all.
+    written_path(store).unlink()
+    path.write_bytes(first)
+    plain, found = _rewritten(path, store, {**asks, "b": "t2"})
+    assert found == 0 and plain == changed
+    # Digests of other code, or cut, are none: every line is made again, the same.
+    data = written_path(store).read_bytes()
+    written_path(store).write_bytes(data[:-5])
+    assert _rewritten(path, store, {**asks, "b": "t2"}) == (changed, 0)
