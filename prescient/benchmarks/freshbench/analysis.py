@@ -357,8 +357,10 @@ def freshbench(
     degeneration: list[dict[str, Any]] = []
     decline: list[dict[str, Any]] = []
     cells = cells_of(scores) if not scores.empty else pd.DataFrame(columns=list(CELL_KEYS))
+    # each cell's rows in their order, split once (not one pass over every row per cell)
+    by_cell = dict(iter(scores.groupby(["model", "cell"], sort=False))) if len(cells) else {}
     for cell in cells.to_dict("records"):
-        in_cell = scores.loc[(scores["model"] == cell["model"]) & (scores["cell"] == cell["cell"])]
+        in_cell = by_cell.get((cell["model"], cell["cell"]), scores.iloc[:0])
         info = models.get(str(cell["model"]))
         for qtype in QTYPES_ALL:
             part = in_cell if qtype == ALL else in_cell.loc[in_cell["qtype"] == qtype]
