@@ -13,8 +13,11 @@ repeats across the whole evaluated set with them, so the two agree on what a rep
 from __future__ import annotations
 
 import math
+import re
 import sys
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +43,35 @@ def _order(frame: pd.DataFrame) -> npt.NDArray[np.int64]:
     days = pd.to_datetime(pd.Series(frame["resolution_date"].tolist()), errors="coerce")
     keys = pd.DataFrame({"day": days.to_numpy(), "id": frame["question_id"].astype(str).to_numpy()})
     return keys.sort_values(["day", "id"], kind="stable").index.to_numpy(dtype=np.int64)
+
+
+_WORD = re.compile(r"(?u)\b\w+\b")
+"""A word: every run of word characters, single characters and numbers too ("game 6" is
+not "game 7")."""
+
+
+def word_counts(texts: Iterable[Any]) -> sparse.csr_matrix | None:
+    """Each text's count of each of its words (lower-cased, :data:`_WORD`) as a sparse
+    matrix whose columns are the words in sorted order, its indices sorted: the matrix
+    scikit-learn's ``CountVectorizer`` makes with :data:`_WORD`'s pattern, without
+    loading the library. None when no text has a word."""
+    docs = [Counter(_WORD.findall(str(t).lower())) for t in texts]
+    words = sorted(set().union(*docs))
+    if not words:
+        return None
+    column = {w: j for j, w in enumerate(words)}
+    indptr = np.zeros(len(docs) + 1, dtype=np.int64)
+    indices: list[int] = []
+    data: list[int] = []
+    for i, doc in enumerate(docs):
+        for j, n in sorted((column[w], n) for w, n in doc.items()):
+            indices.append(j)
+            data.append(n)
+        indptr[i + 1] = len(indices)
+    return sparse.csr_matrix(
+        (np.array(data, dtype=np.int64), np.array(indices, dtype=np.int32), indptr),
+        shape=(len(docs), len(words)),
+    )
 
 
 def _log_table(n: int) -> npt.NDArray[np.float64]:
@@ -108,15 +140,9 @@ def near_duplicates(
     if not todo:
         return match, score
 
-    from sklearn.feature_extraction.text import CountVectorizer
-
-    try:
-        # every word and number counts, single characters too ("game 6" is not "game 7")
-        counts = CountVectorizer(token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
-    except ValueError:  # no words at all
+    counts = word_counts(texts)
+    if counts is None:  # no words at all
         return match, score
-    counts = sparse.csr_matrix(counts, dtype=np.int64)
-    counts.sort_indices()
     logs = _log_table(max(n + 1, int(counts.data.max(initial=1))))
     tf = sparse.csr_matrix(
         (1.0 + logs[counts.data], counts.indices, counts.indptr), shape=counts.shape
@@ -194,9 +220,8 @@ def _day_names(
     changes with any change on or before it, and with the settings, this module's code
     and the numerical libraries' versions."""
     import scipy
-    import sklearn
 
-    versions = f"numpy {np.__version__} scipy {scipy.__version__} sklearn {sklearn.__version__}"
+    versions = f"numpy {np.__version__} scipy {scipy.__version__}"
     chain = digest(
         b"near duplicates",
         code_of(sys.modules[__name__]),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -84,3 +85,29 @@ def test_gold_rows_without_a_gold_article_are_not_failed_calls(exclude_errors: b
     notes = " ".join(result.notes)
     assert "1 scored rows had a failed model call" in notes
     assert "2 gold-setting rows had no gold article" in notes
+
+
+def test_word_counts_are_scikit_learns_count_matrix() -> None:
+    from scipy import sparse
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from prescient.duplicates import word_counts
+
+    texts = [
+        "Will the Fed raise rates by 25 bps in June 2024?",
+        "Game 6 vs game 7: ÉTÉ über Straße İstanbul ǅemal",
+        "a b c a a",
+        "",
+        "!!! ---",
+        "will WILL will_x x_1 1,000 1.5",
+        "Ünïcödé words and digits ٣٤ mixed",
+    ]
+    plain = CountVectorizer(token_pattern=r"(?u)\b\w+\b").fit_transform(texts)
+    plain = sparse.csr_matrix(plain, dtype=np.int64)
+    plain.sort_indices()
+    ours = word_counts(texts)
+    assert ours is not None and ours.shape == plain.shape
+    for part in ("indptr", "indices", "data"):
+        np.testing.assert_array_equal(getattr(ours, part), getattr(plain, part))
+    assert ours.data.dtype == np.int64
+    assert word_counts(["", "?!"]) is None
