@@ -32,6 +32,7 @@ deleted at any time.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import importlib.metadata
 import json
 import logging
@@ -225,7 +226,10 @@ def _pair(value: Any) -> tuple[str, str] | None:
     return None if value is None else (str(value[0]), str(value[1]))
 
 
+@functools.cache
 def _date(value: str | None) -> dt.date | None:
+    """A day as written by :func:`_day` (a corpus holds a few thousand distinct days, each
+    read once and shared: a date is immutable)."""
     return None if value is None else dt.date.fromisoformat(value)
 
 
