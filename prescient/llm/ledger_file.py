@@ -9,11 +9,15 @@ and every reader of a ledger (:func:`prescient.llm.ledger_read.iter_lines`,
 :class:`prescient.llm.ledger.Ledger`) tells the two apart by the file's first bytes, so
 a compressed snapshot is served, verified, exported and traced as a plain one is.
 
-The compressed bytes are a function of the lines alone: a frame holds whole lines, the
-next one starts at the first line after :data:`FRAME_BYTES` of input, and each frame is
-compressed at :data:`LEVEL` by the zstd library pyarrow ships (the library that writes
-this project's Parquet tables; pyarrow is pinned, so every clone writes the same bytes).
-``zstd -dc`` (or ``zstdcat``) reads such a file: concatenated frames are one stream.
+The compressed bytes are a function of the lines alone: a frame holds whole lines and
+ends after a line its bytes choose (:func:`_ends_frame`, about :data:`FRAME_BYTES` of
+input a frame), and each frame is compressed at :data:`LEVEL` by the zstd library
+pyarrow ships (the library that writes this project's Parquet tables; pyarrow is pinned,
+so every clone writes the same bytes). Since where a frame ends depends on its lines, a
+snapshot written again with a few more lines has the same frames elsewhere, and its
+writer copies those from the file it replaces (:class:`FrameMemo`) rather than
+compressing them again. ``zstd -dc`` (or ``zstdcat``) reads such a file: concatenated
+frames are one stream.
 
 Readers here read it a frame at a time (:func:`recovered_lines`), so damage costs the
 lines of the frame it hits, not the rest of the file: a damaged frame gives its whole
@@ -25,11 +29,14 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import contextlib
+import hashlib
 import io
 import mmap
 import os
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import IO, Literal
 
 Compression = Literal["none", "zstd"]
@@ -47,7 +54,10 @@ UNREADABLE = "zstd frames unreadable from here (damaged or cut)"
 is pulled again; a store file's sealed part is refilled from the stages' snapshots)."""
 
 FRAME_BYTES = 1 << 22
-"""Input per frame (whole lines; a frame ends after the line that reaches it)."""
+"""Input per frame on average (whole lines; where a frame ends: :func:`_ends_frame`)."""
+FRAME_DIGEST = 16
+FRAMES_MAGIC = b"prescient ledger frames 1\n"
+"""The first bytes of a :class:`FrameMemo`'s index."""
 
 
 def is_compressed(path: str | os.PathLike[str]) -> bool:
@@ -59,47 +69,186 @@ def is_compressed(path: str | os.PathLike[str]) -> bool:
         return False
 
 
+def _ends_frame(line: bytes, size: int) -> bool:
+    """Whether a frame that holds ``size`` bytes of input, ``line`` its last, ends here:
+    never before a quarter of :data:`FRAME_BYTES`, always from four times it on, and in
+    between when the line's CRC-32 falls under its share of the rest (a chance in
+    proportion to its length, so frames average about :data:`FRAME_BYTES`): where frames
+    end is a function of the lines alone, so lines added change the frames they join
+    and seldom the next, never those further on once an end falls where it fell."""
+    least = FRAME_BYTES // 4
+    if size >= 4 * FRAME_BYTES:
+        return True
+    if size < least:
+        return False
+    return zlib.crc32(line) < (len(line) << 32) // (FRAME_BYTES - least)
+
+
 def _blocks(lines: Iterable[bytes]) -> Iterator[bytes]:
-    """The input of each frame: whole lines, ending after the line that reaches
-    :data:`FRAME_BYTES`."""
+    """The input of each frame: whole lines, ending where :func:`_ends_frame` says."""
     block: list[bytes] = []
     size = 0
     for line in lines:
         block.append(line)
         size += len(line)
-        if size >= FRAME_BYTES:
+        if _ends_frame(line, size):
             yield b"".join(block)
             block, size = [], 0
     if block:
         yield b"".join(block)
 
 
-def compressed(lines: Iterable[bytes]) -> Iterator[bytes]:
+def _frame_digest(block: bytes) -> bytes:
+    return hashlib.blake2b(block, digest_size=FRAME_DIGEST).digest()
+
+
+class FrameMemo:
+    """A compressed ledger file's frames as last written, kept beside it (``index``):
+    the digest of each frame's lines and its length, with the digest of the whole file.
+
+    Writing the file again (:func:`compressed`), a frame whose lines are the same bytes
+    as one of the file's is copied from it rather than compressed again: the same bytes,
+    since a frame's compression is a function of its lines. Frames end where their lines
+    say (:func:`_ends_frame`), so a snapshot that gains a few lines changes the frames
+    they join and seldom more. Frames are taken only from the file they were written as
+    (its size and digest checked first); an index of other code or damaged is none.
+
+    Args:
+        index: the index file.
+        path: the compressed file about to be written again (read until then).
+    """
+
+    def __init__(self, index: str | os.PathLike[str], path: str | os.PathLike[str]) -> None:
+        self.index = Path(index)
+        self._head = FRAMES_MAGIC + _frames_code()
+        self._old: dict[bytes, tuple[int, int]] = {}
+        self._fd: int | None = None
+        self.frames: list[tuple[bytes, int]] = []
+        self.copied = 0
+        with contextlib.suppress(OSError, ValueError):
+            self._open(path)
+
+    def _open(self, path: str | os.PathLike[str]) -> None:
+        data = self.index.read_bytes()
+        if not data.startswith(self._head):
+            return
+        body = data[len(self._head) :]
+        whole, records = body[:FRAME_DIGEST], body[FRAME_DIGEST:]
+        size = FRAME_DIGEST + 8
+        if len(whole) != FRAME_DIGEST or len(records) % size:
+            return
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            places: dict[bytes, tuple[int, int]] = {}
+            at = 0
+            for i in range(0, len(records), size):
+                length = int.from_bytes(records[i + FRAME_DIGEST : i + size], "little")
+                places.setdefault(records[i : i + FRAME_DIGEST], (at, length))
+                at += length
+            if os.fstat(fd).st_size != at or _file_digest(fd) != whole:
+                return
+            self._old, self._fd, fd = places, fd, -1
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+    def take(self, digest: bytes) -> bytes | None:
+        """The compressed frame of the lines with ``digest`` in the old file, or None."""
+        place = self._old.get(digest)
+        if place is None or self._fd is None:
+            return None
+        data = os.pread(self._fd, place[1], place[0])
+        if len(data) != place[1]:
+            return None
+        self.copied += 1
+        return data
+
+    def close(self) -> None:
+        """Stop reading the old file."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Keep the frames just written (:attr:`frames`) as those of the file now at
+        ``path`` (an index that cannot be written is left as it is: it only saves work)."""
+        self.close()
+        with contextlib.suppress(OSError):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                whole = _file_digest(fd)
+            finally:
+                os.close(fd)
+            records = b"".join(d + n.to_bytes(8, "little") for d, n in self.frames)
+            self.index.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.index.parent, prefix=f".{self.index.name}.")
+            try:
+                with open(fd, "wb") as fh:
+                    fh.write(self._head + whole + records)
+                os.chmod(tmp, 0o644)  # as the files beside it (mkstemp makes it private)
+                os.replace(tmp, self.index)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+
+
+def _file_digest(fd: int) -> bytes:
+    h = hashlib.blake2b(digest_size=FRAME_DIGEST)
+    at = 0
+    while chunk := os.pread(fd, 1 << 22, at):
+        h.update(chunk)
+        at += len(chunk)
+    return h.digest()
+
+
+def _frames_code() -> bytes:
+    """What makes a frame's bytes from its lines: the level and the zstd pyarrow ships."""
+    import pyarrow as pa
+
+    rule = (LEVEL, pa.__version__)
+    return hashlib.blake2b(repr(rule).encode(), digest_size=FRAME_DIGEST).digest()
+
+
+def compressed(lines: Iterable[bytes], memo: FrameMemo | None = None) -> Iterator[bytes]:
     """zstd frames of ``lines`` (each ending in a newline), in order: see the module.
 
     Each frame is compressed on its own, so frames are compressed on as many threads as
     :func:`prescient.threads.thread_count` (zstd runs without the interpreter's lock)
     while the next lines are gathered, a few frames ahead at most: the same bytes as one
-    after the other."""
+    after the other. With ``memo``, a frame the file held before is copied from it, and
+    the frames written are noted there (:class:`FrameMemo`)."""
     import pyarrow as pa
 
     from prescient.threads import thread_count
 
     codec = pa.Codec("zstd", compression_level=LEVEL)
+
+    def frame(block: bytes) -> tuple[bytes, bytes]:
+        if memo is None:
+            return b"", codec.compress(block, asbytes=True)
+        digest = _frame_digest(block)
+        found = memo.take(digest)
+        return digest, found if found is not None else codec.compress(block, asbytes=True)
+
+    def noted(done: tuple[bytes, bytes]) -> bytes:
+        if memo is not None:
+            memo.frames.append((done[0], len(done[1])))
+        return done[1]
+
     workers = thread_count()
     if workers == 1:
         for block in _blocks(lines):
-            yield codec.compress(block, asbytes=True)
+            yield noted(frame(block))
         return
     pool = concurrent.futures.ThreadPoolExecutor(workers)
-    ahead: collections.deque[concurrent.futures.Future[bytes]] = collections.deque()
+    ahead: collections.deque[concurrent.futures.Future[tuple[bytes, bytes]]] = collections.deque()
     try:
         for block in _blocks(lines):
-            ahead.append(pool.submit(codec.compress, block, asbytes=True))
+            ahead.append(pool.submit(frame, block))
             if len(ahead) > workers:
-                yield ahead.popleft().result()
+                yield noted(ahead.popleft().result())
         while ahead:
-            yield ahead.popleft().result()
+            yield noted(ahead.popleft().result())
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -64,7 +64,7 @@ from prescient.llm.ledger import (
     utf8_json,
     with_response_hash,
 )
-from prescient.llm.ledger_file import COMPRESSIONS, Compression, compressed
+from prescient.llm.ledger_file import COMPRESSIONS, Compression, FrameMemo, compressed
 from prescient.llm.store_seal import seal
 from prescient.llm.text_pool import (
     MIN_CHARS,
@@ -78,6 +78,7 @@ from prescient.llm.text_pool import (
 from prescient.llm.verified import (
     VerifiedLines,
     WrittenLines,
+    frames_path,
     verified_path,
     written_path,
 )
@@ -199,7 +200,7 @@ class StageLedger:
         # The snapshot lines written last time, each with what shaped it: one read back
         # unchanged and asked for alike is written again as it is (prescient.llm.verified).
         self._lines = WrittenLines(written_path(store), _writing_code())
-        self.rewritten_as_found = 0
+        self.rewritten_as_found = self.frames_copied = 0
         # By key, what the snapshot will hold: (the ledger holding its line, where the
         # line is there, whether it is written as it is, whether it is a success). An
         # answer served from a ledger is the line found there, written as the ledger
@@ -361,7 +362,19 @@ class StageLedger:
                     shapes[found] = shape
                 yield line
 
-        write_lines(self.snapshot_path, lines(), self.compression)
+        frames = (
+            FrameMemo(frames_path(self.store.path), self.snapshot_path)
+            if self.compression == "zstd"
+            else None
+        )
+        try:
+            write_lines(self.snapshot_path, lines(), self.compression, frames)
+        finally:
+            if frames is not None:
+                frames.close()
+        if frames is not None:
+            frames.save(self.snapshot_path)
+            self.frames_copied = frames.copied
         if memo is not None:
             memo.sound = written
             memo.save()
@@ -501,13 +514,17 @@ def entry_line(entry: Mapping[str, Any]) -> bytes:
 
 
 def write_lines(
-    path: str | os.PathLike[str], lines: Iterable[bytes], compression: Compression = "none"
+    path: str | os.PathLike[str],
+    lines: Iterable[bytes],
+    compression: Compression = "none",
+    frames: FrameMemo | None = None,
 ) -> None:
     """Write ledger lines (each ending in a newline) as one file, atomically; with
-    ``compression`` ``zstd``, as zstd frames of them (:mod:`prescient.llm.ledger_file`)."""
+    ``compression`` ``zstd``, as zstd frames of them (:mod:`prescient.llm.ledger_file`),
+    those the file held before copied when ``frames`` knows them."""
     if compression not in COMPRESSIONS:
         raise ValueError(f"unknown ledger compression {compression!r} (one of {COMPRESSIONS})")
-    chunks = compressed(lines) if compression == "zstd" else lines
+    chunks = compressed(lines, frames) if compression == "zstd" else lines
     with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
         for chunk in chunks:
             fh.write(chunk)

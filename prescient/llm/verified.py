@@ -107,6 +107,13 @@ def written_path(store_file: str | os.PathLike[str]) -> Path:
     return path.with_name(f"{path.stem}.recorded.written")
 
 
+def frames_path(store_file: str | os.PathLike[str]) -> Path:
+    """The index of the compressed snapshot's frames for the store file ``x.jsonl``
+    (``x.recorded.frames``, :class:`prescient.llm.ledger_file.FrameMemo`)."""
+    path = Path(store_file)
+    return path.with_name(f"{path.stem}.recorded.frames")
+
+
 class WrittenLines:
     """The lines a stage's snapshot was written with, each with the digest of what
     shaped it besides the line it was made from (who asked for it, the texts it refers

@@ -232,3 +232,50 @@ def test_a_temporary_directory_that_cannot_take_the_lines_is_named(
         OSError, match=r"cannot unpack .*l\.jsonl into a temporary file in .*TMPDIR"
     ):
         ledger_file.spooled(path, tmp_path)
+
+
+def test_frames_written_before_are_copied_and_the_file_is_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prescient.llm import ledger_file
+    from prescient.llm.ledger_file import FrameMemo
+
+    monkeypatch.setattr(ledger_file, "FRAME_BYTES", 4096)
+    lines = [
+        json.dumps({"key": f"{i:06d}", "text": "w " * (i % 97)}).encode() + b"\n"
+        for i in range(3000)
+    ]
+    path, index = tmp_path / "s.jsonl", tmp_path / "s.frames"
+
+    def written(some: list[bytes], memo: bool) -> tuple[bytes, int]:
+        frames = FrameMemo(index, path) if memo else None
+        write_lines(path, some, "zstd", frames)
+        if frames is None:
+            return path.read_bytes(), 0
+        frames.save(path)
+        return path.read_bytes(), frames.copied
+
+    first, copied = written(lines, True)
+    assert copied == 0 and index.is_file()
+    total = len(list(ledger_file._blocks(lines)))
+    assert total > 20
+    # A few lines added among the others: the frames they join are compressed again,
+    # the rest copied; the file is the one written without any memo.
+    more = sorted(
+        lines + [json.dumps({"key": f"{i:06d}x"}).encode() + b"\n" for i in (5, 1500, 2990)]
+    )
+    again, copied = written(more, True)
+    assert copied >= total - 6
+    plain, _ = written(more, False)
+    assert again == plain and again != first
+    with open_lines(path) as fh:
+        assert fh.read() == b"".join(more)
+    # An index of another file (the file replaced since) copies nothing.
+    written(lines, True)  # index of the first file
+    path.write_bytes(plain)
+    assert written(lines, True) == (first, 0)
+    # An index of other code, or damaged, is none.
+    written(lines, True)
+    data = index.read_bytes()
+    index.write_bytes(data[:-3])
+    assert written(lines, True) == (first, 0)
