@@ -71,13 +71,13 @@ def main() -> None:
         t0 = time.perf_counter()
         first = FrameMemo(index, path)
         write_lines(path, before, "zstd", first)
-        first.save(path)
+        first.save()
         t1 = time.perf_counter()
         write_lines(plain, after, "zstd")
         t2 = time.perf_counter()
         memo = FrameMemo(index, path)
         write_lines(path, after, "zstd", memo)
-        memo.save(path)
+        memo.save()
         t3 = time.perf_counter()
         result = {
             "lines": len(after),

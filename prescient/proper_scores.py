@@ -286,12 +286,9 @@ def resampled_means(columns: Sequence[FloatArray], reps: int, seed: int) -> list
     ``reps`` resamples, every column on the same draws (:func:`resamples`)."""
     n = columns[0].size if columns else 0
     out = [np.empty(reps) for _ in columns]
-    start = 0
-    for idx in resamples(n, reps, seed):
-        stop = start + idx.shape[0]
-        for x, means in zip(columns, out, strict=True):
-            means[start:stop] = x[idx].mean(axis=1)
-        start = stop
+    named = {str(i): x for i, x in enumerate(columns)}
+    into = means_into(named, {str(i): means for i, means in enumerate(out)})
+    on_resamples([DrawJob(n, seed, [into])], reps, threads=1)
     return out
 
 

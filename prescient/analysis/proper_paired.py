@@ -100,7 +100,7 @@ class _Side:
 
 
 def _pair_row(
-    a: _Side, b: _Side, means: dict[int, dict[str, FloatArray]], ia: int, ib: int, confidence: float
+    a: _Side, b: _Side, means: dict[int, dict[str, FloatArray]], ia: int, ib: int, boot: Bootstrap
 ) -> dict[str, Any]:
     """The comparison of two models on the same questions, the bootstrap read off
     each one's means on the same resamples (``means[ia]``, ``means[ib]``; empty without
@@ -109,6 +109,7 @@ def _pair_row(
     n = ca.size
     none = np.empty(0)
     ma, mb = means.get(ia, {}), means.get(ib, {})
+    confidence = boot.confidence
     acc = paired_difference(ca, cb, ma.get("correct", none), mb.get("correct", none), confidence)
     br = paired_difference(ba, bb, ma.get("brier", none), mb.get("brier", none), confidence)
     test = mcnemar(ca, cb)
@@ -137,7 +138,7 @@ def _pair_row(
         "brier_diff": br.mean,
         "brier_diff_low": br.low,
         "brier_diff_high": br.high,
-        "brier_p": _bounded(br.p, ma["brier"].size if ma else 0),
+        "brier_p": _bounded(br.p, boot.reps),
     }
 
 
@@ -185,7 +186,7 @@ def paired_table(
             work.append(({**head, "model_a": a, "model_b": b}, found[0], found[1]))
     means = _side_means(sides, sets, bootstrap.reps, seed)
     rows = [
-        {**head, **_pair_row(sides[ia], sides[ib], means, ia, ib, bootstrap.confidence)}
+        {**head, **_pair_row(sides[ia], sides[ib], means, ia, ib, bootstrap)}
         for head, ia, ib in work
     ]
     if not rows:

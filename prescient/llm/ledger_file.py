@@ -124,6 +124,7 @@ class FrameMemo:
         self._old: dict[bytes, tuple[int, int]] = {}
         self._fd: int | None = None
         self.frames: list[tuple[bytes, int]] = []
+        self._whole = hashlib.blake2b(digest_size=FRAME_DIGEST)
         self.copied = 0
         with contextlib.suppress(OSError, ValueError):
             self._open(path)
@@ -169,27 +170,20 @@ class FrameMemo:
             os.close(self._fd)
             self._fd = None
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Keep the frames just written (:attr:`frames`) as those of the file now at
-        ``path`` (an index that cannot be written is left as it is: it only saves work)."""
+    def note(self, digest: bytes, frame: bytes) -> None:
+        """Count ``frame`` (of the lines with ``digest``) as the next one written."""
+        self.frames.append((digest, len(frame)))
+        self._whole.update(frame)
+
+    def save(self) -> None:
+        """Keep the frames noted (:attr:`frames`) as those of the file they were written
+        to (an index that cannot be written is left as it is: it only saves work)."""
+        from prescient.io import atomic_path
+
         self.close()
-        with contextlib.suppress(OSError):
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                whole = _file_digest(fd)
-            finally:
-                os.close(fd)
-            records = b"".join(d + n.to_bytes(8, "little") for d, n in self.frames)
-            self.index.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.index.parent, prefix=f".{self.index.name}.")
-            try:
-                with open(fd, "wb") as fh:
-                    fh.write(self._head + whole + records)
-                os.chmod(tmp, 0o644)  # as the files beside it (mkstemp makes it private)
-                os.replace(tmp, self.index)
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+        records = b"".join(d + n.to_bytes(8, "little") for d, n in self.frames)
+        with contextlib.suppress(OSError), atomic_path(self.index) as tmp:
+            Path(tmp).write_bytes(self._head + self._whole.digest() + records)
 
 
 def _file_digest(fd: int) -> bytes:
@@ -232,7 +226,7 @@ def compressed(lines: Iterable[bytes], memo: FrameMemo | None = None) -> Iterato
 
     def noted(done: tuple[bytes, bytes]) -> bytes:
         if memo is not None:
-            memo.frames.append((done[0], len(done[1])))
+            memo.note(*done)
         return done[1]
 
     workers = thread_count()

@@ -200,7 +200,7 @@ class StageLedger:
         # The snapshot lines written last time, each with what shaped it: one read back
         # unchanged and asked for alike is written again as it is (prescient.llm.verified).
         self._lines = WrittenLines(written_path(store), _writing_code())
-        self.rewritten_as_found = self.frames_copied = 0
+        self.rewritten_as_found = 0
         # By key, what the snapshot will hold: (the ledger holding its line, where the
         # line is there, whether it is written as it is, whether it is a success). An
         # answer served from a ledger is the line found there, written as the ledger
@@ -346,9 +346,7 @@ class StageLedger:
         keys = sorted(self._used)
         self._store_pending()
         memo = self.recorded.verified
-        written: set[bytes] = set()
-
-        shapes: dict[bytes, bytes] = {}
+        shapes: dict[bytes, bytes] = {}  # digest of each line written -> its shape
 
         def lines() -> Iterator[bytes]:
             for key in keys:
@@ -357,9 +355,7 @@ class StageLedger:
                 if line is None:
                     line = self._snapshot_line(key)
                 if memo is not None:  # every line is of an answer checked or made here
-                    found = memo.digest(line) if found is None else found
-                    written.add(found)
-                    shapes[found] = shape
+                    shapes[memo.digest(line) if found is None else found] = shape
                 yield line
 
         frames = (
@@ -373,10 +369,9 @@ class StageLedger:
             if frames is not None:
                 frames.close()
         if frames is not None:
-            frames.save(self.snapshot_path)
-            self.frames_copied = frames.copied
+            frames.save()
         if memo is not None:
-            memo.sound = written
+            memo.sound = set(shapes)
             memo.save()
             self._lines.save(shapes)
         self._written = True

@@ -47,11 +47,40 @@ def _checking_code() -> bytes:
     return digest(b"verified lines", code_of(ledger_format, text_pool))
 
 
+def _beside(store_file: str | os.PathLike[str], suffix: str) -> Path:
+    """The file ``x<suffix>`` beside the store file ``x.jsonl``."""
+    path = Path(store_file)
+    return path.with_name(f"{path.stem}{suffix}")
+
+
 def verified_path(store_file: str | os.PathLike[str], *, recorded: bool = False) -> Path:
     """The file of digests of the store file ``x.jsonl`` (``x.verified``) or of the stage
     snapshot it keeps (``recorded``: ``x.recorded.verified``)."""
-    path = Path(store_file)
-    return path.with_name(f"{path.stem}{'.recorded' if recorded else ''}.verified")
+    return _beside(store_file, ".recorded.verified" if recorded else ".verified")
+
+
+def _records(path: Path, head: bytes, size: int) -> list[bytes] | None:
+    """The ``size``-byte records of the file at ``path`` after ``head``: none when it
+    cannot be read, None when it holds something else (another head, a cut record)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return []
+    body = data[len(head) :]
+    if not data.startswith(head) or len(body) % size:
+        return None
+    return [body[i : i + size] for i in range(0, len(body), size)]
+
+
+def _write(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically; False when it cannot be written (these
+    files only save work, so that is no error)."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with io.atomic_path(path) as tmp:
+            Path(tmp).write_bytes(data)
+        return True
+    return False
 
 
 class VerifiedLines:
@@ -69,16 +98,11 @@ class VerifiedLines:
         self.trusted = 0
 
     def _read(self) -> set[bytes]:
-        try:
-            data = self.path.read_bytes()
-        except OSError:
-            return set()
-        head = MAGIC + self._code
-        body = data[len(head) :]
-        if not data.startswith(head) or len(body) % DIGEST_SIZE:
+        found = _records(self.path, MAGIC + self._code, DIGEST_SIZE)
+        if found is None:
             logger.info("%s: not this code's digests; every line is checked", self.path)
             return set()
-        return {body[i : i + DIGEST_SIZE] for i in range(0, len(body), DIGEST_SIZE)}
+        return set(found)
 
     def digest(self, raw: bytes) -> bytes:
         """A line's digest, under the checking code's."""
@@ -87,12 +111,9 @@ class VerifiedLines:
     def save(self) -> None:
         """Write the digests of the lines found sound in this load, when they are not
         those read (a file that cannot be written is left as it is: it only saves work)."""
-        if self.sound == self.known:
-            return
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with io.atomic_path(self.path) as tmp:
-                Path(tmp).write_bytes(MAGIC + self._code + b"".join(sorted(self.sound)))
+        if self.sound != self.known and _write(
+            self.path, MAGIC + self._code + b"".join(sorted(self.sound))
+        ):
             self.known = set(self.sound)
 
 
@@ -103,15 +124,13 @@ WRITTEN_MAGIC = b"prescient snapshot lines 1\n"
 def written_path(store_file: str | os.PathLike[str]) -> Path:
     """The file of the snapshot lines last written for the store file ``x.jsonl``
     (``x.recorded.written``)."""
-    path = Path(store_file)
-    return path.with_name(f"{path.stem}.recorded.written")
+    return _beside(store_file, ".recorded.written")
 
 
 def frames_path(store_file: str | os.PathLike[str]) -> Path:
     """The index of the compressed snapshot's frames for the store file ``x.jsonl``
     (``x.recorded.frames``, :class:`prescient.llm.ledger_file.FrameMemo`)."""
-    path = Path(store_file)
-    return path.with_name(f"{path.stem}.recorded.frames")
+    return _beside(store_file, ".recorded.frames")
 
 
 class WrittenLines:
@@ -137,27 +156,13 @@ class WrittenLines:
         self.known = self._read()
 
     def _read(self) -> dict[bytes, bytes]:
-        try:
-            data = self.path.read_bytes()
-        except OSError:
-            return {}
-        body, size = data[len(self._head) :], 2 * DIGEST_SIZE
-        if not data.startswith(self._head) or len(body) % size:
-            return {}
-        return {
-            body[i : i + DIGEST_SIZE]: body[i + DIGEST_SIZE : i + size]
-            for i in range(0, len(body), size)
-        }
+        found = _records(self.path, self._head, 2 * DIGEST_SIZE) or []
+        return {r[:DIGEST_SIZE]: r[DIGEST_SIZE:] for r in found}
 
     def save(self, shapes: dict[bytes, bytes]) -> None:
         """Keep ``shapes`` (the lines just written) in place of those read (a file that
         cannot be written is left as it is: it only saves work)."""
         if shapes == self.known:
             return
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with io.atomic_path(self.path) as tmp:
-                Path(tmp).write_bytes(
-                    self._head + b"".join(k + v for k, v in sorted(shapes.items()))
-                )
+        if _write(self.path, self._head + b"".join(k + v for k, v in sorted(shapes.items()))):
             self.known = dict(shapes)

@@ -252,7 +252,7 @@ def test_frames_written_before_are_copied_and_the_file_is_the_same(
         write_lines(path, some, "zstd", frames)
         if frames is None:
             return path.read_bytes(), 0
-        frames.save(path)
+        frames.save()
         return path.read_bytes(), frames.copied
 
     first, copied = written(lines, True)
