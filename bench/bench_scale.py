@@ -600,7 +600,9 @@ def synthetic_questions(repo: Path, start: dt.date, end: dt.date, scale: float) 
     import numpy as np
     import pandas as pd
 
-    arts = pd.read_parquet(
+    from prescient import io
+
+    arts = io.read_table(
         repo / "data/interim/articles.parquet", columns=["article_id", "date", "title"]
     )
     rng = np.random.default_rng([scale_corpus.SEED, 9])
@@ -754,7 +756,9 @@ def check_bm25(repo: Path, n_pairs: int, max_window: int) -> dict[str, Any]:
         repo / "data/interim/eval_questions.parquet", columns=["question_id", "question"]
     )
     qtext = dict(zip(qs["question_id"], qs["question"], strict=True))
-    arts = pd.read_parquet(repo / "data/interim/articles.parquet", columns=["article_id", "date"])
+    from prescient import io
+
+    arts = io.read_table(repo / "data/interim/articles.parquet", columns=["article_id", "date"])
     days = np.array(pd.to_datetime(arts["date"]).to_numpy(), dtype="datetime64[D]")
     ends = np.array(pd.to_datetime(ret["window_end"]).to_numpy(), dtype="datetime64[D]")
     ret["n"] = np.searchsorted(days, ends, side="left")
@@ -768,11 +772,9 @@ def check_bm25(repo: Path, n_pairs: int, max_window: int) -> dict[str, Any]:
     ]
     n_max = int(pairs["n"].max())
     # The first n_max articles only, streamed (the whole table may not fit in memory).
-    import pyarrow.parquet as pq
-
     docs: list[list[str]] = []
-    pf = pq.ParquetFile(repo / "data/interim/articles.parquet")
-    for batch in pf.iter_batches(batch_size=4096, columns=["title", "text"]):
+    pf = io.ParquetTable(repo / "data/interim/articles.parquet")
+    for batch in pf.iter_batches(["title", "text"], batch_size=4096):
         for t, x in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
             if len(docs) < n_max:
                 docs.append(tok(f"{t}\n{x}"))
@@ -1068,9 +1070,10 @@ def run_scale(args: argparse.Namespace, scale: float) -> dict[str, Any]:
             result["questions"] = {str(k): int(v) for k, v in q["qtype"].value_counts().items()}
         apath = repo / "data/interim/articles.parquet"
         if apath.exists():
-            import pyarrow.parquet as pq
+            from prescient import io
 
-            result["articles"] = pq.ParquetFile(apath).metadata.num_rows
+            with io.ParquetTable(apath) as table:
+                result["articles"] = table.num_rows
         result["disk"] = disk(repo)
         save(scale, result)
         full = not wanted and not args.synthetic_questions and "failed_stage" not in result

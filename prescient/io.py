@@ -159,8 +159,10 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
             old = target.with_name(f".{target.name}.{os.urandom(6).hex()}.old{TEMP_SUFFIX}")
             os.replace(target, old)
         os.replace(tmp, target)
-        if old is not None:
+        if old is not None and old.is_dir():
             shutil.rmtree(old, ignore_errors=True)
+        elif old is not None:  # a file the directory replaces
+            old.unlink(missing_ok=True)
     finally:
         try:
             if tmp.exists():
@@ -257,17 +259,105 @@ def frame_checksum(df: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
+TABLE_MANIFEST = "_parts.json"
+"""The file beside a partitioned table's parts that describes them (its name starts with
+``_``, so neither this module nor pyarrow's dataset reader takes it for a part)."""
+
+
+def table_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The Parquet files that hold one table, in row order: the file at ``path``, or the
+    ``*.parquet`` files of directory ``path`` in name order (a partitioned table: names
+    starting with ``_`` or ``.`` are not parts, the convention pyarrow and Spark share)."""
+    at = Path(path)
+    if not at.is_dir():
+        return [at]
+    files = sorted(
+        f
+        for f in at.iterdir()
+        if f.suffix == ".parquet" and not f.name.startswith(("_", ".")) and f.is_file()
+    )
+    if not files:
+        raise ValueError(f"{at}: a table directory without a Parquet file (rerun its stage)")
+    return files
+
+
+class ParquetTable:
+    """One table in a Parquet file or in a directory of Parquet files
+    (:func:`table_files`), read as one file: its row groups numbered across the files in
+    order. The interface is :class:`pyarrow.parquet.ParquetFile`'s, as far as the
+    project's readers use it.
+
+    Args:
+        path: the file or directory.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        import pyarrow.parquet as pq
+
+        self.path = path
+        self.paths = table_files(path)
+        self._files = [pq.ParquetFile(f) for f in self.paths]
+        self.schema_arrow = self._files[0].schema_arrow
+        self._groups = [(f, g) for f in self._files for g in range(f.num_row_groups)]
+        self.num_row_groups = len(self._groups)
+        self.num_rows = sum(f.metadata.num_rows for f in self._files)
+
+    def row_group_rows(self, group: int) -> int:
+        """The number of rows of row group ``group``."""
+        f, g = self._groups[group]
+        return int(f.metadata.row_group(g).num_rows)
+
+    def read_row_group(self, group: int, columns: Sequence[str] | None = None) -> Any:
+        """Row group ``group`` as an Arrow table (``columns``: only those)."""
+        f, g = self._groups[group]
+        return f.read_row_group(g, columns=None if columns is None else list(columns))
+
+    def iter_batches(
+        self, columns: Sequence[str] | None = None, batch_size: int = 65536
+    ) -> Iterator[Any]:
+        """The table's record batches in order (``columns``: only those)."""
+        names = None if columns is None else list(columns)
+        for f in self._files:
+            yield from f.iter_batches(batch_size=batch_size, columns=names)
+
+    def empty(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """The table's columns (``columns``: only those), no rows, as ``pd.read_parquet``
+        reads them."""
+        names = None if columns is None else list(columns)
+        out: pd.DataFrame = pd.read_parquet(self.paths[0], columns=names).iloc[:0]
+        return out
+
+    def close(self) -> None:
+        for f in self._files:
+            f.close()
+
+    def __enter__(self) -> ParquetTable:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_table(path: str | os.PathLike[str], columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """A table from its Parquet file or directory (:func:`table_files`), as
+    ``pd.read_parquet`` reads one file holding all its rows (``columns``: only those)."""
+    files = table_files(path)
+    if len(files) == 1:
+        return pd.read_parquet(files[0], columns=None if columns is None else list(columns))
+    frame, _ = read_parquet_files(files, columns)
+    return frame
+
+
 def parquet_parts(
     path: str | os.PathLike[str], columns: Sequence[str] | None = None
 ) -> Iterator[pd.DataFrame]:
-    """A Parquet file's table one row group at a time (``columns``: only those of them the
-    file has), so a table larger than memory can be read through."""
-    import pyarrow.parquet as pq
-
-    with pq.ParquetFile(path) as pf:
+    """A Parquet table's rows one row group at a time (``columns``: only those of them
+    the table has; a file or a directory, :class:`ParquetTable`), so a table larger than
+    memory can be read through."""
+    with ParquetTable(path) as pf:
         names = None if columns is None else [c for c in columns if c in pf.schema_arrow.names]
         if pf.num_row_groups == 0:
-            yield pd.read_parquet(path, columns=names)
+            yield pf.empty(names)
         for i in range(pf.num_row_groups):
             yield pf.read_row_group(i, columns=names).to_pandas()
 
@@ -278,16 +368,16 @@ def read_parquet_where(
     values: Iterable[str],
     columns: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """The rows of a Parquet file whose string ``column`` is one of ``values`` (none: an
-    empty table with the file's columns), in file order: each row group's ``column`` is
-    read first, and only the groups that hold a wanted row are read further, filtered as
-    they are, so only those rows are ever held. ``columns``: only those (default: all)."""
+    """The rows of a Parquet table (a file or a directory, :class:`ParquetTable`) whose
+    string ``column`` is one of ``values`` (none: an empty table with the table's
+    columns), in table order: each row group's ``column`` is read first, and only the
+    groups that hold a wanted row are read further, filtered as they are, so only those
+    rows are ever held. ``columns``: only those (default: all)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     wanted = pa.array(sorted(set(values)), type=pa.string())
-    with pq.ParquetFile(path) as pf:
+    with ParquetTable(path) as pf:
         names = list(pf.schema_arrow.names) if columns is None else list(columns)
         parts = []
         for group in range(pf.num_row_groups if len(wanted) else 0):
@@ -295,21 +385,28 @@ def read_parquet_where(
             keep = pc.is_in(at.cast(pa.string()), wanted)
             if pc.any(keep).as_py():
                 parts.append(pf.read_row_group(group, columns=names).filter(keep))
-        table = pa.concat_tables(parts) if parts else pf.schema_arrow.empty_table().select(names)
+        table = (
+            pa.concat_tables(parts, promote_options="default")
+            if parts
+            else pf.schema_arrow.empty_table().select(names)
+        )
     out: pd.DataFrame = table.to_pandas()
     return out
 
 
-def read_parquet_files(paths: Sequence[str | os.PathLike[str]]) -> tuple[pd.DataFrame, list[int]]:
+def read_parquet_files(
+    paths: Sequence[str | os.PathLike[str]], columns: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, list[int]]:
     """Parquet files of one table (the same columns; a column all null in some files
     may be typed in others), concatenated in order, and each file's number of rows: read
     as Arrow tables and converted to pandas once, the frame ``pd.concat`` of each file's
     frame gives, at a fraction of the per-file cost (a score stage reads thousands of
-    small partitions)."""
+    small partitions). ``columns``: only those."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(p) for p in paths]
+    names = None if columns is None else list(columns)
+    tables = [pq.read_table(p, columns=names) for p in paths]
     if not tables:
         return pd.DataFrame(), []
     out: pd.DataFrame = pa.concat_tables(tables, promote_options="default").to_pandas()
@@ -317,31 +414,28 @@ def read_parquet_files(paths: Sequence[str | os.PathLike[str]]) -> tuple[pd.Data
 
 
 class RowReader:
-    """Some columns of a Parquet file at given row positions, reading only the row groups
-    that hold them: a stage whose kept work covers most of a table reads the rest alone.
+    """Some columns of a Parquet table (a file or a directory, :class:`ParquetTable`) at
+    given row positions, reading only the row groups that hold them: a stage whose kept work covers most of a table reads the rest alone.
     The last ``keep_groups`` row groups read are kept, so asks in about file order read
     each group once.
 
     Args:
-        path: the file.
-        columns: the columns to read (every one must be in the file).
+        path: the file or directory.
+        columns: the columns to read (every one must be in the table).
         keep_groups: row groups held at once (at least 1).
     """
 
     def __init__(
         self, path: str | os.PathLike[str], columns: Sequence[str], keep_groups: int = 1
     ) -> None:
-        import pyarrow.parquet as pq
-
         self.path = path
         self.columns = list(columns)
         self.keep_groups = max(1, keep_groups)
-        self._file = pq.ParquetFile(path)
+        self._file = ParquetTable(path)
         missing = [c for c in self.columns if c not in self._file.schema_arrow.names]
         if missing:
             raise ValueError(f"{path}: no column {missing}")
-        meta = self._file.metadata
-        sizes = [meta.row_group(i).num_rows for i in range(self._file.num_row_groups)]
+        sizes = [self._file.row_group_rows(i) for i in range(self._file.num_row_groups)]
         self._starts = np.cumsum([0, *sizes])
         self._groups: dict[int, list[list[Any]]] = {}
         self.groups_read = 0
@@ -396,9 +490,12 @@ class TablesOnDisk(Mapping[str, pd.DataFrame]):
 
 def parquet_checksum(path: str | os.PathLike[str]) -> str:
     """:func:`frame_checksum` of the table in a Parquet file, read one row group at a
-    time (a corpus need not fit in memory to be identified)."""
+    time (a corpus need not fit in memory to be identified); of a partitioned table (a
+    directory, :func:`table_files`), :func:`parts_checksum` of its files' checksums."""
     import pyarrow.parquet as pq
 
+    if Path(path).is_dir():
+        return parts_checksum({f.stem: parquet_checksum(f) for f in table_files(path)})
     digest = FrameDigest()
     with pq.ParquetFile(path) as pf:
         if pf.num_row_groups == 0:
@@ -406,6 +503,15 @@ def parquet_checksum(path: str | os.PathLike[str]) -> str:
         for i in range(pf.num_row_groups):
             digest.update(pf.read_row_group(i).to_pandas())
     return digest.hexdigest()
+
+
+def parts_checksum(checksums: Mapping[str, str]) -> str:
+    """The checksum of a partitioned table: sha256 of each part's name and
+    :func:`frame_checksum`, in name order (a part changed, added or removed changes it)."""
+    h = hashlib.sha256(b"parts\n")
+    for name in sorted(checksums):
+        h.update(f"{name} {checksums[name]}\n".encode())
+    return h.hexdigest()
 
 
 class FrameDigest:

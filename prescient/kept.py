@@ -201,7 +201,10 @@ class KeptChecksums:
         self.store.write("parquet", self._name(io.file_sha256(path)), [value])
 
     def checksum(self, path: str | os.PathLike[str]) -> str:
-        """:func:`prescient.io.parquet_checksum` of the file at ``path``."""
+        """:func:`prescient.io.parquet_checksum` of the file, or partitioned table, at
+        ``path`` (each part kept by its bytes)."""
+        if Path(path).is_dir():
+            return io.parts_checksum({f.stem: self.checksum(f) for f in io.table_files(path)})
         name = self._name(io.file_sha256(path))
         stored = self.store.read("parquet", name)
         if stored is not None and len(stored) == 1 and stored[0].dtype == np.uint8:

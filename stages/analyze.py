@@ -30,7 +30,6 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from prescient import io
 from prescient.analysis.parts import ARTICLE_COLUMNS, BenchmarkAnalysis
@@ -58,11 +57,12 @@ def _read_optional(
     if path.resolve() == scores.resolve():
         logger.info("%s: the scores table (its own columns stand in)", what)
         return None
-    if path.exists():
+    if path.exists():  # a file, or a table's directory of parts (prescient.io.table_files)
         if columns is None:
-            return pd.read_parquet(path)
-        present = set(pq.read_schema(path).names)
-        return pd.read_parquet(path, columns=[c for c in columns if c in present])
+            return io.read_table(path)
+        with io.ParquetTable(path) as table:
+            present = set(table.schema_arrow.names)
+        return io.read_table(path, columns=[c for c in columns if c in present])
     logger.warning("%s %s not found: the statistics that need it are left empty", what, path)
     return None
 

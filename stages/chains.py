@@ -77,7 +77,7 @@ def work(run: StageRun) -> int:
     args, p = run.args, run.params
     start = time.perf_counter()
     s = load_settings(ChainsSettings, p, "chains")
-    articles = pd.read_parquet(args.articles)
+    articles = io.read_table(args.articles)
     known = set(articles["article_id"].astype(str))
     metrics: dict[str, Any] = {"source": s.source}
     if s.source == "demo":

@@ -7,8 +7,12 @@ Exits 2 with one log line when the parameters cannot work or drop (nearly) every
 With ``ingest.reuse``, the outcomes of input files read by earlier runs
 (:class:`prescient.corpus.kept_files.KeptFiles`) and the language detector's verdicts
 (:class:`prescient.corpus.language.KeptLanguages`) are taken from DVC's cache directory,
-with the same table, and the table's checksum is recorded there for the stages that
-identify it by its checksum (:class:`prescient.kept.KeptChecksums`).
+with the same table, and each part's checksum is recorded there for the stages that
+identify the table by its checksum (:class:`prescient.kept.KeptChecksums`).
+
+The table is a directory of month parts (:mod:`prescient.corpus.table`): a month whose
+rows did not change keeps its file, so a daily update writes one month's part, and
+DVC's ``persist`` keeps the directory for that between runs.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ logger = logging.getLogger("stages.ingest")
 
 
 def options(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--out", required=True, help="the article table (Parquet)")
+    ap.add_argument(
+        "--out", required=True, help="the article table (a directory of month Parquet files)"
+    )
     ap.add_argument("--metrics", required=True, help="the accounting (JSON)")
 
 
@@ -54,10 +60,12 @@ def work(run: StageRun) -> int:
         )
         kept = KeptLanguages(store) if store is not None else None
         files = KeptFiles(store, corpus, settings) if store is not None else None
-        articles, report, checksum = ingest_corpus_to(corpus, settings, Path(args.out), kept, files)
         sums = KeptStore.in_cache(dvc_cache_dir(), CHECKSUMS) if settings.reuse else None
-        if sums is not None:  # for the stages that identify the table by its checksum
-            KeptChecksums(sums).record(args.out, checksum)
+        # each part's checksum, for the stages that identify the table by its checksum
+        record = KeptChecksums(sums).record if sums is not None else None
+        articles, report, checksum = ingest_corpus_to(
+            corpus, settings, Path(args.out), kept, files, record
+        )
 
     metrics = summarize(articles, report, checksum)
     io.write_json(args.metrics, metrics)

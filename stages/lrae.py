@@ -63,7 +63,7 @@ def work(run: StageRun) -> int:
     judged = samples[samples["sample_id"].isin(predictions["sample_id"])]
     index = None
     if not judged.empty:
-        articles = pd.read_parquet(args.articles, columns=["article_id", "date", "title", "text"])
+        articles = io.read_table(args.articles, columns=["article_id", "date", "title", "text"])
         first = min(as_date(d) for d in judged["split_date"])
         index = EvidenceIndex(articles, s.evidence, tokenizer, start=first, progress=True)
     with gateway:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from tqdm import tqdm
 
-from prescient import io
 from prescient.arrival import known_from
 from prescient.corpus import physical
 from prescient.corpus.accounting import IngestReport, IngestStopError, check_drops
@@ -33,7 +32,8 @@ from prescient.corpus.physical import Damage
 from prescient.corpus.readers import read_rows
 from prescient.corpus.rows import Detector, Outcome, detect_language, row_outcome
 from prescient.corpus.settings import CorpusSettings, IngestSettings
-from prescient.corpus.spill import DiskSpill, MemorySpill, Spill
+from prescient.corpus.spill import Deferred, DiskSpill, MemorySpill, Spill
+from prescient.corpus.table import MonthParts, part_name
 from prescient.corpus.titles import mastheads, strip_title_suffixes
 from prescient.corpus.units import Unit
 from prescient.dates import month_index
@@ -78,9 +78,9 @@ class _Candidate:
 
 def settle(
     o: Outcome, s: IngestSettings, report: IngestReport, order: int
-) -> tuple[_Candidate, str] | None:
+) -> tuple[_Candidate, str | Deferred] | None:
     """Count a row's outcome under ``s.through``: None for a drop, else the candidate and
-    its normalised text."""
+    its normalised text (or the reference to a kept one)."""
     ex = s.examples_per_reason
     if o.drop is not None:
         report.drop(o.drop[0], o.where, ex, o.drop[1])
@@ -262,17 +262,33 @@ def _decide(
 def _month_frames(records: list[dict[str, Any]], spill: Spill) -> Iterator[pd.DataFrame]:
     """The article table one month of dates at a time, in order: together, the table
     sorted by (date, article_id); each month's texts read back from ``spill`` alone."""
+    for _name, _rows, frame in _months(records, spill):
+        yield frame()
+
+
+def _months(
+    records: list[dict[str, Any]], spill: Spill
+) -> Iterator[tuple[str, list[list[Any]], Callable[[], pd.DataFrame]]]:
+    """Each month of dates, in order: its part name, its rows' values but the text
+    (the key of :class:`~prescient.corpus.table.MonthParts`), and a function building
+    its frame with the texts read back from ``spill`` (a part kept as it is never reads
+    them)."""
     by_month: dict[int, list[dict[str, Any]]] = {}
     for r in records:
         by_month.setdefault(month_index(r["date"]), []).append(r)
+    names = [c for c in ARTICLE_COLUMNS if c != "text"]
     for month in sorted(by_month):
-        texts = spill.texts(month)
         rows = by_month.pop(month)
-        # new columns: the records stay without texts, so a written month's texts are freed
-        columns = {c: [r[c] for r in rows] for c in ARTICLE_COLUMNS if c != "text"}
-        columns["text"] = [texts[r["order"]] for r in rows]
-        del texts, rows
-        yield articles_frame(columns)
+
+        def frame(month: int = month, rows: list[dict[str, Any]] = rows) -> pd.DataFrame:
+            texts = spill.texts(month)
+            # new columns: the records stay without texts, so a written month's texts are freed
+            columns = {c: [r[c] for r in rows] for c in names}
+            columns["text"] = [texts[r["order"]] for r in rows]
+            del texts
+            return articles_frame(columns)
+
+        yield part_name(month), [[r[c] for c in names] for r in rows], frame
 
 
 def read_units(
@@ -328,19 +344,23 @@ def ingest_corpus_to(
     out: Path,
     kept: KeptLanguages | None = None,
     files: KeptFiles | None = None,
+    written: Callable[[Path, str], None] | None = None,
 ) -> tuple[pd.DataFrame, IngestReport, str]:
-    """:func:`ingest_corpus`, writing the article table to ``out`` (Parquet, atomically)
-    a month of dates at a time: the texts wait in a :class:`~prescient.corpus.spill.DiskSpill`
-    beside ``out`` until their month is written, so memory holds one month of text, not
-    the corpus. Nothing is written when the stage stops.
+    """:func:`ingest_corpus`, writing the article table to directory ``out`` as month
+    parts (:class:`~prescient.corpus.table.MonthParts`: a month whose rows are unchanged
+    keeps its file; the directory is replaced at once): the texts wait in a
+    :class:`~prescient.corpus.spill.DiskSpill` beside ``out`` until their month is
+    written, so memory holds one month of text, not the corpus. Nothing is written when
+    the stage stops.
 
     ``kept``: language verdicts of earlier runs (:class:`~prescient.corpus.language.KeptLanguages`);
     ``files``: the outcomes of input files read before
     (:class:`~prescient.corpus.kept_files.KeptFiles`). The same table either way.
+    ``written``: called with each part file written and its checksum.
 
     Returns:
         The table's ``date`` and ``source_domain`` columns (for the metrics), the
-        accounting and the table's :func:`~prescient.io.frame_checksum`.
+        accounting and the table's checksum (:func:`~prescient.io.parquet_checksum`).
     """
     spill = DiskSpill(out.parent)
     try:
@@ -357,12 +377,11 @@ def ingest_corpus_to(
                 "source_domain": pd.Series([r["source_domain"] for r in records], dtype="string"),
             }
         )
-        digest = io.write_parquet_parts(
-            out, _month_frames(records, spill), articles_frame([]), text=True
-        )
+        parts = MonthParts(out, articles_frame([]), (articles_frame, _months), written)
+        checksum = parts.write(_months(records, spill))
     finally:
         spill.close()
-    return summary, report, digest.hexdigest()
+    return summary, report, checksum
 
 
 def _stop_if_wrong(corpus: CorpusSettings, settings: IngestSettings, report: IngestReport) -> None:

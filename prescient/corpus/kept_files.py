@@ -9,7 +9,11 @@ for its rows (the drop reason, or the checked article with its normalised text) 
 damaged stretches between them, in file order, are kept in DVC's cache directory
 (``<DVC cache>/prescient/ingest/files``, :mod:`prescient.kept`) and fed to the same
 accounting, de-duplication and table writing as a fresh read: the article table and the
-metrics are the same bytes with or without them.
+metrics are the same bytes with or without them. The texts are kept apart
+(``<DVC cache>/prescient/ingest/texts``, under the same name) and read only when the
+article table's month that holds them is written again
+(:class:`prescient.corpus.spill.Deferred`): a daily update reads the new day's file and
+the texts of its month, not the archive's.
 
 A file's part is named by the digest of exactly what its outcomes depend on:
 
@@ -56,6 +60,7 @@ from prescient.corpus import (
 from prescient.corpus.physical import Damage
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.corpus.sources import InputFile, check_digest, corpus_files
+from prescient.corpus.spill import Deferred, TextSource
 from prescient.kept import (
     KeptStore,
     code_of,
@@ -66,12 +71,16 @@ from prescient.kept import (
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 """What a file's part holds; part of every name."""
 MAX_FILE_CHARS = 64_000_000
 """Bytes one file may take on disk, and characters of text it may hold, and still be kept
 (about 130 MB of memory while it is read)."""
 KIND = "files"
+"""A file's part: its outcomes without their texts."""
+TEXTS = "texts"
+"""A file's kept rows' texts, under the same name as its part: read only when ingest
+writes a month of their dates again (:class:`prescient.corpus.spill.Deferred`)."""
 LEVEL = 6
 """zstd's level for the ingest store (:class:`prescient.kept.KeptStore`): a file's part
 is written once and holds its texts, so a higher level than the default pays: on the
@@ -117,13 +126,19 @@ class KeptFiles:
             code_of(*_CODE, *_CODE_ALSO),
             _versions(),
         )
-        self.reused = self.read = self.too_large = 0
+        self.reused = self.read = self.too_large = self.texts_read = 0
+        # each kept file whose texts may be asked for: the file, its number, its sha256
+        # and how many texts its part holds
+        self._kept: dict[bytes, tuple[InputFile, int, str, int]] = {}
+        self._reading: tuple[CorpusSettings, IngestSettings, Detector] | None = None
 
     def units(
         self, corpus: CorpusSettings, settings: IngestSettings, detect: Detector
     ) -> Iterator[Damage | rows.Outcome]:
         """Every file's damaged stretches and row outcomes, in file order: the kept ones
-        from the store, the others read (and then kept)."""
+        from the store (their texts deferred: :meth:`texts`), the others read (and then
+        kept)."""
+        self._reading = (corpus, settings, detect)
         for file_no, item in enumerate(corpus_files(corpus)):
             if item.path.stat().st_size > MAX_FILE_CHARS:
                 self.too_large += 1
@@ -133,9 +148,11 @@ class KeptFiles:
             sha = io.file_sha256(item.path)
             name = digest(self.config, str(item.path).encode(), sha.encode())
             stored = self.store.read(KIND, name)
-            events = _unpack(stored, file_no, str(item.path)) if stored is not None else None
-            if events is not None:
+            unpacked = _unpack(stored, file_no, str(item.path), self, name) if stored else None
+            if unpacked is not None:
                 check_digest(item, sha)
+                events, count = unpacked
+                self._kept[name] = (item, file_no, sha, count)
                 self.reused += 1
                 yield from events
                 continue
@@ -144,7 +161,7 @@ class KeptFiles:
             for event in _read(corpus, settings, item, file_no, detect):
                 if log is not None:
                     log.append(event)
-                    chars += len(event.text) if isinstance(event, rows.Outcome) else 0
+                    chars += len(str(event.text)) if isinstance(event, rows.Outcome) else 0
                     if chars > MAX_FILE_CHARS:
                         log = None
                         self.too_large += 1
@@ -152,12 +169,50 @@ class KeptFiles:
             self.read += 1
             if log is not None:
                 _check_unchanged(item, sha)
-                self.store.write(KIND, name, _pack(log))
+                meta, texts = _pack(log)
+                self.store.write(TEXTS, name, pack_strings(texts))  # the texts first
+                self.store.write(KIND, name, [meta])
+
+    def texts(self, key: bytes) -> list[str]:
+        """The texts of the kept file whose part is named ``key``, in the order of its
+        kept rows (:class:`prescient.corpus.spill.TextSource`). Texts missing from the
+        store, or failing its checks, are read from the file again (and kept again)."""
+        item, file_no, sha, count = self._kept[key]
+        self.texts_read += 1
+        stored = self.store.read(TEXTS, key)
+        if stored is not None and len(stored) == 2:
+            try:
+                found = unpack_strings(stored[0], stored[1])
+            except ValueError:
+                found = []
+            if len(found) == count:
+                return found
+        logger.warning(
+            "kept work: the texts of %s are not in the store; reading it again", item.path
+        )
+        assert self._reading is not None
+        corpus, settings, detect = self._reading
+        texts = [
+            e.text
+            for e in _read(corpus, settings, item, file_no, detect)
+            if isinstance(e, rows.Outcome) and e.drop is None and e.late_drop is None
+        ]
+        _check_unchanged(item, sha)
+        if len(texts) != count or not all(isinstance(t, str) for t in texts):
+            raise sources.ChecksumError(
+                f"{item.path}: {len(texts)} articles read where its kept part holds {count}. "
+                f"Fix: delete {self.store.root} (kept work only) and run the stage again."
+            )
+        self.store.write(TEXTS, key, pack_strings([str(t) for t in texts]))
+        return [str(t) for t in texts]
 
     def summary(self) -> str:
         """One line for the log: what was reused and read."""
         large = f" ({self.too_large} too large to keep)" if self.too_large else ""
-        return f"kept work: {self.reused} input files from the store, {self.read} read{large}"
+        return (
+            f"kept work: {self.reused} input files from the store, {self.read} read{large}; "
+            f"the texts of {self.texts_read} kept files read"
+        )
 
 
 def _read(
@@ -196,8 +251,8 @@ def _day(value: dt.date | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
-def _pack(log: list[Damage | rows.Outcome]) -> list[np.ndarray]:
-    """A file's events as a part: their fields as JSON, the kept rows' texts packed."""
+def _pack(log: list[Damage | rows.Outcome]) -> tuple[np.ndarray, list[str]]:
+    """A file's events as a part: their fields as JSON; and the kept rows' texts."""
     entries: list[Any] = []
     texts: list[str] = []
     for e in log:
@@ -216,10 +271,10 @@ def _pack(log: list[Damage | rows.Outcome]) -> list[np.ndarray]:
                 e.source_domain,
                 list(e.notes),
             ]
-            texts.append(e.text)
+            texts.append(str(e.text))
         entries.append(row)
     meta = json.dumps(entries, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return [np.frombuffer(meta, dtype=np.uint8).copy(), *pack_strings(texts)]
+    return np.frombuffer(meta, dtype=np.uint8).copy(), texts
 
 
 def _pair(value: Any) -> tuple[str, str] | None:
@@ -234,15 +289,16 @@ def _date(value: str | None) -> dt.date | None:
 
 
 def _unpack(
-    arrays: list[np.ndarray], file_no: int, path: str
-) -> list[Damage | rows.Outcome] | None:
-    """The events of a part, for the file now at ``file_no``; None when the part does not
-    hold what :func:`_pack` writes."""
-    if len(arrays) != 3:
+    arrays: list[np.ndarray], file_no: int, path: str, source: TextSource, name: bytes
+) -> tuple[list[Damage | rows.Outcome], int] | None:
+    """The events of a part, for the file now at ``file_no``, each kept row's text
+    deferred to ``source`` under ``name``, and the number of texts; None when the part
+    does not hold what :func:`_pack` writes."""
+    if len(arrays) != 1:
         return None
     try:
         entries = json.loads(arrays[0].tobytes().decode("utf-8"))
-        texts = iter(unpack_strings(arrays[1], arrays[2]))
+        count = 0
         events: list[Damage | rows.Outcome] = []
         for row in entries:
             if isinstance(row, dict):
@@ -259,11 +315,10 @@ def _unpack(
                 o.date, o.arrived = _date(row[6]), _date(row[7])
                 o.title, o.text_hash, o.url, o.norm_url = row[8], row[9], row[10], row[11]
                 o.source_domain, o.notes = row[12], tuple(row[13])
-                o.text = next(texts)
+                o.text = Deferred(source, name, count)
+                count += 1
             events.append(o)
-        if next(texts, None) is not None:
-            return None
-    except (ValueError, TypeError, KeyError, IndexError, StopIteration):
+    except (ValueError, TypeError, KeyError, IndexError):
         logger.warning("a kept part of %s does not read as one; the file is read again", path)
         return None
-    return events
+    return events, count

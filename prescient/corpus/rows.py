@@ -24,6 +24,7 @@ from prescient.corpus.normalize import (
     text_hash,
 )
 from prescient.corpus.settings import IngestSettings
+from prescient.corpus.spill import Deferred
 from prescient.corpus.units import RawRow
 from prescient.dates import parse_date
 
@@ -97,7 +98,9 @@ def detect_language(text: str, day: dt.date) -> str:
 class Outcome:
     """What a row's checks decided, before ``base.through`` is applied: a function of the
     row and the settings other than ``through`` alone, so a file's outcomes can be kept
-    between runs (:mod:`prescient.corpus.kept_files`) while the day moves on.
+    between runs (:mod:`prescient.corpus.kept_files`) while the day moves on. ``text``
+    is the normalised text, or, for a row of a kept file, a reference to it
+    (:class:`~prescient.corpus.spill.Deferred`).
 
     ``drop`` is the first check before the ``through`` check that the row fails (reason,
     detail), ``late_drop`` the first after it; ``known`` is the day it is known from
@@ -119,7 +122,7 @@ class Outcome:
     norm_url: str | None = None
     source_domain: str | None = None
     notes: tuple[str, ...] = ()
-    text: str = ""
+    text: str | Deferred = ""
 
 
 def row_outcome(

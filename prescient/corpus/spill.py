@@ -8,6 +8,11 @@ article table is then written month by month, each month's texts read back alone
 the paper's size (1.25 million articles, about 7 GB of text) the stage holds one month
 of text at a time instead of all of it.
 
+A text that is kept already (an input file read on an earlier run, whose texts are in
+ingest's kept work, :mod:`prescient.corpus.kept_files`) comes as a :class:`Deferred`
+reference instead: it is read only if its month is written again, so a daily update,
+which writes one month, reads that month's kept texts and no others.
+
 :class:`MemorySpill` keeps the texts in a dict (small inputs, tests);
 :class:`DiskSpill` writes them to zstd-compressed Arrow files in a temporary directory
 once the texts buffered pass a byte budget.
@@ -19,6 +24,8 @@ import concurrent.futures
 import shutil
 import tempfile
 from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -29,8 +36,35 @@ FLUSH_BYTES = 128 * 1024 * 1024
 """Texts buffered in memory before a :class:`DiskSpill` writes them out."""
 
 
+class TextSource(Protocol):
+    """Where deferred texts are read: every text kept under ``key``, in order."""
+
+    def texts(self, key: bytes) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A text not read yet: the ``index``-th of the texts ``source`` holds under ``key``."""
+
+    source: TextSource
+    key: bytes
+    index: int
+
+
+def resolve(deferred: Iterable[tuple[int, Deferred]]) -> dict[int, str]:
+    """Deferred texts by order, each source's key read once (in the order first asked)."""
+    by_key: dict[tuple[int, bytes], list[tuple[int, Deferred]]] = {}
+    for order, d in deferred:
+        by_key.setdefault((id(d.source), d.key), []).append((order, d))
+    out: dict[int, str] = {}
+    for pairs in by_key.values():
+        texts = pairs[0][1].source.texts(pairs[0][1].key)
+        out.update((order, texts[d.index]) for order, d in pairs)
+    return out
+
+
 class Spill(Protocol):
-    def put(self, month: int, order: int, text: str) -> None: ...
+    def put(self, month: int, order: int, text: str | Deferred) -> None: ...
 
     def texts(self, month: int) -> dict[int, str]: ...
 
@@ -41,13 +75,16 @@ class MemorySpill:
     """Every text in memory."""
 
     def __init__(self) -> None:
-        self._by_month: dict[int, dict[int, str]] = defaultdict(dict)
+        self._by_month: dict[int, dict[int, str | Deferred]] = defaultdict(dict)
 
-    def put(self, month: int, order: int, text: str) -> None:
+    def put(self, month: int, order: int, text: str | Deferred) -> None:
         self._by_month[month][order] = text
 
     def texts(self, month: int) -> dict[int, str]:
-        return self._by_month.pop(month, {})
+        found = self._by_month.pop(month, {})
+        out = {o: t for o, t in found.items() if isinstance(t, str)}
+        out.update(resolve((o, t) for o, t in found.items() if isinstance(t, Deferred)))
+        return out
 
     def close(self) -> None:
         self._by_month.clear()
@@ -66,12 +103,16 @@ class DiskSpill:
         self._texts: dict[int, list[str]] = defaultdict(list)
         self._buffered = 0
         self._files: dict[int, list[Path]] = defaultdict(list)
+        self._deferred: dict[int, list[tuple[int, Deferred]]] = defaultdict(list)
         # a full buffer is written on another thread (its compression runs without the
         # GIL) while the next one fills; one write at a time, waited for before reading
         self._writer = concurrent.futures.ThreadPoolExecutor(1)
         self._writing: concurrent.futures.Future[None] | None = None
 
-    def put(self, month: int, order: int, text: str) -> None:
+    def put(self, month: int, order: int, text: str | Deferred) -> None:
+        if isinstance(text, Deferred):  # kept elsewhere already: only the reference
+            self._deferred[month].append((order, text))
+            return
         self._orders[month].append(order)
         self._texts[month].append(text)
         self._buffered += len(text)
@@ -103,6 +144,7 @@ class DiskSpill:
             out.update(zip(table["order"].to_pylist(), table["text"].to_pylist(), strict=True))
             path.unlink()
         out.update(zip(self._orders.pop(month, []), self._texts.pop(month, []), strict=True))
+        out.update(resolve(self._deferred.pop(month, [])))
         return out
 
     def close(self) -> None:

@@ -150,7 +150,7 @@ def shown_articles(
     words as they are read: the same cut a retrieved article gets in its context, so the
     contexts are unchanged and only what they show is held."""
     wanted = pa.array(sorted(ids), type=pa.string())
-    table = pq.ParquetFile(path)
+    table = io.ParquetTable(path)
     parts = []
     for group in range(table.num_row_groups if len(wanted) else 0):
         # the ids first: a row group none of whose articles is shown is not read

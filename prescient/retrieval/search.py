@@ -20,7 +20,6 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 from pydantic import AfterValidator, Field
 from tqdm import tqdm
 
@@ -129,9 +128,10 @@ def read_meta(path: str | Path, fields: Sequence[str] = ()) -> pd.DataFrame:
     """:data:`META_COLUMNS` of an article table, in file order, with the indexed
     ``fields`` other than ``text`` and the texts' digests (:data:`TEXT_DIGEST`) where the
     table has them (no texts)."""
-    names = set(pq.ParquetFile(path).schema_arrow.names)
+    with io.ParquetTable(path) as table:
+        names = set(table.schema_arrow.names)
     wanted = [*META_COLUMNS, *(f for f in fields if f != "text"), TEXT_DIGEST]
-    return pd.read_parquet(path, columns=[c for c in dict.fromkeys(wanted) if c in names])
+    return io.read_table(path, columns=[c for c in dict.fromkeys(wanted) if c in names])
 
 
 def article_keys(articles: pd.DataFrame, fields: Sequence[str], order: np.ndarray) -> list[bytes]:
@@ -174,8 +174,8 @@ def texts_in_order(path: str | Path, fields: Sequence[str], rows: np.ndarray) ->
     order follows except for late arrivals, that is about one row group's texts plus the
     late articles, not the corpus.
     """
-    table = pq.ParquetFile(path)
-    wanted = np.zeros(table.metadata.num_rows, dtype=bool)
+    table = io.ParquetTable(path)
+    wanted = np.zeros(table.num_rows, dtype=bool)
     wanted[rows] = True
     pending: dict[int, str] = {}
     loaded = group = 0
@@ -197,7 +197,8 @@ class _ParquetTexts:
 
     def __init__(self, path: str | Path, fields: Sequence[str]) -> None:
         self.path, self.fields = path, tuple(fields)
-        self.rows = pq.ParquetFile(path).metadata.num_rows
+        with io.ParquetTable(path) as table:
+            self.rows = table.num_rows
         self._reader: io.RowReader | None = None
 
     def __call__(self, rows: np.ndarray) -> Iterator[str]:
@@ -321,12 +322,13 @@ class ArticleIndex:
         """
         fields = settings.fields
         meta = read_meta(path, fields) if meta is None else meta
-        missing = sorted(set(fields) - set(pq.ParquetFile(path).schema_arrow.names))
+        with io.ParquetTable(path) as table:
+            missing = sorted(set(fields) - set(table.schema_arrow.names))
         if missing:
             raise ValueError(f"{path}: the article table lacks the indexed columns {missing}")
         absent = [f for f in fields if f != "text" and f not in meta.columns]
         if absent:
-            meta = meta.assign(**pd.read_parquet(path, columns=absent))
+            meta = meta.assign(**io.read_table(path, columns=absent))
         if store is not None and "text" in fields and TEXT_DIGEST not in meta.columns:
             # a table without the digests: every text is read once to name the articles
             rows = np.arange(len(meta))

@@ -192,3 +192,11 @@ def small_warc(gz: bool, n: int = 3) -> Warc:
             warc_date=f"2024-05-0{i + 2}T10:00:00Z",
         )
     return w
+
+
+def table_bytes(path: Path) -> dict[str, bytes]:
+    """The bytes of a table on disk by file name: a file, or a directory of parts and
+    its manifest (:mod:`prescient.corpus.table`)."""
+    if path.is_dir():
+        return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
+    return {path.name: path.read_bytes()}

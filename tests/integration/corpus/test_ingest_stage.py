@@ -18,7 +18,7 @@ import yaml
 from prescient.plumbing import params as params_mod
 from stages import ingest as ingest_stage
 from tests.conftest import ROOT, SHARED_NEWS
-from tests.support.corpus import Warc, articles, gzip_bytes, jsonl_bytes, page
+from tests.support.corpus import Warc, articles, gzip_bytes, jsonl_bytes, page, table_bytes
 
 
 def write_warc(path: Path) -> None:
@@ -207,7 +207,7 @@ def test_the_same_inputs_give_the_same_bytes_on_any_day(tmp_path: Path, clock: A
                 ["--params", str(params), "--out", f"{out}.parquet", "--metrics", f"{out}.json"]
             )
             assert rc == 0
-            outputs.append((Path(f"{out}.parquet").read_bytes(), Path(f"{out}.json").read_bytes()))
+            outputs.append((table_bytes(Path(f"{out}.parquet")), Path(f"{out}.json").read_bytes()))
         assert outputs[0] == outputs[1] == outputs[2], name
     kept = json.loads(Path(f"{tmp_path}/jsonl-2024-05-04.json").read_text())
     assert kept["rows_kept"] == 4 and kept["future_after"] is None  # no bound: 2031 kept

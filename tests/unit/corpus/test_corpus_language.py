@@ -16,7 +16,7 @@ from prescient.corpus.ingest import ingest_corpus_to, ingest_rows
 from prescient.corpus.readers import RawRow
 from prescient.kept import KeptStore
 from prescient.settings import ParamsError
-from tests.support.corpus import BODY, corpus_settings, ingest_settings, jsonl_bytes
+from tests.support.corpus import BODY, corpus_settings, ingest_settings, jsonl_bytes, table_bytes
 from tests.support.corpus import article as art
 from tests.support.kept import flip_payload_byte
 
@@ -149,7 +149,7 @@ def test_kept_verdicts_give_the_same_table_and_new_articles_alone_are_detected(
         kept = language.KeptLanguages(store)
         out = tmp_path / f"{run}.parquet"
         ingest_corpus_to(corpus, settings, out, kept)
-        assert out.read_bytes() == plain.read_bytes()
+        assert table_bytes(out) == table_bytes(plain)
         assert (kept.detected, kept.reused) == ((40, 0) if run == "first" else (0, 40))
     # A day more: only its article is detected. A month's part damaged: its verdicts
     # are detected again, with a warning; the table is the same bytes as without.
@@ -161,7 +161,7 @@ def test_kept_verdicts_give_the_same_table_and_new_articles_alone_are_detected(
     kept = language.KeptLanguages(store)
     out = tmp_path / "third.parquet"
     ingest_corpus_to(corpus, settings, out, kept)
-    assert out.read_bytes() == plain.read_bytes()
+    assert table_bytes(out) == table_bytes(plain)
     # The parts are named by digest, not by month: the damaged one is some month's.
     damaged = kept.detected - 1
     assert damaged in {
@@ -194,4 +194,4 @@ def test_a_killed_ingest_keeps_the_verdicts_it_saved(
     ingest_corpus_to(corpus, settings, tmp_path / "b.parquet", kept)
     assert kept.reused == 10 and kept.detected == 30  # two saves of five
     ingest_corpus_to(corpus, settings, tmp_path / "c.parquet")
-    assert (tmp_path / "b.parquet").read_bytes() == (tmp_path / "c.parquet").read_bytes()
+    assert table_bytes(tmp_path / "b.parquet") == table_bytes(tmp_path / "c.parquet")

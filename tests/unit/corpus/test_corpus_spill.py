@@ -43,9 +43,13 @@ def test_a_table_written_by_month_equals_the_one_built_in_memory(
     whole, report = ingest_corpus(corpus, settings)
     out = tmp_path / "out" / "articles.parquet"
     summary, streamed, checksum = ingest_corpus_to(corpus, settings, out)
-    table = pd.read_parquet(out)
-    pd.testing.assert_frame_equal(table, whole)
-    assert checksum == io.frame_checksum(whole)
+    pd.testing.assert_frame_equal(io.read_table(out), whole)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), whole)  # a dataset to pyarrow too
+    assert checksum == io.parquet_checksum(out)
+    parts = io.table_files(out)
+    assert len(parts) > 1 and [p.stem for p in parts] == sorted(
+        {d.strftime("%Y-%m") for d in whole["date"]}
+    )
     assert sorted(summary["date"]) == sorted(whole["date"].tolist())
     assert streamed.dropped == report.dropped and report.dropped["duplicate_url"] > 0
     assert report.titles_stripped > 0  # mastheads counted over records without texts

@@ -20,7 +20,14 @@ from prescient.corpus.kept_files import KeptFiles
 from prescient.corpus.language import KeptLanguages
 from prescient.corpus.settings import CorpusSettings, IngestSettings
 from prescient.kept import KeptStore
-from tests.support.corpus import BODY, corpus_settings, gzip_bytes, ingest_settings, jsonl_bytes
+from tests.support.corpus import (
+    BODY,
+    corpus_settings,
+    gzip_bytes,
+    ingest_settings,
+    jsonl_bytes,
+    table_bytes,
+)
 from tests.support.corpus import article as art
 from tests.support.kept import flip_payload_byte
 
@@ -78,13 +85,13 @@ def settings(through: dt.date) -> IngestSettings:
 
 def ingest(
     corpus: CorpusSettings, s: IngestSettings, out: Path, store: KeptStore | None
-) -> tuple[bytes, dict[str, Any], KeptFiles | None]:
+) -> tuple[dict[str, bytes], dict[str, Any], KeptFiles | None]:
     files = KeptFiles(store, corpus, s) if store is not None else None
     kept = KeptLanguages(store) if store is not None else None
     summary, report, checksum = ingest_corpus_to(corpus, s, out, kept, files)
     assert checksum == io.parquet_checksum(out)  # what ingest records for later stages
     metrics = json.loads(json.dumps(summarize(summary, report, checksum), default=str))
-    return out.read_bytes(), metrics, files
+    return table_bytes(out), metrics, files
 
 
 def test_kept_files_give_the_same_table_and_metrics_and_are_read_once(tmp_path: Path) -> None:
@@ -165,3 +172,30 @@ def test_a_file_too_large_to_keep_is_read_every_run(
             assert table == plain and again == metrics
             assert files is not None and (files.reused, files.read, files.too_large) == (0, 2, 2)
     assert not (tmp_path / "kept" / kept_files.KIND).exists()
+
+
+def test_an_update_reads_the_kept_texts_of_its_own_month_alone(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The table's other months keep their parts, so their files' texts stay unread; a
+    kept file's texts missing from the store are read from the file again."""
+    days = [dt.date(2024, 2, 27), dt.date(2024, 2, 28), dt.date(2024, 3, 1)]
+    corpus = source(tmp_path, days)
+    store = KeptStore(tmp_path / "kept")
+    out = tmp_path / "articles.parquet"
+    ingest(corpus, settings(days[-1]), out, store)
+    for day in (dt.date(2024, 3, 2), dt.date(2024, 3, 3)):
+        write_day(tmp_path / "news", day)
+        if day.day == 3:  # every kept text lost: the kept files of March are read again
+            for part in (tmp_path / "kept" / kept_files.TEXTS).rglob("*"):
+                if part.is_file():
+                    part.unlink()
+        plain, metrics, _ = ingest(corpus, settings(day), tmp_path / f"plain{day.day}", None)
+        with caplog.at_level(logging.WARNING):
+            table, again, files = ingest(corpus, settings(day), out, store)
+        assert table == plain and again == metrics
+        assert files is not None and files.read == 1
+        # February's two files are never read; March's kept files are (one, then two)
+        assert files.texts_read == day.day - 1
+    lost = [r for r in caplog.records if "are not in the store" in r.getMessage()]
+    assert len(lost) == 2

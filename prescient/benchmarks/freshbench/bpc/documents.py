@@ -207,9 +207,8 @@ def read_for_sample(path: str | Path) -> tuple[pd.DataFrame, Callable[[list[str]
     texts: :data:`SAMPLE_READS` and ``text_chars`` (read a row group at a time), and a
     function reading the drawn documents' texts back by id."""
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
-    table = pq.ParquetFile(path)
+    table = io.ParquetTable(path)
     columns = [c for c in SAMPLE_READS if c in table.schema_arrow.names]
     parts = []
     # The lengths are taken on the Arrow column, so no text becomes a Python string.
