@@ -12,6 +12,7 @@ import hashlib
 import inspect
 import json
 import re
+import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -221,8 +222,8 @@ def _run(project: Path) -> int:
 
 @pytest.fixture
 def project(base: Path, tmp_path: Path) -> Path:
-    for name in ("articles.parquet", "selected.parquet"):
-        (tmp_path / name).write_bytes((base / name).read_bytes())
+    shutil.copytree(base / "articles.parquet", tmp_path / "articles.parquet")  # month parts
+    (tmp_path / "selected.parquet").write_bytes((base / "selected.parquet").read_bytes())
     CALLS.clear()
     return _project(base, tmp_path)
 
