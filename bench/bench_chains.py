@@ -33,6 +33,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from prescient import io  # noqa: E402
 from prescient.benchmarks.openforecast.linking import bcubed, link_articles  # noqa: E402
 from prescient.benchmarks.openforecast.settings import ChainsSettings  # noqa: E402
 from prescient.corpus.normalize import article_id, normalize_url  # noqa: E402
@@ -117,7 +118,7 @@ def main() -> int:
     ap.add_argument("--grid", action="store_true", help="sweep window_days x threshold")
     ap.add_argument("--longest", type=int, default=10)
     args = ap.parse_args()
-    articles = pd.read_parquet(args.articles, columns=["article_id", "date", "title", "text"])
+    articles = io.read_table(args.articles, columns=["article_id", "date", "title", "text"])
     gold = None
     if args.gold == "demo":
         gold = gold_from_timelines(Path(args.timelines))

@@ -820,9 +820,9 @@ def engine_retrieval(repo: Path, articles: Path) -> dict[str, Any]:
 
     import numpy as np
     import pandas as pd
-    import pyarrow.parquet as pq
 
     sys.path.insert(0, str(repo))
+    from prescient import io
     from prescient.dates import parse_rag_cutoff
     from prescient.plumbing import params
     from prescient.retrieval.bm25 import PrefixBM25
@@ -835,13 +835,13 @@ def engine_retrieval(repo: Path, articles: Path) -> dict[str, Any]:
     settings = load_settings(RetrievalSettings, p, "retrieval")
     cuts = [parse_rag_cutoff(x[4:]) for x in p["eval"]["settings"] if x.startswith("rag_")]
     tok = Tokenizer.from_settings(settings.tokenizer)
-    meta = pd.read_parquet(articles, columns=["article_id", "date"])
+    meta = io.read_table(articles, columns=["article_id", "date"])
     days = np.array(pd.to_datetime(meta["date"]).to_numpy(), dtype="datetime64[D]")
     ids = meta["article_id"].to_numpy()
     fields = list(settings.fields)
 
     def tokens() -> Any:
-        for batch in pq.ParquetFile(articles).iter_batches(batch_size=4096, columns=fields):
+        for batch in io.ParquetTable(articles).iter_batches(fields, batch_size=4096):
             cols = [batch.column(i).to_pylist() for i in range(len(fields))]
             for parts in zip(*cols, strict=True):
                 yield tok("\n".join(str(x) for x in parts if x))
