@@ -211,11 +211,13 @@ def write_parquet_parts(
     empty: pd.DataFrame,
     *,
     text: bool = False,
+    row_group_rows: int | None = None,
 ) -> FrameDigest:
     """Write consecutive parts of one table as Parquet atomically (a row group or more
     per part, so only one part is held at a time), without the pandas index; ``empty``
     (the table's columns, no rows) is written when there is no part; ``text``: a table
-    of article texts (:data:`TEXT_PAGES`).
+    of article texts (:data:`TEXT_PAGES`); ``row_group_rows``: rows per row group at
+    most (None: pyarrow's default, a part's rows up to about a million).
 
     Returns:
         The table's :func:`frame_checksum`, as a :class:`FrameDigest`.
@@ -238,7 +240,7 @@ def write_parquet_parts(
                 table = pa.Table.from_pandas(part, preserve_index=False)
                 if writer is None:
                     writer = pq.ParquetWriter(tmp, table.schema, **options)
-                writer.write_table(table)
+                writer.write_table(table, row_group_size=row_group_rows)
                 hashed.result()
         finally:
             if writer is not None:

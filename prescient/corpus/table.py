@@ -3,8 +3,8 @@ when its month's rows change.
 
 ``ingest`` writes the table as a directory (``articles.parquet/``, the layout pyarrow,
 pandas and Spark read as one table): ``YYYY-MM.parquet`` for every month that has
-articles, sorted by (date, article_id) within it, so the files in name order are the
-table in row order, and ``_parts.json`` (:data:`prescient.io.TABLE_MANIFEST`), which
+articles, sorted by (date, article_id) within it (row groups of :data:`ROW_GROUP_ROWS`
+rows), so the files in name order are the table in row order, and ``_parts.json`` (:data:`prescient.io.TABLE_MANIFEST`), which
 names each part's rows by a digest (:func:`month_key`), and gives its row count, its
 size in bytes and its :func:`prescient.io.frame_checksum`. ``pd.read_parquet`` on the
 directory reads the whole table; the project's readers go through
@@ -40,6 +40,10 @@ logger = logging.getLogger(__name__)
 
 FORMAT = 1
 """What ``_parts.json`` holds."""
+ROW_GROUP_ROWS = 1024
+"""Rows of a part's row group, about two days of news at the paper's size: a reader of
+a few articles' texts (the annotation sample's, FreshBench's drawn documents) decodes
+the row groups that hold them, not whole months."""
 
 
 def part_name(month: int) -> str:
@@ -50,7 +54,7 @@ def part_name(month: int) -> str:
 def _writer_digest(empty: pd.DataFrame, writers: Iterable[Callable[..., Any]]) -> bytes:
     """What turns a month's rows into a file's bytes besides the rows: the table's
     columns and dtypes, the functions that build and write the frame (their source), the
-    page options and the Parquet library's version."""
+    page options, the row groups' size and the Parquet library's version."""
     import pyarrow as pa
 
     h = hashlib.sha256(b"article table part\n")
@@ -58,7 +62,7 @@ def _writer_digest(empty: pd.DataFrame, writers: Iterable[Callable[..., Any]]) -
     h.update(str(pa.Schema.from_pandas(empty, preserve_index=False)).encode())
     for fn in (*writers, io.write_parquet_parts):
         h.update(inspect.getsource(fn).encode())
-    h.update(json.dumps(io.TEXT_PAGES, sort_keys=True).encode())
+    h.update(json.dumps([io.TEXT_PAGES, ROW_GROUP_ROWS], sort_keys=True).encode())
     h.update(pa.__version__.encode())
     return h.digest()
 
@@ -146,7 +150,9 @@ class MonthParts:
                     self.kept += 1
                     continue
                 df = frame()
-                digest = io.write_parquet_parts(target, [df], self.empty, text=True)
+                digest = io.write_parquet_parts(
+                    target, [df], self.empty, text=True, row_group_rows=ROW_GROUP_ROWS
+                )
                 if self.on_written is not None:
                     self.on_written(target, digest.hexdigest())
                 parts[name] = {

@@ -105,7 +105,11 @@ def test_a_table_in_one_file_is_replaced_and_a_failed_write_keeps_the_old_table(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "articles.parquet", "b.jsonl"]
 
 
-def test_the_readers_read_a_directory_as_the_table_in_one_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("group_rows", [2, 1024])
+def test_the_readers_read_a_directory_as_the_table_in_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, group_rows: int
+) -> None:
+    monkeypatch.setattr(table_mod, "ROW_GROUP_ROWS", group_rows)
     source = tmp_path / "a.jsonl"
     source.write_bytes(jsonl_bytes(rows(20)))
     whole, _ = ingest_corpus(corpus_settings("jsonl", source), ingest_settings())
@@ -114,6 +118,8 @@ def test_the_readers_read_a_directory_as_the_table_in_one_file(tmp_path: Path) -
     one = tmp_path / "one.parquet"
     io.write_parquet_parts(one, [whole.iloc[:7], whole.iloc[7:]], whole.iloc[:0], text=True)
     assert len(io.table_files(out)) == 6
+    with io.ParquetTable(out) as parts:  # 20 rows in 6 months: 3 or 4 a month
+        assert parts.num_row_groups == (12 if group_rows == 2 else 6)
     for path in (out, one):
         pd.testing.assert_frame_equal(io.read_table(path), whole)
         pd.testing.assert_frame_equal(
