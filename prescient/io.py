@@ -283,6 +283,14 @@ def table_files(path: str | os.PathLike[str]) -> list[Path]:
     return files
 
 
+def table_columns(path: str | os.PathLike[str]) -> list[str]:
+    """The column names of a table in a Parquet file or directory (:func:`table_files`),
+    from its first file's schema alone."""
+    import pyarrow.parquet as pq
+
+    return list(pq.read_schema(table_files(path)[0]).names)
+
+
 class ParquetTable:
     """One table in a Parquet file or in a directory of Parquet files
     (:func:`table_files`), read as one file: its row groups numbered across the files in

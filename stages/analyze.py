@@ -60,8 +60,7 @@ def _read_optional(
     if path.exists():  # a file, or a table's directory of parts (prescient.io.table_files)
         if columns is None:
             return io.read_table(path)
-        with io.ParquetTable(path) as table:
-            present = set(table.schema_arrow.names)
+        present = set(io.table_columns(path))
         return io.read_table(path, columns=[c for c in columns if c in present])
     logger.warning("%s %s not found: the statistics that need it are left empty", what, path)
     return None

@@ -150,27 +150,27 @@ def shown_articles(
     words as they are read: the same cut a retrieved article gets in its context, so the
     contexts are unchanged and only what they show is held."""
     wanted = pa.array(sorted(ids), type=pa.string())
-    table = io.ParquetTable(path)
-    parts = []
-    for group in range(table.num_row_groups if len(wanted) else 0):
-        # the ids first: a row group none of whose articles is shown is not read
-        at = table.read_row_group(group, columns=["article_id"]).column("article_id")
-        keep = pc.is_in(at.cast(pa.string()), wanted)
-        if not pc.any(keep).as_py():
-            continue
-        part = table.read_row_group(group, columns=list(SHOWN_COLUMNS)).filter(keep)
-        frame = part.to_pandas()
-        if max_words is not None:
-            cut = ~frame["article_id"].astype(str).isin(whole)
-            frame.loc[cut, "text"] = [
-                truncate_words(_str(t), max_words) for t in frame.loc[cut, "text"]
-            ]
-        parts.append(frame)
-    if not parts:
-        empty: pd.DataFrame = (
-            table.schema_arrow.empty_table().select(list(SHOWN_COLUMNS)).to_pandas()
-        )
-        return empty
+    with io.ParquetTable(path) as table:
+        parts = []
+        for group in range(table.num_row_groups if len(wanted) else 0):
+            # the ids first: a row group none of whose articles is shown is not read
+            at = table.read_row_group(group, columns=["article_id"]).column("article_id")
+            keep = pc.is_in(at.cast(pa.string()), wanted)
+            if not pc.any(keep).as_py():
+                continue
+            part = table.read_row_group(group, columns=list(SHOWN_COLUMNS)).filter(keep)
+            frame = part.to_pandas()
+            if max_words is not None:
+                cut = ~frame["article_id"].astype(str).isin(whole)
+                frame.loc[cut, "text"] = [
+                    truncate_words(_str(t), max_words) for t in frame.loc[cut, "text"]
+                ]
+            parts.append(frame)
+        if not parts:
+            empty: pd.DataFrame = (
+                table.schema_arrow.empty_table().select(list(SHOWN_COLUMNS)).to_pandas()
+            )
+            return empty
     shown: pd.DataFrame = pd.concat(parts, ignore_index=True)
     return shown
 

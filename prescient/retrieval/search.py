@@ -128,8 +128,7 @@ def read_meta(path: str | Path, fields: Sequence[str] = ()) -> pd.DataFrame:
     """:data:`META_COLUMNS` of an article table, in file order, with the indexed
     ``fields`` other than ``text`` and the texts' digests (:data:`TEXT_DIGEST`) where the
     table has them (no texts)."""
-    with io.ParquetTable(path) as table:
-        names = set(table.schema_arrow.names)
+    names = set(io.table_columns(path))
     wanted = [*META_COLUMNS, *(f for f in fields if f != "text"), TEXT_DIGEST]
     return io.read_table(path, columns=[c for c in dict.fromkeys(wanted) if c in names])
 
@@ -174,21 +173,21 @@ def texts_in_order(path: str | Path, fields: Sequence[str], rows: np.ndarray) ->
     order follows except for late arrivals, that is about one row group's texts plus the
     late articles, not the corpus.
     """
-    table = io.ParquetTable(path)
-    wanted = np.zeros(table.num_rows, dtype=bool)
-    wanted[rows] = True
-    pending: dict[int, str] = {}
-    loaded = group = 0
-    for row in rows.tolist():
-        while row >= loaded:
-            part = table.read_row_group(group, columns=list(fields))
-            cols = [part.column(f).to_pylist() for f in fields]
-            for j, parts in enumerate(zip(*cols, strict=True)):
-                if wanted[loaded + j]:
-                    pending[loaded + j] = _join(parts)
-            loaded += part.num_rows
-            group += 1
-        yield pending.pop(row)
+    with io.ParquetTable(path) as table:
+        wanted = np.zeros(table.num_rows, dtype=bool)
+        wanted[rows] = True
+        pending: dict[int, str] = {}
+        loaded = group = 0
+        for row in rows.tolist():
+            while row >= loaded:
+                part = table.read_row_group(group, columns=list(fields))
+                cols = [part.column(f).to_pylist() for f in fields]
+                for j, parts in enumerate(zip(*cols, strict=True)):
+                    if wanted[loaded + j]:
+                        pending[loaded + j] = _join(parts)
+                loaded += part.num_rows
+                group += 1
+            yield pending.pop(row)
 
 
 class _ParquetTexts:
@@ -322,8 +321,7 @@ class ArticleIndex:
         """
         fields = settings.fields
         meta = read_meta(path, fields) if meta is None else meta
-        with io.ParquetTable(path) as table:
-            missing = sorted(set(fields) - set(table.schema_arrow.names))
+        missing = sorted(set(fields) - set(io.table_columns(path)))
         if missing:
             raise ValueError(f"{path}: the article table lacks the indexed columns {missing}")
         absent = [f for f in fields if f != "text" and f not in meta.columns]

@@ -208,18 +208,18 @@ def read_for_sample(path: str | Path) -> tuple[pd.DataFrame, Callable[[list[str]
     function reading the drawn documents' texts back by id."""
     import pyarrow.compute as pc
 
-    table = io.ParquetTable(path)
-    columns = [c for c in SAMPLE_READS if c in table.schema_arrow.names]
-    parts = []
-    # The lengths are taken on the Arrow column, so no text becomes a Python string.
-    for batch in table.iter_batches(columns=[*columns, "text"]):
-        chars = pc.fill_null(pc.utf8_length(batch.column("text")), 0).to_numpy()
-        parts.append(batch.select(columns).to_pandas().assign(text_chars=chars))
-    frame = (
-        pd.concat(parts, ignore_index=True)
-        if parts
-        else table.schema_arrow.empty_table().select(columns).to_pandas().assign(text_chars=0)
-    )
+    with io.ParquetTable(path) as table:
+        columns = [c for c in SAMPLE_READS if c in table.schema_arrow.names]
+        parts = []
+        # The lengths are taken on the Arrow column, so no text becomes a Python string.
+        for batch in table.iter_batches(columns=[*columns, "text"]):
+            chars = pc.fill_null(pc.utf8_length(batch.column("text")), 0).to_numpy()
+            parts.append(batch.select(columns).to_pandas().assign(text_chars=chars))
+        frame = (
+            pd.concat(parts, ignore_index=True)
+            if parts
+            else table.schema_arrow.empty_table().select(columns).to_pandas().assign(text_chars=0)
+        )
 
     def texts(ids: list[str]) -> dict[str, str]:
         rows = io.read_parquet_where(path, "article_id", ids)
